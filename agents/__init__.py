@@ -1,0 +1,8 @@
+"""Policies for cya-sim: ``random``, ``greedy`` and the agent interface."""
+
+from agents.base import Agent
+from agents.greedy import GreedyAgent
+from agents.random_agent import RandomAgent
+from agents.registry import REGISTRY, agent_names, make_agent
+
+__all__ = ["Agent", "GreedyAgent", "RandomAgent", "REGISTRY", "agent_names", "make_agent"]

@@ -1,0 +1,76 @@
+"""``greedy``: lay the best set, else challenge for the best set, else discard the cheapest card."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cya_sim.observation import Observation
+
+
+class GreedyAgent:
+    """A one-step greedy policy; deterministic (it never uses ``rng``).
+
+    Decision rules, in order (ties go to the lowest action id):
+
+    1. **Lay the highest-value set it can** (R-PAIR-HAND, R-PAIR-DISCARD): the
+       legal pair action whose two cards have the highest face value in dollars.
+    2. **Challenge for the most valuable set it can reach** (R-CHALLENGE): among
+       the targets it may challenge, the one whose top set has the highest
+       ``value_seen`` (hidden cards counted at the asset's value); it opens
+       with a matching asset when it has one, else with its lowest-value wild.
+    3. **Discard its lowest-value card, keeping wilds** (R-DISCARD): the
+       cheapest asset; only when it holds nothing but wilds, the cheapest wild.
+
+    In a challenge (R-CH-EXCHANGE), as defender or challenger, it **answers
+    while it can**: a matching asset first, else its lowest-value wild; it
+    gives up only when it holds neither.
+    """
+
+    name = "greedy"
+
+    def act(self, obs: Observation, rng: np.random.Generator) -> int:
+        """The greedy action id for this observation."""
+        sp = obs.action_space
+        mask = obs.legal_action_mask
+        values = obs.rules.deck.values
+        wilds = sorted(range(sp.n_assets, sp.n_types), key=lambda w: (values[w], w))
+        if obs.phase == "challenge":
+            for partner in [-1] + wilds:
+                if mask[sp.respond(partner)]:
+                    return sp.respond(partner)
+            return sp.give_up
+
+        best, best_value = -1, -1
+        for a in range(sp.n_assets):
+            for partner in [-1] + list(range(sp.n_assets, sp.n_types)):
+                act = sp.pair_hand(a, partner)
+                v = values[a] + values[a if partner < 0 else partner]
+                if mask[act] and (v > best_value or (v == best_value and act < best)):
+                    best, best_value = act, v
+        top = obs.top_discard
+        for c in range(sp.n_types):
+            act = sp.pair_discard(c)
+            if mask[act]:
+                v = values[top] + values[c]
+                if v > best_value or (v == best_value and act < best):
+                    best, best_value = act, v
+        if best >= 0:
+            return int(best)
+
+        best_offset, best_target = 0, -1
+        for offset in range(1, obs.n_players):
+            if not any(mask[sp.challenge(offset, k)] for k in [-1] + wilds):
+                continue
+            v = obs.stacks[obs.seat_at(offset)][-1].value_seen
+            if v > best_target:
+                best_offset, best_target = offset, v
+        if best_offset:
+            for partner in [-1] + wilds:
+                if mask[sp.challenge(best_offset, partner)]:
+                    return sp.challenge(best_offset, partner)
+
+        cheapest = sorted(range(sp.n_types), key=lambda c: (c >= sp.n_assets, values[c], c))
+        for c in cheapest:
+            if obs.hand[c] > 0:
+                return sp.discard(c)
+        raise AssertionError("greedy: no legal action")  # the engine never asks an empty hand

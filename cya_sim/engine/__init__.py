@@ -1,0 +1,1 @@
+"""Game engines: the readable reference engine and the batched engine."""

@@ -1,0 +1,14 @@
+"""The reference engine: one game at a time, written to be checked against RULES.md.
+
+Modules: :mod:`.setup` (R-SETUP, R-NEW-ROUND), :mod:`.legal` (legal action
+mask: R-TURN, R-CH-ALLOWED, R-CH-EXCHANGE), :mod:`.step` (applying actions,
+R-REFILL, turn order), :mod:`.scoring` (R-SCORE, R-GAME-END, R-TIE) and
+:mod:`.game` (a whole game with agents).
+"""
+
+from cya_sim.engine.reference.game import GameResult, IllegalActionError, play_game, play_games
+from cya_sim.engine.reference.legal import legal_action_mask
+from cya_sim.engine.reference.setup import new_game
+from cya_sim.engine.reference.step import apply_action
+
+__all__ = ["GameResult", "IllegalActionError", "play_game", "play_games", "legal_action_mask", "new_game", "apply_action"]

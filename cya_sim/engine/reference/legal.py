@@ -1,0 +1,74 @@
+"""Which actions are legal (R-TURN, R-NO-WILD-PAIR, R-CH-ALLOWED, R-CH-EXCHANGE)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from cya_sim.actions import ActionSpace
+from cya_sim.rules import RuleSet
+from cya_sim.state import GameState
+
+
+@lru_cache(maxsize=64)
+def action_space(rules: RuleSet) -> ActionSpace:
+    """The (cached) action space of ``rules``."""
+    return ActionSpace.for_rules(rules)
+
+
+def legal_action_mask(state: GameState) -> np.ndarray:
+    """(A,) bool: the actions the seat to act may choose now.
+
+    Turn phase (R-TURN): R-PAIR-HAND, R-PAIR-DISCARD, R-CHALLENGE (when
+    R-CH-ALLOWED holds) and R-DISCARD of any hand card. Challenge phase
+    (R-CH-EXCHANGE): play a matching asset or a wild, or give up. Two wilds
+    never form a set (R-NO-WILD-PAIR). All False once the game is over.
+    """
+    sp = action_space(state.rules)
+    mask = np.zeros(sp.size, dtype=bool)
+    seat = state.to_act
+    if seat < 0:
+        return mask
+    hand = state.hands[seat]
+    n_a = sp.n_assets
+    wilds = range(n_a, sp.n_types)
+    if state.challenge is not None:
+        mask[sp.respond()] = hand[state.challenge.asset] > 0
+        for w in wilds:
+            mask[sp.respond(w)] = hand[w] > 0
+        mask[sp.give_up] = True
+        return mask
+    for a in range(n_a):
+        mask[sp.pair_hand(a)] = hand[a] >= 2
+        for w in wilds:
+            mask[sp.pair_hand(a, w)] = hand[a] >= 1 and hand[w] >= 1
+    if state.discard_pile:
+        top = state.discard_pile[-1]
+        for c in range(sp.n_types):
+            if hand[c] == 0:
+                continue
+            top_is_wild, c_is_wild = top >= n_a, c >= n_a
+            if top_is_wild and c_is_wild:
+                continue  # R-NO-WILD-PAIR
+            if top_is_wild or c_is_wild or c == top:
+                mask[sp.pair_discard(c)] = True
+    for offset in range(1, state.n_players):
+        target = (seat + offset) % state.n_players
+        if not challenge_allowed(state, seat, target):
+            continue
+        asset = state.stacks[target][-1].asset
+        mask[sp.challenge(offset)] = hand[asset] > 0
+        for w in wilds:
+            mask[sp.challenge(offset, w)] = hand[w] > 0
+    for c in range(sp.n_types):
+        mask[sp.discard(c)] = hand[c] > 0
+    return mask
+
+
+def challenge_allowed(state: GameState, challenger: int, target: int) -> bool:
+    """R-CH-ALLOWED, stack part: the challenger has a set, the target at least two.
+
+    (The card part — a matching asset or a wild in hand — is checked per action.)
+    """
+    return challenger != target and len(state.stacks[challenger]) >= 1 and len(state.stacks[target]) >= 2

@@ -1,0 +1,73 @@
+"""Setting up a game and each round (R-NEW-ROUND, R-SETUP, R-DECK-MULTI)."""
+
+from __future__ import annotations
+
+from cya_sim.rng import shuffle_in_place, stream_generator, uniform_index
+from cya_sim.rules import RuleSet
+from cya_sim.state import GameState
+
+
+def new_game(rules: RuleSet, n_players: int, key: int, game_index: int = 0) -> GameState:
+    """A game at the first decision of round 1.
+
+    Args:
+        rules: the rule set. n_players: table size.
+        key: 64-bit root key (:func:`cya_sim.rng.root_key` of the tournament seed).
+        game_index: the game's global index; with ``key`` it fixes every card.
+
+    The first dealer is ``floor(u * P)`` for the first draw ``u`` of the
+    engine stream (R-SETUP: "chosen by the game's random seed").
+
+    Raises:
+        RulesError: ``n_players`` not allowed by ``rules``.
+    """
+    hand_size = rules.hand_size_for(n_players)
+    rng = stream_generator(key, game_index, 0)
+    dealer = uniform_index(rng, n_players)
+    state = GameState(
+        rules=rules,
+        n_players=n_players,
+        hand_size=hand_size,
+        deck_counts=rules.deck_counts(n_players),
+        totals=[0] * n_players,
+        round_wins=[0] * n_players,
+        round=0,
+        dealer=dealer,
+        first_dealer=dealer,
+        hands=[],
+        draw_pile=[],
+        discard_pile=[],
+        stacks=[],
+        current_player=0,
+        rng=rng,
+    )
+    start_round(state)
+    return state
+
+
+def start_round(state: GameState) -> None:
+    """Gather, shuffle and deal a new round (R-NEW-ROUND, R-SETUP).
+
+    Every card is gathered and shuffled (cards in type-id order, then
+    :func:`cya_sim.rng.shuffle_in_place`); ``hand_size`` cards are dealt one
+    at a time from the top of the pile, starting left of the dealer; the next
+    card starts the discard pile; the player left of the dealer moves first.
+    Only the totals carry over.
+    """
+    p = state.n_players
+    cards = [t for t, n in enumerate(state.deck_counts) for _ in range(int(n))]
+    shuffle_in_place(cards, state.rng)
+    state.round += 1
+    state.hands = [[0] * state.rules.deck.n_types for _ in range(p)]
+    state.stacks = [[] for _ in range(p)]
+    state.challenge = None
+    state.played_this_turn = [False] * p
+    k = 0
+    for _ in range(state.hand_size):
+        for i in range(p):
+            state.hands[(state.dealer + 1 + i) % p][cards[k]] += 1
+            k += 1
+    state.discard_pile = [cards[k]]
+    state.draw_pile = cards[k + 1 :]
+    state.current_player = (state.dealer + 1) % p
+

@@ -1,0 +1,191 @@
+"""Applying one action and moving to the next decision (R-TURN, §4, R-REFILL, R-ROUND-END)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from cya_sim.engine.reference.legal import action_space, legal_action_mask
+from cya_sim.engine.reference.scoring import decide_winners, game_end_candidates, score_round
+from cya_sim.engine.reference.setup import start_round
+from cya_sim.state import CardSet, Challenge, GameState
+
+Log = Callable[[str], None] | None
+
+
+class IllegalActionError(ValueError):
+    """An action outside the legal action mask was chosen."""
+
+
+def apply_action(state: GameState, action: int, log: Log = None) -> None:
+    """Apply ``action`` for the seat to act, then advance to the next decision.
+
+    Handles the end of the turn (R-REFILL), skipping empty hands (R-TURN), the
+    end of the round (R-ROUND-END, R-SCORE), the next round (R-NEW-ROUND) and
+    the end of the game (R-GAME-END, R-TIE). ``state`` is changed in place.
+
+    Args:
+        log: optional callable receiving one readable line per event.
+
+    Raises:
+        IllegalActionError: the game is over, or ``action`` is not in
+            :func:`legal_action_mask`; ``state`` is left unchanged.
+    """
+    sp = action_space(state.rules)
+    seat = state.to_act
+    if seat < 0:
+        raise IllegalActionError("the game is over; no action can be applied")
+    mask = legal_action_mask(state)
+    if not (0 <= int(action) < sp.size) or not mask[int(action)]:
+        shown = sp.name(action) if 0 <= int(action) < sp.size else "outside the action space"
+        raise IllegalActionError(
+            f"seat {seat} chose illegal action {int(action)} ({shown}); legal: "
+            + ", ".join(f"{a} ({sp.name(a)})" for a in mask.nonzero()[0])
+        )
+    d = sp.decode(action)
+    names = state.rules.deck.names
+    say = log or (lambda _msg: None)
+    state.decisions += 1
+    hand = state.hands[seat]
+    owner, public = 1 << seat, state.public_mask
+    hidden = owner if state.rules.hidden_wilds else public
+
+    if d.kind == "respond":
+        ch = state.challenge
+        card = ch.asset if d.partner < 0 else d.partner
+        _play_challenge_card(state, seat, card)
+        say(f"  seat {seat} answers with {names[card]}")
+        return
+    if d.kind == "give_up":
+        say(f"  seat {seat} gives up")
+        _resolve_challenge(state, say)
+        return
+
+    # A new turn action (R-TURN).
+    if d.kind == "pair_hand":  # R-PAIR-HAND: the asset on top, the partner hidden beneath it
+        partner = d.card if d.partner < 0 else d.partner
+        hand[d.card] -= 1
+        hand[partner] -= 1
+        state.stacks[seat].append(CardSet(d.card, [partner, d.card], [hidden, public]))
+        state.played_this_turn[seat] = True
+        say(f"seat {seat} lays {names[d.card]} + {names[partner]} from hand")
+    elif d.kind == "pair_discard":  # R-PAIR-DISCARD
+        top = state.discard_pile.pop()
+        hand[d.card] -= 1
+        if top < sp.n_assets:  # the face-up asset on top; the hand card beneath is hidden
+            new = CardSet(top, [d.card, top], [hidden, public])
+        else:  # a wild from the discard pile is public; the hand asset goes on top
+            new = CardSet(d.card, [top, d.card], [public, public])
+        state.stacks[seat].append(new)
+        state.played_this_turn[seat] = True
+        say(f"seat {seat} lays {names[top]} from the discard pile + {names[d.card]}")
+    elif d.kind == "discard":  # R-DISCARD
+        hand[d.card] -= 1
+        state.discard_pile.append(d.card)
+        state.played_this_turn[seat] = True
+        say(f"seat {seat} discards {names[d.card]}")
+    elif d.kind == "challenge":  # R-CHALLENGE, opened with one card (R-CH-EXCHANGE)
+        target = (seat + d.offset) % state.n_players
+        asset = state.stacks[target][-1].asset
+        card = asset if d.partner < 0 else d.partner
+        state.challenge = Challenge(seat, target, asset, [], [], to_act=seat)
+        state.challenges += 1
+        say(
+            f"seat {seat} challenges seat {target} for its top set of {names[asset]} "
+            f"(${state.stacks[target][-1].value(state.rules.deck.values):,} at face value)"
+        )
+        _play_challenge_card(state, seat, card)
+        say(f"  seat {seat} shows {names[card]}")
+        return
+    _end_turn(state, [seat], say)
+
+
+def _play_challenge_card(state: GameState, seat: int, card: int) -> None:
+    """R-CH-EXCHANGE: ``seat`` shows ``card``; the other side must answer."""
+    ch = state.challenge
+    state.hands[seat][card] -= 1
+    ch.cards.append(card)
+    ch.players.append(seat)
+    state.played_this_turn[seat] = True
+    ch.to_act = ch.defender if seat == ch.challenger else ch.challenger
+
+
+def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
+    """R-CH-EXCHANGE: whoever played the last card wins the set and every challenge card.
+
+    A winning challenger puts them, as one set keeping its asset type, on top
+    of its own stack and learns all its cards (R-HIDDEN-WILD); a winning
+    defender's top set grows by the challenge cards. Then R-CH-ONE: the turn
+    ends and both players draw (R-REFILL).
+    """
+    ch = state.challenge
+    values = state.rules.deck.values
+    winner = ch.players[-1]
+    loser = ch.defender if winner == ch.challenger else ch.challenger
+    public = state.public_mask
+    if winner == ch.challenger:
+        taken = state.stacks[ch.defender].pop()
+        won = CardSet(
+            taken.asset,
+            taken.cards + ch.cards,
+            [k | (1 << winner) for k in taken.known_by] + [public] * len(ch.cards),
+        )
+        state.stacks[winner].append(won)
+        state.largest_steal = max(state.largest_steal, won.value(values))
+        say(f"  seat {winner} wins the challenge and takes a set worth ${won.value(values):,}")
+    else:
+        top = state.stacks[ch.defender][-1]
+        top.cards.extend(ch.cards)
+        top.known_by.extend([public] * len(ch.cards))
+        say(f"  seat {winner} defends; its top set is now worth ${top.value(values):,}")
+    state.challenge = None
+    if state.rules.challenge_draw_order == "loser_first":
+        order = [loser, winner]
+    else:
+        order = [ch.challenger, ch.defender]
+    _end_turn(state, order, say)
+
+
+def _end_turn(state: GameState, draw_order: list[int], say: Callable[[str], None]) -> None:
+    """End the turn: R-REFILL in ``draw_order``, then the next non-empty hand moves.
+
+    R-REFILL: each listed seat that played a card this turn draws up to
+    ``hand_size`` while the draw pile lasts. R-TURN: a player with an empty
+    hand is skipped. R-ROUND-END: when every hand is empty the round is scored.
+    """
+    for seat in draw_order:
+        if not state.played_this_turn[seat]:
+            continue
+        hand = state.hands[seat]
+        while state.draw_pile and sum(hand) < state.hand_size:
+            hand[state.draw_pile.pop(0)] += 1
+    state.played_this_turn = [False] * state.n_players
+    state.turns += 1
+    p = state.n_players
+    for step in range(1, p + 1):
+        nxt = (state.current_player + step) % p
+        if state.hand_count(nxt) > 0:
+            state.current_player = nxt
+            return
+    _end_round(state, say)
+
+
+def _end_round(state: GameState, say: Callable[[str], None]) -> None:
+    """R-ROUND-END and R-SCORE; then R-GAME-END or the next round (R-NEW-ROUND)."""
+    scores = score_round(state)
+    say(
+        f"round {state.round} ends: scores "
+        + ", ".join(f"seat {s} ${v:,}" for s, v in enumerate(scores))
+        + "; totals "
+        + ", ".join(f"seat {s} ${v:,}" for s, v in enumerate(state.totals))
+    )
+    candidates = game_end_candidates(state)
+    if candidates is not None:
+        winners = decide_winners(state, candidates)
+        if winners is not None:
+            state.winners = winners
+            return
+        say(f"seats {', '.join(map(str, state.eligible))} are tied: one more round (R-TIE)")
+    state.dealer = (state.dealer + 1) % state.n_players
+    start_round(state)
+    say(f"round {state.round}: seat {state.dealer} deals; the discard pile shows "
+        f"{state.rules.deck.names[state.discard_pile[-1]]}")

@@ -1,0 +1,171 @@
+"""What one seat may see (RULES.md §10, R-HIDDEN-WILD).
+
+An :class:`Observation` is built from the full state by :func:`observe` and
+holds copies only: nothing in it refers back to the hidden state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cya_sim.actions import ActionSpace
+from cya_sim.engine.reference.legal import action_space, legal_action_mask
+from cya_sim.rules import RuleSet
+from cya_sim.state import GameState
+
+
+@dataclass(frozen=True)
+class SetView:
+    """A set as one observer sees it.
+
+    owner: seat holding the set. asset: its asset type id. size: number of cards.
+    known: (T,) int16 counts of the set's cards this observer knows.
+    n_hidden: cards this observer does not know; each is an asset of the set's
+        type or a wild (R-HIDDEN-WILD).
+    value_seen: dollars, counting each hidden card at the asset's value.
+    value_low, value_high: dollars, the range the set's value can be in.
+    """
+
+    owner: int
+    asset: int
+    size: int
+    known: np.ndarray
+    n_hidden: int
+    value_seen: int
+    value_low: int
+    value_high: int
+
+
+@dataclass(frozen=True)
+class ChallengeView:
+    """A challenge in progress (all of it is public, R-CH-EXCHANGE).
+
+    challenger, defender, to_act: seats. asset: contested asset type.
+    cards: cards shown so far, in order. players: who showed each.
+    """
+
+    challenger: int
+    defender: int
+    asset: int
+    cards: tuple[int, ...]
+    players: tuple[int, ...]
+    to_act: int
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything seat ``seat`` may know (RULES.md §10).
+
+    Attributes:
+        seat: the observer. n_players: P. rules: the rule set.
+        action_space: ids and names of actions.
+        hand: (T,) int16 card counts in the observer's hand.
+        stacks: per seat, a tuple of :class:`SetView`, oldest first (top = last).
+        discard_pile: card ids, top last (every discard is public).
+        draw_size: cards left in the draw pile.
+        hand_sizes: (P,) int16 cards in each hand.
+        totals: (P,) int64 running totals in dollars.
+        round, dealer, current_player: round number (1-based), dealer seat,
+            seat whose turn it is.
+        phase: ``turn`` or ``challenge``.
+        challenge: a :class:`ChallengeView` or None.
+        unseen: (T,) int16 cards the observer has not seen: the cards in play
+            minus its hand, the discard pile, the challenge cards and every
+            stack card it knows (hidden set cards are among them).
+        legal_action_mask: (A,) bool.
+    """
+
+    seat: int
+    n_players: int
+    rules: RuleSet
+    action_space: ActionSpace
+    hand: np.ndarray
+    stacks: tuple[tuple[SetView, ...], ...]
+    discard_pile: tuple[int, ...]
+    draw_size: int
+    hand_sizes: np.ndarray
+    totals: np.ndarray
+    round: int
+    dealer: int
+    current_player: int
+    phase: str
+    challenge: ChallengeView | None
+    unseen: np.ndarray
+    legal_action_mask: np.ndarray
+
+    @property
+    def top_discard(self) -> int:
+        """Card id on top of the discard pile, -1 when it is empty (R-EMPTY-DISCARD)."""
+        return self.discard_pile[-1] if self.discard_pile else -1
+
+    def seat_at(self, offset: int) -> int:
+        """The seat ``offset`` places to the observer's left."""
+        return (self.seat + offset) % self.n_players
+
+
+def observe(state: GameState, seat: int) -> Observation:
+    """The observation of ``seat`` (RULES.md §10); copies, no hidden information.
+
+    Raises:
+        ValueError: ``seat`` outside ``0..P-1``.
+    """
+    p = state.n_players
+    if not 0 <= seat < p:
+        raise ValueError(f"seat {seat!r} is outside 0..{p - 1}")
+    deck = state.rules.deck
+    t = deck.n_types
+    values = deck.values
+    wild_values = values[deck.n_assets :]
+    bit = 1 << seat
+    seen = np.zeros(t, dtype=np.int64)
+    stacks = []
+    for owner in range(p):
+        views = []
+        for s in state.stacks[owner]:
+            known = np.zeros(t, dtype=np.int16)
+            for card, who in zip(s.cards, s.known_by):
+                if who & bit:
+                    known[card] += 1
+            n_hidden = len(s.cards) - int(known.sum())
+            base = int((known * values).sum())
+            av = int(values[s.asset])
+            lo = min(av, int(wild_values.min())) if len(wild_values) else av
+            hi = max(av, int(wild_values.max())) if len(wild_values) else av
+            views.append(
+                SetView(owner, s.asset, len(s.cards), known, n_hidden,
+                        base + n_hidden * av, base + n_hidden * lo, base + n_hidden * hi)
+            )
+            seen += known
+        stacks.append(tuple(views))
+    for c in state.discard_pile:
+        seen[c] += 1
+    ch = None
+    if state.challenge is not None:
+        c = state.challenge
+        for card in c.cards:
+            seen[card] += 1
+        ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act)
+    hand = np.asarray(state.hands[seat], dtype=np.int16)
+    unseen = (state.deck_counts - hand - seen).astype(np.int16)
+    mask = legal_action_mask(state) if state.to_act == seat else np.zeros(action_space(state.rules).size, bool)
+    return Observation(
+        seat=seat,
+        n_players=p,
+        rules=state.rules,
+        action_space=action_space(state.rules),
+        hand=hand,
+        stacks=tuple(stacks),
+        discard_pile=tuple(state.discard_pile),
+        draw_size=len(state.draw_pile),
+        hand_sizes=np.array([sum(h) for h in state.hands], dtype=np.int16),
+        totals=np.array(state.totals, dtype=np.int64),
+        round=state.round,
+        dealer=state.dealer,
+        current_player=state.current_player,
+        phase=state.phase,
+        challenge=ch,
+        unseen=unseen,
+        legal_action_mask=mask,
+    )

@@ -1,0 +1,229 @@
+"""The rule set: every option of RULES.md §3–5 and §8 as one frozen object.
+
+Rules are data: engines read fields of :class:`RuleSet`; they never branch on
+a preset's name. Presets live in :mod:`cya_sim.rules.presets`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from cya_sim.rules.deck import Deck, deck_2011
+
+CHALLENGE_DRAW_ORDERS = ("loser_first", "mover_first")
+TIE_BREAKS = ("share", "extra_round")
+EXTRA_DECK_UNITS = ("pack", "full")
+GAME_FAMILIES = ("classic",)  # room for "draft" (§7) and "theft" (§9)
+_END_RE = re.compile(r"^(target|rounds:([1-9][0-9]*)|round_wins:([1-9][0-9]*))$")
+
+
+class RulesError(ValueError):
+    """An option of a rule set has a value outside what is allowed."""
+
+
+def _hand_size_table(spec: Any, min_players: int, max_players: int) -> tuple[tuple[int, int], ...]:
+    """Normalise a ``hand_size`` option (R-HAND-SIZE) to ((players, size), ...).
+
+    Accepts an int (every table size), a dict ``{players: size}`` with an
+    optional ``"default"`` key, or the normalised tuple itself.
+    """
+    if isinstance(spec, bool):
+        raise RulesError(f"option 'hand_size' is {spec!r}; give an integer >= 1 or a mapping players -> size")
+    if isinstance(spec, int):
+        table = {n: spec for n in range(min_players, max_players + 1)}
+    elif isinstance(spec, tuple):
+        table = dict(spec)
+        for n in range(min_players, max_players + 1):
+            if n not in table:
+                raise RulesError(f"option 'hand_size' has no size for {n} players")
+    elif isinstance(spec, dict):
+        default = spec.get("default")
+        table = {}
+        for n in range(min_players, max_players + 1):
+            v = spec.get(n, spec.get(str(n), default))
+            if v is None:
+                raise RulesError(f"option 'hand_size' has no size for {n} players and no 'default'")
+            table[n] = v
+    else:
+        raise RulesError(f"option 'hand_size' is {spec!r}; give an integer >= 1 or a mapping players -> size")
+    for n, v in table.items():
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise RulesError(f"option 'hand_size' for {n} players is {v!r}; it must be an integer >= 1")
+    return tuple(sorted((int(n), int(v)) for n, v in table.items() if min_players <= int(n) <= max_players))
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """All options of one way to play (RULES.md R-PRESETS).
+
+    Attributes:
+        name: preset name, or ``"<preset>+custom"`` once an option is overridden.
+        family: game family; only ``"classic"`` (§3–5, §8) is built.
+        deck: the card types (R-DECK-2011 unless overridden, R-DECK-CUSTOM).
+        min_players, max_players: allowed table sizes (R-PRESETS).
+        hand_size: ((players, cards), ...) for every allowed table size (R-HAND-SIZE).
+        challenge_draw_order: ``loser_first`` | ``mover_first`` (R-REFILL).
+        actions_per_turn: 1 (R-TURN); 2 is R-ADV-TWO, not built yet.
+        hidden_wilds: the card beneath a set's top asset is hidden (R-HIDDEN-WILD).
+        end_condition: ``target`` | ``rounds:N`` | ``round_wins:K`` (R-GAME-END).
+        target_score: dollars that end a ``target`` game (R-GAME-END).
+        tie_break: ``share`` | ``extra_round`` (R-TIE).
+        max_extra_rounds: cap on R-TIE extra rounds, after which the tied
+            players share the win (a simulator safeguard, not a printed rule).
+        extra_deck_unit: ``pack`` | ``full`` (R-DECK-MULTI).
+
+    Raises:
+        RulesError: on construction, when an option is outside its allowed
+            values; the message names the option and the allowed values.
+    """
+
+    name: str = "classic"
+    family: str = "classic"
+    deck: Deck = field(default_factory=deck_2011)
+    min_players: int = 2
+    max_players: int = 12
+    hand_size: Any = ((2, 5),) + tuple((n, 4) for n in range(3, 13))
+    challenge_draw_order: str = "loser_first"
+    actions_per_turn: int = 1
+    hidden_wilds: bool = True
+    end_condition: str = "target"
+    target_score: int = 1_000_000
+    tie_break: str = "share"
+    max_extra_rounds: int = 50
+    extra_deck_unit: str = "pack"
+
+    def __post_init__(self) -> None:
+        def bad(opt: str, allowed: str) -> RulesError:
+            return RulesError(f"option {opt!r} is {getattr(self, opt)!r}; {allowed}")
+
+        if self.family not in GAME_FAMILIES:
+            raise bad("family", f"choose one of: {', '.join(GAME_FAMILIES)}")
+        if not isinstance(self.deck, Deck):
+            raise bad("deck", "give a Deck (see cya_sim.rules.load_deck)")
+        for opt in ("min_players", "max_players"):
+            v = getattr(self, opt)
+            if not isinstance(v, int) or isinstance(v, bool) or not 2 <= v <= 12:
+                raise bad(opt, "it must be an integer from 2 to 12")
+        if self.min_players > self.max_players:
+            raise RulesError(f"option 'min_players' ({self.min_players}) exceeds 'max_players' ({self.max_players})")
+        object.__setattr__(self, "hand_size", _hand_size_table(self.hand_size, self.min_players, self.max_players))
+        if self.challenge_draw_order not in CHALLENGE_DRAW_ORDERS:
+            raise bad("challenge_draw_order", f"choose one of: {', '.join(CHALLENGE_DRAW_ORDERS)}")
+        if self.actions_per_turn != 1:
+            raise bad("actions_per_turn", "only 1 is built (R-ADV-TWO is not built yet)")
+        if not isinstance(self.hidden_wilds, bool):
+            raise bad("hidden_wilds", "choose one of: true, false")
+        if not isinstance(self.end_condition, str) or not _END_RE.match(self.end_condition):
+            raise bad("end_condition", "choose one of: target, rounds:N, round_wins:K (N, K integers >= 1)")
+        if not isinstance(self.target_score, int) or isinstance(self.target_score, bool) or self.target_score < 1:
+            raise bad("target_score", "it must be an integer >= 1 (dollars)")
+        if self.tie_break not in TIE_BREAKS:
+            raise bad("tie_break", f"choose one of: {', '.join(TIE_BREAKS)}")
+        if not isinstance(self.max_extra_rounds, int) or self.max_extra_rounds < 0:
+            raise bad("max_extra_rounds", "it must be an integer >= 0")
+        if self.extra_deck_unit not in EXTRA_DECK_UNITS:
+            raise bad("extra_deck_unit", f"choose one of: {', '.join(EXTRA_DECK_UNITS)}")
+        if self.deck.n_wilds + self.deck.n_assets != self.deck.n_types:
+            raise RulesError(f"option 'deck': action cards are not built yet (deck {self.deck.name!r} has some)")
+        for n in range(self.min_players, self.max_players + 1):
+            self.deck_counts(n)  # R-DECK-MULTI must be possible at every allowed size
+            need = n * self.hand_size_for(n) + 1
+            have = int(self.deck_counts(n).sum())
+            if have < need:
+                raise RulesError(
+                    f"option 'deck': {have} cards cannot deal {self.hand_size_for(n)} to {n} players "
+                    f"and turn up a discard ({need} needed)"
+                )
+
+    # -- derived values -------------------------------------------------------
+    def hand_size_for(self, n_players: int) -> int:
+        """Cards dealt and drawn up to at a table of ``n_players`` (R-HAND-SIZE).
+
+        Raises:
+            RulesError: ``n_players`` outside ``min_players..max_players``.
+        """
+        self.check_players(n_players)
+        return dict(self.hand_size)[n_players]
+
+    def check_players(self, n_players: int) -> None:
+        """Raise :class:`RulesError` unless ``n_players`` is an allowed table size."""
+        if (
+            not isinstance(n_players, int)
+            or isinstance(n_players, bool)
+            or not self.min_players <= n_players <= self.max_players
+        ):
+            raise RulesError(
+                f"option 'players' is {n_players!r}; rules {self.name!r} allow "
+                f"{self.min_players} to {self.max_players} players"
+            )
+
+    def deck_counts(self, n_players: int):
+        """(T,) int64 copies of each card type in play (R-DECK-MULTI)."""
+        return self.deck.counts_for_players(n_players, self.extra_deck_unit)
+
+    def round_total(self, n_players: int) -> int:
+        """Dollar value of every card in play: stacks + discard pile each round (R-SCORE)."""
+        return int((self.deck_counts(n_players) * self.deck.values).sum())
+
+    @property
+    def end_kind(self) -> str:
+        """``target``, ``rounds`` or ``round_wins`` (R-GAME-END)."""
+        return self.end_condition.split(":")[0]
+
+    @property
+    def end_param(self) -> int:
+        """N of ``rounds:N`` or K of ``round_wins:K``; 0 for ``target``."""
+        parts = self.end_condition.split(":")
+        return int(parts[1]) if len(parts) > 1 else 0
+
+    # -- changes and views -----------------------------------------------------
+    def with_options(self, **options: Any) -> RuleSet:
+        """A copy with some options overridden (validated again).
+
+        Raises:
+            RulesError: unknown option name (lists the allowed ones) or a bad value.
+        """
+        allowed = option_names()
+        for k in options:
+            if k not in allowed:
+                raise RulesError(f"unknown rule option {k!r}; choose from: {', '.join(allowed)}")
+        if "hand_size" not in options and ("min_players" in options or "max_players" in options):
+            options["hand_size"] = dict(self.hand_size) | {"default": dict(self.hand_size)[self.max_players]}
+        name = self.name if self.name.endswith("+custom") or not options else f"{self.name}+custom"
+        return replace(self, name=name, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of every option (deck as a list of cards)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "deck":
+                v = {"name": v.name, "cards": [c.__dict__ for c in v.cards]}
+            elif f.name == "hand_size":
+                v = {str(n): s for n, s in v}
+            out[f.name] = v
+        return out
+
+    def describe(self) -> str:
+        """Readable listing of the options and the deck (``cya-sim rules``)."""
+        lines = [f"rules {self.name}"]
+        for f in fields(self):
+            if f.name in ("name", "deck"):
+                continue
+            v = getattr(self, f.name)
+            if f.name == "hand_size":
+                v = ", ".join(f"{n}p: {s}" for n, s in v)
+            lines.append(f"  {f.name:22s} {v}")
+        d = self.deck
+        lines.append(f"deck {d.name}: {int(d.copies.sum())} cards, ${d.total_value:,}")
+        lines.append(f"  {'card':26s} {'kind':6s} {'value':>9s} {'copies':>6s}")
+        for c in d.cards:
+            lines.append(f"  {c.name:26s} {c.kind:6s} {'$' + format(c.value, ','):>9s} {c.copies:>6d}")
+        return "\n".join(lines)
+
+
+def option_names() -> tuple[str, ...]:
+    """Names of every overridable option of :class:`RuleSet`."""
+    return tuple(f.name for f in fields(RuleSet) if f.name not in ("name", "family"))

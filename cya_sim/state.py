@@ -1,0 +1,152 @@
+"""The full state of one game (hidden information included), as plain data.
+
+Engines read and change it; agents never see it (they get an
+:class:`~cya_sim.observation.Observation`). Card types are ids into
+``rules.deck``; seats are ``0..P-1`` in clockwise order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cya_sim.rules import RuleSet
+
+PHASE_TURN = "turn"
+PHASE_CHALLENGE = "challenge"
+PHASE_OVER = "over"
+
+
+@dataclass
+class CardSet:
+    """A set in a stack (RULES.md §2).
+
+    asset: asset type id of the set (its top card's type).
+    cards: card type ids in the set, in the order they were laid.
+    known_by: per card, a bitmask of the seats that know it (R-HIDDEN-WILD);
+        ``(1 << P) - 1`` means public.
+    """
+
+    asset: int
+    cards: list[int]
+    known_by: list[int]
+
+    def value(self, values: np.ndarray) -> int:
+        """Face value of the set in dollars."""
+        return int(sum(int(values[c]) for c in self.cards))
+
+
+@dataclass
+class Challenge:
+    """A challenge in progress (R-CH-EXCHANGE).
+
+    challenger, defender: seats. asset: the contested top set's asset type.
+    cards: cards played so far, in order (all public). players: who played each.
+    to_act: the seat that must answer or give up now.
+    """
+
+    challenger: int
+    defender: int
+    asset: int
+    cards: list[int]
+    players: list[int]
+    to_act: int
+
+
+@dataclass
+class GameState:
+    """One game of the classic family, everything included.
+
+    Attributes:
+        rules, n_players, hand_size: the game's rules and table.
+        deck_counts: (T,) int64 cards of each type in play (R-DECK-MULTI).
+        totals: running totals in dollars, one per seat (R-SCORE).
+        round_scores: list of per-round score lists (dollars), one per finished round.
+        round_wins: rounds in which each seat had the highest score (R-GAME-END).
+        round: number of the round in progress (1-based). dealer: seat.
+        hands: P lists of T counts (R-SETUP).
+        draw_pile: card ids, top first. discard_pile: card ids, top last.
+        stacks: per seat, sets oldest first (top set = last).
+        current_player: seat whose turn it is.
+        challenge: a :class:`Challenge` or None.
+        played_this_turn: per seat, whether it played a card this turn (R-REFILL).
+        eligible: seats that can still win during R-TIE extra rounds, else None.
+        extra_rounds: R-TIE extra rounds played so far.
+        winners: seats sharing the win once the game is over, else None.
+        first_dealer: the dealer of round 1.
+        turns, challenges, decisions: counters over the whole game.
+        largest_steal: value in dollars of the largest set a challenger won.
+        rng: the engine's random stream (first dealer, shuffles).
+    """
+
+    rules: RuleSet
+    n_players: int
+    hand_size: int
+    deck_counts: np.ndarray
+    totals: list[int]
+    round_wins: list[int]
+    round: int
+    dealer: int
+    first_dealer: int
+    hands: list[list[int]]
+    draw_pile: list[int]
+    discard_pile: list[int]
+    stacks: list[list[CardSet]]
+    current_player: int
+    challenge: Challenge | None = None
+    played_this_turn: list[bool] = field(default_factory=list)
+    eligible: list[int] | None = None
+    extra_rounds: int = 0
+    winners: list[int] | None = None
+    round_scores: list[list[int]] = field(default_factory=list)
+    turns: int = 0
+    challenges: int = 0
+    decisions: int = 0
+    largest_steal: int = 0
+    rng: np.random.Generator | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def public_mask(self) -> int:
+        """Bitmask of every seat."""
+        return (1 << self.n_players) - 1
+
+    @property
+    def phase(self) -> str:
+        """``turn``, ``challenge`` or ``over``."""
+        if self.winners is not None:
+            return PHASE_OVER
+        return PHASE_CHALLENGE if self.challenge is not None else PHASE_TURN
+
+    @property
+    def to_act(self) -> int:
+        """Seat that must choose the next action; -1 when the game is over."""
+        if self.winners is not None:
+            return -1
+        return self.challenge.to_act if self.challenge is not None else self.current_player
+
+    def hand_count(self, seat: int) -> int:
+        """Cards in ``seat``'s hand."""
+        return sum(self.hands[seat])
+
+    def card_counts(self) -> np.ndarray:
+        """(T,) int64 count of every card type wherever it is (card conservation)."""
+        t = self.rules.deck.n_types
+        c = np.zeros(t, dtype=np.int64)
+        for h in self.hands:
+            c += np.asarray(h, dtype=np.int64)
+        for card in self.draw_pile + self.discard_pile:
+            c[card] += 1
+        for stack in self.stacks:
+            for s in stack:
+                for card in s.cards:
+                    c[card] += 1
+        if self.challenge is not None:
+            for card in self.challenge.cards:
+                c[card] += 1
+        return c
+
+    def stack_values(self) -> list[int]:
+        """Dollar value of each seat's stack."""
+        v = self.rules.deck.values
+        return [sum(s.value(v) for s in stack) for stack in self.stacks]
