@@ -1,1 +1,26 @@
-"""Game engines: the readable reference engine and the batched engine."""
+"""Game engines: the readable reference engine and the compiled batched engine.
+
+Both expose ``play_games(rules, agents, seat_agent, key, game_indices, progress=None) -> GameTable``
+and give identical results for identical arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+ENGINES = ("batched", "reference")
+
+
+def get_play_games(engine: str) -> Callable:
+    """The ``play_games`` function of an engine by name.
+
+    Raises:
+        ValueError: unknown engine; the message lists the allowed names.
+    """
+    if engine == "reference":
+        from cya_sim.engine.reference import play_games
+    elif engine == "batched":
+        from cya_sim.engine.batched import play_games
+    else:
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    return play_games
