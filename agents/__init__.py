@@ -5,4 +5,4 @@ from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 from agents.registry import REGISTRY, agent_names, make_agent
 
-__all__ = ["Agent", "GreedyAgent", "RandomAgent", "REGISTRY", "agent_names", "make_agent"]
+__all__ = ["REGISTRY", "Agent", "GreedyAgent", "RandomAgent", "agent_names", "make_agent"]

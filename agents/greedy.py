@@ -41,21 +41,16 @@ class GreedyAgent:
             return sp.give_up
 
         best, best_value = -1, -1
-        for a in range(sp.n_assets):
-            for partner in [-1] + list(range(sp.n_assets, sp.n_types)):
-                act = sp.pair_hand(a, partner)
-                v = values[a] + values[a if partner < 0 else partner]
-                if mask[act] and (v > best_value or (v == best_value and act < best)):
-                    best, best_value = act, v
-        top = obs.top_discard
-        for c in range(sp.n_types):
-            act = sp.pair_discard(c)
-            if mask[act]:
-                v = values[top] + values[c]
-                if v > best_value or (v == best_value and act < best):
-                    best, best_value = act, v
+        for act in np.flatnonzero(mask[: sp.start["challenge"]]):  # pair_hand, then pair_discard ids
+            d = sp.decode(act)
+            if d.kind == "pair_hand":
+                v = values[d.card] + values[d.card if d.partner < 0 else d.partner]
+            else:
+                v = values[obs.top_discard] + values[d.card]
+            if v > best_value:  # ids ascend, so ties keep the lowest id
+                best, best_value = int(act), v
         if best >= 0:
-            return int(best)
+            return best
 
         best_offset, best_target = 0, -1
         for offset in range(1, obs.n_players):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from agents.base import Agent
 from agents.greedy import GreedyAgent

@@ -7,6 +7,7 @@ holds copies only: nothing in it refers back to the hidden state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,7 +22,7 @@ class SetView:
     """A set as one observer sees it.
 
     owner: seat holding the set. asset: its asset type id. size: number of cards.
-    known: (T,) int16 counts of the set's cards this observer knows.
+    known: tuple of T ints, counts of the set's cards this observer knows.
     n_hidden: cards this observer does not know; each is an asset of the set's
         type or a wild (R-HIDDEN-WILD).
     value_seen: dollars, counting each hidden card at the asset's value.
@@ -31,7 +32,7 @@ class SetView:
     owner: int
     asset: int
     size: int
-    known: np.ndarray
+    known: tuple[int, ...]
     n_hidden: int
     value_seen: int
     value_low: int
@@ -105,6 +106,17 @@ class Observation:
         return (self.seat + offset) % self.n_players
 
 
+@lru_cache(maxsize=64)
+def _set_value_bounds(rules: RuleSet) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Per card type: face value; per asset: lowest and highest value a hidden card can have."""
+    deck = rules.deck
+    values = tuple(int(v) for v in deck.values)
+    wilds = values[deck.n_assets :]
+    lo = tuple(min((v,) + wilds) for v in values[: deck.n_assets])
+    hi = tuple(max((v,) + wilds) for v in values[: deck.n_assets])
+    return values, lo, hi
+
+
 def observe(state: GameState, seat: int) -> Observation:
     """The observation of ``seat`` (RULES.md §10); copies, no hidden information.
 
@@ -114,30 +126,29 @@ def observe(state: GameState, seat: int) -> Observation:
     p = state.n_players
     if not 0 <= seat < p:
         raise ValueError(f"seat {seat!r} is outside 0..{p - 1}")
-    deck = state.rules.deck
-    t = deck.n_types
-    values = deck.values
-    wild_values = values[deck.n_assets :]
+    t = state.rules.deck.n_types
+    values, lo, hi = _set_value_bounds(state.rules)
     bit = 1 << seat
-    seen = np.zeros(t, dtype=np.int64)
+    seen = [0] * t
     stacks = []
     for owner in range(p):
         views = []
         for s in state.stacks[owner]:
-            known = np.zeros(t, dtype=np.int16)
+            known = [0] * t
+            base = 0
+            n_known = 0
             for card, who in zip(s.cards, s.known_by):
                 if who & bit:
                     known[card] += 1
-            n_hidden = len(s.cards) - int(known.sum())
-            base = int((known * values).sum())
-            av = int(values[s.asset])
-            lo = min(av, int(wild_values.min())) if len(wild_values) else av
-            hi = max(av, int(wild_values.max())) if len(wild_values) else av
+                    seen[card] += 1
+                    base += values[card]
+                    n_known += 1
+            n_hidden = len(s.cards) - n_known
+            a = s.asset
             views.append(
-                SetView(owner, s.asset, len(s.cards), known, n_hidden,
-                        base + n_hidden * av, base + n_hidden * lo, base + n_hidden * hi)
+                SetView(owner, a, len(s.cards), tuple(known), n_hidden,
+                        base + n_hidden * values[a], base + n_hidden * lo[a], base + n_hidden * hi[a])
             )
-            seen += known
         stacks.append(tuple(views))
     for c in state.discard_pile:
         seen[c] += 1
@@ -147,14 +158,15 @@ def observe(state: GameState, seat: int) -> Observation:
         for card in c.cards:
             seen[card] += 1
         ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act)
-    hand = np.asarray(state.hands[seat], dtype=np.int16)
-    unseen = (state.deck_counts - hand - seen).astype(np.int16)
-    mask = legal_action_mask(state) if state.to_act == seat else np.zeros(action_space(state.rules).size, bool)
+    hand = np.array(state.hands[seat], dtype=np.int16)
+    unseen = (state.deck_counts - hand - np.array(seen, dtype=np.int64)).astype(np.int16)
+    space = action_space(state.rules)
+    mask = legal_action_mask(state) if state.to_act == seat else np.zeros(space.size, bool)
     return Observation(
         seat=seat,
         n_players=p,
         rules=state.rules,
-        action_space=action_space(state.rules),
+        action_space=space,
         hand=hand,
         stacks=tuple(stacks),
         discard_pile=tuple(state.discard_pile),

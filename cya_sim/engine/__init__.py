@@ -6,7 +6,7 @@ and give identical results for identical arguments.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 ENGINES = ("batched", "reference")
 

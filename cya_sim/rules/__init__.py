@@ -2,9 +2,17 @@
 
 from cya_sim.rules.deck import CardType, Deck, DeckError, deck_2011, load_deck
 from cya_sim.rules.presets import PRESETS, get_rules
-from cya_sim.rules.ruleset import RuleSet, RulesError, option_names
+from cya_sim.rules.ruleset import RulesError, RuleSet, option_names
 
 __all__ = [
-    "CardType", "Deck", "DeckError", "deck_2011", "load_deck",
-    "PRESETS", "get_rules", "RuleSet", "RulesError", "option_names",
+    "PRESETS",
+    "CardType",
+    "Deck",
+    "DeckError",
+    "RuleSet",
+    "RulesError",
+    "deck_2011",
+    "get_rules",
+    "load_deck",
+    "option_names",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -131,15 +132,19 @@ class Deck:
         """Card names in type-id order."""
         return tuple(c.name for c in self.cards)
 
-    @property
+    @cached_property
     def values(self) -> np.ndarray:
-        """(T,) int64 face values in dollars."""
-        return np.array([c.value for c in self.cards], dtype=np.int64)
+        """(T,) int64 face values in dollars (read-only)."""
+        v = np.array([c.value for c in self.cards], dtype=np.int64)
+        v.flags.writeable = False
+        return v
 
-    @property
+    @cached_property
     def copies(self) -> np.ndarray:
-        """(T,) int64 copies of each type in one full deck."""
-        return np.array([c.copies for c in self.cards], dtype=np.int64)
+        """(T,) int64 copies of each type in one full deck (read-only)."""
+        v = np.array([c.copies for c in self.cards], dtype=np.int64)
+        v.flags.writeable = False
+        return v
 
     @property
     def total_value(self) -> int:

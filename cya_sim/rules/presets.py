@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cya_sim.rules.ruleset import RuleSet, RulesError
+from cya_sim.rules.ruleset import RulesError, RuleSet
 
 #: Presets that are built. ``advanced``, ``two_player_draft``,
 #: ``three_player_draft`` (§6–7) and ``theft`` (§9) are planned.

@@ -137,6 +137,14 @@ class RuleSet:
                     f"and turn up a discard ({need} needed)"
                 )
 
+    def __hash__(self) -> int:
+        # Rule sets key caches on hot paths; hash the fields once.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     # -- derived values -------------------------------------------------------
     def hand_size_for(self, n_players: int) -> int:
         """Cards dealt and drawn up to at a table of ``n_players`` (R-HAND-SIZE).

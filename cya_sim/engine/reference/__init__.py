@@ -11,4 +11,4 @@ from cya_sim.engine.reference.legal import legal_action_mask
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import apply_action
 
-__all__ = ["GameResult", "IllegalActionError", "play_game", "play_games", "legal_action_mask", "new_game", "apply_action"]
+__all__ = ["GameResult", "IllegalActionError", "apply_action", "legal_action_mask", "new_game", "play_game", "play_games"]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable
 
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import IllegalActionError, apply_action
@@ -117,7 +116,7 @@ def play_game(
             )
         if actions is not None:
             actions.append(action)
-        apply_action(state, action, log)
+        apply_action(state, action, log, legal_mask=obs.legal_action_mask)
     if log:
         log("game over: winner(s) " + ", ".join(f"seat {s}" for s in state.winners)
             + "; final totals " + ", ".join(f"${t:,}" for t in state.totals))
@@ -171,8 +170,8 @@ def play_games(
         first_dealer[i] = r.first_dealer
         totals[i] = r.totals
         share[i] = r.win_shares
-        for k in cols:
-            cols[k][i] = getattr(r, k)
+        for k, column in cols.items():
+            column[i] = getattr(r, k)
         if progress is not None:
             progress(1)
     return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols)

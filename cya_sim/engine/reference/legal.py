@@ -31,38 +31,45 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     if seat < 0:
         return mask
     hand = state.hands[seat]
-    n_a = sp.n_assets
-    wilds = range(n_a, sp.n_types)
-    if state.challenge is not None:
-        mask[sp.respond()] = hand[state.challenge.asset] > 0
-        for w in wilds:
-            mask[sp.respond(w)] = hand[w] > 0
+    n_a, n_t = sp.n_assets, sp.n_types
+    width = 1 + sp.n_wilds  # a matching asset, then each wild
+    held_wilds = [k for k in range(1, width) if hand[n_a + k - 1] > 0]
+    if state.challenge is not None:  # R-CH-EXCHANGE
+        base = sp.start["respond"]
+        mask[base] = hand[state.challenge.asset] > 0
+        for k in held_wilds:
+            mask[base + k] = True
         mask[sp.give_up] = True
         return mask
+    base = sp.start["pair_hand"]  # R-PAIR-HAND
     for a in range(n_a):
-        mask[sp.pair_hand(a)] = hand[a] >= 2
-        for w in wilds:
-            mask[sp.pair_hand(a, w)] = hand[a] >= 1 and hand[w] >= 1
-    if state.discard_pile:
+        if hand[a]:
+            mask[base + a * width] = hand[a] >= 2
+            for k in held_wilds:
+                mask[base + a * width + k] = True
+    if state.discard_pile:  # R-PAIR-DISCARD
+        base = sp.start["pair_discard"]
         top = state.discard_pile[-1]
-        for c in range(sp.n_types):
+        for c in range(n_t):
             if hand[c] == 0:
                 continue
             top_is_wild, c_is_wild = top >= n_a, c >= n_a
             if top_is_wild and c_is_wild:
                 continue  # R-NO-WILD-PAIR
             if top_is_wild or c_is_wild or c == top:
-                mask[sp.pair_discard(c)] = True
+                mask[base + c] = True
+    base = sp.start["challenge"]  # R-CHALLENGE when R-CH-ALLOWED holds
     for offset in range(1, state.n_players):
         target = (seat + offset) % state.n_players
         if not challenge_allowed(state, seat, target):
             continue
-        asset = state.stacks[target][-1].asset
-        mask[sp.challenge(offset)] = hand[asset] > 0
-        for w in wilds:
-            mask[sp.challenge(offset, w)] = hand[w] > 0
-    for c in range(sp.n_types):
-        mask[sp.discard(c)] = hand[c] > 0
+        row = base + (offset - 1) * width
+        mask[row] = hand[state.stacks[target][-1].asset] > 0
+        for k in held_wilds:
+            mask[row + k] = True
+    base = sp.start["discard"]  # R-DISCARD
+    for c in range(n_t):
+        mask[base + c] = hand[c] > 0
     return mask
 
 

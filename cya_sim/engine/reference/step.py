@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+
+import numpy as np
 
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.reference.scoring import decide_winners, game_end_candidates, score_round
@@ -16,7 +18,7 @@ class IllegalActionError(ValueError):
     """An action outside the legal action mask was chosen."""
 
 
-def apply_action(state: GameState, action: int, log: Log = None) -> None:
+def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.ndarray | None = None) -> None:
     """Apply ``action`` for the seat to act, then advance to the next decision.
 
     Handles the end of the turn (R-REFILL), skipping empty hands (R-TURN), the
@@ -25,6 +27,8 @@ def apply_action(state: GameState, action: int, log: Log = None) -> None:
 
     Args:
         log: optional callable receiving one readable line per event.
+        legal_mask: the state's :func:`legal_action_mask` when the caller
+            already computed it for this very state (saves recomputing it).
 
     Raises:
         IllegalActionError: the game is over, or ``action`` is not in
@@ -34,7 +38,7 @@ def apply_action(state: GameState, action: int, log: Log = None) -> None:
     seat = state.to_act
     if seat < 0:
         raise IllegalActionError("the game is over; no action can be applied")
-    mask = legal_action_mask(state)
+    mask = legal_action_mask(state) if legal_mask is None else legal_mask
     if not (0 <= int(action) < sp.size) or not mask[int(action)]:
         shown = sp.name(action) if 0 <= int(action) < sp.size else "outside the action space"
         raise IllegalActionError(
