@@ -75,6 +75,8 @@ class Observation:
         unseen: (T,) int16 cards the observer has not seen: the cards in play
             minus its hand, the discard pile, the challenge cards and every
             stack card it knows (hidden set cards are among them).
+        gave_up: (P, T) bool, public: the seat gave up a challenge over that
+            asset type and has drawn no card since (§10's public history).
         legal_action_mask: (A,) bool.
     """
 
@@ -94,6 +96,7 @@ class Observation:
     phase: str
     challenge: ChallengeView | None
     unseen: np.ndarray
+    gave_up: np.ndarray
     legal_action_mask: np.ndarray
 
     @property
@@ -115,6 +118,13 @@ def _set_value_bounds(rules: RuleSet) -> tuple[tuple[int, ...], tuple[int, ...],
     lo = tuple(min((v,) + wilds) for v in values[: deck.n_assets])
     hi = tuple(max((v,) + wilds) for v in values[: deck.n_assets])
     return values, lo, hi
+
+
+def _gave_up_array(state: GameState) -> np.ndarray:
+    """(P, T) bool of ``state.gave_up`` (all False for a state that predates the record)."""
+    if not state.gave_up:
+        return np.zeros((state.n_players, state.rules.deck.n_types), bool)
+    return np.array(state.gave_up, dtype=bool)
 
 
 def observe(state: GameState, seat: int) -> Observation:
@@ -179,5 +189,6 @@ def observe(state: GameState, seat: int) -> Observation:
         phase=state.phase,
         challenge=ch,
         unseen=unseen,
+        gave_up=_gave_up_array(state),
         legal_action_mask=mask,
     )

@@ -71,6 +71,9 @@ class GameState:
         current_player: seat whose turn it is.
         challenge: a :class:`Challenge` or None.
         played_this_turn: per seat, whether it played a card this turn (R-REFILL).
+        gave_up: P lists of T bools, public: the seat gave up a challenge over
+            that asset type and has drawn no card since (RULES.md §10, "the
+            public history of who did not answer a challenge").
         eligible: seats that can still win during R-TIE extra rounds, else None.
         extra_rounds: R-TIE extra rounds played so far.
         winners: seats sharing the win once the game is over, else None.
@@ -83,7 +86,7 @@ class GameState:
     rules: RuleSet
     n_players: int
     hand_size: int
-    deck_counts: np.ndarray
+    deck_counts: np.ndarray = field(compare=False)  # derived from rules and n_players; arrays break ==
     totals: list[int]
     round_wins: list[int]
     round: int
@@ -96,6 +99,7 @@ class GameState:
     current_player: int
     challenge: Challenge | None = None
     played_this_turn: list[bool] = field(default_factory=list)
+    gave_up: list[list[bool]] = field(default_factory=list)
     eligible: list[int] | None = None
     extra_rounds: int = 0
     winners: list[int] | None = None

@@ -128,7 +128,10 @@ class RuleSet:
         if self.deck.n_wilds + self.deck.n_assets != self.deck.n_types:
             raise RulesError(f"option 'deck': action cards are not built yet (deck {self.deck.name!r} has some)")
         for n in range(self.min_players, self.max_players + 1):
-            self.deck_counts(n)  # R-DECK-MULTI must be possible at every allowed size
+            try:
+                self.deck_counts(n)  # R-DECK-MULTI must be possible at every allowed size
+            except ValueError as e:  # refused as a RulesError, like every other bad option
+                raise RulesError(f"option 'deck' at {n} players: {e}") from None
             need = n * self.hand_size_for(n) + 1
             have = int(self.deck_counts(n).sum())
             if have < need:

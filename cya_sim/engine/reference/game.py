@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from cya_sim import observation  # module import: observation itself imports this package
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import IllegalActionError, apply_action
-from cya_sim.observation import observe
 from cya_sim.rng import stream_generator
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
@@ -100,8 +100,11 @@ def play_game(
         log = tagged
     while state.to_act >= 0:
         seat = state.to_act
-        obs = observe(state, seat)
-        action = agents[seat].act(obs, rngs[seat])
+        obs = observation.observe(state, seat)
+        if getattr(agents[seat], "sees_hidden", False):  # a labelled cheating baseline (agents/oracle.py)
+            action = agents[seat].act(obs, rngs[seat], state)
+        else:
+            action = agents[seat].act(obs, rngs[seat])
         try:
             action = int(action)
             ok = bool(obs.legal_action_mask[action]) if 0 <= action < len(obs.legal_action_mask) else False

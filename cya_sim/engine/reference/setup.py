@@ -62,6 +62,7 @@ def start_round(state: GameState) -> None:
     state.stacks = [[] for _ in range(p)]
     state.challenge = None
     state.played_this_turn = [False] * p
+    state.gave_up = [[False] * state.rules.deck.n_types for _ in range(p)]
     k = 0
     for _ in range(state.hand_size):
         for i in range(p):

@@ -60,6 +60,7 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
         say(f"  seat {seat} answers with {names[card]}")
         return
     if d.kind == "give_up":
+        state.gave_up[seat][state.challenge.asset] = True  # public record (RULES.md §10)
         say(f"  seat {seat} gives up")
         _resolve_challenge(state, say)
         return
@@ -160,6 +161,8 @@ def _end_turn(state: GameState, draw_order: list[int], say: Callable[[str], None
         if not state.played_this_turn[seat]:
             continue
         hand = state.hands[seat]
+        if state.draw_pile and sum(hand) < state.hand_size:
+            state.gave_up[seat] = [False] * len(hand)  # a new card: the record of giving up lapses
         while state.draw_pile and sum(hand) < state.hand_size:
             hand[state.draw_pile.pop(0)] += 1
     state.played_this_turn = [False] * state.n_players

@@ -1,0 +1,163 @@
+"""``card_counter``: counts the unseen cards and plays by expected value (TIP-COUNT).
+
+It keeps exact counts of the cards it has not seen (RULES.md §10
+``unseen``) and the public record of who gave up a challenge (``gave_up``),
+and uses the hypergeometric model of :mod:`agents.probability`:
+
+* **Challenge** (R-CHALLENGE) the target with the largest expected gain
+  ``p_win * V - (1 - p_win) * C`` when it exceeds ``min_gain`` dollars. ``V``
+  is the target's top set with each hidden card at its expected value,
+  ``C`` the value of every card it could play, and ``p_win`` the chance the
+  defender holds fewer answering cards than it can play: ``P(X <= k - 1)``,
+  X ~ hypergeometric(unseen, unseen matching, defender's hand size), k = own
+  playable cards. A defender who gave up a challenge of that asset type and
+  has drawn nothing since is taken to hold none (``p_win = 1``).
+* **Lay sets** (R-PAIR-HAND, R-PAIR-DISCARD) ranked by value times the chance
+  that no opponent able to challenge holds a matching card or wild (TIP-COUNT),
+  before a challenge whose expected gain is smaller.
+* **Answer in a challenge** (R-CH-EXCHANGE) when ``p_ok * (set + cards shown)
+  - (1 - p_ok) * C`` exceeds ``min_gain``, p_ok being the chance the other side
+  holds fewer cards than this seat can still play.
+* Otherwise discard the cheapest asset, else the cheapest wild (R-DISCARD).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.heuristic import _best_pair, _cheapest_wild
+from agents.probability import expected_hidden_value, p_at_most
+from agents.view import (
+    H_CH_ACTIVE,
+    H_CH_ASSET,
+    H_CH_CHALLENGER,
+    H_CH_DEFENDER,
+    H_CH_POT_VALUE,
+    H_NA,
+    H_NW,
+    H_P,
+    H_SEAT,
+    S_HAND_SIZE,
+    S_TOP_ASSET,
+    S_TOP_HIDDEN,
+    S_TOP_KNOWN_VALUE,
+    S_TOP_VALUE_SEEN,
+    action_starts,
+    build_view,
+)
+from cya_sim.observation import Observation
+
+CC_MIN_GAIN = 0
+N_CC_PARAMS = 1
+#: ``heuristic`` parameters that make :func:`_best_pair` rank sets by TIP-COUNT safety.
+_COUNT_PAIRS = np.array([1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1], np.float64)
+
+
+def playable_cost(hand, values, asset, na, nw):
+    """(cards, dollars): how many cards the hand can play over ``asset`` and their face value."""
+    n = hand[asset]
+    cost = hand[asset] * values[asset]
+    for k in range(nw):
+        n += hand[na + k]
+        cost += hand[na + k] * values[na + k]
+    return n, cost
+
+
+def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask):
+    """The ``card_counter`` action id (int) for one seat's view.
+
+    Args:
+        params: (N_CC_PARAMS,) float64; ``params[CC_MIN_GAIN]`` in dollars.
+        hdr, hand, values, unseen, seats, mask: the agent view (:mod:`agents.view`).
+        gave_up: (P, T) bool, public: seat gave up a challenge over that asset
+            type and has drawn no card since.
+    """
+    _ph, _pd, ch, di, re, gu, w = action_starts(hdr)
+    na, nw = hdr[H_NA], hdr[H_NW]
+    seat, p = hdr[H_SEAT], hdr[H_P]
+    n_unseen = 0
+    for t in range(na + nw):
+        n_unseen += unseen[t]
+    unseen_wilds = 0
+    for k in range(nw):
+        unseen_wilds += unseen[na + k]
+    min_gain = params[CC_MIN_GAIN]
+
+    if hdr[H_CH_ACTIVE] > 0:
+        asset = hdr[H_CH_ASSET]
+        defender = hdr[H_CH_DEFENDER]
+        other = hdr[H_CH_CHALLENGER] if seat == defender else defender
+        k, cost = playable_cost(hand, values, asset, na, nw)
+        if k == 0:
+            return gu
+        if gave_up[other, asset]:
+            p_ok = 1.0
+        else:
+            p_ok = p_at_most(k - 1, n_unseen, unseen[asset] + unseen_wilds, seats[other, S_HAND_SIZE])
+        contested = seats[defender, S_TOP_VALUE_SEEN] + hdr[H_CH_POT_VALUE]
+        if p_ok * contested - (1.0 - p_ok) * cost <= min_gain:
+            return gu
+        if mask[re]:
+            return re
+        return re + 1 + _cheapest_wild(hand, values, na, nw) - na
+
+    best_pair, best_score = _best_pair(_COUNT_PAIRS, hdr, hand, values, unseen, seats, mask, False)
+    best_off, best_gain = 0, -1.0
+    for off in range(1, p):
+        row = ch + (off - 1) * w
+        allowed = False
+        for j in range(w):
+            if mask[row + j]:
+                allowed = True
+        if not allowed:
+            continue
+        tg = (seat + off) % p
+        asset = seats[tg, S_TOP_ASSET]
+        k, cost = playable_cost(hand, values, asset, na, nw)
+        hidden_v = expected_hidden_value(unseen[asset], values[asset], unseen[na:na + nw], values[na:na + nw])
+        v = seats[tg, S_TOP_KNOWN_VALUE] + seats[tg, S_TOP_HIDDEN] * hidden_v
+        if gave_up[tg, asset]:
+            p_win = 1.0
+        else:
+            p_win = p_at_most(k - 1, n_unseen, unseen[asset] + unseen_wilds, seats[tg, S_HAND_SIZE])
+        gain = p_win * v - (1.0 - p_win) * cost
+        if gain > best_gain:
+            best_off, best_gain = off, gain
+    if best_pair >= 0 and (best_off == 0 or best_gain <= min_gain or best_score >= best_gain):
+        return best_pair
+    if best_off > 0 and best_gain > min_gain:
+        row = ch + (best_off - 1) * w
+        if mask[row]:
+            return row
+        return row + 1 + _cheapest_wild(hand, values, na, nw) - na
+    best_c, best_wild, best_v = -1, 2, 0
+    for c in range(na + nw):
+        if hand[c] > 0:
+            is_wild = 1 if c >= na else 0
+            if best_c < 0 or is_wild < best_wild or (is_wild == best_wild and values[c] < best_v):
+                best_c, best_wild, best_v = c, is_wild, values[c]
+    return di + best_c
+
+
+class CardCounterAgent:
+    """Single-game form of ``card_counter`` (see the module docstring).
+
+    Args:
+        min_gain: dollars; challenge or answer only when the expected gain
+            exceeds it (default 0).
+
+    Deterministic: it never draws from ``rng``.
+    """
+
+    name = "card_counter"
+
+    def __init__(self, min_gain: int = 0) -> None:
+        if not isinstance(min_gain, int) or isinstance(min_gain, bool):
+            raise TypeError(f"card_counter parameter 'min_gain' is {min_gain!r}; it must be an integer (dollars)")
+        self._params = np.array([float(min_gain)], np.float64)
+
+    def act(self, obs: Observation, rng: np.random.Generator) -> int:
+        """The card-counting action id for this observation."""
+        hdr, hand, values, unseen, seats, mask = build_view(obs)
+        gave_up = np.asarray(obs.gave_up, bool)
+        return int(card_counter_decide(self._params, hdr, hand, values, unseen, seats, gave_up, mask))

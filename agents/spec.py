@@ -1,0 +1,129 @@
+"""Agent specs: how a tournament names an agent.
+
+A spec is one of:
+
+* a registered name: ``greedy``;
+* a registered name with parameters: ``heuristic(backup=true, save_wild=false)``;
+* a Python path ``package.module:Class`` (optionally with parameters), the
+  class being constructed with the parameters as keyword arguments;
+* a name registered by an installed package through the entry point group
+  ``cya_sim.agents`` (``[project.entry-points."cya_sim.agents"]
+  my_agent = "my_pkg.agents:MyAgent"``).
+
+Parameter values are ``true``/``false``, integers, floats or quoted strings.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+ENTRY_POINT_GROUP = "cya_sim.agents"
+_SPEC_RE = re.compile(r"^\s*([A-Za-z_][\w.]*(?::[A-Za-z_]\w*)?)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that cannot be parsed or resolved."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed agent spec.
+
+    text: the spec as written (normalised), used as the agent's label in outputs.
+    name: the registered name or ``module:Class`` path.
+    params: keyword arguments for the agent's constructor.
+    """
+
+    text: str
+    name: str
+    params: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The parameters as a dict."""
+        return dict(self.params)
+
+
+def _value(text: str, spec: str, key: str) -> Any:
+    t = text.strip()
+    if t.lower() in ("true", "false"):
+        return t.lower() == "true"
+    try:
+        v = ast.literal_eval(t)
+    except (ValueError, SyntaxError):
+        raise AgentSpecError(
+            f"agent {spec!r}: parameter {key!r} has value {t!r}; use true, false, a number or a quoted string"
+        ) from None
+    if not isinstance(v, int | float | str | bool):
+        raise AgentSpecError(f"agent {spec!r}: parameter {key!r} must be true, false, a number or a quoted string")
+    return v
+
+
+def parse_agent_spec(spec: str) -> AgentSpec:
+    """Parse ``name``, ``name(k=v, ...)`` or ``module:Class(k=v, ...)``.
+
+    Raises:
+        AgentSpecError: malformed text, a parameter without ``=``, a repeated
+            parameter or a value that is not true/false/number/string.
+    """
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"agent spec {spec!r} must be a string such as 'greedy' or 'heuristic(backup=true)'")
+    m = _SPEC_RE.match(spec)
+    if not m:
+        raise AgentSpecError(
+            f"agent {spec!r} is not a spec; write a name ('greedy'), a name with parameters "
+            "('heuristic(backup=true)') or a path ('my_pkg.agents:MyAgent')"
+        )
+    name, args = m.group(1), m.group(2)
+    params: list[tuple[str, Any]] = []
+    if args and args.strip():
+        for part in args.split(","):
+            if "=" not in part:
+                raise AgentSpecError(f"agent {spec!r}: parameter {part.strip()!r} needs the form key=value")
+            key, val = part.split("=", 1)
+            key = key.strip()
+            if not key.isidentifier():
+                raise AgentSpecError(f"agent {spec!r}: {key!r} is not a parameter name")
+            if key in dict(params):
+                raise AgentSpecError(f"agent {spec!r}: parameter {key!r} is given twice")
+            params.append((key, _value(val, spec, key)))
+    text = name if not params else f"{name}({', '.join(f'{k}={_fmt(v)}' for k, v in params)})"
+    return AgentSpec(text=text, name=name, params=tuple(params))
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v)
+
+
+def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
+    """The constructor for a name: registry, then entry points, then ``module:Class``.
+
+    Raises:
+        AgentSpecError: unknown name (lists the registered ones), a module
+            that cannot be imported, or a missing class.
+    """
+    if name in registry:
+        return registry[name]
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return ep.load()
+    if ":" in name:
+        module, cls = name.split(":", 1)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as e:
+            raise AgentSpecError(f"agent {name!r}: cannot import module {module!r} ({e})") from None
+        if not hasattr(mod, cls):
+            raise AgentSpecError(f"agent {name!r}: module {module!r} has no {cls!r}")
+        return getattr(mod, cls)
+    plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+    known = list(registry) + plugins
+    raise AgentSpecError(f"unknown agent {name!r}; choose one of: {', '.join(known)}, or give module:Class")

@@ -1,0 +1,84 @@
+"""The agent view: one seat's observation as a few flat arrays (RULES.md §10).
+
+Policies of ``agents/`` decide from this view, so that one decision function,
+plain Python that numba can compile, serves both the single-game form (built
+here from an :class:`~cya_sim.observation.Observation`) and the batched
+engine (built there from the batch state, inside compiled code).
+
+Arrays:
+
+* ``hdr``: (N_HDR,) int64 scalars, indexed by the ``H_*`` constants.
+* ``hand``: (T,) int64 cards of each type in the seat's hand.
+* ``values``: (T,) int64 face values in dollars.
+* ``unseen``: (T,) int64 cards of each type the seat has not seen.
+* ``seats``: (P, N_SEATCOL) int64, per seat, indexed by the ``S_*`` constants
+  (top set = the seat's most recent set; 0 / -1 when it has none).
+* ``mask``: (A,) bool legal action mask.
+
+Action ids follow :mod:`cya_sim.actions`; :func:`action_starts` gives the
+first id of each block from ``hdr``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cya_sim.observation import Observation
+
+# hdr ------------------------------------------------------------------------------------------
+H_SEAT, H_P, H_NA, H_NW, H_M, H_DRAW, H_TOP_DISCARD, H_CH_ACTIVE = 0, 1, 2, 3, 4, 5, 6, 7
+H_CH_ASSET, H_CH_CHALLENGER, H_CH_DEFENDER, H_CH_POT_VALUE, H_CH_LEN, H_ROUND = 8, 9, 10, 11, 12, 13
+N_HDR = 14
+# seats columns --------------------------------------------------------------------------------
+S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZE, S_TOP_KNOWN_VALUE = range(7)
+N_SEATCOL = 7
+
+
+def action_starts(hdr):
+    """First ids of the blocks: (pair_hand, pair_discard, challenge, discard, respond, give_up, width).
+
+    ``width`` = 1 + number of wild types (a matching asset, then each wild).
+    """
+    na, nw, m = hdr[H_NA], hdr[H_NW], hdr[H_M]
+    w = 1 + nw
+    t = na + nw
+    pd = na * w
+    ch = pd + t
+    di = ch + (m - 1) * w
+    re = di + t
+    gu = re + w
+    return 0, pd, ch, di, re, gu, w
+
+
+def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(hdr, hand, values, unseen, seats, mask) of an observation; copies, nothing hidden."""
+    deck = obs.rules.deck
+    p = obs.n_players
+    hdr = np.zeros(N_HDR, np.int64)
+    hdr[H_SEAT], hdr[H_P] = obs.seat, p
+    hdr[H_NA], hdr[H_NW], hdr[H_M] = deck.n_assets, deck.n_wilds, obs.rules.max_players
+    hdr[H_DRAW], hdr[H_TOP_DISCARD], hdr[H_ROUND] = obs.draw_size, obs.top_discard, obs.round
+    values = np.asarray(deck.values, np.int64)
+    if obs.challenge is not None:
+        ch = obs.challenge
+        hdr[H_CH_ACTIVE], hdr[H_CH_ASSET] = 1, ch.asset
+        hdr[H_CH_CHALLENGER], hdr[H_CH_DEFENDER] = ch.challenger, ch.defender
+        hdr[H_CH_POT_VALUE] = sum(int(values[c]) for c in ch.cards)
+        hdr[H_CH_LEN] = len(ch.cards)
+    else:
+        hdr[H_CH_CHALLENGER] = hdr[H_CH_DEFENDER] = hdr[H_CH_ASSET] = -1
+    seats = np.zeros((p, N_SEATCOL), np.int64)
+    for s in range(p):
+        seats[s, S_HAND_SIZE] = obs.hand_sizes[s]
+        stack = obs.stacks[s]
+        seats[s, S_STACK_LEN] = len(stack)
+        seats[s, S_TOP_ASSET] = -1
+        if stack:
+            top = stack[-1]
+            seats[s, S_TOP_ASSET] = top.asset
+            seats[s, S_TOP_VALUE_SEEN] = top.value_seen
+            seats[s, S_TOP_HIDDEN] = top.n_hidden
+            seats[s, S_TOP_SIZE] = top.size
+            seats[s, S_TOP_KNOWN_VALUE] = top.value_seen - top.n_hidden * int(values[top.asset])
+    return (hdr, obs.hand.astype(np.int64), values, obs.unseen.astype(np.int64), seats,
+            np.asarray(obs.legal_action_mask, bool))

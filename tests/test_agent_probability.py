@@ -1,0 +1,49 @@
+"""The probabilities of agents/probability.py against hand-computed values (issue: card_counter)."""
+
+import math
+
+import pytest
+from scipy.stats import hypergeom
+
+from agents.probability import expected_hidden_value, hypergeom_pmf, log_comb, p_at_most, p_holds_none
+
+
+def test_log_comb_matches_math_comb():
+    assert math.exp(log_comb(10, 3)) == pytest.approx(120)
+    assert log_comb(3, 4) == -math.inf
+    assert log_comb(3, -1) == -math.inf
+
+
+def test_p_holds_none_hand_computed():
+    # 10 unseen cards, 3 match, a hand of 2: C(7,2)/C(10,2) = 21/45
+    assert p_holds_none(10, 3, 2) == pytest.approx(21 / 45, abs=1e-12)
+    # no matching card unseen: certainly none
+    assert p_holds_none(50, 0, 4) == pytest.approx(1.0)
+    # every unseen card matches: certainly some
+    assert p_holds_none(4, 4, 1) == 0.0
+
+
+def test_hypergeom_pmf_hand_computed():
+    # 10 unseen, 3 match, hand 4: P(X=1) = C(3,1) C(7,3) / C(10,4) = 3*35/210 = 1/2
+    assert hypergeom_pmf(1, 10, 3, 4) == pytest.approx(0.5, abs=1e-12)
+    # P(X=3) = C(3,3) C(7,1) / 210 = 7/210
+    assert hypergeom_pmf(3, 10, 3, 4) == pytest.approx(7 / 210, abs=1e-12)
+    assert hypergeom_pmf(4, 10, 3, 4) == 0.0
+
+
+def test_p_at_most_hand_computed_and_scipy():
+    # P(X<=1) = P(0) + P(1) = C(7,4)/210 + 1/2 = 35/210 + 105/210 = 2/3
+    assert p_at_most(1, 10, 3, 4) == pytest.approx(2 / 3, abs=1e-12)
+    for n, m, h in [(60, 14, 4), (97, 22, 5), (30, 9, 6)]:
+        for k in range(5):
+            assert p_at_most(k, n, m, h) == pytest.approx(hypergeom.cdf(k, n, m, h), abs=1e-12)
+
+
+def test_inconsistent_counts_give_zero():
+    assert hypergeom_pmf(0, 3, 1, 5) == 0.0  # a hand larger than the unseen cards
+
+
+def test_expected_hidden_value_hand_computed():
+    # 2 unseen Jewels ($15k), 1 Silver ($25k), 1 Gold ($50k): (30 + 25 + 50) / 4 = 26.25k
+    assert expected_hidden_value(2, 15_000, [1, 1], [25_000, 50_000]) == pytest.approx(26_250)
+    assert expected_hidden_value(0, 15_000, [0, 0], [25_000, 50_000]) == 15_000
