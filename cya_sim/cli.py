@@ -1,0 +1,298 @@
+"""The ``cya-sim`` command line: play, tournament, rules, bench.
+
+Every refused option prints one line to stderr naming the option and what is
+allowed, exits with status 2, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from cya_sim import __version__
+
+#: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
+DEFAULT_RULES = "classic"
+DEFAULT_AGENTS = "greedy,random"
+DEFAULT_PLAYERS = 4
+DEFAULT_GAMES = 4000
+DEFAULT_SEED = 1
+DEFAULT_OUT = "results/default"
+
+#: TournamentConfig field -> command-line flag, for error messages.
+_FLAGS = {
+    "rules": "--rules", "agents": "--agents", "n_players": "--players", "games": "--games", "seed": "--seed",
+    "engine": "--engine", "workers": "--workers", "chunk_size": "--chunk-size", "out": "--out",
+}
+
+
+class UsageError(Exception):
+    """A refused command line; ``str(e)`` is the one line printed (exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (no usage block) and does not exit here."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
+def _int_at_least(lo: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is None or v < lo:
+            raise argparse.ArgumentTypeError(f"{text!r}; {what} must be an integer >= {lo}")
+        return v
+    return parse
+
+
+def _option_value(text: str) -> Any:
+    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _rules_from_args(args: argparse.Namespace):
+    """The RuleSet of ``--rules``/positional preset, ``--deck`` and ``--option`` (R-PRESETS, R-DECK-CUSTOM).
+
+    Raises:
+        UsageError: unknown preset, unreadable or invalid deck, unknown option key or bad value.
+    """
+    from cya_sim.rules import DeckError, RulesError, get_rules, load_deck, option_names
+
+    try:
+        rules = get_rules(args.rules)
+    except RulesError as e:
+        raise UsageError(f"--rules: {e}") from None
+    options: dict[str, Any] = {}
+    allowed = [k for k in option_names() if k != "deck"]
+    for item in args.option or []:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UsageError(f"--option: {item!r} is not key=value; keys: {', '.join(allowed)}")
+        if key == "deck":
+            raise UsageError("--option: give a deck with --deck FILE (a TOML deck file), not --option deck=...")
+        if key not in allowed:
+            raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
+        options[key] = _option_value(text.strip())
+    if args.deck is not None:
+        try:
+            options["deck"] = load_deck(args.deck)
+        except DeckError as e:
+            raise UsageError(f"--deck: {e}") from None
+    if options:
+        try:
+            rules = rules.with_options(**options)
+        except (RulesError, DeckError, TypeError, ValueError) as e:
+            flag = "--deck" if set(options) == {"deck"} else "--option"
+            raise UsageError(f"{flag}: {e}") from None
+    return rules
+
+
+def _agents_module():
+    """The ``agents`` package, imported after the reference engine (``import agents`` first hits an import cycle)."""
+    import importlib
+
+    import cya_sim.engine.reference  # noqa: F401
+
+    return importlib.import_module("agents")
+
+
+def _agents_from_args(text: str) -> list[str]:
+    names = [a.strip() for a in text.split(",")]
+    known = _agents_module().agent_names()
+    for a in names:
+        if a not in known:
+            raise UsageError(f"--agents: unknown agent {a!r}; choose one of: {', '.join(known)} (comma-separated)")
+    return names
+
+
+def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None:
+    from cya_sim.rules import PRESETS
+
+    text = f"rule preset: {', '.join(PRESETS)} (default {DEFAULT_RULES})"
+    if positional:
+        p.add_argument("rules", nargs="?", default=DEFAULT_RULES, metavar="PRESET", help=text)
+    else:
+        p.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help=text)
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="override a rule option, e.g. hand_size=5, end_condition=rounds:3, "
+                        "challenge_draw_order=mover_first, hidden_wilds=false (repeatable; see `cya-sim rules`)")
+    p.add_argument("--deck", type=Path, metavar="FILE",
+                   help="play with a deck from a TOML file (R-DECK-CUSTOM; format of cya_sim/data/deck_2011.toml)")
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser. ``cya_sim.bench`` is imported only when ``argv`` asks for ``bench``.
+
+    Raises:
+        UsageError: ``bench`` asked for but ``cya_sim.bench`` cannot be imported.
+    """
+    parser = _Parser(prog="cya-sim", description="Cover Your Assets research simulator.")
+    parser.add_argument("--version", action="version", version=f"cya-sim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    play = sub.add_parser("play", help="play one game and print a readable log of it",
+                          description="Play one game on the reference engine and print every action, "
+                                      "every challenge exchange, the round totals and the winner.")
+    _add_rule_args(play)
+    play.add_argument("--players", type=_int_at_least(2, "players"), metavar="P",
+                      help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
+    play.add_argument("--agents", metavar="A,B,...",
+                      help="agent per seat, comma-separated, cycled to fill the seats (default greedy,random)")
+    play.add_argument("--seed", type=_int_at_least(0, "seed"), default=DEFAULT_SEED, help="random seed (default 1)")
+    play.add_argument("--game", type=_int_at_least(0, "game"), default=0, metavar="INDEX",
+                      help="game index under the seed (default 0); a tournament's game g with its seat "
+                           "order (games.parquet seat_s_agent) replays exactly")
+
+    tour = sub.add_parser(
+        "tournament", help="play many games with rotated seats; write games.parquet, summary.csv, win_rates.png",
+        description="Play many games with seats rotated so every agent sits in every seat equally often; "
+                    "write games.parquet, summary.csv (win rates with 95%% Wilson intervals), win_rates.png "
+                    "and tournament.json into --out. With no options: classic rules, 4 players, greedy vs "
+                    f"random, {DEFAULT_GAMES} games, seed 1, into {DEFAULT_OUT}.")
+    _add_rule_args(tour)
+    tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
+                      help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
+    tour.add_argument("--players", type=_int_at_least(2, "players"), default=DEFAULT_PLAYERS, metavar="P",
+                      help=f"table size (default {DEFAULT_PLAYERS})")
+    tour.add_argument("--games", type=_int_at_least(1, "games"), default=DEFAULT_GAMES, metavar="G",
+                      help=f"number of games (default {DEFAULT_GAMES}; a multiple of P balances the seats)")
+    tour.add_argument("--seed", type=_int_at_least(0, "seed"), default=DEFAULT_SEED,
+                      help=f"tournament seed (default {DEFAULT_SEED})")
+    tour.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="FOLDER",
+                      help=f"results folder: new, empty, or this same tournament's (default {DEFAULT_OUT})")
+    tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
+                      help="batched (default; the reference engine is used, with a note, while the batched "
+                           "engine is not installed) or reference")
+    tour.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="N",
+                      help="local worker processes (default: all cores)")
+    tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size"), metavar="G",
+                      help="games per unit of work (default: automatic; results do not depend on it)")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
+
+    rules = sub.add_parser("rules", help="print a preset's options and deck",
+                           description="Print every option of a rule preset and its deck.")
+    _add_rule_args(rules, positional=True)
+
+    bench = sub.add_parser("bench", help="measure engine speed (see `cya-sim bench --help`)", add_help=False)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command == "bench":
+        try:
+            from cya_sim import bench as bench_module
+        except ImportError as e:
+            raise UsageError(f"cya-sim bench: error: the benchmark is not available in this installation ({e})")
+        bench.add_argument("-h", "--help", action="help", help="show this help message and exit")
+        bench_module.add_arguments(bench)
+        bench.set_defaults(run=bench_module.run)
+    return parser
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    print(_rules_from_args(args).describe())
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from cya_sim.engine.reference import play_game
+    from cya_sim.rng import root_key
+
+    rules = _rules_from_args(args)
+    names = _agents_from_args(args.agents or DEFAULT_AGENTS)
+    n = args.players if args.players is not None else (
+        len(names) if args.agents and len(names) >= 2 else DEFAULT_PLAYERS)
+    if not rules.min_players <= n <= rules.max_players:
+        raise UsageError(f"--players: {n}; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}")
+    if len(names) > n:
+        raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
+    seats = [_agents_module().make_agent(names[s % len(names)]) for s in range(n)]
+    play_game(rules, seats, root_key(args.seed), args.game, log=print)
+    return 0
+
+
+def _format_summary(summary) -> str:
+    header = f"  {'agent':12s} {'seat-games':>10s} {'wins':>9s} {'win rate':>8s}  {'95% Wilson CI':17s} "
+    rows = [header + f"{'mean total':>12s}"]
+    for r in summary.itertuples(index=False):
+        rows.append(f"  {r.agent:12s} {r.games:10,d} {r.wins:9,.1f} {r.win_rate:8.1%}  "
+                    f"[{r.win_rate_ci_low:6.1%}, {r.win_rate_ci_high:6.1%}] {'$' + format(r.mean_total, ',.0f'):>12s}")
+    return "\n".join(rows)
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, resolve_engine, run_tournament
+
+    rules = _rules_from_args(args)
+    names = _agents_from_args(args.agents)
+    try:
+        config = TournamentConfig(rules=rules, agents=names, n_players=args.players, games=args.games,
+                                  seed=args.seed, engine=args.engine, workers=args.workers,
+                                  chunk_size=args.chunk_size, out=args.out)
+        check_out_folder(config)
+    except TournamentError as e:
+        raise UsageError(f"{_FLAGS.get(e.field, e.field)}: {e.detail}") from None
+    if not args.quiet:
+        lineup = ", ".join(names[s % len(names)] for s in range(config.n_players))
+        engine, note = resolve_engine(config.engine)
+        print(f"tournament: rules {rules.name}, {config.n_players} players, line-up {lineup} (seats rotated), "
+              f"{config.games:,} games, seed {config.seed}")
+        print(f"engine: {engine}" + (f" ({note})" if note else ""))
+        if config.games % config.n_players:
+            print(f"note: {config.games} games is not a multiple of {config.n_players}; seats are balanced "
+                  "to within one game")
+    result = run_tournament(config, progress=not args.quiet)
+    if args.quiet and result.engine_note:
+        print(f"engine: {result.engine} ({result.engine_note})")
+    print(f"played {len(result.table):,} games in {result.elapsed_s:.1f} s ({result.games_per_s:,.1f} games/s, "
+          f"{result.workers} worker{'s' if result.workers > 1 else ''}, engine {result.engine})")
+    print(_format_summary(result.summary))
+    print(f"fair share 1/{config.n_players} = {1 / config.n_players:.1%}; wins shared on ties (R-TIE)")
+    print(f"wrote {config.out}: " + ", ".join(p.name for p in result.files))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``cya-sim`` with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    0 on success; 2 for a refused command line (one line on stderr, nothing
+    written); 130 when interrupted.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # --help, --version
+            return int(e.code or 0)
+        if args.command == "bench":
+            return int(args.run(args) or 0)
+        command = {"rules": _cmd_rules, "play": _cmd_play, "tournament": _cmd_tournament}[args.command]
+        try:
+            return command(args)
+        except UsageError as e:
+            raise UsageError(f"cya-sim {args.command}: error: {e}") from None
+    except UsageError as e:
+        print(" ".join(str(e).split()), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and closed early
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""The ``cya-sim`` command line: every command, and every refused option (exit 2, one line, nothing written)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pandas as pd
+import pytest
+
+from cya_sim.cli import main
+from cya_sim.tournament import OUTPUT_FILES
+
+DECK_OK = """\
+name = "tiny"
+[[cards]]
+name = "Pebble"
+kind = "asset"
+value = 1000
+copies = 20
+[[cards]]
+name = "Shell"
+kind = "asset"
+value = 2000
+copies = 20
+[[cards]]
+name = "Pearl"
+kind = "wild"
+value = 9000
+copies = 6
+"""
+
+DECK_NEGATIVE = DECK_OK.replace("value = 1000", "value = -1000")
+FAST = ["--engine", "reference", "--workers", "1", "--quiet"]
+
+
+def snapshot(folder) -> dict:
+    return {p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*"))}
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """Run in an empty folder holding one valid and one invalid deck file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.toml").write_text(DECK_OK)
+    (tmp_path / "negative.toml").write_text(DECK_NEGATIVE)
+    (tmp_path / "broken.toml").write_text("name = \n[[cards")
+    return tmp_path
+
+
+# -- rules -----------------------------------------------------------------------
+def test_rules_prints_options_and_deck(capsys):
+    assert main(["rules", "classic"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("rules classic")
+    assert "challenge_draw_order" in out and "loser_first" in out
+    assert "deck 2011: 110 cards, $1,360,000" in out
+    assert "Gold" in out and "$50,000" in out
+
+
+def test_rules_with_option_and_deck(capsys, in_tmp):
+    assert main(["rules", "guide", "--option", "hand_size=6", "--deck", "tiny.toml"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("rules guide+custom")
+    assert "mover_first" in out and "deck tiny: 46 cards" in out and "Pearl" in out
+
+
+# -- play ------------------------------------------------------------------------
+def test_play_prints_a_readable_log_and_is_reproducible(capsys):
+    argv = ["play", "--rules", "classic", "--players", "4", "--agents", "greedy,random,greedy,random", "--seed", "7"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "game 0: 4 players, rules classic"
+    assert "seat 0 (greedy)" in out and "seat 1 (random)" in out
+    assert "round 1 ends" in out and lines[-1].startswith("game over: winner(s) seat")
+    assert main(argv) == 0
+    assert capsys.readouterr().out == out
+
+
+def test_play_defaults_and_options(capsys):
+    assert main(["play", "--option", "end_condition=rounds:1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("game 0: 4 players, rules classic+custom")
+    assert "round 1 ends" in out and "round 2 ends" not in out
+
+
+# -- tournament ------------------------------------------------------------------
+def test_tournament_writes_the_three_files(capsys, in_tmp):
+    argv = ["tournament", "--rules", "classic", "--agents", "greedy,random", "--players", "4", "--games", "8",
+            "--seed", "1", "--out", "results/demo", *FAST]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "greedy" in out and "random" in out and "wrote results/demo" in out
+    folder = in_tmp / "results" / "demo"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(OUTPUT_FILES)
+    games = pd.read_parquet(folder / "games.parquet")
+    assert len(games) == 8 and set(games["seat_0_agent"]) == {"greedy", "random"}
+    summary = pd.read_csv(folder / "summary.csv")
+    assert summary["agent"].tolist() == ["greedy", "random"] and summary["games"].tolist() == [16, 16]
+    # the same tournament again into the same folder: allowed, same results
+    assert main(argv) == 0
+    pd.testing.assert_frame_equal(games, pd.read_parquet(folder / "games.parquet"))
+
+
+def test_tournament_with_deck_and_options(capsys, in_tmp):
+    argv = ["tournament", "--players", "3", "--games", "3", "--deck", "tiny.toml", "--option", "end_condition=rounds:1",
+            "--option", "hidden_wilds=false", "--out", "custom", *FAST]
+    assert main(argv) == 0
+    manifest = json.loads((in_tmp / "custom" / "tournament.json").read_text())
+    rules = manifest["tournament"]["rules"]
+    assert rules["deck"]["name"] == "tiny" and rules["end_condition"] == "rounds:1" and rules["hidden_wilds"] is False
+    games = pd.read_parquet(in_tmp / "custom" / "games.parquet")
+    assert (games["rounds"] == 1).all() and (games["rules"] == "classic+custom").all()
+
+
+def test_tournament_without_quiet_shows_header_and_engine(capsys, in_tmp):
+    assert main(["tournament", "--games", "2", "--workers", "1", "--engine", "reference", "--out", "r"]) == 0
+    captured = capsys.readouterr()
+    assert "engine: reference" in captured.out
+    assert "note: 2 games is not a multiple of 4" in captured.out
+    assert "2/2" in captured.err  # the tqdm bar
+
+
+def test_tournament_defaults_are_the_documented_ones():
+    from cya_sim.cli import build_parser
+
+    args = build_parser(["tournament"]).parse_args(["tournament"])
+    assert (args.rules, args.agents, args.players, args.seed, str(args.out)) == (
+        "classic", "greedy,random", 4, 1, "results/default")
+    assert args.games >= 2000 and args.games % args.players == 0 and args.engine == "batched"
+
+
+# -- refused options ---------------------------------------------------------------
+BAD = [
+    (["rules", "clasic"], "--rules", "classic"),
+    (["rules", "classic", "--option", "hand_size=0"], "--option", "hand_size"),
+    (["play", "--rules", "clasic"], "--rules", "classic"),
+    (["play", "--agents", "greedy,smart"], "--agents", "random"),
+    (["play", "--players", "13"], "--players", "2 to 12"),
+    (["play", "--players", "1"], "--players", ">= 2"),
+    (["play", "--rules", "basic", "--players", "7"], "--players", "2 to 6"),
+    (["play", "--agents", "greedy,random,greedy", "--players", "2"], "--agents", "1 to 2"),
+    (["play", "--option", "colour=red"], "--option", "hand_size"),
+    (["play", "--deck", "missing.toml"], "--deck", "cannot read"),
+    (["tournament", "--rules", "clasic"], "--rules", "classic, guide, basic"),
+    (["tournament", "--rules", "advanced"], "--rules", "classic"),
+    (["tournament", "--agents", "greedy,smart"], "--agents", "random, greedy"),
+    (["tournament", "--agents", "greedy,random,greedy,random,greedy"], "--agents", "1 to 4"),
+    (["tournament", "--players", "13"], "--players", "2 to 12"),
+    (["tournament", "--players", "0"], "--players", ">= 2"),
+    (["tournament", "--rules", "basic", "--players", "8"], "--players", "2 to 6"),
+    (["tournament", "--games", "0"], "--games", ">= 1"),
+    (["tournament", "--games", "-5"], "--games", ">= 1"),
+    (["tournament", "--games", "many"], "--games", ">= 1"),
+    (["tournament", "--seed", "-1"], "--seed", ">= 0"),
+    (["tournament", "--workers", "0"], "--workers", ">= 1"),
+    (["tournament", "--chunk-size", "0"], "--chunk-size", ">= 1"),
+    (["tournament", "--engine", "turbo"], "--engine", "reference"),
+    (["tournament", "--option", "colour=red"], "--option", "challenge_draw_order"),
+    (["tournament", "--option", "hand_size"], "--option", "key=value"),
+    (["tournament", "--option", "deck=tiny.toml"], "--option", "--deck"),
+    (["tournament", "--option", "tie_break=coin"], "--option", "share, extra_round"),
+    (["tournament", "--option", "end_condition=rounds:0"], "--option", "rounds:N"),
+    (["tournament", "--option", "hidden_wilds=perhaps"], "--option", "true, false"),
+    (["tournament", "--option", "target_score=-5"], "--option", ">= 1"),
+    (["tournament", "--option", "hand_size=50"], "--option", "cannot deal"),
+    (["tournament", "--deck", "missing.toml"], "--deck", "cannot read"),
+    (["tournament", "--deck", "broken.toml"], "--deck", "TOML"),
+    (["tournament", "--deck", "negative.toml"], "--deck", ">= 0"),
+    (["tournament", "--out", "tiny.toml"], "--out", "is a file"),
+    (["tournament", "--out", "."], "--out", "not this tournament's results"),
+    (["tournament", "--out", "tiny.toml/inside"], "--out", "is a file"),
+    (["tournament", "--colour", "red"], "unrecognized arguments", "--colour"),
+    (["dance"], "invalid choice", "tournament"),
+]
+
+
+@pytest.mark.parametrize("argv, option, allowed", BAD, ids=[" ".join(b[0]) for b in BAD])
+def test_bad_option_one_line_exit_2_nothing_written(argv, option, allowed, capsys, in_tmp):
+    before = snapshot(in_tmp)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert option in lines[0] and allowed in lines[0], lines[0]
+    assert lines[0].startswith("cya-sim")
+    assert captured.out == ""
+    assert snapshot(in_tmp) == before
+
+
+def test_folder_of_another_tournament_is_refused_and_kept(capsys, in_tmp):
+    assert main(["tournament", "--games", "2", "--out", "mine", *FAST]) == 0
+    capsys.readouterr()
+    before = snapshot(in_tmp)
+    assert main(["tournament", "--games", "4", "--out", "mine", *FAST]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0] and "another tournament" in err[0]
+    assert snapshot(in_tmp) == before
+
+
+# -- bench, entry point, help ---------------------------------------------------------
+def test_bench_is_wired_to_cya_sim_bench(capsys):
+    if importlib.util.find_spec("cya_sim.bench") is None:
+        assert main(["bench"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "bench" in err[0]
+    else:
+        assert main(["bench", "--help"]) == 0
+        assert "usage: cya-sim bench" in capsys.readouterr().out
+
+
+def test_help_and_version(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in ("play", "tournament", "rules", "bench"):
+        assert command in out
+    assert main(["tournament", "--help"]) == 0
+    assert "--games" in capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("cya-sim ")
+
+
+def test_console_script_is_registered():
+    scripts = entry_points(group="console_scripts", name="cya-sim")
+    assert [e.value for e in scripts] == ["cya_sim.cli:main"]
+
+
+def test_module_runs_as_a_program():
+    proc = subprocess.run([sys.executable, "-m", "cya_sim.cli", "rules", "basic"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("rules basic")
+    proc = subprocess.run([sys.executable, "-m", "cya_sim.cli", "rules", "nope"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
