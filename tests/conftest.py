@@ -1,0 +1,163 @@
+"""Shared helpers for the rule-by-rule tests: small JSON positions and readable actions.
+
+Positions are written as dicts in the :mod:`cya_sim.position` format. Writing
+all 110 cards by hand would hide what a test is about, so :func:`position`
+takes only the cards that matter and puts every other card of the deck in
+play, in card-type order, at the bottom of the discard pile (``rest="discard"``,
+the default: the top discard card stays the one the test gives) or at the
+bottom of the draw pile (``rest="draw"``) or in a set at the bottom of a
+seat's stack (``rest=("stack", seat)``: one set per asset type).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cya_sim.engine.reference import apply_action, legal_action_mask
+from cya_sim.engine.reference.legal import action_space
+from cya_sim.position import FORMAT, VERSION, state_from_dict
+from cya_sim.rules import get_rules
+from cya_sim.state import GameState
+
+POSITIONS = Path(__file__).parent / "positions"
+RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+
+# Card names of the 2011 deck (R-DECK-2011), short for tests.
+PIGGY = "Piggy Bank"
+BASEBALL = "Baseball Cards"
+STAMPS = "Stamp Collection"
+CASH = "Cash Under the Mattress"
+BANK = "Bank Account"
+COINS = "Coin Collection"
+STOCKS = "Stocks"
+JEWELS = "Jewels"
+AUTO = "Classic Auto"
+HOME = "Home"
+SILVER = "Silver"
+GOLD = "Gold"
+
+
+def cset(asset: str, *cards: str, known_by: list[list[int]] | None = None) -> dict[str, Any]:
+    """A set entry of a position: ``cset(JEWELS, GOLD, JEWELS)`` (cards as laid, top last)."""
+    d: dict[str, Any] = {"asset": asset, "cards": list(cards)}
+    if known_by is not None:
+        d["known_by"] = known_by
+    return d
+
+
+def position(
+    players: int = 2,
+    hands: list[list[str]] | None = None,
+    stacks: list[list[dict]] | None = None,
+    draw_pile: list[str] | None = None,
+    discard_pile: list[str] | None = None,
+    current_player: int = 0,
+    preset: str = "classic",
+    options: dict[str, Any] | None = None,
+    rest: Any = "discard",
+    **fields: Any,
+) -> dict[str, Any]:
+    """A complete position dict; the cards not named go where ``rest`` says (module docstring).
+
+    ``fields`` are any other top-level fields of the format (``totals``,
+    ``challenge``, ``round``, ``dealer``, ...).
+    """
+    rules = get_rules(preset, **(options or {}))
+    names = rules.deck.names
+    hands = hands if hands is not None else [[] for _ in range(players)]
+    stacks = stacks if stacks is not None else [[] for _ in range(players)]
+    stacks = [list(s) for s in stacks]
+    draw_pile = list(draw_pile or [])
+    discard_pile = list(discard_pile or [])
+    used = np.zeros(len(names), dtype=np.int64)
+    for card in [c for h in hands for c in h] + draw_pile + discard_pile:
+        used[names.index(card)] += 1
+    for st in stacks:
+        for s in st:
+            for card in s["cards"]:
+                used[names.index(card)] += 1
+    for card in (fields.get("challenge") or {}).get("cards", []):
+        used[names.index(card)] += 1
+    left = rules.deck_counts(players) - used
+    assert (left >= 0).all(), f"test position uses too many cards: {dict(zip(names, left))}"
+    rest_cards = [names[t] for t, n in enumerate(left) for _ in range(int(n))]
+    if rest == "discard":
+        discard_pile = rest_cards + discard_pile
+    elif rest == "draw":
+        draw_pile = draw_pile + rest_cards
+    else:
+        kind, seat = rest
+        assert kind == "stack"
+        n_assets = rules.deck.n_assets
+        wilds = [c for c in rest_cards if names.index(c) >= n_assets]
+        bottom = []
+        for a in range(n_assets):
+            cards = [c for c in rest_cards if c == names[a]]
+            if a == 0:
+                cards = wilds + cards
+            if cards:
+                bottom.append(cset(names[a], *cards))
+        stacks[seat] = bottom + stacks[seat]
+    d = {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": {"preset": preset, "options": dict(options or {})},
+        "players": players,
+        "current_player": current_player,
+        "hands": hands,
+        "draw_pile": draw_pile,
+        "discard_pile": discard_pile,
+        "stacks": stacks,
+    }
+    d.update(fields)
+    return d
+
+
+def state_of(**kw: Any) -> GameState:
+    """The game state of :func:`position` ``(**kw)``."""
+    return state_from_dict(position(**kw))
+
+
+def action_id(state: GameState, name: str) -> int:
+    """The id of the action named ``name`` (e.g. ``"pair_hand:Jewels+Gold"``)."""
+    return action_space(state.rules).names().index(name)
+
+
+def act(state: GameState, *names: str) -> GameState:
+    """Apply the named actions in order (each must be legal); returns ``state``."""
+    for name in names:
+        apply_action(state, action_id(state, name))
+    return state
+
+
+def legal(state: GameState) -> list[str]:
+    """Names of the legal actions of the seat to act, in id order."""
+    sp = action_space(state.rules)
+    return [sp.name(a) for a in np.flatnonzero(legal_action_mask(state))]
+
+
+def hand(state: GameState, seat: int) -> list[str]:
+    """Card names in ``seat``'s hand, in card-type order."""
+    names = state.rules.deck.names
+    return [names[t] for t, n in enumerate(state.hands[seat]) for _ in range(n)]
+
+
+def sets(state: GameState, seat: int) -> list[tuple[str, list[str]]]:
+    """``seat``'s stack as (asset, cards) pairs, oldest first."""
+    names = state.rules.deck.names
+    return [(names[s.asset], [names[c] for c in s.cards]) for s in state.stacks[seat]]
+
+
+def names_of(state: GameState, cards: list[int]) -> list[str]:
+    """Card names of card ids."""
+    return [state.rules.deck.names[c] for c in cards]
+
+
+@pytest.fixture
+def rules_classic():
+    """The classic preset (R-PRESETS)."""
+    return get_rules("classic")

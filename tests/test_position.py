@@ -1,0 +1,366 @@
+"""Positions as JSON (cya_sim.position): exact round trips, defaults, and every kind of malformed
+position refused with an error naming the field."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from conftest import (
+    AUTO,
+    BANK,
+    GOLD,
+    HOME,
+    JEWELS,
+    PIGGY,
+    POSITIONS,
+    SILVER,
+    STOCKS,
+    act,
+    cset,
+    hand,
+    legal,
+    position,
+    sets,
+)
+
+from agents import make_agent
+from cya_sim.engine.reference import apply_action, new_game
+from cya_sim.observation import observe
+from cya_sim.position import (
+    FORMAT,
+    PositionError,
+    dumps,
+    load_position,
+    loads,
+    state_from_dict,
+    state_to_dict,
+)
+from cya_sim.rng import root_key, stream_generator
+from cya_sim.rules import Deck, get_rules
+
+
+def _play(state, rngs, agents, n=None):
+    """Play ``n`` decisions (all when None); returns the action ids."""
+    actions = []
+    while state.to_act >= 0 and (n is None or len(actions) < n):
+        seat = state.to_act
+        a = agents[seat].act(observe(state, seat), rngs[seat])
+        apply_action(state, a)
+        actions.append(a)
+    return actions
+
+
+def _midgame(preset, players, decisions, seed=3, **options):
+    rules = get_rules(preset, **options)
+    key = root_key(seed)
+    s = new_game(rules, players, key, 0)
+    rngs = [stream_generator(key, 0, 1 + i) for i in range(players)]
+    agents = [make_agent("random") for _ in range(players)]
+    _play(s, rngs, agents, decisions)
+    return s, rngs, agents
+
+
+# -- round trip ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset, players, options", [
+    ("classic", 2, {}), ("classic", 5, {"hidden_wilds": False}), ("guide", 3, {"tie_break": "extra_round"}),
+    ("basic", 6, {"end_condition": "round_wins:2"}), ("classic", 8, {"extra_deck_unit": "full"}),
+])
+def test_round_trip_exact_at_every_decision(preset, players, options):
+    """state_from_dict(state_to_dict(s)) == s through a whole game (every decision of round 1, every
+    challenge decision, every 10th other decision, the end), including the engine's RNG state; the JSON text
+    is stable."""
+    rules = get_rules(preset, **options)
+    key = root_key(17)
+    s = new_game(rules, players, key, 2)
+    rngs = [stream_generator(key, 2, 1 + i) for i in range(players)]
+    agent = make_agent("random")
+    phases = set()
+    i = 0
+    while True:
+        # every decision of the first round trip-checked, then every challenge decision and every 10th
+        if s.round == 1 or s.phase != "turn" or i % 10 == 0:
+            text = dumps(s)
+            back = loads(text)
+            assert back == s
+            assert back.rng.bit_generator.state == s.rng.bit_generator.state
+            assert dumps(back) == text
+            phases.add(s.phase)
+        if s.to_act < 0:
+            break
+        apply_action(s, agent.act(observe(s, s.to_act), rngs[s.to_act]))
+        i += 1
+    assert phases == {"turn", "challenge", "over"}
+
+
+@pytest.mark.parametrize("preset, players", [("classic", 4), ("guide", 2), ("basic", 5)])
+def test_round_trip_continues_play_identically(preset, players):
+    """A game saved to JSON text mid-way and loaded plays on exactly as the original (same deals in later
+    rounds, same actions, same result)."""
+    s, rngs, agents = _midgame(preset, players, 150)
+    assert s.to_act >= 0
+    loaded = loads(dumps(s))
+    rngs2 = [copy.deepcopy(r) for r in rngs]
+    a1 = _play(s, rngs, agents)
+    a2 = _play(loaded, rngs2, agents)
+    assert a1 == a2 and len(a1) > 0
+    assert loaded == s and s.winners is not None and s.round >= 2
+
+
+def test_round_trip_custom_rules_and_deck():
+    """The rules are written as a preset plus the options that differ, a custom deck included, and rebuilt
+    equal (name included)."""
+    deck = Deck.from_entries("tiny", [
+        {"name": "A", "kind": "asset", "value": 10, "copies": 30},
+        {"name": "B", "kind": "asset", "value": 20, "copies": 30},
+        {"name": "W", "kind": "wild", "value": 50, "copies": 4},
+    ])
+    s, _, _ = _midgame("guide", 3, 20, deck=deck, max_players=6, hand_size=3, target_score=500)
+    d = state_to_dict(s)
+    assert d["rules"]["preset"] == "guide" and d["rules"]["name"] == "guide+custom"
+    assert sorted(d["rules"]["options"]) == ["deck", "hand_size", "max_players", "target_score"]
+    assert d["rules"]["options"]["hand_size"] == {str(n): 3 for n in range(2, 7)}
+    assert state_from_dict(json.loads(json.dumps(d))) == s
+    assert state_to_dict(new_game(get_rules("basic"), 4, root_key(1)))["rules"] == {"preset": "basic", "options": {}}
+
+
+def test_written_fields_and_order():
+    """The written document has the format tag, version 1, hands as card names in type order, the draw pile
+    top first, the discard pile top last, per-card known_by seat lists and the RNG as decimal strings."""
+    s = state_from_dict(position(hands=[[GOLD, JEWELS, PIGGY], [HOME]], draw_pile=[AUTO, STOCKS],
+                                 stacks=[[cset(BANK, SILVER, BANK)], []], rest="discard", rng={"seed": 5}))
+    d = state_to_dict(s)
+    assert (d["format"], d["version"], d["players"]) == (FORMAT, 1, 2)
+    assert d["hands"] == [[PIGGY, JEWELS, GOLD], [HOME]]
+    assert d["draw_pile"] == [AUTO, STOCKS]
+    assert d["stacks"] == [[{"asset": BANK, "cards": [SILVER, BANK], "known_by": [[0], [0, 1]]}], []]
+    st = stream_generator(root_key(5), 0, 0).bit_generator.state["state"]
+    assert d["rng"] == {"state": str(st["state"]), "inc": str(st["inc"]), "has_uint32": 0, "uinteger": 0}
+    assert d["challenge"] is None and d["played_this_turn"] == [] and d["winners"] is None
+    assert d["counters"] == {"turns": 0, "challenges": 0, "decisions": 0, "largest_steal": 0}
+
+
+def test_defaults_when_fields_are_omitted():
+    """Omitted optional fields take their documented defaults: round 1, dealer right of the current player,
+    zero totals, no challenge, known_by = top card public and the rest owner-only (hidden_wilds)."""
+    s = state_from_dict(position(players=3, current_player=0, hands=[[JEWELS], [HOME], []],
+                                 stacks=[[], [cset(HOME, GOLD, SILVER, HOME)], []]))
+    assert (s.round, s.dealer, s.first_dealer, s.totals, s.round_wins) == (1, 2, 2, [0, 0, 0], [0, 0, 0])
+    assert s.stacks[1][0].known_by == [0b010, 0b010, 0b111]
+    assert s.challenge is None and s.winners is None and s.eligible is None and s.played_this_turn == [False] * 3
+    assert s.rng.bit_generator.state == stream_generator(root_key(0), 0, 0).bit_generator.state
+    pub = state_from_dict(position(players=3, hands=[[JEWELS], [HOME], []], options={"hidden_wilds": False},
+                                   stacks=[[], [cset(HOME, GOLD, HOME)], []]))
+    assert pub.stacks[1][0].known_by == [0b111, 0b111]
+
+
+def test_challenge_in_progress_file():
+    """tests/positions/challenge_in_progress.json: a challenge where the defender must answer; it loads with
+    the shown cards, and playing it out gives the exact stacks and hands."""
+    s = load_position(POSITIONS / "challenge_in_progress.json")
+    assert s.phase == "challenge" and s.to_act == 1 and s.current_player == 0
+    assert legal(s) == ["respond:match", "respond:Silver", "give_up"]
+    act(s, "respond:Silver", "respond:Gold", "give_up")
+    assert sets(s, 0) == [(BANK, [BANK, BANK]), (JEWELS, [GOLD, JEWELS, JEWELS, SILVER, GOLD])]
+    assert hand(s, 0) == [PIGGY, STOCKS, HOME, SILVER]
+    assert hand(s, 1) == [PIGGY, JEWELS, AUTO, AUTO, HOME]  # classic: the loser draws first
+    assert s.current_player == 1 and s.round == 2 and s.challenges == 5 and s.turns == 42
+
+
+def test_positions_directory_files_all_load():
+    """Every file in tests/positions is a valid position that round-trips exactly."""
+    files = sorted(POSITIONS.glob("*.json"))
+    assert len(files) >= 2
+    for f in files:
+        s = load_position(f)
+        assert loads(dumps(s)) == s
+
+
+# -- malformed positions ------------------------------------------------------------------------------
+
+
+def _valid():
+    return position(
+        players=3,
+        hands=[[JEWELS, GOLD, PIGGY], [JEWELS], [HOME, HOME]],
+        stacks=[[cset(BANK, BANK, BANK)], [cset(HOME, HOME, HOME), cset(STOCKS, SILVER, STOCKS)], []],
+        draw_pile=[AUTO, AUTO],
+    )
+
+
+def _set(d, path, value):
+    """Set ``d[path...] = value`` (path of keys and indices); a value of ``...`` deletes."""
+    *head, last = path
+    for k in head:
+        d = d[k]
+    if value is ...:
+        del d[last]
+    else:
+        d[last] = value
+
+
+def _challenge(**kw):
+    c = {"challenger": 0, "defender": 1, "cards": [JEWELS], "players": [0]}
+    c.update(kw)
+    return c
+
+
+MALFORMED = [
+    # (id, change(s) as (path, value), message regex)
+    ("format_tag", [(("format",), "chess")], r"^format: is 'chess'; expected 'cya-sim-position'$"),
+    ("version", [(("version",), 2)], r"^version: is 2; supported versions: 1$"),
+    ("unknown_field", [(("colour",), "red")], r"^colour: unknown field; allowed fields: format, version, rules"),
+    ("missing_field", [(("hands",), ...)], r"^hands: missing; it is required$"),
+    ("players_type", [(("players",), "3")], r'^players: expected an integer; got "3"$'),
+    ("players_range", [(("rules", "preset"), "basic"), (("players",), 7)],
+     r"^players: is 7; rules 'basic' allow 2 to 6 players$"),
+    ("hands_type", [(("hands",), "Jewels")], r"^hands: expected a list; got str$"),
+    ("hands_length", [(("hands",), [[JEWELS]])], r"^hands: has 1 entries; expected 3 \(one per seat\)$"),
+    ("unknown_preset", [(("rules", "preset"), "clasic")],
+     r"^rules.preset: unknown rule preset 'clasic'; choose one of: classic, guide, basic$"),
+    ("unknown_option", [(("rules", "options"), {"colour": "red"})],
+     r"^rules.options.colour: unknown rule option 'colour'; choose from: deck, "),
+    ("bad_option_value", [(("rules", "options"), {"tie_break": "coin"})],
+     r"^rules.options.tie_break: option 'tie_break' is 'coin'; choose one of: share, extra_round$"),
+    ("unknown_rules_field", [(("rules", "seed"), 1)], r"^rules.seed: unknown field; allowed fields: preset, options"),
+    ("unknown_card", [(("hands", 1, 0), "Jewel")], r"^hands\[1\]\[0\]: unknown card 'Jewel'; this deck has: Piggy"),
+    ("card_not_a_string", [(("draw_pile", 1), 7)], r"^draw_pile\[1\]: unknown card 7; this deck has: "),
+    ("card_count_too_many", [(("hands", 1), [JEWELS, JEWELS])],
+     (r"^cards: the position holds 11 'Jewels' \(hands 3, draw_pile 0, discard_pile 8, stacks 0, challenge 0\); "
+     r"the deck in play at 3 players has exactly 10")),
+    ("card_count_too_few", [(("draw_pile",), [AUTO])],
+     (r"^cards: the position holds 9 'Classic Auto' \(hands 0, draw_pile 1, discard_pile 8, stacks 0, "
+     r"challenge 0\); the deck in play at 3 players has exactly 10")),
+    ("negative_total", [(("totals",), [0, -5000, 0])], r"^totals\[1\]: is -5000; allowed: an integer >= 0$"),
+    ("totals_length", [(("totals",), [0, 0])], r"^totals: has 2 entries; expected 3 \(one per seat\)$"),
+    ("hand_too_large", [(("hands", 0), [JEWELS, GOLD, PIGGY, PIGGY, PIGGY])],
+     r"^hands\[0\]: holds 5 cards; at most hand_size = 4 at 3 players \(R-HAND-SIZE\)$"),
+    ("set_asset_is_wild", [(("stacks", 0, 0), cset(GOLD, BANK, BANK))],
+     r"^stacks\[0\]\[0\].asset: 'Gold' is a wild, not an asset; a set's type is an asset: Piggy Bank, "),
+    ("set_asset_unknown", [(("stacks", 0, 0), cset("Yacht", BANK, BANK))],
+     r"^stacks\[0\]\[0\].asset: unknown card 'Yacht'"),
+    ("set_card_not_matching", [(("stacks", 0, 0, "cards", 1), HOME)],
+     (r"^stacks\[0\]\[0\].cards\[1\]: 'Home' does not match the set's asset 'Bank Account'; allowed: "
+     r"'Bank Account' or a wild \(Silver, Gold\)$")),
+    ("set_too_small", [(("stacks", 0, 0), cset(BANK, BANK)), (("draw_pile",), [AUTO, AUTO, BANK])],
+     r"^stacks\[0\]\[0\].cards: has 1 card\(s\); a set has at least 2 \(R-PAIR-HAND\)$"),
+    ("set_only_wilds", [(("stacks", 1, 1), cset(STOCKS, SILVER, SILVER)), (("draw_pile",), [AUTO, AUTO, STOCKS,
+                                                                                             STOCKS])],
+     r"^stacks\[1\]\[1\].cards: holds no 'Stocks'; a set has at least one card of its asset type"),
+    ("set_unknown_field", [(("stacks", 0, 0, "value"), 20000)],
+     r"^stacks\[0\]\[0\].value: unknown field; allowed fields: asset, cards, known_by$"),
+    ("stacks_length", [(("stacks",), [[], []])], r"^stacks: has 2 entries; expected 3 \(one per seat\)$"),
+    ("known_by_length", [(("stacks", 0, 0, "known_by"), [[0]])],
+     r"^stacks\[0\]\[0\].known_by: has 1 entries; expected 2 \(one per card\)$"),
+    ("known_by_seat_range", [(("stacks", 0, 0, "known_by"), [[0], [0, 3]])],
+     r"^stacks\[0\]\[0\].known_by\[1\]\[1\]: is 3; allowed: an integer from 0 to 2$"),
+    ("known_by_without_owner", [(("stacks", 1, 0, "known_by"), [[0], [0, 1, 2]])],
+     r"^stacks\[1\]\[0\].known_by\[0\]: lacks the set's owner, seat 1; the owner knows every card"),
+    ("known_by_hidden_when_public", [(("rules", "options"), {"hidden_wilds": False}),
+                                     (("stacks", 0, 0, "known_by"), [[0], [0, 1, 2]])],
+     r"^stacks\[0\]\[0\].known_by\[0\]: is \[0\]; with hidden_wilds = false every stack card is public"),
+    ("current_player_range", [(("current_player",), 3)], r"^current_player: is 3; allowed: an integer from 0 to 2$"),
+    ("current_player_empty_hand", [(("hands", 0), []), (("draw_pile",), [AUTO, AUTO, JEWELS, GOLD, PIGGY])],
+     r"^current_player: seat 0 has an empty hand; a player with an empty hand is skipped \(R-TURN\)"),
+    ("dealer_range", [(("dealer",), -1)], r"^dealer: is -1; allowed: an integer from 0 to 2$"),
+    ("first_dealer_range", [(("first_dealer",), 5)], r"^first_dealer: is 5; allowed: an integer from 0 to 2$"),
+    ("round_zero", [(("round",), 0)], r"^round: is 0; allowed: an integer >= 1$"),
+    ("negative_counter", [(("counters",), {"turns": -1})], r"^counters.turns: is -1; allowed: an integer >= 0$"),
+    ("unknown_counter", [(("counters",), {"moves": 1})], r"^counters.moves: unknown field; allowed fields: turns"),
+    ("played_this_turn_range", [(("played_this_turn",), [4])],
+     r"^played_this_turn\[0\]: is 4; allowed: an integer from 0 to 2$"),
+    ("eligible_repeated", [(("eligible",), [1, 1])], r"^eligible: lists a seat twice \(\[1, 1\]\)"),
+    ("winners_empty", [(("winners",), [])], r"^winners: is empty; give null"),
+    ("challenge_target_one_set", [(("challenge",), _challenge(defender=2, cards=[HOME])), (("hands", 2), [HOME])],
+     r"^challenge.defender: seat 2 has 0 set\(s\); a challenge needs a target with at least two \(R-CH-ALLOWED\)$"),
+    ("challenge_not_current_player", [(("challenge",), _challenge(challenger=2, players=[2]))],
+     r"^challenge.challenger: is seat 2; the challenger is the player whose turn it is, current_player = 0"),
+    ("challenge_card_not_matching", [(("challenge",), _challenge(cards=[PIGGY])), (("hands", 0), [JEWELS, GOLD])],
+     r"^challenge.cards\[0\]: 'Piggy Bank' does not match the contested set; allowed: 'Stocks' or a wild"),
+    ("challenge_players_alternate", [(("challenge",), _challenge(cards=[GOLD, STOCKS], players=[0, 0])),
+                                     (("hands", 0), [PIGGY])],
+     (r"^challenge.players\[1\]: is seat 0; the two sides alternate starting with the challenger, so it must be "
+     r"seat 1")),
+    ("challenge_to_act", [(("challenge",), _challenge(cards=[GOLD], to_act=0)), (("hands", 0), [JEWELS, PIGGY])],
+     r"^challenge.to_act: is seat 0; after seat 0 showed the last card, seat 1 must answer or give up"),
+    ("challenge_unknown_field", [(("challenge",), _challenge(cards=[GOLD], winner=1)),
+                                 (("hands", 0), [JEWELS, PIGGY])],
+     r"^challenge.winner: unknown field; allowed fields: challenger, defender"),
+    ("gave_up_wild", [(("gave_up",), [[], [GOLD], []])],
+     r"^gave_up\[1\]\[0\]: 'Gold' is a wild; a challenge is over an asset type: Piggy Bank, "),
+    ("rng_bad_state", [(("rng",), {"state": "0x12", "inc": "3"})],
+     r"^rng.state: expected a decimal string of a 128-bit integer; got '0x12'$"),
+    ("rng_even_inc", [(("rng",), {"state": "12", "inc": "4"})], r"^rng.inc: is even; a PCG64 increment is odd$"),
+    ("not_an_object", None, r"^position: expected an object with fields format, version"),
+]
+
+
+@pytest.mark.parametrize("changes, message", [(c, m) for _, c, m in MALFORMED], ids=[i for i, _, _ in MALFORMED])
+def test_malformed_position_refused(changes, message):
+    """Every kind of malformed or impossible position is refused with PositionError (a ValueError) naming the
+    field by its JSON path and what is allowed."""
+    if changes is None:
+        d = [1, 2, 3]
+    else:
+        d = _valid()
+        assert state_from_dict(copy.deepcopy(d)).n_players == 3
+        for path, value in changes:
+            _set(d, path, value)
+    with pytest.raises(PositionError, match=message) as e:
+        state_from_dict(d)
+    assert isinstance(e.value, ValueError)
+
+
+def test_challenge_position_valid_variant_loads():
+    """The challenge entries of MALFORMED differ from a valid challenge only in the named field."""
+    d = _valid()
+    d["challenge"] = _challenge(cards=[GOLD])
+    d["hands"][0] = [JEWELS, PIGGY]
+    s = state_from_dict(d)
+    assert s.to_act == 1 and legal(s) == ["give_up"]
+
+
+def test_loads_refuses_invalid_json():
+    """loads: text that is not JSON is refused as a PositionError."""
+    with pytest.raises(PositionError, match=r"^position: not valid JSON \("):
+        loads("{players: 3")
+
+
+def test_load_position_names_the_file(tmp_path):
+    """load_position: an unreadable file, or a bad field, is refused naming the file."""
+    with pytest.raises(PositionError, match=r"position file '.*missing.json': cannot read it"):
+        load_position(tmp_path / "missing.json")
+    d = _valid()
+    d["totals"] = [0, 0, -1]
+    f = tmp_path / "bug.json"
+    f.write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(PositionError, match=r"^bug.json: totals\[2\]: is -1; allowed: an integer >= 0$"):
+        load_position(f)
+
+
+def test_gave_up_record_round_trips():
+    """The public record of who gave up a challenge over which asset type (§10) is written per seat as asset
+    names and read back."""
+    d = _valid()
+    d["gave_up"] = [[], [STOCKS, JEWELS], []]
+    s = state_from_dict(d)
+    assert state_to_dict(s)["gave_up"] == [[], [STOCKS, JEWELS], []]  # card-type order
+    assert state_from_dict(state_to_dict(s)) == s
+    s = state_from_dict(position(players=2, hands=[[JEWELS, PIGGY], [GOLD]],
+                                 stacks=[[cset(BANK, BANK, BANK)], [cset(HOME, HOME, HOME), cset(JEWELS, JEWELS,
+                                                                                             JEWELS)]]))
+    act(s, "challenge:+1:match", "give_up")
+    assert state_to_dict(s)["gave_up"] == [[], [JEWELS]]
+
+
+def test_loaded_rng_drives_the_next_deal():
+    """The engine stream saved in a position deals the next round exactly as the original would."""
+    s, _, _ = _midgame("classic", 3, 5)
+    d = state_to_dict(s)
+    a, b = state_from_dict(d), state_from_dict(d)
+    assert np.array_equal(a.rng.random(4), b.rng.random(4))
+    assert a.rng.bit_generator.state == b.rng.bit_generator.state

@@ -1,0 +1,208 @@
+"""RULES.md §1 — cards: R-DECK-2011, R-DECK-ACTION, R-DECK-CUSTOM, R-DECK-MULTI."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import make_agent
+from cya_sim.engine.reference import new_game, play_game
+from cya_sim.rng import root_key
+from cya_sim.rules import Deck, DeckError, RulesError, deck_2011, get_rules, load_deck
+
+LATER_EDITION = """
+name = "later edition (values chosen by the user)"
+[[cards]]
+name = "Comic Books"
+kind = "asset"
+value = 5000
+copies = 10
+[[cards]]
+name = "Piano"
+kind = "asset"
+value = 5000
+copies = 10
+[[cards]]
+name = "Toy Train"
+kind = "asset"
+value = 5000
+copies = 10
+{nine}
+[[cards]]
+name = "Cabin"
+kind = "asset"
+value = 20000
+copies = 8
+[[cards]]
+name = "Silver"
+kind = "wild"
+value = 25000
+copies = 8
+[[cards]]
+name = "Gold"
+kind = "wild"
+value = 50000
+copies = 4
+"""
+NINE = ("Jewels", "Cash Under the Mattress", "Piggy Bank", "Scooter", "Sport Plane", "Classic Auto")
+
+
+def _later_edition_toml() -> str:
+    nine = "\n".join(
+        f'[[cards]]\nname = "{n}"\nkind = "asset"\nvalue = {10000 + 1000 * i}\ncopies = 9' for i, n in enumerate(NINE)
+    )
+    return LATER_EDITION.replace("{nine}", nine)
+
+
+def test_r_deck_2011_card_table():
+    """R-DECK-2011: the 12 card types, kinds, values and copies; 110 cards worth $1,360,000."""
+    d = deck_2011()
+    assert [(c.name, c.kind, c.value, c.copies) for c in d.cards] == [
+        ("Piggy Bank", "asset", 5000, 10),
+        ("Baseball Cards", "asset", 5000, 10),
+        ("Stamp Collection", "asset", 5000, 10),
+        ("Cash Under the Mattress", "asset", 5000, 10),
+        ("Bank Account", "asset", 10000, 10),
+        ("Coin Collection", "asset", 10000, 10),
+        ("Stocks", "asset", 10000, 10),
+        ("Jewels", "asset", 15000, 10),
+        ("Classic Auto", "asset", 15000, 10),
+        ("Home", "asset", 20000, 8),
+        ("Silver", "wild", 25000, 8),
+        ("Gold", "wild", 50000, 4),
+    ]
+    assert int(d.copies.sum()) == 110
+    assert d.total_value == 1_360_000
+    assert (d.n_assets, d.n_wilds) == (10, 2)
+    # two 55-card packs, each holding exactly half of every card
+    assert all(c.copies % 2 == 0 for c in d.cards) and int(d.copies.sum()) // 2 == 55
+
+
+def test_r_deck_2011_is_the_deck_of_every_preset():
+    """R-DECK-2011: classic, guide and basic all play the 2011 deck; round total $1,360,000 up to 6 players."""
+    for preset in ("classic", "guide", "basic"):
+        rules = get_rules(preset)
+        assert rules.deck == deck_2011()
+        for p in range(2, 7):
+            assert rules.round_total(p) == 1_360_000
+            assert int(rules.deck_counts(p).sum()) == 110
+
+
+def test_r_deck_action_cards_are_not_built_and_refused(tmp_path):
+    """R-DECK-ACTION: Swap, Move and Penny Jar (advanced rules) are not built yet: a deck with an
+    action card is refused by the rule set, and so is the ``advanced`` preset."""
+    deck = Deck.from_entries("with actions", [
+        {"name": "Jewels", "kind": "asset", "value": 15000, "copies": 40},
+        {"name": "Swap", "kind": "action", "value": 0, "copies": 2},
+    ])
+    assert deck.cards[1].kind == "action"
+    with pytest.raises(RulesError, match=r"option 'deck': action cards are not built yet"):
+        get_rules("classic", deck=deck)
+    with pytest.raises(RulesError, match=r"unknown rule preset 'advanced' \(planned, not built yet\); "
+                                         r"choose one of: classic, guide, basic"):
+        get_rules("advanced")
+    with pytest.raises(RulesError, match=r"option 'actions_per_turn' is 2; only 1 is built"):
+        get_rules("classic", actions_per_turn=2)
+
+
+def test_r_deck_custom_later_edition_loads_and_plays(tmp_path):
+    """R-DECK-CUSTOM: the later edition's deck, with the user's own values, loads from a file and plays."""
+    path = tmp_path / "later.toml"
+    path.write_text(_later_edition_toml(), encoding="utf-8")
+    deck = load_deck(path)
+    assert deck.names == ("Comic Books", "Piano", "Toy Train") + NINE + ("Cabin", "Silver", "Gold")
+    assert int(deck.copies.sum()) == 3 * 10 + 6 * 9 + 8 + 8 + 4 == 104
+    expected = 3 * 50000 + sum(9 * (10000 + 1000 * i) for i in range(6)) + 8 * 20000 + 8 * 25000 + 4 * 50000
+    assert deck.total_value == expected == 1_385_000
+    # nine copies cannot be split into two packs (R-DECK-MULTI): refused, naming the option ...
+    with pytest.raises(RulesError, match=r"option 'deck' at 7 players: option 'extra_deck_unit' = 'pack' needs an "
+                                         r"even number of copies of every card; Jewels, .*Classic Auto have odd"):
+        get_rules("classic", deck=deck)
+    # ... and accepted with full extra decks or at most six players
+    assert get_rules("classic", deck=deck, extra_deck_unit="full").round_total(7) == 2 * 1_385_000
+    rules = get_rules("classic", deck=deck, max_players=6)
+    assert rules.round_total(4) == 1_385_000
+    r = play_game(rules, [make_agent("random"), make_agent("greedy")], root_key(5))
+    assert max(r.totals) >= 1_000_000 and sum(r.win_shares) == 1.0
+
+
+def test_r_deck_custom_wilds_sorted_after_assets(tmp_path):
+    """R-DECK-CUSTOM: entries in any order are sorted into assets, then wilds (stable)."""
+    deck = Deck.from_entries("mixed", [
+        {"name": "W", "kind": "wild", "value": 9, "copies": 2},
+        {"name": "A", "kind": "asset", "value": 1, "copies": 30},
+        {"name": "B", "kind": "asset", "value": 2, "copies": 30},
+    ])
+    assert deck.names == ("A", "B", "W")
+
+
+@pytest.mark.parametrize(
+    "entries, message",
+    [
+        ([{"name": "A", "kind": "asset", "value": -5, "copies": 2}],
+         r"deck 'bad', card 0 \('A'\): field 'value' is -5; it must be an integer >= 0"),
+        ([{"name": "A", "kind": "asset", "value": 5, "copies": 0}],
+         r"deck 'bad', card 0 \('A'\): field 'copies' is 0; it must be an integer >= 1"),
+        ([{"name": "W", "kind": "wild", "value": 5, "copies": 4}],
+         r"deck 'bad': no asset card; a deck needs at least one asset"),
+        ([{"name": "A", "kind": "asset", "value": 5, "copies": 4}, {"name": "A", "kind": "asset", "value": 6,
+                                                                     "copies": 4}],
+         r"deck 'bad', card 1 \('A'\): two cards are named 'A'; names must be unique"),
+        ([{"name": "A", "kind": "gem", "value": 5, "copies": 4}],
+         r"deck 'bad', card 0 \('A'\): field 'kind' is 'gem'; choose one of: asset, wild, action"),
+        ([{"name": "A", "kind": "asset", "value": 5}], r"deck 'bad', card 0: missing field\(s\) copies"),
+    ],
+    ids=["negative_value", "zero_copies", "no_assets", "duplicate_name", "unknown_kind", "missing_field"],
+)
+def test_r_deck_custom_invalid_decks_refused(entries, message):
+    """R-DECK-CUSTOM: negative values, zero copies, no assets, two cards with one name are refused, naming the entry."""
+    with pytest.raises(DeckError, match=message):
+        Deck.from_entries("bad", entries)
+
+
+def test_r_deck_custom_bad_file_refused(tmp_path):
+    """R-DECK-CUSTOM: a missing file or bad TOML is refused naming the file."""
+    with pytest.raises(DeckError, match=r"deck file '.*nope.toml': cannot read it"):
+        load_deck(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("cards = [", encoding="utf-8")
+    with pytest.raises(DeckError, match=r"deck file '.*bad.toml': not valid TOML"):
+        load_deck(bad)
+
+
+@pytest.mark.parametrize(
+    "players, unit, cards, total",
+    [(6, "pack", 110, 1_360_000), (7, "pack", 165, 2_040_000), (9, "pack", 165, 2_040_000),
+     (10, "pack", 220, 2_720_000), (12, "pack", 220, 2_720_000),
+     (7, "full", 220, 2_720_000), (10, "full", 330, 4_080_000)],
+)
+def test_r_deck_multi_extra_packs(players, unit, cards, total):
+    """R-DECK-MULTI: one extra 55-card pack (or full deck) per three players beyond six, rounding up;
+    round totals scale."""
+    rules = get_rules("classic", extra_deck_unit=unit)
+    counts = rules.deck_counts(players)
+    assert int(counts.sum()) == cards
+    assert rules.round_total(players) == total
+    extra = cards // 110 if unit == "full" else cards // 55 - 1
+    if unit == "pack":
+        assert list(counts) == [c * (2 + (cards // 55 - 2)) // 2 for c in deck_2011().copies]
+    else:
+        assert list(counts) == [c * extra for c in deck_2011().copies]
+
+
+def test_r_deck_multi_game_deals_from_the_bigger_deck():
+    """R-DECK-MULTI: a 7-player classic game deals 7 x 4 cards and a discard from 165 cards."""
+    rules = get_rules("classic")
+    s = new_game(rules, 7, root_key(1))
+    assert [sum(h) for h in s.hands] == [4] * 7
+    assert len(s.discard_pile) == 1 and len(s.draw_pile) == 165 - 29
+    assert list(s.card_counts()) == list(rules.deck_counts(7))
+
+
+def test_r_deck_multi_pack_needs_even_copies():
+    """R-DECK-MULTI: extra packs need even copies of every card; ``full`` works with odd copies."""
+    deck = Deck.from_entries("odd", [{"name": "A", "kind": "asset", "value": 1, "copies": 61},
+                                     {"name": "W", "kind": "wild", "value": 2, "copies": 3}])
+    with pytest.raises(RulesError, match=r"option 'deck' at 7 players: .*needs an even number of copies of every card; A, W have odd copies"):
+        get_rules("classic", deck=deck)
+    rules = get_rules("classic", deck=deck, extra_deck_unit="full")
+    assert list(rules.deck_counts(7)) == [122, 6]
