@@ -24,6 +24,7 @@ and uses the hypergeometric model of :mod:`agents.probability`:
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from agents.heuristic import _best_pair, _cheapest_wild
 from agents.probability import expected_hidden_value, p_at_most
@@ -53,6 +54,7 @@ N_CC_PARAMS = 1
 _COUNT_PAIRS = np.array([1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1], np.float64)
 
 
+@njit(cache=True)
 def playable_cost(hand, values, asset, na, nw):
     """(cards, dollars): how many cards the hand can play over ``asset`` and their face value."""
     n = hand[asset]
@@ -63,6 +65,7 @@ def playable_cost(hand, values, asset, na, nw):
     return n, cost
 
 
+@njit(cache=True)
 def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask):
     """The ``card_counter`` action id (int) for one seat's view.
 

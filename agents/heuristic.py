@@ -5,8 +5,8 @@ With every switch at its default the policy plays exactly like ``greedy``;
 "the same policy with and without tip X" is one configuration change.
 
 The decision function :func:`heuristic_decide` is plain Python over the
-agent view (:mod:`agents.view`), compiled unchanged by numba for the batched
-engine; :class:`HeuristicAgent` is its single-game form.
+agent view (:mod:`agents.view`), compiled by numba; the batched engine and
+the single-game form :class:`HeuristicAgent` call the same compiled function.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
+from numba import njit
 
 from agents.probability import p_holds_none
 from agents.view import (
@@ -106,6 +107,7 @@ class HeuristicConfig:
         return np.array([float(d[k]) for k in order], np.float64)
 
 
+@njit(cache=True)
 def _cheapest_wild(hand, values, na, nw):
     """Type id of the cheapest wild in hand (ties: lowest id), -1 if none."""
     best, best_v = -1, 0
@@ -116,6 +118,7 @@ def _cheapest_wild(hand, values, na, nw):
     return best
 
 
+@njit(cache=True)
 def _p_safe(asset, seat, hdr, unseen, seats):
     """Chance that no opponent able to challenge holds an ``asset`` card or a wild (TIP-COUNT)."""
     na, nw = hdr[H_NA], hdr[H_NW]
@@ -132,6 +135,7 @@ def _p_safe(asset, seat, hdr, unseen, seats):
     return prob
 
 
+@njit(cache=True)
 def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pairs):
     """(action id, score) of the best set to lay under the switches; (-1, -1.0) if none."""
     ph, pd, ch, _di, _re, _gu, w = action_starts(hdr)
@@ -178,6 +182,7 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     return best, best_score
 
 
+@njit(cache=True)
 def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     """The ``heuristic`` action id (int) for one seat's view (:mod:`agents.view`).
 

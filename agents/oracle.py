@@ -26,6 +26,7 @@ draw order.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from agents.heuristic import _cheapest_wild
 from agents.view import (
@@ -51,6 +52,7 @@ CHEAT_LABEL = "oracle[CHEATS: sees hidden cards]"
 _SAFE_BONUS = 1 << 40  # ranks every safe set above every unsafe one
 
 
+@njit(cache=True)
 def _playable(hands_all, s, asset, na, nw):
     n = hands_all[s, asset]
     for k in range(nw):
@@ -58,6 +60,7 @@ def _playable(hands_all, s, asset, na, nw):
     return n
 
 
+@njit(cache=True)
 def oracle_decide(hdr, hand, values, seats, hands_all, mask):
     """The ``oracle`` action id (int).
 

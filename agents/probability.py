@@ -7,15 +7,19 @@ cards it holds is then hypergeometric(N, m, h). This ignores what the
 opponent's own play reveals beyond the public record; every function is exact
 under the model.
 
-All functions are plain Python on ints and floats, written so that numba can
-compile them unchanged (the batched engine calls compiled copies).
+All functions are plain Python on ints and floats, compiled by numba (the
+single-game agents and the batched engine call the same compiled code; the
+original Python is reachable as ``f.py_func``).
 """
 
 from __future__ import annotations
 
 import math
 
+from numba import njit
 
+
+@njit(cache=True)
 def log_comb(n: int, k: int) -> float:
     """ln C(n, k); ``-inf`` when k < 0 or k > n (no way to choose)."""
     if k < 0 or k > n or n < 0:
@@ -23,6 +27,7 @@ def log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
+@njit(cache=True)
 def hypergeom_pmf(x: int, n_unseen: int, n_match: int, hand: int) -> float:
     """P(X = x) for X ~ hypergeometric: ``x`` matching cards in a hand of ``hand``.
 
@@ -40,6 +45,7 @@ def hypergeom_pmf(x: int, n_unseen: int, n_match: int, hand: int) -> float:
     return 0.0 if lp == -math.inf else math.exp(lp)
 
 
+@njit(cache=True)
 def p_at_most(k: int, n_unseen: int, n_match: int, hand: int) -> float:
     """P(X <= k): the hand holds at most ``k`` matching cards (hypergeometric CDF).
 
@@ -52,11 +58,13 @@ def p_at_most(k: int, n_unseen: int, n_match: int, hand: int) -> float:
     return min(1.0, total)
 
 
+@njit(cache=True)
 def p_holds_none(n_unseen: int, n_match: int, hand: int) -> float:
     """P(X = 0): a hand of ``hand`` cards holds no matching card, C(N-m, h) / C(N, h)."""
     return hypergeom_pmf(0, n_unseen, n_match, hand)
 
 
+@njit(cache=True)
 def expected_hidden_value(asset_count: int, asset_value: int, wild_counts, wild_values) -> float:
     """Expected dollars of one hidden set card (R-HIDDEN-WILD).
 

@@ -22,6 +22,7 @@ first id of each block from ``hdr``.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cya_sim.observation import Observation
 
@@ -34,6 +35,7 @@ S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZ
 N_SEATCOL = 7
 
 
+@njit(cache=True)
 def action_starts(hdr):
     """First ids of the blocks: (pair_hand, pair_discard, challenge, discard, respond, give_up, width).
 

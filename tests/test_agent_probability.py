@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
@@ -45,5 +46,5 @@ def test_inconsistent_counts_give_zero():
 
 def test_expected_hidden_value_hand_computed():
     # 2 unseen Jewels ($15k), 1 Silver ($25k), 1 Gold ($50k): (30 + 25 + 50) / 4 = 26.25k
-    assert expected_hidden_value(2, 15_000, [1, 1], [25_000, 50_000]) == pytest.approx(26_250)
-    assert expected_hidden_value(0, 15_000, [0, 0], [25_000, 50_000]) == 15_000
+    assert expected_hidden_value(2, 15_000, np.array([1, 1]), np.array([25_000, 50_000])) == pytest.approx(26_250)
+    assert expected_hidden_value(0, 15_000, np.array([0, 0]), np.array([25_000, 50_000])) == 15_000

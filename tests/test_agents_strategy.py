@@ -192,3 +192,25 @@ def test_oracle_refuses_to_play_blind():
     s = _challenge_position([JEWELS, PIGGY, STAMPS, COINS])
     with pytest.raises(ValueError, match="needs the full game state"):
         OracleAgent().act(observe(s, 0), RNG)
+
+
+def _alternate(first, second, players):
+    """One new agent per seat: ``first`` on even seats, ``second`` on odd ones."""
+    return [first() if s % 2 == 0 else second() for s in range(players)]
+
+
+@pytest.mark.parametrize("preset", ["classic", "guide", "basic"])
+def test_heuristic_with_default_switches_is_greedy_game_by_game(preset):
+    """``greedy`` is expressible as ``heuristic()``: the same actions in whole games."""
+    from agents.random_agent import RandomAgent
+    from cya_sim.engine.reference import play_game
+    from cya_sim.rng import root_key
+    from cya_sim.rules import get_rules
+
+    rules = get_rules(preset)
+    for players in range(2, 7):
+        for g in range(2):
+            a = play_game(rules, _alternate(GreedyAgent, RandomAgent, players), root_key(5), g, record_actions=True)
+            b = play_game(rules, _alternate(HeuristicAgent, RandomAgent, players), root_key(5), g, record_actions=True)
+            assert a.actions == b.actions
+            assert a.totals == b.totals
