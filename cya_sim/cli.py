@@ -1,4 +1,8 @@
-"""The ``cya-sim`` command line: play, tournament, rules, bench.
+"""The ``cya-sim`` command line: play, tournament, rules, report, bench.
+
+``cya-sim tournament EXPERIMENT.toml [flags]`` (an experiment file) and
+``cya-sim report FOLDER`` are handled by :mod:`cya_sim.experiment_cli`; a
+``tournament`` with flags only plays one rotated line-up (:mod:`cya_sim.tournament`).
 
 Every refused option prints one line to stderr naming the option and what is
 allowed, exits with status 2, and writes nothing.
@@ -156,11 +160,16 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            "order (games.parquet seat_s_agent) replays exactly")
 
     tour = sub.add_parser(
-        "tournament", help="play many games with rotated seats; write games.parquet, summary.csv, win_rates.png",
-        description="Play many games with seats rotated so every agent sits in every seat equally often; "
+        "tournament", help="run an experiment file, or play one rotated line-up given by flags",
+        description="With an experiment file (cya-sim tournament experiments/<name>.toml [flags]; see "
+                    "`cya-sim tournament FILE --help` for its flags): play every missing chunk of its games into "
+                    "its results folder, then write REPORT.md, the CSV tables and the plots. With flags only: "
+                    "play many games with seats rotated so every agent sits in every seat equally often; "
                     "write games.parquet, summary.csv (win rates with 95%% Wilson intervals), win_rates.png "
                     "and tournament.json into --out. With no options: classic rules, 4 players, greedy vs "
                     f"random, {DEFAULT_GAMES} games, seed 1, into {DEFAULT_OUT}.")
+    tour.add_argument("experiment", nargs="?", type=Path, metavar="EXPERIMENT.toml",
+                      help="an experiment file (experiments/<name>.toml); its own flags override its fields")
     _add_rule_args(tour)
     tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
                       help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
@@ -180,6 +189,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size"), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
+
+    sub.add_parser("report", help="rebuild REPORT.md, tables and plots of a results folder (see `cya-sim report "
+                                  "--help`)", add_help=False)
 
     rules = sub.add_parser("rules", help="print a preset's options and deck",
                            description="Print every option of a rule preset and its deck.")
@@ -229,6 +241,28 @@ def _format_summary(summary) -> str:
     return "\n".join(rows)
 
 
+#: Flags of the flags-only ``tournament`` that take a value (to find an experiment file among the arguments).
+_TOURNAMENT_VALUE_FLAGS = frozenset({"--rules", "--option", "--deck", "--agents", "--players", "--games", "--seed",
+                                     "--out", "--engine", "--workers", "--chunk-size"})
+
+
+def experiment_argument(args: Sequence[str]) -> int | None:
+    """Index in ``args`` (the words after ``tournament``) of an experiment file, or None (flags-only mode).
+
+    The experiment file is the first positional word, skipping the values of
+    flags that take one (``--deck my_deck.toml`` is a deck, not an experiment).
+    """
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a in _TOURNAMENT_VALUE_FLAGS:
+            skip = True
+        elif not a.startswith("-"):
+            return i
+    return None
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, resolve_engine, run_tournament
 
@@ -268,6 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     written); 130 when interrupted.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["report"]:
+        from cya_sim.experiment_cli import report_main
+
+        return report_main(argv[1:])
+    if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
+        from cya_sim.experiment_cli import tournament_main
+
+        i = experiment_argument(argv[1:])
+        return tournament_main([argv[1 + i], *argv[1:1 + i], *argv[2 + i:]])
     try:
         parser = build_parser(argv)
         try:

@@ -1,4 +1,11 @@
-"""Tournament plots, drawn with matplotlib's Agg canvas (no display, no pyplot state)."""
+"""Tournament plots, drawn with matplotlib's Agg canvas (no display, no pyplot state).
+
+:func:`win_rate_figure` is the flags-only tournament's ``win_rates.png``. The
+report of an experiment (:mod:`cya_sim.report`) draws the figures of
+:data:`PLOTS` from the tables of :class:`cya_sim.analysis.Analysis`, one panel
+per table size, so an experiment over several table sizes still has one file
+per figure; :func:`save_all` writes them.
+"""
 
 from __future__ import annotations
 
@@ -61,3 +68,192 @@ def save_win_rates(summary: pd.DataFrame, n_players: int, path: str | Path, titl
     path = Path(path)
     win_rate_figure(summary, n_players, title).savefig(path, format="png")
     return path
+
+
+# -- the report's figures ----------------------------------------------------------
+PLOTS = {
+    "win_rates.png": "win rate per agent with 95% Wilson intervals",
+    "pairwise.png": "head-to-head matrix: share of comparisons the row agent finished ahead",
+    "totals.png": "distribution of final totals per agent",
+    "seats.png": "win rate by seat and by turn order, with 95% Wilson intervals",
+    "rounds.png": "rounds per game",
+}
+
+
+def _panels(n: int, width: float = 5.0, height: float = 4.0) -> tuple[Figure, list]:
+    fig = Figure(figsize=(width * n, height), dpi=110)
+    FigureCanvasAgg(fig)
+    axes = [fig.add_subplot(1, n, i + 1) for i in range(n)]
+    return fig, axes
+
+
+def win_rate_panels(summary: pd.DataFrame) -> Figure:
+    """Win rate per agent with its interval and the fair share 1/P, one panel per table size.
+
+    Args:
+        summary: ``Analysis.summary`` (columns players, agent, win_rate, win_rate_ci_low/high; rates in [0, 1]).
+    """
+    sizes = sorted(summary["players"].unique())
+    fig, axes = _panels(len(sizes), width=max(4.0, 1.1 * summary["agent"].nunique() + 2.0))
+    for ax, p in zip(axes, sizes):
+        s = summary[summary["players"] == p]
+        x = np.arange(len(s))
+        rate = s["win_rate"].to_numpy(float)
+        err = np.clip(np.vstack([rate - s["win_rate_ci_low"].to_numpy(float),
+                                 s["win_rate_ci_high"].to_numpy(float) - rate]), 0.0, None)
+        ax.bar(x, rate, color="#4C72B0", width=0.6)
+        ax.errorbar(x, rate, yerr=err, fmt="none", ecolor="black", capsize=6, lw=1.2, label="95% Wilson interval")
+        ax.axhline(1.0 / p, color="#C44E52", ls="--", lw=1.2, label=f"fair share 1/{p}")
+        ax.set_xticks(x, s["agent"].astype(str).tolist(), rotation=20)
+        ax.set_ylabel("win rate (win shares per seat-game)")
+        ax.set_title(f"{p} players", fontsize=10)
+        top = float(np.nanmax(s["win_rate_ci_high"].to_numpy(float), initial=0.0))
+        ax.set_ylim(0.0, min(1.0, max(top, 1.0 / p) * 1.25 + 0.02))
+        ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def pairwise_figure(pairwise: pd.DataFrame) -> Figure:
+    """Heatmap of ``ahead_share`` (row agent ahead of column agent), annotated, one panel per table size.
+
+    Args:
+        pairwise: ``Analysis.pairwise`` (players, agent, opponent, ahead_share, p_value).
+    """
+    sizes = sorted(pairwise.loc[pairwise["comparisons"] > 0, "players"].unique())
+    k = max(2, pairwise["agent"].nunique())
+    fig, axes = _panels(max(1, len(sizes)), width=max(4.5, 0.9 * k + 2.5), height=max(3.5, 0.7 * k + 1.8))
+    if not sizes:
+        axes[0].text(0.5, 0.5, "no two different agents met", ha="center", va="center", transform=axes[0].transAxes)
+        axes[0].set_axis_off()
+    for ax, p in zip(axes, sizes):
+        d = pairwise[pairwise["players"] == p]
+        names = list(dict.fromkeys(d["agent"].tolist() + d["opponent"].tolist()))
+        m = d.pivot(index="agent", columns="opponent", values="ahead_share").reindex(index=names, columns=names)
+        im = ax.imshow(m.to_numpy(float), cmap="RdBu_r", vmin=0.0, vmax=1.0)
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                v = m.iat[i, j]
+                if np.isfinite(v):
+                    ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=8,
+                            color="white" if abs(v - 0.5) > 0.3 else "black")
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("agent")
+        ax.set_title(f"{p} players: share finished ahead", fontsize=10)
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    return fig
+
+
+def totals_figure(games: pd.DataFrame) -> Figure:
+    """Histogram (step) of final totals in dollars per agent over its seat-games, one panel per table size.
+
+    Args:
+        games: stored games (:func:`cya_sim.runner.games_schema`).
+    """
+    sizes = sorted(int(p) for p in games["players"].unique())
+    fig, axes = _panels(len(sizes))
+    for ax, p in zip(axes, sizes):
+        d = games[games["players"] == p]
+        names = sorted(set().union(*(set(pd.unique(d[f"seat_{s}_agent"]).tolist()) for s in range(p))))
+        agent = np.concatenate([pd.Categorical(d[f"seat_{s}_agent"], categories=names).codes for s in range(p)])
+        total = np.concatenate([d[f"seat_{s}_total"].to_numpy(np.float64) for s in range(p)]) / 1000.0
+        bins = np.histogram_bin_edges(total, bins=40)
+        for i, name in enumerate(names):
+            counts, _ = np.histogram(total[agent == i], bins=bins, density=True)
+            ax.stairs(counts, bins, lw=1.5, label=str(name))
+        ax.set_xlabel("final total (thousand dollars)")
+        ax.set_ylabel("density")
+        ax.set_title(f"{p} players", fontsize=10)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def seats_figure(seats: pd.DataFrame) -> Figure:
+    """Win rate by seat and by turn order (all agents), with intervals and the fair share, one panel per size.
+
+    Args:
+        seats: ``Analysis.seats`` (rows with agent ``(all)`` are drawn).
+    """
+    sizes = sorted(seats["players"].unique())
+    fig, axes = _panels(len(sizes))
+    for ax, p in zip(axes, sizes):
+        d = seats[(seats["players"] == p) & (seats["agent"] == "(all)")]
+        for off, (position, color) in zip((-0.2, 0.2), (("seat", "#4C72B0"), ("turn_order", "#55A868"))):
+            s = d[d["position"] == position]
+            rate = s["win_rate"].to_numpy(float)
+            err = np.clip(np.vstack([rate - s["win_rate_ci_low"].to_numpy(float),
+                                     s["win_rate_ci_high"].to_numpy(float) - rate]), 0.0, None)
+            pv = s["p_value"].iloc[0] if len(s) else np.nan
+            label = "seat (chair)" if position == "seat" else "turn order (0 = first to move)"
+            ax.bar(s["seat"].to_numpy() + off, rate, width=0.4, color=color, label=f"{label}, chi-square p={pv:.3g}")
+            ax.errorbar(s["seat"].to_numpy() + off, rate, yerr=err, fmt="none", ecolor="black", capsize=4)
+        ax.axhline(1.0 / p, color="#C44E52", ls="--", lw=1.2, label=f"fair share 1/{p}")
+        ax.set_xticks(range(p))
+        ax.set_xlabel("seat / turn-order position")
+        ax.set_ylabel("win rate")
+        # zoom on the fair share: seat effects are a few points at most, so the axis does not start at 0
+        lo = float(np.nanmin(d["win_rate_ci_low"].to_numpy(float), initial=1.0 / p))
+        hi = float(np.nanmax(d["win_rate_ci_high"].to_numpy(float), initial=1.0 / p))
+        pad = max(0.01, 0.5 * (hi - lo))
+        ax.set_ylim(max(0.0, min(lo, 1.0 / p) - pad), min(1.0, max(hi, 1.0 / p) + 2 * pad))
+        ax.set_title(f"{p} players", fontsize=10)
+        ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def rounds_figure(rounds: pd.DataFrame) -> Figure:
+    """Share of games by number of rounds (FACT-ROUNDS), one panel per table size.
+
+    Args:
+        rounds: ``Analysis.rounds`` (players, rounds, games, share).
+    """
+    sizes = sorted(rounds["players"].unique())
+    fig, axes = _panels(len(sizes))
+    for ax, p in zip(axes, sizes):
+        d = rounds[rounds["players"] == p]
+        ax.bar(d["rounds"].to_numpy(), d["share"].to_numpy(float), color="#8172B2")
+        mean = float((d["rounds"] * d["games"]).sum() / d["games"].sum())
+        ax.axvline(mean, color="black", ls=":", label=f"mean {mean:.2f}")
+        ax.set_xticks(d["rounds"].to_numpy())
+        ax.set_xlabel("rounds per game")
+        ax.set_ylabel("share of games")
+        ax.set_title(f"{p} players", fontsize=10)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None) -> list[Path]:
+    """Write every figure of :data:`PLOTS` as PNG into ``folder``.
+
+    Args:
+        analysis: a :class:`cya_sim.analysis.Analysis`. games: the stored games.
+        folder: destination. write: ``write(path, fn)`` used to write a file
+            atomically (default: write directly).
+
+    Raises:
+        OSError: a file cannot be written.
+    """
+    folder = Path(folder)
+    figs = {
+        "win_rates.png": lambda: win_rate_panels(analysis.summary),
+        "pairwise.png": lambda: pairwise_figure(analysis.pairwise),
+        "totals.png": lambda: totals_figure(games),
+        "seats.png": lambda: seats_figure(analysis.seats),
+        "rounds.png": lambda: rounds_figure(analysis.rounds),
+    }
+    paths = []
+    for name, make in figs.items():
+        fig = make()
+        path = folder / name
+        if write is None:
+            fig.savefig(path, format="png")
+        else:
+            write(path, lambda p, fig=fig: fig.savefig(p, format="png"))
+        paths.append(path)
+    return paths

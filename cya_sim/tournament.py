@@ -7,11 +7,12 @@ never on which worker plays it or how games are grouped into chunks, so the
 results are identical for any ``workers`` and ``chunk_size`` (and for either
 engine: the batched engine reproduces the reference engine game by game).
 
-Planned (issue 5), and what this module leaves room for: other line-up
-designs replace :func:`seat_assignment`; other executors (a Dask cluster)
-replace :func:`_run_chunks`, which already works on independent chunks of
-global game indices; per-chunk result files and resume build on
-:data:`MANIFEST` and :func:`check_out_folder`.
+Experiment files (issue 5) build on the same ideas in :mod:`cya_sim.experiment`
+(line-up designs, duplicate deals, a schedule of global game numbers),
+:mod:`cya_sim.runner` (one Parquet file per chunk, manifest, resume, local
+processes or a Dask cluster) and :mod:`cya_sim.report` (every statistic and
+plot, REPORT.md). This module stays the flags-only ``cya-sim tournament`` and
+the in-memory API (``out=None``) that the benchmark uses.
 """
 
 from __future__ import annotations

@@ -1,0 +1,247 @@
+"""Statistics of a results folder: every table of the report, from the stored games alone.
+
+All numbers are computed per table size (a fair share is 1/P) from
+``games.parquet`` (:func:`cya_sim.runner.load_games`) with library methods:
+
+- win rate per agent with a 95% Wilson interval and mean final total with a
+  Student-t interval (:func:`cya_sim.stats.summarize`, statsmodels);
+- a Bradley–Terry rating with standard errors (:func:`cya_sim.ratings.bradley_terry`,
+  statsmodels GLM);
+- the pairwise head-to-head matrix with the "A beats B" exact binomial test
+  (:func:`cya_sim.comparisons.pairwise_table`, scipy);
+- win rate per seat and per turn order with Pearson's chi-square test of
+  equal shares (:func:`cya_sim.comparisons.seat_table`, scipy), and the
+  seat-games of every agent in every seat (the rotation balance);
+- game length (rounds, turns), challenges and the largest set stolen;
+- the variance removed by duplicate deals: per agent, the cluster-robust
+  variance of the mean win share and mean total with the games of one deal
+  as a cluster against the one with each game as a cluster (Liang & Zeger
+  1986; equal to statsmodels OLS ``cov_type="cluster"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from cya_sim.comparisons import pairwise_table, position_table
+from cya_sim.engine.table import GameTable
+from cya_sim.ratings import bradley_terry
+from cya_sim.stats import mean_interval, summarize, wilson_interval
+
+LENGTH_METRICS = ("rounds", "turns", "challenges", "largest_steal")
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Every table of the report; each DataFrame has a ``players`` column (table size).
+
+    Attributes:
+        summary: per (players, agent): :data:`cya_sim.stats.SUMMARY_COLUMNS`
+            plus ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high``
+            (Elo scale, the first agent of the pool present = 0).
+        pairwise: per (players, agent, opponent): :data:`cya_sim.comparisons.PAIRWISE_COLUMNS`.
+        seats: per (players, position, agent, seat): ``position`` is ``seat``
+            (fixed chair) or ``turn_order`` (0 = first to move in round 1, left
+            of the first dealer); ``agent`` ``(all)`` rows carry the
+            chi-square statistic ``chi2`` and ``p_value`` of equal seat shares.
+        lengths: per (players, metric): mean with t interval, std, quantiles.
+        rounds: per (players, rounds): games and share of games.
+        variance: per (players, agent, metric in win_share/total): standard errors of the
+            agent's mean, ``se_independent`` (every seat-game independent), ``se_by_game``
+            (cluster-robust with the seats of one game as a cluster: the honest error of a
+            plain design) and ``se_by_deal`` (cluster-robust with every game of one deal as
+            a cluster: the honest error under duplicate deals); ``variance_ratio`` =
+            (se_by_deal / se_by_game)^2 and ``variance_removed`` = 1 - ratio, the share of
+            the variance the duplicate deals cancelled (exactly 0 without them).
+        games: number of games per table size.
+        notes: per table size, remarks for the report (e.g. why a rating is missing).
+        duplicate: some deal was played more than once (duplicate deals).
+    """
+
+    summary: pd.DataFrame
+    pairwise: pd.DataFrame
+    seats: pd.DataFrame
+    lengths: pd.DataFrame
+    rounds: pd.DataFrame
+    variance: pd.DataFrame
+    games: dict[int, int]
+    notes: dict[int, list[str]]
+    duplicate: bool = False
+
+
+def table_of(df: pd.DataFrame, agents: list[str]) -> GameTable:
+    """The :class:`GameTable` of stored games of one table size.
+
+    Args:
+        df: rows of :func:`cya_sim.runner.games_schema`, all with the same ``players``.
+        agents: (K,) names; ``seat_agent`` indexes them.
+
+    Raises:
+        ValueError: several table sizes in ``df``, or an agent not in ``agents``.
+    """
+    sizes = df["players"].unique()
+    if len(sizes) != 1:
+        raise ValueError(f"table_of needs games of one table size; got {sorted(sizes.tolist())}")
+    p = int(sizes[0])
+    cols = [df[f"seat_{s}_agent"] for s in range(p)]
+    seen = set().union(*(set(pd.unique(c).tolist()) for c in cols))
+    if not seen <= set(agents):
+        raise ValueError(f"stored games name agents outside {agents}: {sorted(map(str, seen - set(agents)))}")
+    sa = np.column_stack([pd.Categorical(c, categories=agents).codes for c in cols])
+    col = lambda name, dt: np.column_stack([df[f"seat_{s}_{name}"].to_numpy(dt) for s in range(p)])
+    return GameTable(
+        game_index=df["deal"].to_numpy(np.int64), seat_agent=sa.astype(np.int16),
+        first_dealer=df["first_dealer"].to_numpy(np.int16), totals=col("total", np.int64),
+        win_share=col("win_share", np.float64), rounds=df["rounds"].to_numpy(np.int64),
+        turns=df["turns"].to_numpy(np.int64), challenges=df["challenges"].to_numpy(np.int64),
+        decisions=df["decisions"].to_numpy(np.int64), largest_steal=df["largest_steal"].to_numpy(np.int64))
+
+
+def turn_order_shares(table: GameTable) -> np.ndarray:
+    """(G, P) win shares by turn order: column q is the seat ``(first_dealer + 1 + q) % P`` (R-SETUP)."""
+    p = table.win_share.shape[1]
+    seats = (np.asarray(table.first_dealer, np.int64)[:, None] + 1 + np.arange(p)[None, :]) % p
+    return np.take_along_axis(np.asarray(table.win_share), seats, axis=1)
+
+
+def cluster_variance(values: np.ndarray, groups: np.ndarray) -> tuple[float, float]:
+    """Standard errors of a mean: independent observations, and cluster-robust by group.
+
+    Args:
+        values: (N,) float observations. groups: (N,) int cluster labels (>= 0).
+
+    Returns:
+        (se_independent, se_cluster). ``se_independent`` = s / sqrt(N);
+        ``se_cluster`` is the Liang–Zeger sandwich estimate with statsmodels'
+        small-sample factor G/(G-1) * (N-1)/(N-1), i.e. exactly the standard
+        error of ``statsmodels`` ``OLS(values, 1).fit(cov_type="cluster")``
+        (the tests check it against statsmodels); it is computed here from
+        per-cluster sums (``numpy.bincount``) so that millions of games take
+        a fraction of a second. NaN when N < 2 or fewer than 2 clusters.
+    """
+    y = np.asarray(values, np.float64).ravel()
+    grp = np.asarray(groups, np.int64).ravel()
+    n = y.size
+    if n < 2:
+        return float("nan"), float("nan")
+    e = y - y.mean()
+    sums = np.bincount(grp, weights=e)
+    present = np.bincount(grp) > 0
+    g = int(present.sum())
+    if g < 2:
+        return float("nan"), float("nan")
+    se_iid = float(np.sqrt((e @ e) / (n - 1) / n))
+    se_cl = float(np.sqrt((sums[present] ** 2).sum() * g / (g - 1)) / n)
+    return se_iid, se_cl
+
+
+def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95) -> Analysis:
+    """All report tables of stored games.
+
+    Args:
+        games: rows of :func:`cya_sim.runner.games_schema` (any table sizes).
+        agents: (K,) the experiment's pool, in pool order.
+        confidence: level of every interval.
+
+    Raises:
+        ValueError: no games, or stored agents outside the pool.
+    """
+    if games.empty:
+        raise ValueError("no games stored yet; run the experiment first")
+    out: dict[str, list[pd.DataFrame]] = {k: [] for k in ("summary", "pairwise", "seats", "lengths", "rounds",
+                                                           "variance")}
+    counts: dict[int, int] = {}
+    notes: dict[int, list[str]] = {}
+    for p, df in games.groupby("players", sort=True):
+        p = int(p)
+        counts[p] = len(df)
+        used = set(pd.unique(df[[f"seat_{s}_agent" for s in range(p)]].to_numpy().ravel()))
+        present = [a for a in agents if a in used]
+        t = table_of(df, present)
+        notes[p] = []
+        out["summary"].append(_with_players(_summary(t, present, confidence, notes[p]), p))
+        out["pairwise"].append(_with_players(pairwise_table(t, present, confidence), p))
+        out["seats"].append(_with_players(_seats(t, present, confidence), p))
+        out["lengths"].append(_with_players(_lengths(t, confidence), p))
+        vc = pd.Series(t.rounds).value_counts().sort_index()
+        out["rounds"].append(_with_players(pd.DataFrame({"rounds": vc.index.astype(int), "games": vc.to_numpy(),
+                                                         "share": vc.to_numpy() / len(t)}), p))
+        out["variance"].append(_with_players(_variance(t, present, df["game"].to_numpy()), p))
+    duplicate = bool(games["deal"].duplicated().any())
+    return Analysis(**{k: pd.concat(v, ignore_index=True) for k, v in out.items()}, games=counts, notes=notes,
+                    duplicate=duplicate)
+
+
+def _with_players(df: pd.DataFrame, p: int) -> pd.DataFrame:
+    df = df.copy()
+    df.insert(0, "players", p)
+    return df
+
+
+def _summary(t: GameTable, agents: list[str], confidence: float, notes: list[str]) -> pd.DataFrame:
+    s = summarize(t, agents, confidence)
+    try:
+        r = bradley_terry(t, agents, confidence)
+        return s.merge(r, on="agent", how="left")
+    except ValueError as e:
+        notes.append(f"Ratings: {e}.")
+        return s.assign(rating=np.nan, rating_se=np.nan, rating_ci_low=np.nan, rating_ci_high=np.nan)
+
+
+def _seats(t: GameTable, agents: list[str], confidence: float) -> pd.DataFrame:
+    frames = []
+    p = t.seat_agent.shape[1]
+    for position, share in (("seat", np.asarray(t.win_share)), ("turn_order", turn_order_shares(t))):
+        df, chi2, pv = position_table(share, confidence)
+        frames.append(df.assign(position=position, agent="(all)", chi2=chi2, p_value=pv))
+        sa = np.asarray(t.seat_agent)
+        if position == "turn_order":
+            order = (np.asarray(t.first_dealer, np.int64)[:, None] + 1 + np.arange(p)[None, :]) % p
+            sa = np.take_along_axis(sa, order, axis=1)
+        for a, name in enumerate(agents):
+            where = sa == a
+            games = where.sum(axis=0)
+            wins = np.where(where, share, 0.0).sum(axis=0)
+            rate = np.divide(wins, games, out=np.full(p, np.nan), where=games > 0)
+            lo, hi = np.full(p, np.nan), np.full(p, np.nan)
+            ok = games > 0
+            if ok.any():
+                lo[ok], hi[ok] = wilson_interval(wins[ok], games[ok], confidence)
+            frames.append(pd.DataFrame({"seat": np.arange(p), "games": games, "wins": wins, "win_rate": rate,
+                                        "win_rate_ci_low": lo, "win_rate_ci_high": hi, "position": position,
+                                        "agent": name, "chi2": np.nan, "p_value": np.nan}))
+    cols = ["position", "agent", "seat", "games", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
+            "chi2", "p_value"]
+    return pd.concat(frames, ignore_index=True)[cols]
+
+
+def _lengths(t: GameTable, confidence: float) -> pd.DataFrame:
+    rows = []
+    for m in LENGTH_METRICS:
+        x = np.asarray(getattr(t, m), np.float64)
+        mean, lo, hi = mean_interval(x, confidence)
+        q = np.quantile(x, [0.05, 0.5, 0.95])
+        rows.append((m, mean, lo, hi, float(x.std(ddof=1)) if x.size > 1 else np.nan, float(x.min()), q[0], q[1],
+                     q[2], float(x.max())))
+    return pd.DataFrame(rows, columns=["metric", "mean", "mean_ci_low", "mean_ci_high", "std", "min", "p05",
+                                       "median", "p95", "max"])
+
+
+def _variance(t: GameTable, agents: list[str], game: np.ndarray) -> pd.DataFrame:
+    sa = np.asarray(t.seat_agent)
+    deal = np.broadcast_to(np.asarray(t.game_index, np.int64)[:, None], sa.shape)
+    games = np.broadcast_to(np.asarray(game, np.int64)[:, None], sa.shape)
+    rows = []
+    for a, name in enumerate(agents):
+        where = sa == a
+        for metric, values in (("win_share", np.asarray(t.win_share)), ("total", np.asarray(t.totals))):
+            x = values[where]
+            se_i, se_g = cluster_variance(x, games[where] - games[where].min())
+            _, se_d = cluster_variance(x, deal[where] - deal[where].min())
+            ratio = (se_d / se_g) ** 2 if np.isfinite(se_g) and se_g > 0 else np.nan
+            rows.append((name, metric, int(where.sum()), se_i, se_g, se_d, ratio, 1.0 - ratio))
+    return pd.DataFrame(rows, columns=["agent", "metric", "seat_games", "se_independent", "se_by_game", "se_by_deal",
+                                       "variance_ratio", "variance_removed"])

@@ -1,0 +1,227 @@
+"""Command line of experiment files: ``cya-sim tournament EXPERIMENT.toml [overrides]`` and ``cya-sim report FOLDER``.
+
+``cya-sim`` (:mod:`cya_sim.cli`) hands these two forms to :func:`tournament_main`
+and :func:`report_main`. Every refused input — a flag, a field of the file, the
+results folder — prints one line naming the field and what is allowed and
+exits with status 2 before any game is played; nothing already written is
+touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+#: experiment field -> the flag that overrides it (error messages name both).
+FLAG_OF = {
+    "games": "--games", "seed": "--seed", "players": "--players", "agents": "--agents", "out": "--out",
+    "rules.preset": "--rules", "design.kind": "--design", "design.duplicate": "--duplicate",
+    "run.engine": "--engine", "run.workers": "--workers", "run.chunk_size": "--chunk-size",
+    "run.scheduler": "--scheduler",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _value(text: str) -> Any:
+    """A TOML value when the text parses as one (``5``, ``true``, ``["a", "b"]``), else the text itself."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _list(text: str) -> list[Any]:
+    return [_value(x.strip()) for x in text.split(",")]
+
+
+def tournament_parser(prog: str = "cya-sim tournament") -> argparse.ArgumentParser:
+    """Parser of ``cya-sim tournament EXPERIMENT.toml`` and its overrides."""
+    p = _Parser(prog=prog, description=(
+        "Run an experiment file (experiments/<name>.toml): play every missing chunk of games into its results "
+        "folder (resume), then write summary.csv, pairwise.csv, seats.csv, plots and REPORT.md. Flags override "
+        "fields of the file."))
+    p.add_argument("experiment", type=Path, help="the experiment TOML file")
+    p.add_argument("--games", metavar="G", help="games per table size (field games)")
+    p.add_argument("--seed", metavar="N", help="tournament seed (field seed)")
+    p.add_argument("--players", metavar="P[,P...]", help="table size(s) (field players)")
+    p.add_argument("--agents", metavar="A,B,...", help="the agent pool (field agents)")
+    p.add_argument("--rules", metavar="PRESET", help="rule preset (field rules.preset)")
+    p.add_argument("--design", metavar="KIND", help="round_robin | one_vs_field | explicit (field design.kind)")
+    dup = p.add_mutually_exclusive_group()
+    dup.add_argument("--duplicate", dest="duplicate", action="store_const", const=True,
+                     help="duplicate deals: every rotation of every line-up plays the same deal")
+    dup.add_argument("--no-duplicate", dest="duplicate", action="store_const", const=False,
+                     help="a new deal for every game")
+    p.add_argument("--out", metavar="FOLDER", help="results folder (field out)")
+    p.add_argument("--engine", metavar="NAME", help="auto | batched | reference (field run.engine)")
+    p.add_argument("--workers", metavar="N", help="local worker processes (field run.workers)")
+    p.add_argument("--chunk-size", metavar="G", help="games per chunk file (field run.chunk_size)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run the chunks on this Dask distributed scheduler (field run.scheduler)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                   help="set any field by its dotted name, value in TOML syntax, e.g. --set rules.options.hand_size=5 "
+                        "(repeatable)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary (batch jobs)")
+    p.add_argument("--no-report", action="store_true", help="play only; build the report later with cya-sim report")
+    return p
+
+
+def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
+    """Dotted field -> value of every override flag given (values still unvalidated).
+
+    Raises:
+        SystemExit(2): a ``--set`` item that is not FIELD=VALUE (message printed).
+    """
+    o: dict[str, Any] = {}
+    scalar = {"games": args.games, "seed": args.seed, "rules.preset": args.rules, "design.kind": args.design,
+              "out": args.out, "run.engine": args.engine, "run.workers": args.workers,
+              "run.chunk_size": args.chunk_size, "run.scheduler": args.scheduler}
+    for k, v in scalar.items():
+        if v is not None:
+            o[k] = _value(v) if k not in ("out", "run.scheduler") else v
+    if args.players is not None:
+        ps = _list(args.players)
+        o["players"] = ps[0] if len(ps) == 1 else ps
+    if args.agents is not None:
+        o["agents"] = [str(a) for a in _list(args.agents)]
+    if args.duplicate is not None:
+        o["design.duplicate"] = args.duplicate
+    for item in args.set:
+        key, eq, text = item.partition("=")
+        if not eq or not key.strip():
+            print(f"cya-sim tournament: error: --set: {item!r} is not FIELD=VALUE (e.g. design.duplicate=true)",
+                  file=sys.stderr)
+            raise SystemExit(2)
+        o[key.strip()] = _value(text.strip())
+    return o
+
+
+def _fail(command: str, e) -> int:
+    from cya_sim.experiment import ExperimentError
+
+    if isinstance(e, ExperimentError):
+        flag = FLAG_OF.get(e.field)
+        where = f"field {e.field!r}" + (f" ({flag})" if flag else "")
+        print(f"cya-sim {command}: error: {where}: {e.detail}", file=sys.stderr)
+    else:
+        print(f"cya-sim {command}: error: {' '.join(str(e).split())}", file=sys.stderr)
+    return 2
+
+
+def tournament_main(argv: Sequence[str]) -> int:
+    """``cya-sim tournament EXPERIMENT.toml [flags]``: validate, run (or resume), report.
+
+    Returns:
+        0 when done; 2 for a refused input (one line on stderr, nothing
+        played or written); 130 when interrupted (finished chunks are kept).
+    """
+    from cya_sim.experiment import ExperimentError, load_experiment, resolve_engine
+    from cya_sim.runner import connect, prepare_folder, run_experiment
+
+    argv = list(argv)
+    try:
+        args = tournament_parser().parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        overrides = overrides_of(args)
+        exp = load_experiment(args.experiment, overrides)
+        engine, note = resolve_engine(exp.run.engine)
+        if exp.run.scheduler:
+            connect(exp.run.scheduler).close()
+        manifest, resumed = prepare_folder(exp, engine)
+    except SystemExit as e:
+        return int(e.code or 0)
+    except ExperimentError as e:
+        return _fail("tournament", e)
+    command = "cya-sim tournament " + shlex.join(argv)
+    if not args.quiet:
+        done = "resuming" if resumed else "new run"
+        print(f"experiment {exp.name}: rules {exp.rules.name}, players {', '.join(map(str, exp.players))}, "
+              f"agents {', '.join(exp.agents)}, design {exp.design.kind}"
+              + (" (duplicate deals)" if exp.design.duplicate else "")
+              + f", {exp.total_games:,} games, seed {exp.seed}")
+        print(f"results: {exp.out} ({done}, chunks of {manifest['chunk_size']:,} games); engine {engine}"
+              + (f" ({note})" if note else ""))
+    try:
+        result = run_experiment(exp, progress=not args.quiet, command=command, prepared=(manifest, resumed))
+    except ExperimentError as e:
+        return _fail("tournament", e)
+    except KeyboardInterrupt:
+        print(f"interrupted; finished chunks are kept in {exp.out}; run the same command to resume", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        print(f"played {result.games_played:,} games in {result.elapsed_s:.1f} s"
+              + (f" ({result.games_per_s:,.0f} games/s, {result.executor})" if result.games_played else "")
+              + (f"; {result.chunks_skipped} chunks were already stored" if result.chunks_skipped else "")
+              + f"; peak memory {result.peak_rss_mb:,.0f} MiB")
+    if args.no_report:
+        return 0
+    return _report(exp.out, quiet=args.quiet)
+
+
+def _report(folder: Path, quiet: bool) -> int:
+    from cya_sim.report import build_report
+
+    rep = build_report(folder)
+    if not quiet:
+        s = rep.analysis.summary
+        for r in s.itertuples(index=False):
+            print(f"  {r.players}p {r.agent:14s} win rate {r.win_rate:6.1%} [{r.win_rate_ci_low:6.1%}, "
+                  f"{r.win_rate_ci_high:6.1%}]  mean total ${r.mean_total:,.0f}")
+        print(f"wrote {folder}/REPORT.md and {len(rep.files) - 1} tables and plots"
+              + ("" if rep.complete else f" (incomplete: {rep.games_stored:,} of {rep.games_total:,} games)"))
+    return 0
+
+
+def report_parser(prog: str = "cya-sim report") -> argparse.ArgumentParser:
+    """Parser of ``cya-sim report FOLDER``."""
+    p = _Parser(prog=prog, description="Rebuild REPORT.md, the CSV tables and the plots of a results folder from its "
+                                       "stored games (nothing is played).")
+    p.add_argument("folder", type=Path, help="a results folder written by cya-sim tournament")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
+    return p
+
+
+def report_main(argv: Sequence[str]) -> int:
+    """``cya-sim report FOLDER``: 0 when written, 2 when the folder is not a results folder or holds no games."""
+    from cya_sim.experiment import ExperimentError
+
+    try:
+        args = report_parser().parse_args(list(argv))
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        return _report(args.folder, args.quiet)
+    except (ExperimentError, ValueError) as e:
+        if isinstance(e, ExperimentError):
+            print(f"cya-sim report: error: {e.detail}", file=sys.stderr)
+            return 2
+        return _fail("report", e)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cya_sim.experiment_cli tournament|report ...`` (what ``cya-sim`` delegates to)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "tournament":
+        return tournament_main(argv[1:])
+    if argv and argv[0] == "report":
+        return report_main(argv[1:])
+    print("usage: python -m cya_sim.experiment_cli tournament EXPERIMENT.toml [flags] | report FOLDER", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
