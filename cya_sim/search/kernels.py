@@ -1,0 +1,266 @@
+"""numba kernels of the search: edge keys, rollouts, utilities, ISMCTS and PIMC.
+
+Everything here runs on flat games (:mod:`cya_sim.search.flat`, the batched
+engine's rules on one int64 array): ``G0`` holds the observation
+(:mod:`cya_sim.search.determinize`), ``GD`` a determinization, ``GW`` the game
+a simulation plays. The constants are the batched engine's ``Consts``
+(``cfg``, ``values``, ``deck0``, ``wild_order``, ``discard_order``) and the
+flat layout ``L``.
+
+**The tree** (single-observer ISMCTS, SO-ISMCTS: Cowling, Powley & Whitehouse,
+"Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):120–143, 2012,
+Algorithm 3). Nodes are sequences of moves seen from the observer's side;
+each iteration samples a determinization, descends choosing at every node the
+child of highest UCB1 *for the seat to act there*, with the availability count
+in place of the parent's visit count,
+
+    UCB(c) = W_c / N_c + C * sqrt(ln(avail_c) / N_c),
+
+among the moves legal in this determinization, expands one untried legal
+move, plays a rollout to the end of the round (or the game) with the rollout
+policy, and adds each node's mover's utility along the path. Decisions inside
+a challenge (R-CH-EXCHANGE) are nodes like any other.
+
+**One edge per observed move.** An opponent's moves that the observer cannot
+tell apart share one edge, through :func:`edge_key` (with R-HIDDEN-WILD on):
+R-PAIR-HAND of asset ``a`` with any partner has key ``pair_hand(a, match)``
+(the partner lies hidden beneath), and R-PAIR-DISCARD of an asset on the
+discard pile with any hand card has key ``pair_discard(top)`` (the hand card
+lies hidden beneath). Every other move shows its card (discards, challenge
+cards, a hand asset laid on a discarded wild) and is its own edge; the
+observer's own moves are never merged. When a merged edge is chosen, the
+concrete move played in the determinization is uniform among the legal moves
+with that key.
+
+Tree arrays (``cap`` nodes, node 0 = root): ``child`` (cap, A) int32 (-1 = no
+child for that key), ``nvis`` (cap,) int64 visits, ``wsum`` (cap,) float64
+summed utility of the node's mover, ``avail`` (cap,) int64 availability
+counts, ``mover`` (cap,) int8 seat whose move leads to the node. When the tree
+is full, iterations go on without expanding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cya_sim.engine.batched import kernels as kn
+from cya_sim.engine.batched.pcg import next_double
+from cya_sim.search import flat as fl
+from cya_sim.search.determinize import sample_flat
+
+ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
+UTIL_SHARE, UTIL_WIN = 0, 1
+#: Rounds a ``win`` rollout may play past the current one before it is scored by totals (a guard).
+MAX_EXTRA_ROUNDS = 40
+
+
+@njit(cache=True)
+def edge_key(cfg, L, G, a, observer):
+    """The observer's tree edge of action ``a`` by the seat to act in ``G`` (int; module docstring).
+
+    R-HIDDEN-WILD: an opponent's R-PAIR-HAND of asset ``a`` -> ``pair_hand(a,
+    match)``; its R-PAIR-DISCARD onto a discarded asset -> ``pair_discard(top)``.
+    Everything else, and every move of the observer, is its own key.
+    """
+    if G[fl.G_TO_ACT] == observer or cfg[kn.C_HIDDEN] == 0 or G[fl.G_CH_ACTIVE]:
+        return a
+    if a < cfg[kn.C_PD]:
+        w = cfg[kn.C_W]
+        return (a // w) * w
+    if a < cfg[kn.C_CH]:
+        top = G[L[fl.B_DISC] + G[fl.G_DISC_LEN] - 1]
+        if top < cfg[kn.C_NA]:
+            return cfg[kn.C_PD] + top
+    return a
+
+
+@njit(cache=True)
+def rollout(cfg, values, deck0, wild_order, discard_order, L, G, rng, acts, round0, rollout_kind, utility_kind):
+    """Play ``G`` with the rollout policy (ROLLOUT_GREEDY: :func:`flat.greedy_act`; ROLLOUT_RANDOM:
+    uniform legal actions from ``rng``) to the end of round ``round0`` (``UTIL_SHARE``) or of the game
+    (``UTIL_WIN``, at most :data:`MAX_EXTRA_ROUNDS` more rounds). Returns the number of actions played."""
+    n = 0
+    last = round0 if utility_kind == UTIL_SHARE else round0 + MAX_EXTRA_ROUNDS
+    while G[fl.G_DONE] == 0 and G[fl.G_ROUND] <= last:
+        if rollout_kind == ROLLOUT_RANDOM:
+            a = fl.random_act(cfg, L, G, rng, acts)
+        else:
+            a = fl.greedy_act(cfg, values, wild_order, discard_order, L, G)
+        fl.apply_action(cfg, values, deck0, L, G, rng, a)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def utility(cfg, L, G, totals0, utility_kind, u):
+    """Each seat's utility in [0, 1] of the finished simulation ``G``, into ``u`` ((P,) float64).
+
+    ``UTIL_SHARE``: the seat's share of the dollars scored since ``totals0``
+    ((P,) int64, the totals before the current round; R-SCORE), i.e. its
+    round score over all round scores (1/P each if nothing was scored).
+    ``UTIL_WIN``: the seat's share of the win (R-GAME-END, R-TIE ``share``:
+    1/k for each of k winners); a game the guard stopped counts as a win for
+    the highest totals.
+    """
+    p = cfg[kn.C_P]
+    t0 = L[fl.B_TOTAL]
+    if utility_kind == UTIL_SHARE:
+        tot = 0.0
+        for s in range(p):
+            tot += G[t0 + s] - totals0[s]
+        for s in range(p):
+            u[s] = (G[t0 + s] - totals0[s]) / tot if tot > 0 else 1.0 / p
+        return
+    wb = G[fl.G_WINNERS]
+    if G[fl.G_DONE] == 0:
+        best = G[t0]
+        for s in range(1, p):
+            best = max(best, G[t0 + s])
+        wb = 0
+        for s in range(p):
+            if G[t0 + s] == best:
+                wb |= 1 << s
+    k = 0
+    for s in range(p):
+        k += (wb >> s) & 1
+    for s in range(p):
+        u[s] = 1.0 / k if (wb >> s) & 1 else 0.0
+
+
+@njit(cache=True)
+def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_iter, c_ucb, rollout_kind,
+               utility_kind, rng, child, nvis, wsum, avail, mover, n_nodes, scratch):
+    """Run ``n_iter`` SO-ISMCTS iterations for observer ``I.observer`` on the tree (module docstring).
+
+    Args:
+        cfg, values, deck0, wild_order, discard_order: the batched engine's constants.
+        L: flat layout; G0: the flat template (the observation); GW: a flat game to play in.
+        I: the :class:`~cya_sim.search.determinize.InfoSet` of the observation.
+        n_iter: iterations (int >= 0). c_ucb: the UCB1 constant C (float >= 0).
+        rollout_kind: ROLLOUT_GREEDY | ROLLOUT_RANDOM. utility_kind: UTIL_SHARE | UTIL_WIN.
+        rng: (4,) uint64 PCG64 stream, advanced in place.
+        child, nvis, wsum, avail, mover: the tree arrays; n_nodes: (1,) int64 nodes in use
+            (1 for a fresh tree whose root row of ``child`` is -1).
+        scratch: tuple (rem (T,) int64, cards (N,) int64, slot_card (H,) int64, wts (H+2,) float64,
+            acts (A,) int64, keys (A,) int64, stamp (A,) int64, kcount (A,) int64, distinct (A,) int64,
+            path (depth cap,) int64, u (P,) float64).
+
+    Returns:
+        actions simulated in rollouts (int), for speed reports.
+    """
+    rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u = scratch
+    observer = I.observer
+    cap = child.shape[0]
+    max_depth = path.shape[0] - 1
+    total_steps = 0
+    mark = stamp.max() + 1
+    for _ in range(n_iter):
+        sample_flat(cfg, values, L, G0, GW, I, rng, rem, cards, slot_card, wts)
+        round0 = GW[fl.G_ROUND]
+        node = 0
+        depth = 0
+        path[0] = 0
+        while GW[fl.G_DONE] == 0 and GW[fl.G_ROUND] == round0 and depth < max_depth:
+            seat = GW[fl.G_TO_ACT]
+            nl = fl.legal_list(cfg, L, GW, acts)
+            mark += 1
+            nd = 0
+            for i in range(nl):
+                k = edge_key(cfg, L, GW, acts[i], observer)
+                keys[i] = k
+                if stamp[k] != mark:
+                    stamp[k] = mark
+                    kcount[k] = 0
+                    distinct[nd] = k
+                    nd += 1
+                kcount[k] += 1
+            n_new = 0
+            best_k = -1
+            best_v = -1e300
+            for i in range(nd):
+                k = distinct[i]
+                c = child[node, k]
+                if c < 0:
+                    distinct[n_new] = k  # untried keys gather at the front (n_new <= i)
+                    n_new += 1
+                else:
+                    avail[c] += 1
+                    v = wsum[c] / nvis[c] + c_ucb * np.sqrt(np.log(avail[c]) / nvis[c])
+                    if v > best_v:
+                        best_v = v
+                        best_k = k
+            expand = n_new > 0
+            if expand:
+                k = distinct[int(next_double(rng) * n_new)]
+            else:
+                k = best_k
+            r = int(next_double(rng) * kcount[k])
+            a = -1
+            for i in range(nl):
+                if keys[i] == k:
+                    if r == 0:
+                        a = acts[i]
+                        break
+                    r -= 1
+            fl.apply_action(cfg, values, deck0, L, GW, rng, a)
+            if expand:
+                if n_nodes[0] < cap:
+                    c = n_nodes[0]
+                    n_nodes[0] = c + 1
+                    child[c, :] = -1
+                    nvis[c] = 0
+                    wsum[c] = 0.0
+                    avail[c] = 1
+                    mover[c] = seat
+                    child[node, k] = c
+                    depth += 1
+                    path[depth] = c
+                break
+            node = child[node, k]
+            depth += 1
+            path[depth] = node
+        total_steps += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, round0,
+                               rollout_kind, utility_kind)
+        utility(cfg, L, GW, I.totals0, utility_kind, u)
+        nvis[0] += 1
+        for d in range(1, depth + 1):
+            c = path[d]
+            nvis[c] += 1
+            wsum[c] += u[mover[c]]
+    return total_steps
+
+
+@njit(cache=True)
+def pimc_run(cfg, values, deck0, wild_order, discard_order, L, G0, GD, GW, I, n_iter, rollout_kind, utility_kind,
+             rng, root_acts, n_root, sums, counts, scratch):
+    """Determinized flat Monte Carlo (PIMC): ``n_iter`` rollouts spread over the root's legal actions.
+
+    Each determinization (sampled into ``GD``) is used for every root action
+    in turn (common random numbers): copied to ``GW``, the action applied, a
+    rollout played with the rollout policy; the observer's utility is added
+    to ``sums[i]`` ((n_root,) float64) and ``counts[i]`` ((n_root,) int64) is
+    incremented. Stops after ``n_iter`` rollouts in all.
+
+    Args: as :func:`ismcts_run`; root_acts: (A,) int64 legal ids of the root, the first ``n_root`` used.
+    Returns: actions simulated in rollouts (int).
+    """
+    rem, cards, slot_card, wts, acts = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    u = scratch[10]
+    total = 0
+    it = 0
+    while it < n_iter:
+        sample_flat(cfg, values, L, G0, GD, I, rng, rem, cards, slot_card, wts)
+        round0 = GD[fl.G_ROUND]
+        for i in range(n_root):
+            if it >= n_iter:
+                break
+            GW[:] = GD
+            fl.apply_action(cfg, values, deck0, L, GW, rng, root_acts[i])
+            total += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, round0,
+                             rollout_kind, utility_kind) + 1
+            utility(cfg, L, GW, I.totals0, utility_kind, u)
+            sums[i] += u[I.observer]
+            counts[i] += 1
+            it += 1
+    return total

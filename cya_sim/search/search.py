@@ -1,0 +1,289 @@
+"""Python entry points of the search: one decision of ISMCTS or PIMC from an observation.
+
+Both build the template row and the :class:`~cya_sim.search.determinize.InfoSet`
+from the :class:`~cya_sim.observation.Observation` (never from the true state),
+then run the compiled kernels of :mod:`cya_sim.search.kernels`. A
+:class:`SearchContext` keeps the arrays of one rule set and table size between
+decisions, so that a decision allocates nothing large.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from cya_sim.engine.batched import kernels as kn
+from cya_sim.observation import Observation
+from cya_sim.search import flat as fl
+from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
+from cya_sim.search.kernels import (
+    ROLLOUT_GREEDY,
+    ROLLOUT_RANDOM,
+    UTIL_SHARE,
+    UTIL_WIN,
+    ismcts_run,
+    pimc_run,
+)
+
+#: Rollout policies by name (compiled agents of :mod:`agents.compiled`).
+ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "random": ROLLOUT_RANDOM}
+#: Utilities by name: ``share`` = the seat's share of the round's scores; ``win`` = its share of the game's win.
+UTILITIES = {"share": UTIL_SHARE, "win": UTIL_WIN}
+#: Tree nodes kept at most when searching by time (each node costs 4 * A bytes of child links).
+DEFAULT_TIME_NODES = 100_000
+#: Default UCB1 constant for utilities in [0, 1] whose differences between moves are small (agents.ismcts).
+DEFAULT_C_UCB = 0.15
+#: Iterations per compiled call when searching by time (the clock is read between calls).
+TIME_CHUNK = 64
+_MAX_DEPTH = 512
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search.
+
+    action: the chosen action id (legal for the observation).
+    actions: (k,) int64 the root's legal action ids, ascending.
+    visits: (k,) int64 simulations through each (ISMCTS: root child visits; PIMC: rollouts).
+    values: (k,) float64 mean utility of the observer after each action (nan if never tried).
+    iterations: iterations (ISMCTS) or rollouts (PIMC) run; 0 when one action was legal.
+    nodes: tree nodes (ISMCTS; 0 for PIMC). rollout_actions: actions simulated in rollouts.
+    elapsed_s: wall time of the search in seconds.
+    """
+
+    action: int
+    actions: np.ndarray
+    visits: np.ndarray
+    values: np.ndarray
+    iterations: int
+    nodes: int
+    rollout_actions: int
+    elapsed_s: float
+
+
+def check_choice(field: str, value, allowed: dict) -> int:
+    """The code of ``value`` in ``allowed`` (name -> code).
+
+    Raises:
+        ValueError: ``value`` not a key; the message names ``field`` and the allowed names.
+    """
+    if value not in allowed:
+        raise ValueError(f"{field} {value!r} is not known; choose one of: {', '.join(allowed)}")
+    return allowed[value]
+
+
+def check_budget(iterations, time_s) -> None:
+    """Refuse a search budget that is not ``iterations >= 1`` (int) or ``time_s > 0`` (seconds).
+
+    Raises:
+        ValueError: naming ``iterations`` or ``time_s`` and what is allowed.
+    """
+    if time_s is not None:
+        if not isinstance(time_s, (int, float)) or isinstance(time_s, bool) or not time_s > 0:
+            raise ValueError(f"time_s {time_s!r}: give a number of seconds > 0, or None to search by iterations")
+        return
+    if not isinstance(iterations, (int, np.integer)) or isinstance(iterations, bool) or iterations < 1:
+        raise ValueError(f"iterations {iterations!r}: give an integer >= 1 (or time_s in seconds)")
+
+
+class SearchContext:
+    """Arrays for searching one rule set at one table size, reused between decisions.
+
+    Holds a one-row batch state (the template), the flat games (template,
+    determinization, work; :mod:`cya_sim.search.flat`), the tree arrays
+    (grown on demand) and the scratch arrays of the kernels. Not
+    thread-safe; one per agent.
+    """
+
+    def __init__(self, rules, n_players: int) -> None:
+        self.rules = rules
+        self.n_players = n_players
+        self.state = new_search_state(rules, n_players)
+        cfg = self.state.consts.cfg
+        self.n_actions = int(cfg[kn.C_A])
+        self.n_types = int(cfg[kn.C_T])
+        self.n_cards = int(cfg[kn.C_N])
+        self.layout = fl.layout(cfg)
+        size = int(self.layout[fl.B_SIZE])
+        self.g0, self.gd, self.gw = (np.zeros(size, np.int64) for _ in range(3))
+        self._cap = 0
+        a = self.n_actions
+        self._common = (np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(a, np.int64),
+                        np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(_MAX_DEPTH + 1, np.int64),
+                        np.zeros(n_players, np.float64))
+
+    def matches(self, obs: Observation) -> bool:
+        """Whether this context fits the observation's rule set and table size."""
+        return obs.rules == self.rules and obs.n_players == self.n_players
+
+    def tree(self, cap: int):
+        """Tree arrays with room for ``cap`` nodes, root reset (child, nvis, wsum, avail, mover, n_nodes)."""
+        if cap > self._cap:
+            self._tree = (np.empty((cap, self.n_actions), np.int32), np.zeros(cap, np.int64),
+                          np.zeros(cap, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int8))
+            self._cap = cap
+        child, nvis, wsum, avail, mover = self._tree
+        child[0, :] = -1
+        nvis[0] = 0
+        wsum[0] = 0.0
+        avail[0] = 0
+        mover[0] = -1
+        return child[:cap], nvis[:cap], wsum[:cap], avail[:cap], mover[:cap], np.ones(1, np.int64)
+
+    def prepare(self, obs: Observation, seed: int, stream: int):
+        """Fill the template from ``obs``; return (info, rng, scratch, root legal ids)."""
+        fill_template(obs, self.state, TEMPLATE)
+        k = self.state.consts
+        fl.pack_row(k, self.state.arrays, TEMPLATE, self.layout, self.g0)
+        info = info_set(obs)
+        rng = rng_state(seed, stream)
+        h = info.slot_set.shape[0]
+        scratch = (np.zeros(self.n_types, np.int64), np.zeros(self.n_cards, np.int64), np.zeros(h, np.int64),
+                   np.zeros(h + 2, np.float64)) + self._common
+        acts = np.zeros(self.n_actions, np.int64)
+        n = fl.legal_flat(k.cfg, self.layout, self.g0, acts)
+        return info, rng, scratch, acts[:n].copy()
+
+    def consts(self) -> tuple:
+        """(cfg, values, deck0, wild_order, discard_order, L) for the kernels."""
+        k = self.state.consts
+        return k.cfg, k.values, k.deck0.astype(np.int64), k.wild_order, k.discard_order, self.layout
+
+
+def _context(obs: Observation, context: SearchContext | None) -> SearchContext:
+    if context is not None and context.matches(obs):
+        return context
+    return SearchContext(obs.rules, obs.n_players)
+
+
+def _root_check(obs: Observation, root: np.ndarray) -> None:
+    mask_ids = np.flatnonzero(obs.legal_action_mask)
+    if not np.array_equal(mask_ids, root):
+        raise ValueError(
+            f"observation field 'legal_action_mask' ({mask_ids.tolist()}) does not match the legal actions of "
+            f"the observed position ({root.tolist()}); the observation must be the seat to act's")
+
+
+def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float | None = None,
+                  c_ucb: float = DEFAULT_C_UCB, rollout: str = "greedy", utility: str = "share", seed: int = 0,
+                  stream: int = 0, max_nodes: int | None = None,
+                  context: SearchContext | None = None) -> SearchResult:
+    """One SO-ISMCTS decision for the seat to act (:mod:`cya_sim.search.kernels`; Cowling et al. 2012).
+
+    Args:
+        obs: the observation of the seat to act (its mask must have a legal action).
+        iterations: iterations (each: one determinization, one descent, one
+            rollout); ignored when ``time_s`` is given.
+        time_s: search for this many seconds instead (checked every
+            :data:`TIME_CHUNK` iterations).
+        c_ucb: UCB1 exploration constant C >= 0 (utilities lie in [0, 1]).
+        rollout: rollout policy, a key of :data:`ROLLOUTS`.
+        utility: a key of :data:`UTILITIES`.
+        seed, stream: 64-bit seed and stream number of the search's random stream.
+        max_nodes: tree capacity (default ``iterations + 1``, or
+            :data:`DEFAULT_TIME_NODES` by time); a full tree stops expanding.
+        context: a :class:`SearchContext` to reuse.
+
+    Returns:
+        a :class:`SearchResult`; the action is the root move with the most
+        visits (ties: higher mean utility, then lower id). With one legal
+        action it is returned at once, with ``iterations = 0``.
+
+    Raises:
+        ValueError: unknown ``rollout``/``utility``, a bad budget or ``c_ucb``,
+            an observation with no legal action or an inconsistent one.
+    """
+    rk = check_choice("rollout", rollout, ROLLOUTS)
+    uk = check_choice("utility", utility, UTILITIES)
+    check_budget(iterations, time_s)
+    if not isinstance(c_ucb, (int, float)) or not c_ucb >= 0:
+        raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
+    t0 = time.perf_counter()
+    legal = np.flatnonzero(obs.legal_action_mask)
+    if legal.size == 0:
+        raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
+    if legal.size == 1:
+        return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0,
+                            0, time.perf_counter() - t0)
+    ctx = _context(obs, context)
+    info, rng, scratch, root = ctx.prepare(obs, seed, stream)
+    _root_check(obs, root)
+    cap = max_nodes if max_nodes is not None else (DEFAULT_TIME_NODES if time_s is not None else iterations + 1)
+    if not isinstance(cap, (int, np.integer)) or cap < 1:
+        raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
+    child, nvis, wsum, avail, mover, n_nodes = ctx.tree(int(cap))
+    kc = ctx.consts()
+    steps = 0
+    done = 0
+    if time_s is None:
+        steps = ismcts_run(*kc, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), rk, uk, rng, child, nvis, wsum,
+                           avail, mover, n_nodes, scratch)
+        done = int(iterations)
+    else:
+        end = t0 + float(time_s)
+        while True:
+            steps += ismcts_run(*kc, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), rk, uk, rng, child, nvis, wsum,
+                                avail, mover, n_nodes, scratch)
+            done += TIME_CHUNK
+            if time.perf_counter() >= end:
+                break
+    kids = child[0, root]
+    visits = np.where(kids >= 0, nvis[np.maximum(kids, 0)], 0).astype(np.int64)
+    sums = np.where(kids >= 0, wsum[np.maximum(kids, 0)], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(visits > 0, sums / np.maximum(visits, 1), np.nan)
+    order = np.lexsort((root, -np.nan_to_num(values, nan=-1.0), -visits))
+    action = int(root[order[0]])
+    return SearchResult(action, root, visits, values, done, int(n_nodes[0]), int(steps), time.perf_counter() - t0)
+
+
+def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float | None = None,
+                rollout: str = "greedy", utility: str = "share", seed: int = 0, stream: int = 0,
+                context: SearchContext | None = None) -> SearchResult:
+    """One decision of determinized flat Monte Carlo (PIMC) for the seat to act.
+
+    Each determinization is played out after every legal root action with
+    the rollout policy (:func:`cya_sim.search.kernels.pimc_run`); the action
+    of highest mean utility wins (ties: more rollouts, then lower id). PIMC
+    (Long, Sturtevant, Buro & Furtak, AAAI 2010, "Understanding the success of
+    perfect information Monte Carlo sampling in game tree search") is the
+    simple baseline ISMCTS is compared with.
+
+    Args: as :func:`ismcts_search` (``iterations`` = rollouts in all).
+
+    Raises:
+        ValueError: as :func:`ismcts_search`.
+    """
+    rk = check_choice("rollout", rollout, ROLLOUTS)
+    uk = check_choice("utility", utility, UTILITIES)
+    check_budget(iterations, time_s)
+    t0 = time.perf_counter()
+    legal = np.flatnonzero(obs.legal_action_mask)
+    if legal.size == 0:
+        raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
+    if legal.size == 1:
+        return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0,
+                            0, time.perf_counter() - t0)
+    ctx = _context(obs, context)
+    info, rng, scratch, root = ctx.prepare(obs, seed, stream)
+    _root_check(obs, root)
+    kc = ctx.consts()
+    n = root.shape[0]
+    acts = np.zeros(ctx.n_actions, np.int64)
+    acts[:n] = root
+    sums = np.zeros(n, np.float64)
+    counts = np.zeros(n, np.int64)
+    steps = 0
+    if time_s is None:
+        steps = pimc_run(*kc, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), rk, uk, rng, acts, n, sums, counts,
+                         scratch)
+    else:
+        end = t0 + float(time_s)
+        while time.perf_counter() < end:
+            steps += pimc_run(*kc, ctx.g0, ctx.gd, ctx.gw, info, n * 8, rk, uk, rng, acts, n, sums, counts, scratch)
+    values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    order = np.lexsort((root, -counts, -np.nan_to_num(values, nan=-1.0)))
+    return SearchResult(int(root[order[0]]), root, counts, values, int(counts.sum()), 0, int(steps),
+                        time.perf_counter() - t0)
