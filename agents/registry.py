@@ -29,3 +29,11 @@ def make_agent(name: str) -> Agent:
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; choose one of: {', '.join(REGISTRY)}")
     return REGISTRY[name]()
+
+
+def compiled_kind(name: str) -> int | None:
+    """The compiled kind of a registered agent (``agents.compiled.COMPILED_KINDS``), or None for a
+    Python-only agent, which the batched engine plays through its adapter."""
+    from agents.compiled import COMPILED_KINDS
+
+    return COMPILED_KINDS.get(name)

@@ -1,0 +1,320 @@
+"""Compiled (numba) forms of the built-in agents ``random`` and ``greedy``.
+
+Two forms of each, with the same decisions as the single-game classes
+:class:`agents.random_agent.RandomAgent` and :class:`agents.greedy.GreedyAgent`
+(checked game by game by ``tests/test_batched_differential.py``):
+
+* **in-engine kernels** (:func:`random_act`, :func:`greedy_act`), called by the
+  batched engine inside compiled code for the seat to act in one row. They
+  read only what that seat may see (RULES.md §10): its hand, the legal
+  actions, the top discard card and each top set's value as that seat knows
+  it (``value_seen``, R-HIDDEN-WILD).
+* **batch forms** (:class:`RandomBatchAgent`, :class:`GreedyBatchAgent`), which
+  take an :class:`~cya_sim.engine.batched.observation.ObservationBatch` of B games
+  and return ``(B,) int32`` actions, for the step-by-step API.
+
+The ``random`` agent draws one double per decision from its seat's stream
+(``1 + seat``) and takes legal id number ``floor(u * n_legal)`` in ascending
+order. ``greedy`` never draws.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cya_sim.engine.batched.kernels import (
+    C_CH,
+    C_DI,
+    C_GU,
+    C_NA,
+    C_NW,
+    C_P,
+    C_PD,
+    C_RE,
+    C_T,
+    C_W,
+    KIND_GREEDY,
+    KIND_RANDOM,
+    legal_pick,
+    seat_add,
+    value_seen,
+)
+from cya_sim.engine.batched.pcg import next_double
+
+#: Compiled kind of each built-in agent name (``agents.registry.compiled_kind``).
+COMPILED_KINDS = {"random": KIND_RANDOM, "greedy": KIND_GREEDY}
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def random_act(K, S, b, seat):
+    """``random`` for ``seat`` in row ``b``: legal ids ascending, index ``floor(u * n_legal)`` (int).
+
+    Draws one double from the seat's stream ``S.agent_rng[b, seat]``.
+    Returns -1 if nothing is legal (the engine never asks then).
+    """
+    n = legal_pick(K, S, b, -1)
+    if n == 0:
+        return -1
+    return legal_pick(K, S, b, int(next_double(S.agent_rng[b, seat]) * n))
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def greedy_act(K, S, b, seat):
+    """``greedy`` for ``seat`` in row ``b`` (int action id); see :class:`agents.greedy.GreedyAgent`.
+
+    1. the pair (R-PAIR-HAND, then R-PAIR-DISCARD) of highest face value,
+       ties to the lowest id; 2. a challenge (R-CHALLENGE) of the reachable
+       top set of highest ``value_seen`` (ties to the nearest seat on the
+       left), opening with a matching asset, else the cheapest wild;
+       3. discard the cheapest asset, else the cheapest wild. In a challenge
+       (R-CH-EXCHANGE): answer with a matching asset, else the cheapest wild,
+       else give up.
+    """
+    cfg = K.cfg
+    values = K.values
+    na = cfg[C_NA]
+    nw = cfg[C_NW]
+    w = cfg[C_W]
+    hand = S.hands[b, seat]
+    if S.ch_active[b]:
+        if hand[S.ch_asset[b]] > 0:
+            return cfg[C_RE]
+        for i in range(nw):
+            wd = K.wild_order[i]
+            if hand[wd] > 0:
+                return cfg[C_RE] + 1 + wd - na
+        return cfg[C_GU]
+    best = -1
+    best_v = -1
+    n_wild = 0
+    for k in range(nw):
+        n_wild += hand[na + k]
+    for a in range(na):
+        h = hand[a]
+        if h == 0:
+            continue
+        if h >= 2:
+            v = 2 * values[a]
+            if v > best_v:
+                best = a * w
+                best_v = v
+        if n_wild > 0:
+            for k in range(nw):
+                if hand[na + k] > 0:
+                    v = values[a] + values[na + k]
+                    if v > best_v:
+                        best = a * w + 1 + k
+                        best_v = v
+    n_disc = S.discard_len[b]
+    if n_disc > 0:
+        top = S.discard[b, n_disc - 1]
+        vt = values[top]
+        if top < na:
+            # partners: the same asset or any wild
+            for c in range(cfg[C_T]):
+                if hand[c] > 0 and (c == top or c >= na):
+                    v = vt + values[c]
+                    if v > best_v:
+                        best = cfg[C_PD] + c
+                        best_v = v
+        else:
+            for c in range(na):
+                if hand[c] > 0:
+                    v = vt + values[c]
+                    if v > best_v:
+                        best = cfg[C_PD] + c
+                        best_v = v
+    if best >= 0:
+        return best
+    p = cfg[C_P]
+    if S.stack_len[b, seat] >= 1:
+        best_off = 0
+        best_t = -1
+        for off in range(1, p):
+            tg = seat_add(seat, off, p)
+            if S.stack_len[b, tg] < 2:
+                continue
+            st = S.stack_top[b, tg]
+            if hand[S.set_asset[b, st]] == 0 and n_wild == 0:
+                continue
+            v = value_seen(K, S, b, st, seat)
+            if v > best_t:
+                best_off = off
+                best_t = v
+        if best_off > 0:
+            base = cfg[C_CH] + (best_off - 1) * w
+            tg = seat_add(seat, best_off, p)
+            if hand[S.set_asset[b, S.stack_top[b, tg]]] > 0:
+                return base
+            for i in range(nw):
+                wd = K.wild_order[i]
+                if hand[wd] > 0:
+                    return base + 1 + wd - na
+    for i in range(cfg[C_T]):
+        c = K.discard_order[i]
+        if hand[c] > 0:
+            return cfg[C_DI] + c
+    return -1
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def agent_act(K, S, b, seat, kind):
+    """The action of compiled agent ``kind`` (KIND_RANDOM, KIND_GREEDY) for ``seat`` in row ``b`` (int)."""
+    if kind == KIND_GREEDY:
+        return greedy_act(K, S, b, seat)
+    if kind == KIND_RANDOM:
+        return random_act(K, S, b, seat)
+    return -1
+
+
+# -- batch forms on observations --------------------------------------------------------------------------
+@njit(cache=True, _nrt=False, error_model="numpy")
+def _random_batch(mask, seat, agent_rng, out):
+    for b in range(mask.shape[0]):
+        s = seat[b]
+        if s < 0:
+            out[b] = -1
+            continue
+        n = 0
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                n += 1
+        pick = int(next_double(agent_rng[b, s]) * n)
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                if pick == 0:
+                    out[b] = a
+                    break
+                pick -= 1
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def _greedy_batch(mask, seat, phase, hand, discard_pile, discard_len, stack_len, top_value_seen,
+                  values, wild_order, discard_order, na, pd, ch, di, re, gu, w, out):
+    nw = wild_order.shape[0]
+    t = values.shape[0]
+    p = stack_len.shape[1]
+    for b in range(mask.shape[0]):
+        s = seat[b]
+        out[b] = -1
+        if s < 0:
+            continue
+        m = mask[b]
+        if phase[b] == 1:
+            out[b] = gu
+            if m[re]:
+                out[b] = re
+            else:
+                for i in range(nw):
+                    a = re + 1 + wild_order[i] - na
+                    if m[a]:
+                        out[b] = a
+                        break
+            continue
+        best = -1
+        best_v = -1
+        for a in range(na):
+            for k in range(w):
+                act = a * w + k
+                v = values[a] + (values[a] if k == 0 else values[na + k - 1])
+                if m[act] and v > best_v:
+                    best = act
+                    best_v = v
+        if discard_len[b] > 0:
+            top = discard_pile[b, discard_len[b] - 1]
+            for c in range(t):
+                if m[pd + c]:
+                    v = values[top] + values[c]
+                    if v > best_v:
+                        best = pd + c
+                        best_v = v
+        if best >= 0:
+            out[b] = best
+            continue
+        best_off = 0
+        best_t = -1
+        for off in range(1, p):
+            anyl = False
+            for k in range(w):
+                if m[ch + (off - 1) * w + k]:
+                    anyl = True
+            if anyl:
+                v = top_value_seen[b, (s + off) % p]
+                if v > best_t:
+                    best_off = off
+                    best_t = v
+        if best_off > 0:
+            base = ch + (best_off - 1) * w
+            if m[base]:
+                out[b] = base
+                continue
+            for i in range(nw):
+                a = base + 1 + wild_order[i] - na
+                if m[a]:
+                    out[b] = a
+                    break
+            continue
+        for i in range(t):
+            c = discard_order[i]
+            if hand[b, c] > 0:
+                out[b] = di + c
+                break
+
+
+class RandomBatchAgent:
+    """``random`` in batch form: ``act(obs, agent_rng) -> (B,) int32``.
+
+    Args of ``act``: ``obs`` an ObservationBatch (uses ``seat`` (B,) int8 and
+    ``legal_action_mask`` (B, A) bool); ``agent_rng`` the (B, P, 4) uint64
+    agent streams of the batch state (``BatchState.agent_rng``), advanced in
+    place by one draw for each row that acts. Rows with ``seat = -1`` get -1.
+    """
+
+    name = "random"
+
+    def act(self, obs, agent_rng: np.ndarray) -> np.ndarray:
+        """(B,) int32 actions, each legal under ``obs.legal_action_mask``."""
+        out = np.full(obs.seat.shape[0], -1, np.int32)
+        _random_batch(obs.legal_action_mask, obs.seat.astype(np.int64), agent_rng, out)
+        return out
+
+
+class GreedyBatchAgent:
+    """``greedy`` in batch form: ``act(obs, agent_rng=None) -> (B,) int32`` (deterministic).
+
+    Uses the fields ``seat``, ``phase``, ``hand``, ``discard_pile``,
+    ``discard_len``, ``stack_len``, ``top_value_seen`` and
+    ``legal_action_mask`` of an ObservationBatch. Rows with ``seat = -1`` get -1.
+    """
+
+    name = "greedy"
+
+    def act(self, obs, agent_rng: np.ndarray | None = None) -> np.ndarray:
+        """(B,) int32 actions, each legal under ``obs.legal_action_mask``."""
+        sp = obs.action_space
+        values = obs.values
+        na = sp.n_assets
+        wild_order = np.array(sorted(range(na, sp.n_types), key=lambda x: (values[x], x)), np.int64)
+        discard_order = np.array(
+            sorted(range(sp.n_types), key=lambda c: (c >= na, values[c], c)), np.int64)
+        out = np.full(obs.seat.shape[0], -1, np.int32)
+        st = sp.start
+        _greedy_batch(obs.legal_action_mask, obs.seat.astype(np.int64), obs.phase, obs.hand, obs.discard_pile,
+                      obs.discard_len, obs.stack_len, obs.top_value_seen, values.astype(np.int64),
+                      wild_order, discard_order, na, st["pair_discard"], st["challenge"], st["discard"],
+                      st["respond"], st["give_up"], 1 + sp.n_wilds, out)
+        return out
+
+
+BATCH_AGENTS = {"random": RandomBatchAgent, "greedy": GreedyBatchAgent}
+
+__all__ = [
+    "BATCH_AGENTS",
+    "COMPILED_KINDS",
+    "GreedyBatchAgent",
+    "RandomBatchAgent",
+    "agent_act",
+    "greedy_act",
+    "random_act",
+]

@@ -1,0 +1,236 @@
+"""``cya-sim bench``: the speed of the batched engine, measured against the reference engine and the ceiling.
+
+One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target``) with
+``greedy`` agents in every seat:
+
+- **engine**: the batched engine (:mod:`cya_sim.engine.batched`), complete games per second per
+  core and decisions per second, from this process's CPU time (one thread, so CPU seconds are
+  core-seconds; wall time is reported too);
+- **reference**: the reference engine on the same games, same measure;
+- **ceiling**: the hand-compiled loop of ``shared/bench/ceiling.py`` (looked up at
+  ``../shared/bench/ceiling.py`` beside the repository; skipped with a note when absent);
+- **compile_s**: first-run compile time of the batched engine, in a fresh process with an empty
+  numba cache directory (later runs load the on-disk cache; ``cache_load_s`` is that time here);
+- **peak_rss_mb**: peak resident memory of this process, MB;
+- **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
+  :func:`cya_sim.tournament.run_tournament` (or, if that module is missing, a process pool over
+  chunks of game indices), with the peak RSS of its worker processes.
+
+Speed claims of the project come from this command only, never from timed unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+CEILING = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "ceiling.py"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``cya-sim bench`` to ``parser``."""
+    parser.add_argument("--games", type=int, default=200_000,
+                        help="games played on the batched engine (default 200000)")
+    parser.add_argument("--reference-games", type=int, default=300,
+                        help="games played on the reference engine (default 300)")
+    parser.add_argument("--ceiling-games", type=int, default=100_000,
+                        help="games played by shared/bench/ceiling.py (default 100000)")
+    parser.add_argument("--tournament-games", type=int, default=1_000_000,
+                        help="games of the all-cores tournament; 0 skips it (default 1000000)")
+    parser.add_argument("--tournament-agents", default="greedy,random,greedy,random",
+                        help="comma-separated agents of the tournament, one per seat (default greedy,random,greedy,random)")
+    parser.add_argument("--workers", type=int, default=None, help="tournament worker processes (default: all cores)")
+    parser.add_argument("--batch-size", type=int, default=256, help="rows of the batched engine (default 256)")
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile measurement")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident set size in MB (Linux reports KB)."""
+    kb = resource.getrusage(who).ru_maxrss
+    return kb / 1024.0 if sys.platform != "darwin" else kb / 1024.0 / 1024.0
+
+
+def _timed(fn):
+    """(result, cpu seconds, wall seconds) of ``fn()``."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.process_time() - c0, time.perf_counter() - w0
+
+
+_COLD = """
+import time, numpy as np
+t0 = time.perf_counter()
+import cya_sim.engine.reference
+from cya_sim.engine.batched import play_games
+from cya_sim.rules import get_rules
+play_games(get_rules("classic"), ["greedy", "random"], np.array([[0, 1, 0, 1]]), 1, np.array([0]))
+print(time.perf_counter() - t0)
+"""
+
+
+def cold_compile_seconds() -> float:
+    """Seconds to import and first run the batched engine with an empty numba cache (a fresh process)."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NUMBA_CACHE_DIR=d)
+        out = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _seats(games: int) -> np.ndarray:
+    return np.zeros((games, 4), np.int16)
+
+
+def _ceiling(games: int) -> tuple[float | None, str]:
+    """(games per CPU second of ceiling.py, note)."""
+    if not CEILING.exists():
+        return None, f"ceiling skipped: {CEILING} not found"
+    spec = importlib.util.spec_from_file_location("cya_bench_ceiling", CEILING)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.play_game(0, 4, mod.VAL, mod.COUNT)
+
+    def loop():
+        for s in range(games):
+            mod.play_game(s, 4, mod.VAL, mod.COUNT)
+
+    _, cpu, _ = _timed(loop)
+    return games / cpu, f"ceiling: {CEILING}"
+
+
+def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
+    """Wall time and memory of a ``games``-game classic 4-player tournament on all cores."""
+    try:
+        from cya_sim.tournament import TournamentConfig, run_tournament
+    except ImportError:
+        run_tournament = None
+    t0 = time.perf_counter()
+    if run_tournament is not None:
+        res = run_tournament(TournamentConfig(rules="classic", agents=tuple(agents), n_players=4, games=games,
+                                              seed=seed, engine="batched", workers=workers), progress=False)
+        n_workers, engine, how = res.workers, res.engine, "cya_sim.tournament.run_tournament"
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        n_workers = workers or os.cpu_count() or 1
+        chunks = [(a, min(a + 50_000, games)) for a in range(0, games, 50_000)]
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
+            list(pool.map(_play_chunk, [(a, b, agents, seed) for a, b in chunks]))
+        engine, how = "batched", "bench process pool (cya_sim.tournament not available)"
+    wall = time.perf_counter() - t0
+    return {"tournament_games": games, "tournament_wall_s": wall, "tournament_workers": n_workers,
+            "tournament_engine": engine, "tournament_via": how,
+            "tournament_peak_rss_mb": max(_rss_mb(resource.RUSAGE_CHILDREN), _rss_mb())}
+
+
+def _play_chunk(task) -> int:
+    import cya_sim.engine.reference  # noqa: F401
+    from cya_sim.engine.batched import play_games
+    from cya_sim.rng import root_key
+    from cya_sim.rules import get_rules
+
+    a, b, agents, seed = task
+    idx = np.arange(a, b, dtype=np.int64)
+    sa = (np.arange(4)[None, :] + idx[:, None]) % len(agents)
+    play_games(get_rules("classic"), agents, sa, root_key(seed), idx)
+    return b - a
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Run every measurement of the module docstring; a JSON-ready dict."""
+    import cya_sim.engine.reference  # noqa: F401
+    from cya_sim.engine.batched import play_games as batched
+    from cya_sim.engine.reference import play_games as reference
+    from cya_sim.rng import root_key
+    from cya_sim.rules import get_rules
+
+    rules = get_rules("classic")
+    key = root_key(args.seed)
+    notes = []
+    out: dict = {"rules": "classic", "players": 4, "agents": "greedy x4", "target_score": rules.target_score}
+    out["compile_s"] = None if args.no_compile else cold_compile_seconds()
+    _, out["cache_load_s"], _ = _timed(lambda: batched(rules, ["greedy"], _seats(1), key, np.arange(1)))
+
+    g = args.games
+    table, cpu, wall = _timed(lambda: batched(rules, ["greedy"], _seats(g), key, np.arange(g, dtype=np.int64),
+                                              batch_size=args.batch_size))
+    out.update(engine_games=g, engine_cpu_s=cpu, engine_wall_s=wall, engine_games_per_s=g / cpu,
+               engine_games_per_wall_s=g / wall, decisions_per_s=float(table.decisions.sum()) / cpu,
+               decisions_per_game=float(table.decisions.mean()), rounds_per_game=float(table.rounds.mean()))
+
+    r = args.reference_games
+    rtable, rcpu, _ = _timed(lambda: reference(rules, ["greedy"], _seats(r), key, np.arange(r, dtype=np.int64)))
+    out.update(reference_games=r, reference_cpu_s=rcpu, reference_games_per_s=r / rcpu,
+               reference_decisions_per_s=float(rtable.decisions.sum()) / rcpu)
+    same = table.totals[:r].tolist() == rtable.totals.tolist() if r <= g else None
+    out["reference_same_results"] = same
+    out["engine_vs_reference"] = out["engine_games_per_s"] / out["reference_games_per_s"]
+
+    ceil, note = _ceiling(args.ceiling_games)
+    notes.append(note)
+    out["ceiling_games_per_s"] = ceil
+    out["engine_vs_ceiling"] = out["engine_games_per_s"] / ceil if ceil else None
+    out["peak_rss_mb"] = _rss_mb()
+
+    if args.tournament_games > 0:
+        agents = [a.strip() for a in args.tournament_agents.split(",") if a.strip()]
+        out.update(_tournament(args.tournament_games, agents, args.workers, args.seed))
+        out["tournament_agents"] = agents
+    else:
+        notes.append("tournament skipped (--tournament-games 0)")
+    out["cpu_count"] = os.cpu_count()
+    out["load_average_1min"] = os.getloadavg()[0]
+    out["notes"] = notes
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark and print it (``--json``: one JSON object). Returns the exit code 0."""
+    res = measure(args)
+    if args.json:
+        print(json.dumps(res, indent=1))
+        return 0
+
+    def f(v, fmt="{:,.0f}"):
+        return "n/a" if v is None else fmt.format(v)
+
+    print("cya-sim bench: classic, 4 players, greedy in every seat, games to $1,000,000")
+    print(f"  batched engine    {f(res['engine_games_per_s'])} games/s per core "
+          f"({f(res['decisions_per_s'])} decisions/s; {res['engine_games']:,} games)")
+    print(f"  reference engine  {f(res['reference_games_per_s'], '{:,.1f}')} games/s per core "
+          f"({res['reference_games']:,} games)")
+    print(f"  ceiling.py        {f(res['ceiling_games_per_s'])} games/s per core")
+    print(f"  ratios            {f(res['engine_vs_reference'], '{:,.0f}')}x reference, "
+          f"{f(res['engine_vs_ceiling'], '{:.2f}')}x ceiling")
+    print(f"  compile           {f(res['compile_s'], '{:.1f}')} s cold, {res['cache_load_s']:.2f} s from cache")
+    print(f"  peak RSS          {res['peak_rss_mb']:.0f} MB")
+    if "tournament_wall_s" in res:
+        print(f"  tournament        {res['tournament_games']:,} games in {res['tournament_wall_s']:.1f} s wall on "
+              f"{res['tournament_workers']} workers, peak RSS {res['tournament_peak_rss_mb']:.0f} MB")
+    for n in res["notes"]:
+        print(f"  note: {n}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cya_sim.bench``."""
+    parser = argparse.ArgumentParser(prog="cya-sim bench", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

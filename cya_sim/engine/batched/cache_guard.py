@@ -1,0 +1,70 @@
+"""Drop stale numba disk caches of the batched engine when its kernel sources change.
+
+numba keys a function's on-disk cache on its own source file only. The play
+loop (:func:`~cya_sim.engine.batched.runner.advance`) inlines kernels from
+:mod:`.kernels`, :mod:`.pcg` and :mod:`agents.compiled`, so after an edit to
+one of those files its cached machine code would be stale. On import,
+:func:`invalidate_stale_caches` hashes those sources and, when the hash
+differs from the one recorded last time, deletes the cached ``*.nbi``/``*.nbc``
+files of the engine, of ``agents`` and of the batched tests, so that
+everything is compiled afresh once. With ``NUMBA_CACHE_DIR`` set the caches
+live elsewhere and are left alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_AGENTS = _HERE.parents[2] / "agents"
+SOURCES = (_HERE / "kernels.py", _HERE / "pcg.py", _HERE / "runner.py", _HERE / "observation.py",
+           _AGENTS / "compiled.py")
+
+
+def sources_digest() -> str:
+    """SHA-256 (hex str) of the kernel source files."""
+    h = hashlib.sha256()
+    for p in SOURCES:
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+def invalidate_stale_caches() -> bool:
+    """Delete the engine's numba cache files if the kernel sources changed; True if it deleted any.
+
+    Errors (read-only folders, files removed by another process) are ignored:
+    numba then recompiles or caches elsewhere.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    stamp = _HERE / "__pycache__" / "kernel-sources.sha256"
+    digest = sources_digest()
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    folders = [_HERE / "__pycache__", _AGENTS / "__pycache__", _HERE.parents[2] / "tests" / "__pycache__"]
+    deleted = False
+    for d in folders:
+        if not d.is_dir():
+            continue
+        for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
+            if d.name == "__pycache__" and d.parent.name == "tests" and not f.name.startswith("test_batched"):
+                continue
+            try:
+                f.unlink()
+                deleted = True
+            except OSError:
+                pass
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+    return deleted

@@ -1,0 +1,178 @@
+"""Invariants over random games in the batched engine (issue 3), checked inside compiled code.
+
+After every action of every game:
+
+- every card in play is in exactly one place: hands, draw pile, discard pile, the sets of the
+  stacks, the challenge in progress (R-DECK-2011, R-DECK-MULTI);
+- the dollars in all those places add up to ``rules.round_total(P)`` ($1,360,000 per deck), each
+  stack's running value equals the sum of its sets, each set's value and size match its cards;
+- the seat to act has at least one legal action, and the action chosen is legal (R-TURN).
+
+At the end of every round the stacks plus the discard pile are worth ``rules.round_total(P)``
+(R-SCORE; the engine's ``round_audit``). Every game ends with winners among the seats and win
+shares summing to 1.
+
+An action outside the legal mask is never accepted: the batched legal mask equals the reference
+engine's at every step (tests/test_batched_api.py) and :func:`step` refuses the rest (same file).
+
+Default: ``CYA_BATCHED_INVARIANT_GAMES`` games per preset (default 4,000; 12,000 in all, spread
+over 2–6 players). Slow target: 1,000,000 games.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from numba import njit
+
+import cya_sim.engine.reference  # noqa: F401  (import order: see cya_sim.engine.batched)
+from agents.compiled import agent_act
+from cya_sim.engine.batched import init, results
+from cya_sim.engine.batched.kernels import (
+    C_A,
+    C_N,
+    C_P,
+    C_T,
+    apply_action,
+    finish_and_refill,
+    is_legal,
+)
+from cya_sim.rng import root_key
+from cya_sim.rules import get_rules
+
+FAST = int(os.environ.get("CYA_BATCHED_INVARIANT_GAMES", "4000"))
+
+
+@njit(cache=True, _nrt=False)
+def _check_row(K, S, b, counts, round_total):
+    """0 if row b satisfies the card and dollar invariants, else an error code (1..5)."""
+    cfg = K.cfg
+    p = cfg[C_P]
+    t = cfg[C_T]
+    n = cfg[C_N]
+    values = K.values
+    counts[:] = 0
+    for s in range(p):
+        hc = 0
+        for c in range(t):
+            counts[c] += S.hands[b, s, c]
+            hc += S.hands[b, s, c]
+        if hc != S.hand_count[b, s]:
+            return 1
+    for i in range(S.draw_pos[b], n):
+        counts[S.deck_order[b, i]] += 1
+    for i in range(S.discard_len[b]):
+        counts[S.discard[b, i]] += 1
+    for i in range(S.ch_len[b]):
+        counts[S.ch_cards[b, i]] += 1
+    for s in range(p):
+        st = S.stack_top[b, s]
+        m = 0
+        v = 0
+        while st >= 0:
+            sv = 0
+            sz = 0
+            for c in range(t):
+                counts[c] += S.set_counts[b, st, c]
+                sv += S.set_counts[b, st, c] * values[c]
+                sz += S.set_counts[b, st, c]
+            if sv != S.set_value[b, st] or sz != S.set_size[b, st] or S.set_counts[b, st, S.set_asset[b, st]] < 1:
+                return 2
+            v += sv
+            m += 1
+            st = S.set_below[b, st]
+        if m != S.stack_len[b, s] or v != S.stack_value[b, s]:
+            return 3
+    total = 0
+    for c in range(t):
+        if counts[c] != K.deck_counts[c]:
+            return 4
+        total += counts[c] * values[c]
+    if total != round_total:
+        return 5
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def play_checked(K, S, counts, round_total, out):
+    """Play every queued game with compiled agents, checking the invariants after every action.
+
+    out: (4,) int64 — [error code, row, decisions checked, round ends checked].
+    """
+    for b in range(S.to_act.shape[0]):
+        while True:
+            if S.done[b]:
+                if S.queue_pos[b] < 0:
+                    break
+                finish_and_refill(K, S, b)
+                continue
+            err = _check_row(K, S, b, counts, round_total)
+            if err:
+                out[0] = err
+                out[1] = b
+                return
+            seat = S.to_act[b]
+            n_legal = 0
+            for a in range(K.cfg[C_A]):
+                if is_legal(K, S, b, a):
+                    n_legal += 1
+            a = agent_act(K, S, b, seat, S.agent_kind[b, seat])
+            if n_legal == 0 or not is_legal(K, S, b, a):
+                out[0] = 6
+                out[1] = b
+                return
+            rnd = S.round[b]
+            apply_action(K, S, b, a)
+            out[2] += 1
+            if S.round[b] != rnd or S.done[b]:
+                out[3] += 1
+                if S.round_audit[b] != round_total:
+                    out[0] = 7
+                    out[1] = b
+                    return
+
+
+def run_invariants(preset: str, n_players: int, games: int, start: int, seed: int = 99) -> None:
+    rules = get_rules(preset)
+    gi = np.arange(games, dtype=np.int64) + start
+    sa = np.random.default_rng(start).integers(0, 2, (games, n_players))
+    sa[: games // 2] = 0  # half the games all-random
+    st = init(rules, n_players, 64, root_key(seed), gi, sa, ["random", "greedy"])
+    out = np.zeros(4, np.int64)
+    play_checked(st.consts, st.arrays, np.zeros(rules.deck.n_types, np.int64), rules.round_total(n_players), out)
+    assert out[0] == 0, (f"invariant {out[0]} broken in game {int(st.game_index[out[1]])} "
+                         f"({preset}, {n_players} players, seed {seed})")
+    assert st.r_done.all()
+    table = results(st)
+    assert np.allclose(table.win_share.sum(axis=1), 1.0)
+    assert out[3] == table.rounds.sum()
+    assert out[2] == table.decisions.sum()
+    if rules.end_kind == "target":
+        assert (table.totals.max(axis=1) >= rules.target_score).all()
+    best = table.totals.max(axis=1, keepdims=True)
+    assert ((table.win_share > 0) == (table.totals == best)).all()
+
+
+@pytest.mark.parametrize("preset", ["classic", "guide", "basic"])
+def test_invariants_card_conservation_and_round_total(preset):
+    """R-DECK-2011, R-SCORE ($1,360,000 per deck per round), R-TURN over random/greedy games."""
+    per = max(1, FAST // 5)
+    for p in (2, 3, 4, 5, 6):
+        run_invariants(preset, p, per, start=p * 1_000_000)
+
+
+def test_invariants_more_than_six_players():
+    """R-DECK-MULTI: 165 and 220 cards at 7 and 12 players."""
+    for p in (7, 9, 12):
+        run_invariants("classic", p, 200, start=p * 1_000_000)
+
+
+@pytest.mark.slow
+def test_invariants_one_million_games():
+    """1,000,000 games (classic, guide, basic; 2–6 players) with every invariant checked after every action."""
+    per = 1_000_000 // 15 + 1
+    for preset in ("classic", "guide", "basic"):
+        for p in (2, 3, 4, 5, 6):
+            run_invariants(preset, p, per, start=p * 10_000_000, seed=7)
