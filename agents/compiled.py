@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act
 from cya_sim.engine.batched.kernels import (
     C_CH,
     C_DI,
@@ -34,7 +35,10 @@ from cya_sim.engine.batched.kernels import (
     C_RE,
     C_T,
     C_W,
+    KIND_CARD_COUNTER,
     KIND_GREEDY,
+    KIND_HEURISTIC,
+    KIND_ORACLE,
     KIND_RANDOM,
     legal_pick,
     seat_add,
@@ -43,7 +47,8 @@ from cya_sim.engine.batched.kernels import (
 from cya_sim.engine.batched.pcg import next_double
 
 #: Compiled kind of each built-in agent name (``agents.registry.compiled_kind``).
-COMPILED_KINDS = {"random": KIND_RANDOM, "greedy": KIND_GREEDY}
+COMPILED_KINDS = {"random": KIND_RANDOM, "greedy": KIND_GREEDY, "heuristic": KIND_HEURISTIC,
+                  "wild_hoarder": KIND_HEURISTIC, "card_counter": KIND_CARD_COUNTER, "oracle": KIND_ORACLE}
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -160,11 +165,21 @@ def greedy_act(K, S, b, seat):
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def agent_act(K, S, b, seat, kind):
-    """The action of compiled agent ``kind`` (KIND_RANDOM, KIND_GREEDY) for ``seat`` in row ``b`` (int)."""
+    """The action of compiled agent ``kind`` (kernels.KIND_*) for ``seat`` in row ``b`` (int).
+
+    The strategy agents read their parameters from ``S.agent_params`` (the row
+    of the seat's agent) and decide with agents/compiled_strategy.py.
+    """
     if kind == KIND_GREEDY:
         return greedy_act(K, S, b, seat)
     if kind == KIND_RANDOM:
         return random_act(K, S, b, seat)
+    if kind == KIND_HEURISTIC:
+        return heuristic_act(K, S, b, seat, S.agent_params[S.q_seat_agent[S.queue_pos[b], seat]])
+    if kind == KIND_CARD_COUNTER:
+        return card_counter_act(K, S, b, seat, S.agent_params[S.q_seat_agent[S.queue_pos[b], seat]])
+    if kind == KIND_ORACLE:
+        return oracle_act(K, S, b, seat)
     return -1
 
 

@@ -1,9 +1,9 @@
 """``oracle`` — CHEATS: sees every hand and every hidden set card.
 
 A labelled upper-bound baseline: what perfect knowledge of the other hands is
-worth against honest policies. It is not a legal player; tournaments refuse
-it unless asked for explicitly and label it in every output
-(:data:`CHEAT_LABEL`).
+worth against honest policies. It is not a legal player, so it cannot be used
+by accident: it must be written ``oracle(cheats=true)``, and that spec is its
+label in every output (tables, plots, reports); plain ``oracle`` is refused.
 
 Decision rules (exact, given every hand):
 
@@ -145,6 +145,11 @@ class OracleAgent:
 
     name = CHEAT_LABEL
     sees_hidden = True
+
+    def __init__(self, cheats: bool = False) -> None:
+        if cheats is not True:
+            raise ValueError("agent 'oracle' sees every hand and hidden card; write it as oracle(cheats=true) "
+                             "so that every output labels it as cheating")
 
     def act(self, obs: Observation, rng: np.random.Generator, state: GameState | None = None) -> int:
         """The oracle's action id.

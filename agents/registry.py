@@ -1,18 +1,45 @@
-"""Agents by name."""
+"""Agents by spec: registered names, parameters, ``module:Class`` paths and plug-ins.
+
+A spec (see :mod:`agents.spec`) is ``greedy``, ``heuristic(backup=true, save_wild=false)``,
+``my_pkg.agents:MyAgent`` or a name an installed package registers under the entry
+point group ``cya_sim.agents``. Built-in agents with a compiled form run inside
+the batched engine's compiled loop; any other agent plays through its Python adapter.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
 
 from agents.base import Agent
+from agents.card_counter import CardCounterAgent
 from agents.greedy import GreedyAgent
+from agents.heuristic import WILD_HOARDER, HeuristicAgent, HeuristicConfig, WildHoarderAgent
+from agents.ismcts import ISMCTSAgent
+from agents.oracle import OracleAgent
+from agents.pimc import PIMCAgent
 from agents.random_agent import RandomAgent
+from agents.spec import AgentSpec, AgentSpecError, parse_agent_spec, resolve_factory
 
 #: Registered agent factories by name.
-REGISTRY: dict[str, Callable[[], Agent]] = {
+REGISTRY: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
+    "heuristic": HeuristicAgent,
+    "wild_hoarder": WildHoarderAgent,
+    "card_counter": CardCounterAgent,
+    "oracle": OracleAgent,
+    "ismcts": ISMCTSAgent,
+    "pimc": PIMCAgent,
 }
+
+#: Agents that see hidden information; a tournament must allow them explicitly.
+CHEATING = frozenset({"oracle"})
+
+#: Width of the compiled agents' parameter vectors (``compiled_params``).
+N_COMPILED_PARAMS = 16
 
 
 def agent_names() -> tuple[str, ...]:
@@ -20,20 +47,74 @@ def agent_names() -> tuple[str, ...]:
     return tuple(REGISTRY)
 
 
-def make_agent(name: str) -> Agent:
-    """A new agent of a registered name.
+@lru_cache(maxsize=256)
+def _parse(spec: str) -> AgentSpec:
+    try:
+        return parse_agent_spec(spec)
+    except AgentSpecError as e:
+        raise ValueError(str(e)) from None
+
+
+def make_agent(spec: str) -> Agent:
+    """A new agent from a spec (name, name with parameters, ``module:Class`` or plug-in).
 
     Raises:
-        ValueError: unknown name; the message lists the registered ones.
+        ValueError: unknown name (lists the registered ones), a malformed spec,
+            or parameters the agent does not take (named).
+        TypeError: the class has no ``act`` method.
     """
-    if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; choose one of: {', '.join(REGISTRY)}")
-    return REGISTRY[name]()
+    s = _parse(spec)
+    try:
+        factory = resolve_factory(s.name, REGISTRY)
+    except AgentSpecError as e:
+        raise ValueError(str(e)) from None
+    try:
+        agent = factory(**s.kwargs)
+    except TypeError as e:
+        raise ValueError(f"agent {spec!r}: {e}") from None
+    if not callable(getattr(agent, "act", None)):
+        raise TypeError(f"agent {spec!r}: {type(agent).__name__} has no act(obs, rng) method")
+    return agent
 
 
-def compiled_kind(name: str) -> int | None:
-    """The compiled kind of a registered agent (``agents.compiled.COMPILED_KINDS``), or None for a
-    Python-only agent, which the batched engine plays through its adapter."""
+def is_cheating(spec: str) -> bool:
+    """Whether the agent sees hidden information (``oracle``); such agents need explicit permission."""
+    s = _parse(spec)
+    return s.name in CHEATING or bool(getattr(resolve_factory(s.name, REGISTRY), "sees_hidden", False))
+
+
+def compiled_kind(spec: str) -> int | None:
+    """The compiled kind of an agent spec (``agents.compiled.COMPILED_KINDS``), or None for an
+    agent without a compiled form, which the batched engine plays through its adapter."""
     from agents.compiled import COMPILED_KINDS
 
-    return COMPILED_KINDS.get(name)
+    s = _parse(spec)
+    if s.name in ("random", "greedy", "wild_hoarder") and s.params:
+        return None  # parameters these agents do not take: make_agent refuses them
+    return COMPILED_KINDS.get(s.name)
+
+
+def compiled_params(spec: str) -> np.ndarray:
+    """(N_COMPILED_PARAMS,) float64 parameters of a compiled agent (zeros when it has none).
+
+    ``heuristic`` and ``wild_hoarder``: :meth:`HeuristicConfig.to_array`;
+    ``card_counter``: ``[min_gain]``.
+
+    Raises:
+        ValueError: parameters the agent does not take.
+    """
+    s = _parse(spec)
+    out = np.zeros(N_COMPILED_PARAMS, np.float64)
+    if s.name == "heuristic":
+        try:
+            vec = HeuristicConfig(**s.kwargs).to_array()
+        except TypeError as e:
+            raise ValueError(f"agent {spec!r}: {e}") from None
+    elif s.name == "wild_hoarder":
+        vec = WILD_HOARDER.to_array()
+    elif s.name == "card_counter":
+        vec = make_agent(spec)._params
+    else:
+        vec = np.zeros(0)
+    out[: vec.shape[0]] = vec
+    return out

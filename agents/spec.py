@@ -127,3 +127,20 @@ def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
     plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
     known = list(registry) + plugins
     raise AgentSpecError(f"unknown agent {name!r}; choose one of: {', '.join(known)}, or give module:Class")
+
+
+def split_agent_list(text: str) -> list[str]:
+    """Split a comma-separated list of specs, keeping commas inside parentheses.
+
+    ``"heuristic(backup=true, count=true),greedy"`` -> ``["heuristic(backup=true, count=true)", "greedy"]``.
+    """
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur.append(ch)
+    out.append("".join(cur).strip())
+    return out

@@ -113,11 +113,15 @@ def _agents_module():
 
 
 def _agents_from_args(text: str) -> list[str]:
-    names = [a.strip() for a in text.split(",")]
-    known = _agents_module().agent_names()
+    from agents.spec import split_agent_list
+
+    names = split_agent_list(text)
+    module = _agents_module()
     for a in names:
-        if a not in known:
-            raise UsageError(f"--agents: unknown agent {a!r}; choose one of: {', '.join(known)} (comma-separated)")
+        try:
+            module.make_agent(a)
+        except (ValueError, TypeError) as e:
+            raise UsageError(f"--agents: {e} (comma-separated)") from None
     return names
 
 

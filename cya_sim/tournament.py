@@ -108,11 +108,7 @@ class TournamentConfig:
     out: Path | str | None = None
 
     def __post_init__(self) -> None:
-        import importlib
-
-        import cya_sim.engine.reference  # noqa: F401  (imported first: `import agents` alone hits an import cycle)
-
-        agent_names = importlib.import_module("agents").agent_names
+        from agents import agent_names, make_agent
         rules = self.rules
         if isinstance(rules, str):
             try:
@@ -128,8 +124,10 @@ class TournamentConfig:
         if not agents:
             raise TournamentError("agents", f"no agents given; choose from: {', '.join(known)}")
         for a in agents:
-            if a not in known:
-                raise TournamentError("agents", f"unknown agent {a!r}; choose one of: {', '.join(known)}")
+            try:
+                make_agent(a)  # names, specs with parameters, module:Class paths (agents.spec)
+            except (ValueError, TypeError) as e:
+                raise TournamentError("agents", str(e)) from None
         if not _is_int(self.n_players) or not rules.min_players <= self.n_players <= rules.max_players:
             raise TournamentError(
                 "n_players",

@@ -180,18 +180,23 @@ def test_card_counter_does_not_challenge_a_defender_who_surely_answers():
 # -- oracle (CHEATS) --------------------------------------------------------------------------------
 def test_oracle_challenges_only_what_it_surely_wins():
     s = _challenge_position([JEWELS, PIGGY, STAMPS, COINS])  # the defender (seat 1) holds no Jewels or wild
-    assert choice(OracleAgent(), s) == "challenge:+1:match"
+    assert choice(OracleAgent(cheats=True), s) == "challenge:+1:match"
     opp = [[JEWELS, STAMPS, BANK, BANK]] + OPPONENT_HANDS[1:]
     stacks = [[cset(STOCKS, STOCKS, STOCKS)], [cset(BANK, BANK, BANK), cset(JEWELS, JEWELS, JEWELS)], [], []]
     s2 = four([[JEWELS, PIGGY, STAMPS, COINS]] + opp, stacks=stacks, discard=[HOME], draw=[HOME] * 4)
     assert choice(GreedyAgent(), s2) == "challenge:+1:match"
-    assert choice(OracleAgent(), s2) == "discard:Piggy Bank"
+    assert choice(OracleAgent(cheats=True), s2) == "discard:Piggy Bank"
+
+
+def test_oracle_must_be_labelled_as_cheating():
+    with pytest.raises(ValueError, match=r"oracle\(cheats=true\)"):
+        OracleAgent()
 
 
 def test_oracle_refuses_to_play_blind():
     s = _challenge_position([JEWELS, PIGGY, STAMPS, COINS])
     with pytest.raises(ValueError, match="needs the full game state"):
-        OracleAgent().act(observe(s, 0), RNG)
+        OracleAgent(cheats=True).act(observe(s, 0), RNG)
 
 
 def _alternate(first, second, players):

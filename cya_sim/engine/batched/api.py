@@ -63,8 +63,11 @@ def init(rules: RuleSet, n_players: int, batch_size: int, key: int, game_indices
     game_indices = np.asarray(game_indices, dtype=np.int64)
     if seat_agent is None:
         seat_agent = np.zeros((game_indices.shape[0], n_players), np.int16)
+    from agents.registry import compiled_params
+
+    params = np.array([compiled_params(a) for a in agents], dtype=np.float64).reshape(len(agents), -1)
     state = allocate(rules, n_players, batch_size, key, game_indices, seat_agent, tuple(agents),
-                     _agent_kinds(agents), log_cap)
+                     _agent_kinds(agents), log_cap, params)
     fill_rows(state.consts, state.arrays)
     return state
 

@@ -42,6 +42,8 @@ ORDER_LOSER_FIRST, ORDER_MOVER_FIRST = 0, 1
 
 #: Agent kinds of ``Arrays.agent_kind``: compiled built-ins, or -1 for a Python agent.
 KIND_PYTHON, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
+#: Compiled strategy agents (agents/compiled_strategy.py); their parameters are ``Arrays.agent_params``.
+KIND_HEURISTIC, KIND_CARD_COUNTER, KIND_ORACLE = 2, 3, 4
 
 #: Error codes of ``Arrays.err`` (err[0] code, err[1] row, err[2] action).
 ERR_NONE, ERR_ILLEGAL, ERR_LOG_FULL = 0, 1, 2
@@ -80,6 +82,7 @@ ARRAY_FIELDS = (
     "q_game_index", "q_seat_agent", "q_agent_kind", "q_next", "key",
     "r_done", "r_first_dealer", "r_totals", "r_winners", "r_rounds", "r_turns", "r_challenges",
     "r_decisions", "r_largest_steal", "log_actions", "log_len", "err",
+    "agent_params", "v_hdr", "v_hand", "v_unseen", "v_seats", "v_mask", "v_hands_all",
 )
 Arrays = namedtuple("Arrays", ARRAY_FIELDS)
 Arrays.__doc__ = "The batch state as a named tuple of arrays (see BatchState for every field)."

@@ -82,6 +82,11 @@ class BatchState:
     log_actions: (G, L) int16 — every action of each game when logging is on, else shape (0, 0).
     log_len: (G,) int32 — actions logged per game, else shape (0,).
     err: (3,) int64 — [error code, row, action] set by the compiled loop (kernels.ERR_*).
+    agent_params: (K, 16) float64 — parameters of each agent of ``agent_names`` with a compiled
+        form (``agents.registry.compiled_params``; zeros otherwise).
+    v_hdr, v_hand, v_unseen, v_seats, v_mask, v_hands_all: per-row scratch of the compiled strategy
+        agents' views (agents/compiled_strategy.py): (B, 14), (B, T), (B, T), (B, P, 7) int64,
+        (B, A) bool, (B, P, T) int64.
     """
 
     rules: RuleSet
@@ -153,6 +158,13 @@ class BatchState:
     log_actions: np.ndarray
     log_len: np.ndarray
     err: np.ndarray
+    agent_params: np.ndarray
+    v_hdr: np.ndarray
+    v_hand: np.ndarray
+    v_unseen: np.ndarray
+    v_seats: np.ndarray
+    v_mask: np.ndarray
+    v_hands_all: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -214,12 +226,13 @@ def make_consts(rules: RuleSet, n_players: int) -> kn.Consts:
 
 
 def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_indices, seat_agent,
-             agent_names, agent_kinds, log_cap: int = 0) -> BatchState:
+             agent_names, agent_kinds, log_cap: int = 0, agent_params=None) -> BatchState:
     """Zeroed arrays of a :class:`BatchState` with its queue filled (no game started yet).
 
     Args:
         game_indices: (G,) int global game indices. seat_agent: (G, P) int indices into ``agent_names``.
         agent_kinds: per agent name, its compiled kind (kernels.KIND_*; -1 for Python agents).
+        agent_params: (K, 16) float64 parameters of the compiled agents (default zeros).
         log_cap: L, actions logged per game (0: no log).
 
     Raises:
@@ -266,6 +279,10 @@ def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_ind
         r_largest_steal=z(g, np.int64),
         log_actions=z((g, log_cap) if log_cap else (0, 0), np.int16),
         log_len=z(g if log_cap else 0, np.int32), err=z(3, np.int64),
+        agent_params=(np.zeros((len(agent_names), 16)) if agent_params is None
+                      else np.ascontiguousarray(agent_params, dtype=np.float64)),
+        v_hdr=z((b, 14), np.int64), v_hand=z((b, t), np.int64), v_unseen=z((b, t), np.int64),
+        v_seats=z((b, p, 7), np.int64), v_mask=z((b, int(cfg[kn.C_A])), bool), v_hands_all=z((b, p, t), np.int64),
     )
 
 
