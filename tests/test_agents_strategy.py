@@ -219,3 +219,28 @@ def test_heuristic_with_default_switches_is_greedy_game_by_game(preset):
             b = play_game(rules, _alternate(HeuristicAgent, RandomAgent, players), root_key(5), g, record_actions=True)
             assert a.actions == b.actions
             assert a.totals == b.totals
+
+
+def test_card_counter_lays_the_set_nobody_can_steal():
+    opp = [[JEWELS, JEWELS, JEWELS, STAMPS], [JEWELS, JEWELS, JEWELS, COINS], [JEWELS, JEWELS, BANK, BANK]]
+    stacks = [[cset(STOCKS, STOCKS, STOCKS)], [cset(STOCKS, STOCKS, STOCKS)],
+              [cset(STOCKS, STOCKS, STOCKS)], [cset(AUTO, AUTO, AUTO)]]
+    s = four([[JEWELS, JEWELS, PIGGY, PIGGY]] + opp, stacks=stacks, discard=[HOME])
+    assert choice(CardCounterAgent(), s) == "pair_hand:Piggy Bank+Piggy Bank"
+
+
+def test_card_counter_defends_when_the_challenger_cannot_answer_again():
+    # every other Piggy Bank and every wild is seen: the challenger holds none
+    s = _defence_position([PIGGY, SILVER, JEWELS, JEWELS])
+    assert choice(CardCounterAgent(), s) == "respond:match"
+
+
+def test_card_counter_lets_go_when_the_challenger_surely_answers():
+    # the unseen cards are nearly all wilds and Piggy Banks: answering would only lose the card
+    stacks = [[cset(STOCKS, STOCKS, STOCKS)], [cset(BANK, BANK, BANK), cset(PIGGY, PIGGY, PIGGY)], [], []]
+    challenge = {"challenger": 0, "defender": 1, "cards": [PIGGY], "players": [0], "to_act": 1}
+    hands = [[SILVER, SILVER, GOLD], [PIGGY, JEWELS, JEWELS, STAMPS],
+             [SILVER, SILVER, GOLD, GOLD], [SILVER, SILVER, GOLD, PIGGY]]
+    s = four(hands, stacks=stacks, discard=[HOME], draw=[HOME] * 4, challenge=challenge, current_player=0)
+    assert choice(GreedyAgent(), s) == "respond:match"
+    assert choice(CardCounterAgent(), s) == "give_up"
