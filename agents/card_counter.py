@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic import _best_pair, _cheapest_wild
+from agents.heuristic import _best_pair, _challenge_allowed, _cheapest_discard, _cheapest_wild, _opening
 from agents.probability import expected_hidden_value, p_at_most
 from agents.view import (
     H_CH_ACTIVE,
@@ -108,11 +108,7 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
     best_off, best_gain = 0, -1.0
     for off in range(1, p):
         row = ch + (off - 1) * w
-        allowed = False
-        for j in range(w):
-            if mask[row + j]:
-                allowed = True
-        if not allowed:
+        if not _challenge_allowed(mask, row, w):
             continue
         tg = (seat + off) % p
         asset = seats[tg, S_TOP_ASSET]
@@ -129,17 +125,8 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
     if best_pair >= 0 and (best_off == 0 or best_gain <= min_gain or best_score >= best_gain):
         return best_pair
     if best_off > 0 and best_gain > min_gain:
-        row = ch + (best_off - 1) * w
-        if mask[row]:
-            return row
-        return row + 1 + _cheapest_wild(hand, values, na, nw) - na
-    best_c, best_wild, best_v = -1, 2, 0
-    for c in range(na + nw):
-        if hand[c] > 0:
-            is_wild = 1 if c >= na else 0
-            if best_c < 0 or is_wild < best_wild or (is_wild == best_wild and values[c] < best_v):
-                best_c, best_wild, best_v = c, is_wild, values[c]
-    return di + best_c
+        return _opening(mask, ch + (best_off - 1) * w, hand, values, na, nw)
+    return _cheapest_discard(hand, values, na, nw, di)
 
 
 class CardCounterAgent:

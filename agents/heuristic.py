@@ -119,6 +119,35 @@ def _cheapest_wild(hand, values, na, nw):
 
 
 @njit(cache=True)
+def _challenge_allowed(mask, row, w):
+    """Whether any opening of the challenge row starting at id ``row`` (``w`` ids) is legal."""
+    for k in range(w):
+        if mask[row + k]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _opening(mask, row, hand, values, na, nw):
+    """The challenge id of row ``row``: a matching asset when legal, else the cheapest wild."""
+    if mask[row]:
+        return row
+    return row + 1 + _cheapest_wild(hand, values, na, nw) - na
+
+
+@njit(cache=True)
+def _cheapest_discard(hand, values, na, nw, di):
+    """R-DISCARD id of the cheapest asset in hand, else of the cheapest wild (ties: lowest id)."""
+    best_c, best_wild, best_v = -1, 2, 0
+    for c in range(na + nw):
+        if hand[c] > 0:
+            is_wild = 1 if c >= na else 0
+            if best_c < 0 or is_wild < best_wild or (is_wild == best_wild and values[c] < best_v):
+                best_c, best_wild, best_v = c, is_wild, values[c]
+    return di + best_c
+
+
+@njit(cache=True)
 def _p_safe(asset, seat, hdr, unseen, seats):
     """Chance that no opponent able to challenge holds an ``asset`` card or a wild (TIP-COUNT)."""
     na, nw = hdr[H_NA], hdr[H_NW]
@@ -236,11 +265,7 @@ def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     best_off, best_tv = 0, -1
     for off in range(1, p):
         row = ch + (off - 1) * w
-        allowed = False
-        for k in range(w):
-            if mask[row + k]:
-                allowed = True
-        if not allowed:
+        if not _challenge_allowed(mask, row, w):
             continue
         tg = (seat + off) % p
         playable = hand[seats[tg, S_TOP_ASSET]] + max(usable_wilds, 0)
@@ -256,18 +281,8 @@ def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     if best_pair >= 0 and (params[P_PAIR_FIRST] > 0 or cover_now or best_off == 0 or best_score >= best_tv):
         return best_pair
     if best_off > 0:
-        row = ch + (best_off - 1) * w
-        if mask[row]:
-            return row
-        wd = _cheapest_wild(hand, values, na, nw)
-        return row + 1 + wd - na
-    best_c, best_key_wild, best_key_v = -1, 2, 0
-    for c in range(na + nw):
-        if hand[c] > 0:
-            is_wild = 1 if c >= na else 0
-            if best_c < 0 or is_wild < best_key_wild or (is_wild == best_key_wild and values[c] < best_key_v):
-                best_c, best_key_wild, best_key_v = c, is_wild, values[c]
-    return di + best_c
+        return _opening(mask, ch + (best_off - 1) * w, hand, values, na, nw)
+    return _cheapest_discard(hand, values, na, nw, di)
 
 
 class HeuristicAgent:

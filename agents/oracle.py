@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic import _cheapest_wild
+from agents.heuristic import _challenge_allowed, _cheapest_discard, _cheapest_wild, _opening
 from agents.view import (
     H_CH_ACTIVE,
     H_CH_ASSET,
@@ -108,11 +108,7 @@ def oracle_decide(hdr, hand, values, seats, hands_all, mask):
     best_off, best_v = 0, -1
     for off in range(1, p):
         row = ch + (off - 1) * w
-        allowed = False
-        for j in range(w):
-            if mask[row + j]:
-                allowed = True
-        if not allowed:
+        if not _challenge_allowed(mask, row, w):
             continue
         tg = (seat + off) % p
         asset = seats[tg, S_TOP_ASSET]
@@ -120,19 +116,10 @@ def oracle_decide(hdr, hand, values, seats, hands_all, mask):
         if sure_win and seats[tg, S_TOP_VALUE_SEEN] > best_v:
             best_off, best_v = off, seats[tg, S_TOP_VALUE_SEEN]
     if best_off > 0:
-        row = ch + (best_off - 1) * w
-        if mask[row]:
-            return row
-        return row + 1 + _cheapest_wild(hand, values, na, nw) - na
+        return _opening(mask, ch + (best_off - 1) * w, hand, values, na, nw)
     if best_pair >= 0:
         return best_pair
-    best_c, best_wild, best_cv = -1, 2, 0
-    for c in range(na + nw):
-        if hand[c] > 0:
-            is_wild = 1 if c >= na else 0
-            if best_c < 0 or is_wild < best_wild or (is_wild == best_wild and values[c] < best_cv):
-                best_c, best_wild, best_cv = c, is_wild, values[c]
-    return di + best_c
+    return _cheapest_discard(hand, values, na, nw, di)
 
 
 class OracleAgent:
