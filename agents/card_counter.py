@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic import _best_pair, _challenge_allowed, _cheapest_discard, _cheapest_wild, _opening
+from agents.heuristic import _answer, _best_pair, _challenge_allowed, _cheapest_discard, _opening
 from agents.probability import expected_hidden_value, p_at_most
 from agents.view import (
     H_CH_ACTIVE,
@@ -100,9 +100,7 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
         contested = seats[defender, S_TOP_VALUE_SEEN] + hdr[H_CH_POT_VALUE]
         if p_ok * contested - (1.0 - p_ok) * cost <= min_gain:
             return gu
-        if mask[re]:
-            return re
-        return re + 1 + _cheapest_wild(hand, values, na, nw) - na
+        return _answer(mask, re, hand, values, na, nw)
 
     best_pair, best_score = _best_pair(_COUNT_PAIRS, hdr, hand, values, unseen, seats, mask, False)
     best_off, best_gain = 0, -1.0

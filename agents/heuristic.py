@@ -119,6 +119,41 @@ def _cheapest_wild(hand, values, na, nw):
 
 
 @njit(cache=True)
+def _wilds_in_hand(hand, na, nw):
+    """Number of wild cards in hand."""
+    n = 0
+    for k in range(nw):
+        n += hand[na + k]
+    return n
+
+
+@njit(cache=True)
+def _pair_info(a, hdr, values, pd, w):
+    """(dollars, asset type, spends a hand wild) of the set laid by pair action ``a`` (< challenge block).
+
+    R-PAIR-HAND ids below ``pd``: the asset with a second one or a wild beneath.
+    R-PAIR-DISCARD ids: the top discard card with a hand card; the set's
+    asset type is the asset among the two.
+    """
+    na = hdr[H_NA]
+    if a < pd:
+        asset = a // w
+        k = a % w
+        return values[asset] + values[asset if k == 0 else na + k - 1], asset, k > 0
+    c = a - pd
+    top = hdr[H_TOP_DISCARD]
+    return values[top] + values[c], top if top < na else c, c >= na
+
+
+@njit(cache=True)
+def _answer(mask, re, hand, values, na, nw):
+    """R-CH-EXCHANGE play: a matching asset when legal, else the cheapest wild in hand."""
+    if mask[re]:
+        return re
+    return re + 1 + _cheapest_wild(hand, values, na, nw) - na
+
+
+@njit(cache=True)
 def _challenge_allowed(mask, row, w):
     """Whether any opening of the challenge row starting at id ``row`` (``w`` ids) is legal."""
     for k in range(w):
@@ -170,30 +205,16 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     ph, pd, ch, _di, _re, _gu, w = action_starts(hdr)
     na, nw = hdr[H_NA], hdr[H_NW]
     seat = hdr[H_SEAT]
-    n_wild = 0
-    for k in range(nw):
-        n_wild += hand[na + k]
+    n_wild = _wilds_in_hand(hand, na, nw)
     keep_one = params[P_SAVE_WILD] > 0 and hdr[H_DRAW] > 0
     own_sets = seats[seat, S_STACK_LEN]
     best, best_score = -1, -1.0
     for a in range(ph, ch):
         if not mask[a]:
             continue
-        if a < pd:
-            asset = a // w
-            k = a % w
-            partner = asset if k == 0 else na + k - 1
-            uses_wild = k > 0
-            v = values[asset] + values[partner]
-            set_asset = asset
-        else:
-            if only_hand_wild_pairs:
-                continue
-            c = a - pd
-            top = hdr[H_TOP_DISCARD]
-            uses_wild = c >= na
-            v = values[top] + values[c]
-            set_asset = top if top < na else c
+        if only_hand_wild_pairs and a >= pd:
+            continue  # TIP-WILD-FIRST: a pair from the hand
+        v, set_asset, uses_wild = _pair_info(a, hdr, values, pd, w)
         if only_hand_wild_pairs and not uses_wild:
             continue
         if uses_wild:
@@ -236,9 +257,7 @@ def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     _ph, _pd, ch, di, re, gu, w = action_starts(hdr)
     na, nw = hdr[H_NA], hdr[H_NW]
     seat, p = hdr[H_SEAT], hdr[H_P]
-    n_wild = 0
-    for k in range(nw):
-        n_wild += hand[na + k]
+    n_wild = _wilds_in_hand(hand, na, nw)
     keep_one = 1 if (params[P_SAVE_WILD] > 0 and hdr[H_DRAW] > 0) else 0
 
     if hdr[H_CH_ACTIVE] > 0:
@@ -246,12 +265,9 @@ def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
         contested = seats[seat, S_TOP_VALUE_SEEN] + hdr[H_CH_POT_VALUE]
         if defender and params[P_LET_GO] > 0 and contested < params[P_LET_GO_MAX]:
             return gu  # TIP-LET-GO
-        if mask[re]:
-            return re
         allow = params[P_WILD_DEFENCE] if defender else params[P_WILD_CHALLENGES]
-        if allow > 0 and n_wild - keep_one > 0:
-            wd = _cheapest_wild(hand, values, na, nw)
-            return re + 1 + wd - na
+        if mask[re] or (allow > 0 and n_wild - keep_one > 0):
+            return _answer(mask, re, hand, values, na, nw)
         return gu
 
     own_sets = seats[seat, S_STACK_LEN]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.heuristic import _challenge_allowed, _cheapest_discard, _cheapest_wild, _opening
+from agents.heuristic import _answer, _challenge_allowed, _cheapest_discard, _opening, _pair_info
 from agents.view import (
     H_CH_ACTIVE,
     H_CH_ASSET,
@@ -38,7 +38,6 @@ from agents.view import (
     H_NW,
     H_P,
     H_SEAT,
-    H_TOP_DISCARD,
     S_STACK_LEN,
     S_TOP_ASSET,
     S_TOP_VALUE_SEEN,
@@ -78,23 +77,13 @@ def oracle_decide(hdr, hand, values, seats, hands_all, mask):
         other = hdr[H_CH_CHALLENGER] if seat == hdr[H_CH_DEFENDER] else hdr[H_CH_DEFENDER]
         if _playable(hands_all, seat, asset, na, nw) <= _playable(hands_all, other, asset, na, nw):
             return gu
-        if mask[re]:
-            return re
-        return re + 1 + _cheapest_wild(hand, values, na, nw) - na
+        return _answer(mask, re, hand, values, na, nw)
 
     best_pair, best_score = -1, -1
     for a in range(ph, ch):
         if not mask[a]:
             continue
-        if a < pd:
-            asset = a // w
-            k = a % w
-            v = values[asset] + values[asset if k == 0 else na + k - 1]
-        else:
-            c = a - pd
-            top = hdr[H_TOP_DISCARD]
-            v = values[top] + values[c]
-            asset = top if top < na else c
+        v, asset, _uses_wild = _pair_info(a, hdr, values, pd, w)
         safe = True
         if seats[seat, S_STACK_LEN] >= 1:
             for o in range(p):

@@ -38,8 +38,6 @@ REGISTRY: dict[str, Callable[..., Agent]] = {
 #: Agents that see hidden information; a tournament must allow them explicitly.
 CHEATING = frozenset({"oracle"})
 
-#: Width of the compiled agents' parameter vectors (``compiled_params``).
-N_COMPILED_PARAMS = 16
 
 
 def agent_names() -> tuple[str, ...]:
@@ -95,7 +93,7 @@ def compiled_kind(spec: str) -> int | None:
 
 
 def compiled_params(spec: str) -> np.ndarray:
-    """(N_COMPILED_PARAMS,) float64 parameters of a compiled agent (zeros when it has none).
+    """(N_AGENT_PARAMS,) float64 parameters of a compiled agent (zeros when it has none).
 
     ``heuristic`` and ``wild_hoarder``: :meth:`HeuristicConfig.to_array`;
     ``card_counter``: ``[min_gain]``.
@@ -104,7 +102,9 @@ def compiled_params(spec: str) -> np.ndarray:
         ValueError: parameters the agent does not take.
     """
     s = _parse(spec)
-    out = np.zeros(N_COMPILED_PARAMS, np.float64)
+    from cya_sim.engine.batched.kernels import N_AGENT_PARAMS
+
+    out = np.zeros(N_AGENT_PARAMS, np.float64)
     if s.name == "heuristic":
         try:
             vec = HeuristicConfig(**s.kwargs).to_array()

@@ -166,6 +166,33 @@ def _root_check(obs: Observation, root: np.ndarray) -> None:
             f"the observed position ({root.tolist()}); the observation must be the seat to act's")
 
 
+def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, seed: int, stream: int,
+           context: SearchContext | None):
+    """Checks and set-up shared by both searches.
+
+    Returns:
+        ``(result, None)`` when the seat has one legal action (returned
+        without searching), else ``(None, (rk, uk, t0, ctx, info, rng, scratch, root))``.
+
+    Raises:
+        ValueError: as :func:`ismcts_search`.
+    """
+    rk = check_choice("rollout", rollout, ROLLOUTS)
+    uk = check_choice("utility", utility, UTILITIES)
+    check_budget(iterations, time_s)
+    t0 = time.perf_counter()
+    legal = np.flatnonzero(obs.legal_action_mask)
+    if legal.size == 0:
+        raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
+    if legal.size == 1:
+        return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0,
+                            0, time.perf_counter() - t0), None
+    ctx = _context(obs, context)
+    info, rng, scratch, root = ctx.prepare(obs, seed, stream)
+    _root_check(obs, root)
+    return None, (rk, uk, t0, ctx, info, rng, scratch, root)
+
+
 def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float | None = None,
                   c_ucb: float = DEFAULT_C_UCB, rollout: str = "greedy", utility: str = "share", seed: int = 0,
                   stream: int = 0, max_nodes: int | None = None,
@@ -195,21 +222,12 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
         ValueError: unknown ``rollout``/``utility``, a bad budget or ``c_ucb``,
             an observation with no legal action or an inconsistent one.
     """
-    rk = check_choice("rollout", rollout, ROLLOUTS)
-    uk = check_choice("utility", utility, UTILITIES)
-    check_budget(iterations, time_s)
     if not isinstance(c_ucb, (int, float)) or not c_ucb >= 0:
         raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
-    t0 = time.perf_counter()
-    legal = np.flatnonzero(obs.legal_action_mask)
-    if legal.size == 0:
-        raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
-    if legal.size == 1:
-        return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0,
-                            0, time.perf_counter() - t0)
-    ctx = _context(obs, context)
-    info, rng, scratch, root = ctx.prepare(obs, seed, stream)
-    _root_check(obs, root)
+    single, started = _start(obs, rollout, utility, iterations, time_s, seed, stream, context)
+    if single is not None:
+        return single
+    rk, uk, t0, ctx, info, rng, scratch, root = started
     cap = max_nodes if max_nodes is not None else (DEFAULT_TIME_NODES if time_s is not None else iterations + 1)
     if not isinstance(cap, (int, np.integer)) or cap < 1:
         raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
@@ -256,19 +274,10 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     Raises:
         ValueError: as :func:`ismcts_search`.
     """
-    rk = check_choice("rollout", rollout, ROLLOUTS)
-    uk = check_choice("utility", utility, UTILITIES)
-    check_budget(iterations, time_s)
-    t0 = time.perf_counter()
-    legal = np.flatnonzero(obs.legal_action_mask)
-    if legal.size == 0:
-        raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
-    if legal.size == 1:
-        return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0,
-                            0, time.perf_counter() - t0)
-    ctx = _context(obs, context)
-    info, rng, scratch, root = ctx.prepare(obs, seed, stream)
-    _root_check(obs, root)
+    single, started = _start(obs, rollout, utility, iterations, time_s, seed, stream, context)
+    if single is not None:
+        return single
+    rk, uk, t0, ctx, info, rng, scratch, root = started
     kc = ctx.consts()
     n = root.shape[0]
     acts = np.zeros(ctx.n_actions, np.int64)

@@ -44,6 +44,8 @@ ORDER_LOSER_FIRST, ORDER_MOVER_FIRST = 0, 1
 KIND_PYTHON, KIND_RANDOM, KIND_GREEDY = -1, 0, 1
 #: Compiled strategy agents (agents/compiled_strategy.py); their parameters are ``Arrays.agent_params``.
 KIND_HEURISTIC, KIND_CARD_COUNTER, KIND_ORACLE = 2, 3, 4
+#: Width of ``Arrays.agent_params`` rows (``agents.registry.compiled_params``).
+N_AGENT_PARAMS = 16
 
 #: Error codes of ``Arrays.err`` (err[0] code, err[1] row, err[2] action).
 ERR_NONE, ERR_ILLEGAL, ERR_LOG_FULL = 0, 1, 2

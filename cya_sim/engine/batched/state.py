@@ -82,10 +82,10 @@ class BatchState:
     log_actions: (G, L) int16 — every action of each game when logging is on, else shape (0, 0).
     log_len: (G,) int32 — actions logged per game, else shape (0,).
     err: (3,) int64 — [error code, row, action] set by the compiled loop (kernels.ERR_*).
-    agent_params: (K, 16) float64 — parameters of each agent of ``agent_names`` with a compiled
+    agent_params: (K, N_AGENT_PARAMS) float64 — parameters of each agent of ``agent_names`` with a compiled
         form (``agents.registry.compiled_params``; zeros otherwise).
     v_hdr, v_hand, v_unseen, v_seats, v_mask, v_hands_all: per-row scratch of the compiled strategy
-        agents' views (agents/compiled_strategy.py): (B, 14), (B, T), (B, T), (B, P, 7) int64,
+        agents' views (agents/compiled_strategy.py): (B, N_HDR), (B, T), (B, T), (B, P, N_SEATCOL) int64 (agents.view),
         (B, A) bool, (B, P, T) int64.
     """
 
@@ -232,7 +232,7 @@ def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_ind
     Args:
         game_indices: (G,) int global game indices. seat_agent: (G, P) int indices into ``agent_names``.
         agent_kinds: per agent name, its compiled kind (kernels.KIND_*; -1 for Python agents).
-        agent_params: (K, 16) float64 parameters of the compiled agents (default zeros).
+        agent_params: (K, N_AGENT_PARAMS) float64 parameters of the compiled agents (default zeros).
         log_cap: L, actions logged per game (0: no log).
 
     Raises:
@@ -248,6 +248,8 @@ def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_ind
         raise ValueError(f"seat_agent must be (G, P) = ({game_indices.shape[0]}, {n_players}); got {seat_agent.shape}")
     if seat_agent.size and (seat_agent.min() < 0 or seat_agent.max() >= len(agent_names)):
         raise ValueError(f"seat_agent values must be in 0..{len(agent_names) - 1} (indices into agents)")
+    from agents.view import N_HDR, N_SEATCOL  # the strategy agents' view (imported late: agents imports us)
+
     k = make_consts(rules, n_players)
     cfg = k.cfg
     b, p, t, n = int(batch_size), n_players, int(cfg[kn.C_T]), int(cfg[kn.C_N])
@@ -279,10 +281,10 @@ def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_ind
         r_largest_steal=z(g, np.int64),
         log_actions=z((g, log_cap) if log_cap else (0, 0), np.int16),
         log_len=z(g if log_cap else 0, np.int32), err=z(3, np.int64),
-        agent_params=(np.zeros((len(agent_names), 16)) if agent_params is None
+        agent_params=(np.zeros((len(agent_names), kn.N_AGENT_PARAMS)) if agent_params is None
                       else np.ascontiguousarray(agent_params, dtype=np.float64)),
-        v_hdr=z((b, 14), np.int64), v_hand=z((b, t), np.int64), v_unseen=z((b, t), np.int64),
-        v_seats=z((b, p, 7), np.int64), v_mask=z((b, int(cfg[kn.C_A])), bool), v_hands_all=z((b, p, t), np.int64),
+        v_hdr=z((b, N_HDR), np.int64), v_hand=z((b, t), np.int64), v_unseen=z((b, t), np.int64),
+        v_seats=z((b, p, N_SEATCOL), np.int64), v_mask=z((b, int(cfg[kn.C_A])), bool), v_hands_all=z((b, p, t), np.int64),
     )
 
 
