@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from cya_sim.engine.batched import pcg
+from cya_sim.engine.batched.intrinsics import cttz, mulhi64
 from cya_sim.rng import root_key, shuffle_in_place, stream_generator, stream_state
 
 CASES = [(0, 0, 0), (1, 0, 1), (12345, 7, 3), (2**63 + 5, 999_999, 0), (2**64 - 1, 2**40, 12)]
@@ -42,10 +44,28 @@ def test_pcg64_state_after_draws_matches_numpy():
     assert (int(st[2]) << 64) | int(st[3]) == s["inc"]
 
 
+@njit
+def _mulhi(a, b):
+    return mulhi64(a, b)
+
+
+@njit
+def _cttz(x):
+    return cttz(x)
+
+
 def test_mulhi64_against_python_ints():
     rng = np.random.default_rng(0)
-    for a, b in rng.integers(0, 2**63, (200, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1):
-        assert int(pcg.mulhi64(a, b)) == (int(a) * int(b)) >> 64
+    pairs = rng.integers(0, 2**63, (2000, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    extremes = np.array([[2**64 - 1, 2**64 - 1], [2**64 - 1, 1], [2**63, 2], [0, 2**64 - 1]], dtype=np.uint64)
+    for a, b in np.concatenate([pairs, extremes]):
+        assert int(_mulhi(a, b)) == (int(a) * int(b)) >> 64
+
+
+def test_cttz_is_the_lowest_set_bit():
+    rng = np.random.default_rng(1)
+    for x in [1, 2, 3, 8, 12, 2**40, 2**62 + 2**5] + [int(v) for v in rng.integers(1, 2**62, 500)]:
+        assert _cttz(x) == (x & -x).bit_length() - 1
 
 
 @pytest.mark.parametrize("n", [2, 110, 165, 220])

@@ -288,6 +288,9 @@ def start_round(K, S, b):
         S.stack_len[b, s] = 0
         S.stack_value[b, s] = 0
         S.played[b, s] = False
+    for st in range(S.n_sets[b]):  # the set slots of the last round; R-NEW-SET counts start at zero
+        for c in range(t):
+            S.set_counts[b, st, c] = 0
     S.n_sets[b] = 0
     S.ch_active[b] = False
     S.ch_len[b] = 0
@@ -389,9 +392,7 @@ def _new_set(K, S, b, seat, asset, card0, known0, card1):
     S.set_value[b, st] = K.values[card0] + K.values[card1]
     S.set_card0[b, st] = card0
     S.set_known0[b, st] = known0
-    for c in range(K.cfg[C_T]):
-        S.set_counts[b, st, c] = 0
-    S.set_counts[b, st, card0] += 1
+    S.set_counts[b, st, card0] += 1  # zero since start_round cleared the slot
     S.set_counts[b, st, card1] += 1
     _push_set(K, S, b, seat, st)
 

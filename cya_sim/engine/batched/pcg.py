@@ -5,7 +5,8 @@ A stream is a ``(4,) uint64`` array ``[state_hi, state_lo, inc_hi, inc_lo]``
 (XSL-RR 128/64) advances ``state = state * MULT + inc (mod 2**128)`` and
 outputs ``rotr64(hi ^ lo, hi >> 58)`` of the new state; ``random()`` is
 ``(out >> 11) * 2**-53``. These kernels do the 128-bit arithmetic on two
-``uint64`` halves so that the batched engine draws exactly the numbers the
+``uint64`` halves (the high half of a product by an LLVM 128-bit multiply,
+:func:`cya_sim.engine.batched.intrinsics.mulhi64`) so that the batched engine draws exactly the numbers the
 reference engine draws (R-SETUP first dealer and shuffles, the ``random``
 agent's choices).
 """
@@ -15,10 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cya_sim.engine.batched.intrinsics import mulhi64
 from cya_sim.rng import _M1, _M2, GOLDEN, PCG64_MULT
 
-_U32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 _MULT_HI = np.uint64(PCG64_MULT >> 64)
 _MULT_LO = np.uint64(PCG64_MULT & ((1 << 64) - 1))
 _GOLDEN = np.uint64(GOLDEN)
@@ -26,21 +26,6 @@ _M1U = np.uint64(_M1)
 _M2U = np.uint64(_M2)
 _ONE = np.uint64(1)
 _DOUBLE_UNIT = 1.0 / 9007199254740992.0  # 2**-53
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def mulhi64(a, b):
-    """High 64 bits of the 128-bit product of two uint64 (uint64)."""
-    a_lo = a & _U32
-    a_hi = a >> _S32
-    b_lo = b & _U32
-    b_hi = b >> _S32
-    p0 = a_lo * b_lo
-    p1 = a_lo * b_hi
-    p2 = a_hi * b_lo
-    p3 = a_hi * b_hi
-    mid = (p0 >> _S32) + (p1 & _U32) + (p2 & _U32)
-    return p3 + (p1 >> _S32) + (p2 >> _S32) + (mid >> _S32)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")

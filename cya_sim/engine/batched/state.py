@@ -182,14 +182,23 @@ class BatchState:
         return bool(self.r_done.all())
 
 
+#: Most card types in a deck the batched engine plays (hands are 64-bit type masks in agents/compiled.py).
+MAX_CARD_TYPES = 62
+
+
 def make_consts(rules: RuleSet, n_players: int) -> kn.Consts:
     """The :class:`~cya_sim.engine.batched.kernels.Consts` of ``rules`` at ``n_players`` seats.
 
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``.
+        ValueError: the deck has more than :data:`MAX_CARD_TYPES` card types (the compiled agents
+            keep a hand as a 64-bit mask of types); such decks play on the reference engine.
     """
     hand = rules.hand_size_for(n_players)
     deck = rules.deck
+    if deck.n_types > MAX_CARD_TYPES:
+        raise ValueError(f"deck {deck.name!r} has {deck.n_types} card types; the batched engine takes at most "
+                         f"{MAX_CARD_TYPES} (play it with engine='reference')")
     sp = ActionSpace.for_rules(rules)
     counts = rules.deck_counts(n_players)
     values = deck.values.astype(np.int64)
