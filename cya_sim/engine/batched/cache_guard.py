@@ -1,13 +1,15 @@
 """Drop stale numba disk caches of the batched engine when its kernel sources change.
 
 numba keys a function's on-disk cache on its own source file only. The play
-loop (:func:`~cya_sim.engine.batched.runner.advance`) inlines kernels from
-:mod:`.kernels`, :mod:`.pcg` and :mod:`agents.compiled`, so after an edit to
-one of those files its cached machine code would be stale. On import,
-:func:`invalidate_stale_caches` hashes those sources and, when the hash
-differs from the one recorded last time, deletes the cached ``*.nbi``/``*.nbc``
-files of the engine, of ``agents`` and of the batched tests, so that
-everything is compiled afresh once. With ``NUMBA_CACHE_DIR`` set the caches
+loop (:func:`~cya_sim.engine.batched.runner.advance`) inlines or links kernels
+from :mod:`.kernels`, :mod:`.pcg`, :mod:`.intrinsics` and the compiled agents
+(``agents/*.py``), and the search (``cya_sim/search``) links the engine and
+the agents too, so after an edit to one of those files cached machine code
+would be stale. On import, :func:`invalidate_stale_caches` hashes every
+Python source of the engine, of ``agents`` and of the search and, when the
+hash differs from the one recorded last time, deletes the cached
+``*.nbi``/``*.nbc`` files of those three folders and of the batched and
+search tests, so that everything is compiled afresh once. With ``NUMBA_CACHE_DIR`` set the caches
 live elsewhere and are left alone.
 """
 
@@ -19,8 +21,8 @@ from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 _AGENTS = _HERE.parents[2] / "agents"
-SOURCES = (_HERE / "kernels.py", _HERE / "pcg.py", _HERE / "runner.py", _HERE / "observation.py",
-           _AGENTS / "compiled.py")
+_SEARCH = _HERE.parents[1] / "search"
+SOURCES = tuple(sorted(_HERE.glob("*.py"))) + tuple(sorted(_AGENTS.glob("*.py"))) + tuple(sorted(_SEARCH.glob("*.py")))
 
 
 def sources_digest() -> str:
@@ -49,13 +51,14 @@ def invalidate_stale_caches() -> bool:
             return False
     except OSError:
         pass
-    folders = [_HERE / "__pycache__", _AGENTS / "__pycache__", _HERE.parents[2] / "tests" / "__pycache__"]
+    folders = [_HERE / "__pycache__", _AGENTS / "__pycache__", _HERE.parents[1] / "search" / "__pycache__",
+               _HERE.parents[2] / "tests" / "__pycache__"]
     deleted = False
     for d in folders:
         if not d.is_dir():
             continue
         for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
-            if d.name == "__pycache__" and d.parent.name == "tests" and not f.name.startswith("test_batched"):
+            if d.parent.name == "tests" and not f.name.startswith(("test_batched", "test_search")):
                 continue
             try:
                 f.unlink()
