@@ -144,6 +144,27 @@ def test_differential_more_than_six_players():
         compare_games(rules, p, gi, seatings(30, p, p), batch_size=8)
 
 
+def test_differential_custom_deck_with_value_ties():
+    """R-DECK-CUSTOM: unsorted asset values, equal-valued assets and two wilds of equal value.
+
+    The compiled ``greedy`` picks the best pair from bitmasks of the card types
+    held; its tie-breaks (lowest action id among equal values) must still be
+    the reference agent's on a deck where many pairs tie.
+    """
+    from cya_sim.rules.deck import Deck
+
+    entries = [{"name": f"a{i}", "kind": "asset", "value": v, "copies": c}
+               for i, (v, c) in enumerate([(20_000, 6), (5_000, 8), (20_000, 6), (10_000, 8), (5_000, 8),
+                                           (30_000, 4), (10_000, 6)])]
+    entries += [{"name": "w1", "kind": "wild", "value": 30_000, "copies": 4},
+                {"name": "w2", "kind": "wild", "value": 30_000, "copies": 2},
+                {"name": "w3", "kind": "wild", "value": 10_000, "copies": 2}]
+    rules = get_rules("classic", deck=Deck.from_entries("ties", entries), target_score=200_000)
+    for p in (2, 4):
+        gi = np.arange(150, dtype=np.int64) + 90_000 * p
+        compare_games(rules, p, gi, seatings(150, p, p), batch_size=16)
+
+
 @pytest.mark.slow
 def test_differential_one_million_games():
     """1,000,000 batched games (all presets, 2–6 players, random/greedy seatings); what is compared:
