@@ -4,8 +4,16 @@ Each decision runs :func:`cya_sim.search.ismcts_search` from the seat's
 observation only: every iteration samples a determinization uniformly among
 the deals consistent with what the seat has seen (:mod:`cya_sim.search.determinize`),
 descends the seat's tree with UCB1 on availability counts, expands one move,
-plays a compiled rollout (default ``greedy``) to the end of the round, and
-backs up each mover's utility; the move with the most visits is played.
+plays a compiled rollout (default ``greedy``; ``random``; ``card_counter``:
+every rollout seat plays that agent from its own view of the determinized game,
+:mod:`cya_sim.search.policies`) to the end of the round, and backs up each
+mover's utility; the move with the most visits is played. Measured at 1,000
+iterations, 4-player classic, seats rotated (``experiments/ismcts_strength.md``):
+with ``rollout="card_counter"`` it beats three ``greedy``, three ``card_counter``
+and three ``pimc`` (same iterations and rollout) seats, each with the 95%
+interval above the fair 25%; the default ``greedy`` rollouts are about 4x
+faster per iteration (``cya-sim bench --mcts``) and beat ``greedy`` and
+``card_counter`` too, but not ``pimc`` with the same rollouts.
 Opponents' moves the seat cannot tell apart (the hidden card beneath a set
 laid from the hand or onto a discarded asset, R-HIDDEN-WILD) are one edge
 (:func:`cya_sim.search.kernels.edge_key`). Challenge decisions (R-CH-EXCHANGE)

@@ -3,7 +3,7 @@
 Each decision runs :func:`cya_sim.search.pimc_search`: determinizations are
 sampled from the seat's observation only (:mod:`cya_sim.search.determinize`),
 every legal action is played out on each of them with a compiled rollout
-(default ``greedy``) to the end of the round, and the action of highest mean
+(default ``greedy``; also ``random`` and ``card_counter``) to the end of the round, and the action of highest mean
 utility is played (Long, Sturtevant, Buro & Furtak, AAAI 2010). The baseline
 ISMCTS is compared with at equal iterations (one iteration = one rollout).
 """

@@ -48,3 +48,18 @@ def test_expected_hidden_value_hand_computed():
     # 2 unseen Jewels ($15k), 1 Silver ($25k), 1 Gold ($50k): (30 + 25 + 50) / 4 = 26.25k
     assert expected_hidden_value(2, 15_000, np.array([1, 1]), np.array([25_000, 50_000])) == pytest.approx(26_250)
     assert expected_hidden_value(0, 15_000, np.array([0, 0]), np.array([25_000, 50_000])) == 15_000
+
+
+def test_log_comb_lookup_is_bit_identical_to_compiled_lgamma():
+    """The ln i! table (LN_FACT) holds what compiled ``math.lgamma`` gives, so card_counter decides as before."""
+    from numba import njit
+
+    from agents.probability import LN_FACT_SIZE
+
+    @njit
+    def direct(n, k):
+        return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+    for n in list(range(230)) + [LN_FACT_SIZE - 1, LN_FACT_SIZE, LN_FACT_SIZE + 7]:
+        for k in range(0, n + 1, max(1, n // 40)):
+            assert log_comb(n, k) == direct(n, k), (n, k)

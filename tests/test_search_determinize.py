@@ -169,3 +169,20 @@ def test_inconsistent_observation_is_refused():
     bad = dataclasses.replace(obs, unseen=obs.unseen + 1)
     with pytest.raises(ValueError, match="unseen"):
         Determinizer(bad)
+
+
+def test_template_carries_the_public_give_up_record_and_samples_keep_it():
+    """RULES.md §10: who gave up a challenge is public; the ``card_counter`` rollout reads it from the flat game."""
+    from cya_sim.search.flat import B_GAVEUP
+
+    state = _mid_game()
+    state.gave_up[2][3] = True  # seat 2 gave up a challenge over asset type 3 (and drew nothing since)
+    obs = observe(state, 0)
+    d = Determinizer(obs)
+    p = obs.n_players
+    want = [sum(1 << c for c in range(len(row)) if row[c]) for row in obs.gave_up]
+    assert want[2] == 1 << 3
+    assert d.template[d.layout[B_GAVEUP]:d.layout[B_GAVEUP] + p].tolist() == want
+    for s in d.sample(rng_state(3), 4):
+        g = s["flat"]
+        assert g[d.layout[B_GAVEUP]:d.layout[B_GAVEUP] + p].tolist() == want

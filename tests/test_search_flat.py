@@ -6,6 +6,11 @@ every action (hands, draw position, discard pile, stacks and their values,
 totals, the seat to act, the challenge), the same legal actions and the same
 ``greedy`` choice. A new round is dealt by each engine from its own stream, so
 at each round end the totals are compared and the flat game is re-packed.
+
+The ``card_counter`` rollout policy (:mod:`cya_sim.search.policies`) is
+checked the same way: on every position of the lockstep games, the agent
+view it builds from the flat game equals the batched engine's view of the
+seat to act, and its decision equals the real ``card_counter``'s.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ import numpy as np
 import pytest
 
 from agents.compiled import greedy_act
+from agents.compiled_strategy import card_counter_act, view_row
 from cya_sim.engine.batched import init
 from cya_sim.engine.batched import kernels as kn
 from cya_sim.rules import get_rules
 from cya_sim.search import flat as fl
+from cya_sim.search import policies as po
 from cya_sim.search.determinize import rng_state
 
 
@@ -39,6 +46,9 @@ def _compare(K, S, L, G, where):
     for blk, arr in ((fl.B_SVALUE, S.set_value), (fl.B_SCARD0, S.set_card0), (fl.B_SKNOWN0, S.set_known0),
                      (fl.B_SASSET, S.set_asset), (fl.B_SBELOW, S.set_below)):
         assert np.array_equal(G[L[blk]:L[blk] + ns], arr[0, :ns]), (where, blk)
+    assert np.array_equal(G[L[fl.B_SSIZE]:L[fl.B_SSIZE] + ns], S.set_size[0, :ns]), where
+    gave_up = (G[L[fl.B_GAVEUP]:L[fl.B_GAVEUP] + p, None] >> np.arange(t)) & 1
+    assert np.array_equal(gave_up.astype(bool), S.gave_up[0]), where
     assert bool(G[fl.G_CH_ACTIVE]) == bool(S.ch_active[0]), where
     assert G[fl.G_DONE] == int(S.done[0]), where
 
@@ -66,6 +76,7 @@ def _lockstep(preset, players, games):
     frng = rng_state(1)
     mask = np.zeros(int(cfg[kn.C_A]), bool)
     acts = np.zeros(int(cfg[kn.C_A]), np.int64)
+    view = po.new_view(cfg)
     steps = 0
     finished = 0
     while finished < games and steps < 5_000 * games:
@@ -75,8 +86,10 @@ def _lockstep(preset, players, games):
         assert np.array_equal(np.flatnonzero(mask), acts[:n]), (game, steps)
         seat = int(S.to_act[0])
         assert fl.greedy_flat(cfg, values, K.wild_order, K.discard_order, L, G) == greedy_act(K, S, 0, seat)
-        # mostly the greedy action (long, realistic games), sometimes a random legal one (every rule)
-        a = int(greedy_act(K, S, 0, seat)) if rng.random() < 0.5 else int(rng.choice(acts[:n]))
+        cc = _check_card_counter(K, S, L, G, view, seat, (game, steps))
+        # mostly greedy or card_counter actions (long, realistic games), sometimes a random legal one (every rule)
+        u = rng.random()
+        a = int(greedy_act(K, S, 0, seat)) if u < 0.35 else cc if u < 0.7 else int(rng.choice(acts[:n]))
         rnd = int(S.round[0])
         kn.apply_action(K, S, 0, a)
         assert fl.play_flat(cfg, values, deck0, K.wild_order, K.discard_order, L, G, frng,
@@ -95,3 +108,21 @@ def _lockstep(preset, players, games):
         else:
             _compare(K, S, L, G, (game, steps, a))
     assert finished == games
+
+
+def _check_card_counter(K, S, L, G, view, seat, where):
+    """The flat view of the seat to act equals the batched one, and so does the ``card_counter`` decision."""
+    hdr, hand, unseen, seats, gave_up, mask, params = view
+    po.view_flat(K.cfg, K.values, L, G, seat, hdr, hand, unseen, seats, gave_up, mask)
+    want = (np.zeros_like(hdr), np.zeros_like(hand), np.zeros_like(unseen), np.zeros_like(seats))
+    view_row(K, S, 0, seat, *want)
+    for got, exp in zip((hdr, hand, unseen, seats), want):
+        assert np.array_equal(got, exp), where
+    assert np.array_equal(gave_up, S.gave_up[0]), where
+    want_mask = np.zeros_like(mask)
+    kn.legal_mask_row(K, S, 0, want_mask)
+    assert np.array_equal(mask, want_mask), where
+    a = po.card_counter_flat(K.cfg, K.values, L, G, view)
+    assert a == card_counter_act(K, S, 0, seat, params), where
+    assert mask[a], where
+    return int(a)

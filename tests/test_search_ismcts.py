@@ -149,3 +149,32 @@ def test_agents_play_through_the_reference_tournament_path(monkeypatch):
     table = play_games(rules, ["ismcts", "pimc", "greedy"], np.array([[0, 1, 2, 2], [2, 0, 1, 2]]), 5,
                        np.array([0, 1]))
     assert np.allclose(table.win_share.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("search", [ismcts_search, pimc_search])
+def test_card_counter_rollout_finds_the_unanswerable_steal(search):
+    """The ``card_counter`` rollout policy (cya_sim.search.policies) searches like the others (R-CH-ALLOWED)."""
+    state = _steal_position()
+    res = search(observe(state, 0), iterations=300, rollout="card_counter", seed=1)
+    assert _name(state, res.action) == "challenge:+1:match"
+
+
+def test_card_counter_rollout_legal_and_same_seed_same_decisions():
+    for key in (21, 22):
+        state = _mid_game(key=key)
+        obs = observe(state, state.to_act)
+        r1 = ismcts_search(obs, iterations=150, rollout="card_counter", utility="win", seed=5)
+        r2 = ismcts_search(obs, iterations=150, rollout="card_counter", utility="win", seed=5)
+        assert obs.legal_action_mask[r1.action]
+        assert r1.action == r2.action and np.array_equal(r1.visits, r2.visits)
+    rules = get_rules("classic", end_condition="rounds:1")
+    agents = [ISMCTSAgent(iterations=20, rollout="card_counter", seed=1),
+              PIMCAgent(iterations=20, rollout="card_counter", seed=1)]
+    from agents.card_counter import CardCounterAgent
+    r = play_game(rules, agents + [CardCounterAgent(), CardCounterAgent()], 7, 0)
+    assert abs(sum(r.win_shares) - 1.0) < 1e-9
+
+
+def test_unknown_rollout_is_refused_listing_the_allowed_policies():
+    with pytest.raises(ValueError, match="rollout 'smart' is not known; choose one of: greedy, random, card_counter"):
+        PIMCAgent(rollout="smart")

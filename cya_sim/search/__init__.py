@@ -17,10 +17,15 @@ Modules:
   policies on one game held in one int64 array, for the inner loop (checked
   action by action against :mod:`cya_sim.engine.batched.kernels` by
   ``tests/test_search_flat.py``).
+* :mod:`.policies` — the ``card_counter`` rollout policy: the agent view of
+  a seat of a flat game and the agent's own compiled decision function.
 * :mod:`.agent` — the common part of :class:`agents.ismcts.ISMCTSAgent` and
   :class:`agents.pimc.PIMCAgent`; :mod:`.bench` — speed and strength benchmarks.
 """
 
+# The agents package first: its registry imports the search agents, which import this package, and the
+# ``card_counter`` rollout (.policies) imports agents.card_counter; loaded in this order there is no cycle.
+import agents  # noqa: F401
 from cya_sim.search.determinize import Determinizer, InfoSet, info_set
 from cya_sim.search.search import (
     ROLLOUTS,

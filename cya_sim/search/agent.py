@@ -16,7 +16,11 @@ class SearchAgent:
     Args:
         iterations: iterations per decision (int >= 1), unless ``time_s`` is given.
         time_s: seconds per decision instead (float > 0), or None.
-        rollout: rollout policy, ``greedy`` (default, compiled) or ``random``.
+        rollout: rollout policy, one of ``greedy`` (default), ``random`` or
+            ``card_counter`` (every rollout seat plays the ``card_counter``
+            agent from its own view of the determinized game,
+            :mod:`cya_sim.search.policies`; about 4x slower per iteration,
+            much stronger: see ``experiments/ismcts_strength.md``). All compiled.
         utility: ``share`` (the seat's share of the round's scores) or ``win``
             (its share of the game's win, rollouts to the game's end).
         seed: int >= 0 mixed into every decision's random stream, with a

@@ -40,8 +40,9 @@ The public record of who gave up a challenge (``Observation.gave_up``) is
 deliberately not used as a constraint: a side may give up with cards left
 (R-CH-EXCHANGE), so it proves nothing about a hand, and conditioning on it
 would make the samples non-uniform over the deals consistent with what was
-seen. No other negative information ("showed it did not hold") is carried by
-the observation.
+seen. The record itself is public and is copied into the template, where the
+``card_counter`` rollout policy reads it as the real agent does. No other
+negative information ("showed it did not hold") is carried by the observation.
 
 The observation is first written into row ``TEMPLATE`` of a batched-engine
 state (:class:`~cya_sim.engine.batched.state.BatchState`, :func:`fill_template`),
@@ -185,8 +186,8 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
     The observer's hand, every stack as the observer sees it (set slots
     numbered seat by seat, oldest set first), the discard pile, the draw pile
     size (``draw_pos = N - draw_size``), hand sizes, totals, round, dealer,
-    the challenge in progress and the seat to act. Opponents' hands and the
-    draw order are left empty, and each hidden set card is missing from its
+    the challenge in progress, the public give-up record and the seat to act.
+    Opponents' hands and the draw order are left empty, and each hidden set card is missing from its
     set's counts and values; :func:`sample_flat` adds them.
     """
     S = state
@@ -233,6 +234,7 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
         S.stack_len[b, s] = len(obs.stacks[s])
     S.n_sets[b] = st
     S.played[b] = False
+    S.gave_up[b] = np.asarray(obs.gave_up, bool)  # public (RULES.md §10); read by the card_counter rollout
     ch = obs.challenge
     S.ch_active[b] = ch is not None
     S.ch_len[b] = 0

@@ -18,14 +18,19 @@ search's own stream), and :func:`greedy_act` / :func:`random_act` decide as
 :func:`agents.compiled.greedy_act` / ``random_act``.
 ``tests/test_search_flat.py`` checks the equality action by action against the
 batched engine. Set card counts are not kept (no rule or policy of a rollout
-reads them); everything else is.
+reads them; a seat's unseen cards are counted from where the cards are,
+:func:`unseen_flat`); everything else is.
 
 Layout of ``G`` (int64): scalars at the ``G_*`` offsets, then blocks whose
 start is ``L[B_*]``: per seat (P each) hand count, stack top slot, stack
 length, stack value ($), total ($), played flag, round wins; hands (P*T);
 the round's deck order (N, draw pile = ``deck[draw_pos:]``); discard pile (N);
 per set slot (S each) asset, value ($), first card, first card's knower
-bitmask, slot below; challenge cards and players (CAP each).
+bitmask, slot below; challenge cards and players (CAP each); per seat (P)
+the public give-up record as a bitmask over card types (bit ``c`` = the
+seat gave up a challenge over asset type ``c`` and has drawn no card since,
+RULES.md §10, the batched engine's ``gave_up``); per set slot (S) its number
+of cards.
 """
 
 from __future__ import annotations
@@ -42,14 +47,14 @@ G_CH_CHAL, G_CH_DEF, G_CH_ASSET, G_CH_LEN, G_DONE, G_WINNERS, G_ELIGIBLE, G_EXTR
 N_SCALARS = 16
 # block starts in L
 (B_HCOUNT, B_STOP, B_SLEN, B_SVAL, B_TOTAL, B_PLAYED, B_RWINS, B_HANDS, B_DECK, B_DISC,
- B_SASSET, B_SVALUE, B_SCARD0, B_SKNOWN0, B_SBELOW, B_CHCARDS, B_CHPLAYERS, B_SIZE) = range(18)
-N_LAYOUT = 18
+ B_SASSET, B_SVALUE, B_SCARD0, B_SKNOWN0, B_SBELOW, B_CHCARDS, B_CHPLAYERS, B_GAVEUP, B_SSIZE, B_SIZE) = range(20)
+N_LAYOUT = 20
 
 
 def layout(cfg: np.ndarray) -> np.ndarray:
     """(N_LAYOUT,) int64 block starts of ``G`` for the batched engine's ``cfg``; ``L[B_SIZE]`` = len(G)."""
     p, t, n, s, cap = (int(cfg[i]) for i in (kn.C_P, kn.C_T, kn.C_N, kn.C_S, kn.C_CAP))
-    sizes = [p, p, p, p, p, p, p, p * t, n, n, s, s, s, s, s, cap, cap]
+    sizes = [p, p, p, p, p, p, p, p * t, n, n, s, s, s, s, s, cap, cap, p, s]
     out = np.zeros(N_LAYOUT, np.int64)
     pos = N_SCALARS
     for i, z in enumerate(sizes):
@@ -89,8 +94,12 @@ def pack_row(K, S, b, L, G):
         G[L[B_TOTAL] + s] = S.totals[b, s]
         G[L[B_PLAYED] + s] = 1 if S.played[b, s] else 0
         G[L[B_RWINS] + s] = S.round_wins[b, s]
+        gmask = 0
         for c in range(t):
             G[L[B_HANDS] + s * t + c] = S.hands[b, s, c]
+            if S.gave_up[b, s, c]:
+                gmask |= 1 << c
+        G[L[B_GAVEUP] + s] = gmask
     for i in range(n):
         G[L[B_DECK] + i] = S.deck_order[b, i]
         G[L[B_DISC] + i] = S.discard[b, i]
@@ -100,6 +109,7 @@ def pack_row(K, S, b, L, G):
         G[L[B_SCARD0] + st] = S.set_card0[b, st]
         G[L[B_SKNOWN0] + st] = S.set_known0[b, st]
         G[L[B_SBELOW] + st] = S.set_below[b, st]
+        G[L[B_SSIZE] + st] = S.set_size[b, st]
     for i in range(S.ch_len[b]):
         G[L[B_CHCARDS] + i] = S.ch_cards[b, i]
         G[L[B_CHPLAYERS] + i] = S.ch_players[b, i]
@@ -221,6 +231,7 @@ def _new_set(values, L, G, seat, asset, card0, known0, card1):
     G[L[B_SVALUE] + st] = values[card0] + values[card1]
     G[L[B_SCARD0] + st] = card0
     G[L[B_SKNOWN0] + st] = known0
+    G[L[B_SSIZE] + st] = 2
     _push_set(L, G, seat, st)
 
 
@@ -245,6 +256,8 @@ def _refill(cfg, L, G, seat):
     cnt = G[L[B_HCOUNT] + seat]
     h0 = L[B_HANDS] + seat * t
     d0 = L[B_DECK]
+    if cnt < hs and pos < n:
+        G[L[B_GAVEUP] + seat] = 0  # a new card: the record of giving up lapses (RULES.md §10)
     while cnt < hs and pos < n:
         G[h0 + G[d0 + pos]] += 1
         pos += 1
@@ -276,6 +289,7 @@ def start_round(cfg, deck0, L, G, rng):
         G[L[B_SLEN] + s] = 0
         G[L[B_SVAL] + s] = 0
         G[L[B_PLAYED] + s] = 0
+        G[L[B_GAVEUP] + s] = 0
     G[G_N_SETS] = 0
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
@@ -379,6 +393,7 @@ def resolve_challenge(cfg, values, deck0, L, G, rng):
     for i in range(n):
         add += values[G[L[B_CHCARDS] + i]]
     G[L[B_SVALUE] + st] += add
+    G[L[B_SSIZE] + st] += n
     if winner == chal:
         G[L[B_STOP] + defe] = G[L[B_SBELOW] + st]
         G[L[B_SLEN] + defe] -= 1
@@ -408,6 +423,7 @@ def apply_action(cfg, values, deck0, L, G, rng, a):
     hidden = (1 << seat) if cfg[kn.C_HIDDEN] else public
     if G[G_CH_ACTIVE]:
         if a == cfg[kn.C_GU]:
+            G[L[B_GAVEUP] + seat] |= 1 << G[G_CH_ASSET]  # public record of who did not answer (RULES.md §10)
             resolve_challenge(cfg, values, deck0, L, G, rng)
         else:
             k = a - cfg[kn.C_RE]

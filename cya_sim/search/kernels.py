@@ -48,8 +48,9 @@ from cya_sim.engine.batched import kernels as kn
 from cya_sim.engine.batched.pcg import next_double
 from cya_sim.search import flat as fl
 from cya_sim.search.determinize import sample_flat
+from cya_sim.search.policies import card_counter_act
 
-ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
+ROLLOUT_GREEDY, ROLLOUT_RANDOM, ROLLOUT_CARD_COUNTER = 0, 1, 2
 UTIL_SHARE, UTIL_WIN = 0, 1
 #: Rounds a ``win`` rollout may play past the current one before it is scored by totals (a guard).
 MAX_EXTRA_ROUNDS = 40
@@ -76,15 +77,23 @@ def edge_key(cfg, L, G, a, observer):
 
 
 @njit(cache=True)
-def rollout(cfg, values, deck0, wild_order, discard_order, L, G, rng, acts, round0, rollout_kind, utility_kind):
-    """Play ``G`` with the rollout policy (ROLLOUT_GREEDY: :func:`flat.greedy_act`; ROLLOUT_RANDOM:
-    uniform legal actions from ``rng``) to the end of round ``round0`` (``UTIL_SHARE``) or of the game
-    (``UTIL_WIN``, at most :data:`MAX_EXTRA_ROUNDS` more rounds). Returns the number of actions played."""
+def rollout(cfg, values, deck0, wild_order, discard_order, L, G, rng, acts, view, round0, rollout_kind,
+            utility_kind):
+    """Play ``G`` with the rollout policy to the end of round ``round0`` (``UTIL_SHARE``) or of the game
+    (``UTIL_WIN``, at most :data:`MAX_EXTRA_ROUNDS` more rounds). Returns the number of actions played.
+
+    ROLLOUT_GREEDY: :func:`flat.greedy_act`; ROLLOUT_RANDOM: uniform legal
+    actions from ``rng``; ROLLOUT_CARD_COUNTER: every seat plays
+    ``card_counter`` from its own view of ``G``
+    (:func:`cya_sim.search.policies.card_counter_act`, ``view`` its scratch).
+    """
     n = 0
     last = round0 if utility_kind == UTIL_SHARE else round0 + MAX_EXTRA_ROUNDS
     while G[fl.G_DONE] == 0 and G[fl.G_ROUND] <= last:
         if rollout_kind == ROLLOUT_RANDOM:
             a = fl.random_act(cfg, L, G, rng, acts)
+        elif rollout_kind == ROLLOUT_CARD_COUNTER:
+            a = card_counter_act(cfg, values, L, G, view)
         else:
             a = fl.greedy_act(cfg, values, wild_order, discard_order, L, G)
         fl.apply_action(cfg, values, deck0, L, G, rng, a)
@@ -138,18 +147,19 @@ def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_it
         L: flat layout; G0: the flat template (the observation); GW: a flat game to play in.
         I: the :class:`~cya_sim.search.determinize.InfoSet` of the observation.
         n_iter: iterations (int >= 0). c_ucb: the UCB1 constant C (float >= 0).
-        rollout_kind: ROLLOUT_GREEDY | ROLLOUT_RANDOM. utility_kind: UTIL_SHARE | UTIL_WIN.
+        rollout_kind: ROLLOUT_GREEDY | ROLLOUT_RANDOM | ROLLOUT_CARD_COUNTER. utility_kind: UTIL_SHARE | UTIL_WIN.
         rng: (4,) uint64 PCG64 stream, advanced in place.
         child, nvis, wsum, avail, mover: the tree arrays; n_nodes: (1,) int64 nodes in use
             (1 for a fresh tree whose root row of ``child`` is -1).
         scratch: tuple (rem (T,) int64, cards (N,) int64, slot_card (H,) int64, wts (H+2,) float64,
             acts (A,) int64, keys (A,) int64, stamp (A,) int64, kcount (A,) int64, distinct (A,) int64,
-            path (depth cap,) int64, u (P,) float64).
+            path (depth cap,) int64, u (P,) float64, view: the rollout policy's agent-view scratch,
+            :func:`cya_sim.search.policies.new_view`).
 
     Returns:
         actions simulated in rollouts (int), for speed reports.
     """
-    rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u = scratch
+    rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u, view = scratch
     observer = I.observer
     cap = child.shape[0]
     max_depth = path.shape[0] - 1
@@ -220,7 +230,7 @@ def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_it
             node = child[node, k]
             depth += 1
             path[depth] = node
-        total_steps += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, round0,
+        total_steps += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, view, round0,
                                rollout_kind, utility_kind)
         utility(cfg, L, GW, I.totals0, utility_kind, u)
         nvis[0] += 1
@@ -247,6 +257,7 @@ def pimc_run(cfg, values, deck0, wild_order, discard_order, L, G0, GD, GW, I, n_
     """
     rem, cards, slot_card, wts, acts = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
     u = scratch[10]
+    view = scratch[11]
     total = 0
     it = 0
     while it < n_iter:
@@ -257,7 +268,7 @@ def pimc_run(cfg, values, deck0, wild_order, discard_order, L, G0, GD, GW, I, n_
                 break
             GW[:] = GD
             fl.apply_action(cfg, values, deck0, L, GW, rng, root_acts[i])
-            total += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, round0,
+            total += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, view, round0,
                              rollout_kind, utility_kind) + 1
             utility(cfg, L, GW, I.totals0, utility_kind, u)
             sums[i] += u[I.observer]

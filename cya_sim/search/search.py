@@ -19,6 +19,7 @@ from cya_sim.observation import Observation
 from cya_sim.search import flat as fl
 from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
 from cya_sim.search.kernels import (
+    ROLLOUT_CARD_COUNTER,
     ROLLOUT_GREEDY,
     ROLLOUT_RANDOM,
     UTIL_SHARE,
@@ -26,9 +27,12 @@ from cya_sim.search.kernels import (
     ismcts_run,
     pimc_run,
 )
+from cya_sim.search.policies import new_view
 
-#: Rollout policies by name (compiled agents of :mod:`agents.compiled`).
-ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "random": ROLLOUT_RANDOM}
+#: Rollout policies by name: ``greedy`` and ``random`` (:mod:`cya_sim.search.flat`, as
+#: :mod:`agents.compiled`) and ``card_counter`` (:mod:`cya_sim.search.policies`: the agent's own
+#: compiled decision function on each rollout seat's view).
+ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "random": ROLLOUT_RANDOM, "card_counter": ROLLOUT_CARD_COUNTER}
 #: Utilities by name: ``share`` = the seat's share of the round's scores; ``win`` = its share of the game's win.
 UTILITIES = {"share": UTIL_SHARE, "win": UTIL_WIN}
 #: Tree nodes kept at most when searching by time (each node costs 4 * A bytes of child links).
@@ -112,7 +116,7 @@ class SearchContext:
         a = self.n_actions
         self._common = (np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(a, np.int64),
                         np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(_MAX_DEPTH + 1, np.int64),
-                        np.zeros(n_players, np.float64))
+                        np.zeros(n_players, np.float64), new_view(cfg))
 
     def matches(self, obs: Observation) -> bool:
         """Whether this context fits the observation's rule set and table size."""
