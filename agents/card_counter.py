@@ -54,7 +54,7 @@ N_CC_PARAMS = 1
 _COUNT_PAIRS = np.array([1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1], np.float64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playable_cost(hand, values, asset, na, nw):
     """(cards, dollars): how many cards the hand can play over ``asset`` and their face value."""
     n = hand[asset]
@@ -65,7 +65,7 @@ def playable_cost(hand, values, asset, na, nw):
     return n, cost
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask):
     """The ``card_counter`` action id (int) for one seat's view.
 

@@ -107,7 +107,7 @@ class HeuristicConfig:
         return np.array([float(d[k]) for k in order], np.float64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cheapest_wild(hand, values, na, nw):
     """Type id of the cheapest wild in hand (ties: lowest id), -1 if none."""
     best, best_v = -1, 0
@@ -118,7 +118,7 @@ def _cheapest_wild(hand, values, na, nw):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wilds_in_hand(hand, na, nw):
     """Number of wild cards in hand."""
     n = 0
@@ -127,7 +127,7 @@ def _wilds_in_hand(hand, na, nw):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pair_info(a, hdr, values, pd, w):
     """(dollars, asset type, spends a hand wild) of the set laid by pair action ``a`` (< challenge block).
 
@@ -145,7 +145,7 @@ def _pair_info(a, hdr, values, pd, w):
     return values[top] + values[c], top if top < na else c, c >= na
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _answer(mask, re, hand, values, na, nw):
     """R-CH-EXCHANGE play: a matching asset when legal, else the cheapest wild in hand."""
     if mask[re]:
@@ -153,7 +153,7 @@ def _answer(mask, re, hand, values, na, nw):
     return re + 1 + _cheapest_wild(hand, values, na, nw) - na
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _challenge_allowed(mask, row, w):
     """Whether any opening of the challenge row starting at id ``row`` (``w`` ids) is legal."""
     for k in range(w):
@@ -162,7 +162,7 @@ def _challenge_allowed(mask, row, w):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _opening(mask, row, hand, values, na, nw):
     """The challenge id of row ``row``: a matching asset when legal, else the cheapest wild."""
     if mask[row]:
@@ -170,7 +170,7 @@ def _opening(mask, row, hand, values, na, nw):
     return row + 1 + _cheapest_wild(hand, values, na, nw) - na
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cheapest_discard(hand, values, na, nw, di):
     """R-DISCARD id of the cheapest asset in hand, else of the cheapest wild (ties: lowest id)."""
     best_c, best_wild, best_v = -1, 2, 0
@@ -182,7 +182,7 @@ def _cheapest_discard(hand, values, na, nw, di):
     return di + best_c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _p_safe(asset, seat, hdr, unseen, seats):
     """Chance that no opponent able to challenge holds an ``asset`` card or a wild (TIP-COUNT)."""
     na, nw = hdr[H_NA], hdr[H_NW]
@@ -193,13 +193,17 @@ def _p_safe(asset, seat, hdr, unseen, seats):
     for k in range(nw):
         m += unseen[na + k]
     prob = 1.0
+    last_h, last_p = -1, 1.0  # equal hand sizes give equal odds: one evaluation each (same numbers)
     for o in range(hdr[H_P]):
         if o != seat and seats[o, S_STACK_LEN] >= 1:
-            prob *= p_holds_none(n, m, seats[o, S_HAND_SIZE])
+            h = seats[o, S_HAND_SIZE]
+            if h != last_h:
+                last_h, last_p = h, p_holds_none(n, m, h)
+            prob *= last_p
     return prob
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pairs):
     """(action id, score) of the best set to lay under the switches; (-1, -1.0) if none."""
     ph, pd, ch, _di, _re, _gu, w = action_starts(hdr)
@@ -232,7 +236,7 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     return best, best_score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     """The ``heuristic`` action id (int) for one seat's view (:mod:`agents.view`).
 

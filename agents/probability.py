@@ -38,7 +38,7 @@ def _ln_fact_table(n):
 LN_FACT = _ln_fact_table(LN_FACT_SIZE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_comb(n: int, k: int) -> float:
     """ln C(n, k); ``-inf`` when k < 0 or k > n (no way to choose)."""
     if k < 0 or k > n or n < 0:
@@ -48,7 +48,7 @@ def log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hypergeom_pmf(x: int, n_unseen: int, n_match: int, hand: int) -> float:
     """P(X = x) for X ~ hypergeometric: ``x`` matching cards in a hand of ``hand``.
 
@@ -66,7 +66,7 @@ def hypergeom_pmf(x: int, n_unseen: int, n_match: int, hand: int) -> float:
     return 0.0 if lp == -math.inf else math.exp(lp)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def p_at_most(k: int, n_unseen: int, n_match: int, hand: int) -> float:
     """P(X <= k): the hand holds at most ``k`` matching cards (hypergeometric CDF).
 
@@ -79,13 +79,13 @@ def p_at_most(k: int, n_unseen: int, n_match: int, hand: int) -> float:
     return min(1.0, total)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def p_holds_none(n_unseen: int, n_match: int, hand: int) -> float:
     """P(X = 0): a hand of ``hand`` cards holds no matching card, C(N-m, h) / C(N, h)."""
     return hypergeom_pmf(0, n_unseen, n_match, hand)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expected_hidden_value(asset_count: int, asset_value: int, wild_counts, wild_values) -> float:
     """Expected dollars of one hidden set card (R-HIDDEN-WILD).
 

@@ -35,7 +35,7 @@ S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZ
 N_SEATCOL = 7
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action_starts(hdr):
     """First ids of the blocks: (pair_hand, pair_discard, challenge, discard, respond, give_up, width).
 

@@ -64,7 +64,7 @@ def layout(cfg: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pack_row(K, S, b, L, G):
     """Copy row ``b`` of the batched state into the flat game ``G`` ((L[B_SIZE],) int64)."""
     cfg = K.cfg
@@ -115,7 +115,7 @@ def pack_row(K, S, b, L, G):
         G[L[B_CHPLAYERS] + i] = S.ch_players[b, i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def value_seen(values, L, G, st, observer):
     """Dollars of set slot ``st`` as ``observer`` sees it (hidden first card at the asset's value)."""
     v = G[L[B_SVALUE] + st]
@@ -124,7 +124,7 @@ def value_seen(values, L, G, st, observer):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_legal(cfg, L, G, a):
     """Whether action ``a`` is legal for the seat to act (as ``kernels.is_legal``)."""
     seat = G[G_TO_ACT]
@@ -176,7 +176,7 @@ def is_legal(cfg, L, G, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_list(cfg, L, G, out):
     """Legal action ids of the seat to act, ascending, into ``out`` ((A,) int64); returns how many."""
     seat = G[G_TO_ACT]
@@ -215,7 +215,7 @@ def legal_list(cfg, L, G, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _push_set(L, G, seat, st):
     G[L[B_SBELOW] + st] = G[L[B_STOP] + seat]
     G[L[B_STOP] + seat] = st
@@ -223,7 +223,7 @@ def _push_set(L, G, seat, st):
     G[L[B_SVAL] + seat] += G[L[B_SVALUE] + st]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_set(values, L, G, seat, asset, card0, known0, card1):
     st = G[G_N_SETS]
     G[G_N_SETS] = st + 1
@@ -235,7 +235,7 @@ def _new_set(values, L, G, seat, asset, card0, known0, card1):
     _push_set(L, G, seat, st)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _play_challenge_card(cfg, L, G, seat, card):
     G[L[B_HANDS] + seat * cfg[kn.C_T] + card] -= 1
     G[L[B_HCOUNT] + seat] -= 1
@@ -247,7 +247,7 @@ def _play_challenge_card(cfg, L, G, seat, card):
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _refill(cfg, L, G, seat):
     hs = cfg[kn.C_HAND]
     n = cfg[kn.C_N]
@@ -266,7 +266,7 @@ def _refill(cfg, L, G, seat):
     G[L[B_HCOUNT] + seat] = cnt
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_round(cfg, deck0, L, G, rng):
     """R-NEW-ROUND, R-SETUP with a shuffle from the search stream ``rng`` (as ``kernels.start_round``)."""
     p = cfg[kn.C_P]
@@ -308,7 +308,7 @@ def start_round(cfg, deck0, L, G, rng):
     G[G_TO_ACT] = G[G_CUR]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_round(cfg, deck0, L, G, rng):
     """R-SCORE, R-GAME-END, R-TIE, else the next round (as ``kernels.end_round``)."""
     p = cfg[kn.C_P]
@@ -360,7 +360,7 @@ def end_round(cfg, deck0, L, G, rng):
     start_round(cfg, deck0, L, G, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(cfg, deck0, L, G, rng, first, second):
     """R-REFILL for ``first`` then ``second`` (-1: none), R-TURN, R-ROUND-END (as ``kernels.end_turn``)."""
     p = cfg[kn.C_P]
@@ -380,7 +380,7 @@ def end_turn(cfg, deck0, L, G, rng, first, second):
     end_round(cfg, deck0, L, G, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resolve_challenge(cfg, values, deck0, L, G, rng):
     """R-CH-EXCHANGE resolution, R-CH-ONE, R-REFILL (as ``kernels.resolve_challenge``)."""
     n = G[G_CH_LEN]
@@ -410,7 +410,7 @@ def resolve_challenge(cfg, values, deck0, L, G, rng):
         end_turn(cfg, deck0, L, G, rng, chal, defe)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action(cfg, values, deck0, L, G, rng, a):
     """Apply legal action ``a`` for the seat to act and advance (as ``kernels.apply_action``; not re-checked)."""
     seat = G[G_TO_ACT]
@@ -472,7 +472,7 @@ def apply_action(cfg, values, deck0, L, G, rng, a):
     end_turn(cfg, deck0, L, G, rng, seat, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_act(cfg, values, wild_order, discard_order, L, G):
     """``greedy`` for the seat to act (as :func:`agents.compiled.greedy_act`)."""
     seat = G[G_TO_ACT]
@@ -561,7 +561,7 @@ def greedy_act(cfg, values, wild_order, discard_order, L, G):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_act(cfg, L, G, rng, acts):
     """A uniform legal action of the seat to act, drawn from ``rng`` (acts: (A,) int64 scratch)."""
     n = legal_list(cfg, L, G, acts)
@@ -570,7 +570,7 @@ def random_act(cfg, L, G, rng, acts):
     return acts[int(next_double(rng) * n)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_flat(cfg, values, deck0, wild_order, discard_order, L, G, rng, actions, n):
     """Apply ``actions[:n]`` to ``G`` (for tests); returns the index of the first illegal one, or -1."""
     for i in range(n):
@@ -580,13 +580,13 @@ def play_flat(cfg, values, deck0, wild_order, discard_order, L, G, rng, actions,
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_flat(cfg, L, G, out):
     """:func:`legal_list` on ``G`` (callable from Python)."""
     return legal_list(cfg, L, G, out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def greedy_flat(cfg, values, wild_order, discard_order, L, G):
     """:func:`greedy_act` on ``G`` (for tests)."""
     return greedy_act(cfg, values, wild_order, discard_order, L, G)

@@ -56,7 +56,7 @@ UTIL_SHARE, UTIL_WIN = 0, 1
 MAX_EXTRA_ROUNDS = 40
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def edge_key(cfg, L, G, a, observer):
     """The observer's tree edge of action ``a`` by the seat to act in ``G`` (int; module docstring).
 
@@ -76,7 +76,7 @@ def edge_key(cfg, L, G, a, observer):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout(cfg, values, deck0, wild_order, discard_order, L, G, rng, acts, view, round0, rollout_kind,
             utility_kind):
     """Play ``G`` with the rollout policy to the end of round ``round0`` (``UTIL_SHARE``) or of the game
@@ -101,7 +101,7 @@ def rollout(cfg, values, deck0, wild_order, discard_order, L, G, rng, acts, view
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def utility(cfg, L, G, totals0, utility_kind, u):
     """Each seat's utility in [0, 1] of the finished simulation ``G``, into ``u`` ((P,) float64).
 

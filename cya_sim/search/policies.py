@@ -57,7 +57,7 @@ from cya_sim.engine.batched import kernels as kn
 from cya_sim.search import flat as fl
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unseen_flat(cfg, L, G, seat, unseen):
     """Cards of each type ``seat`` has not seen in flat game ``G``, into ``unseen`` ((T,) int64).
 
@@ -82,7 +82,7 @@ def unseen_flat(cfg, L, G, seat, unseen):
             unseen[G[L[fl.B_SCARD0] + st]] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def view_flat(cfg, values, L, G, seat, hdr, hand, unseen, seats, gave_up, mask):
     """Fill the agent view (:mod:`agents.view`) of ``seat`` in flat game ``G``.
 
@@ -155,7 +155,7 @@ def view_flat(cfg, values, L, G, seat, hdr, hand, unseen, seats, gave_up, mask):
     legal_mask_flat(cfg, L, G, mask)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_mask_flat(cfg, L, G, mask):
     """The legal action mask ((A,) bool, written) of the seat to act in ``G``, straight from its hand.
 
@@ -215,7 +215,7 @@ def legal_mask_flat(cfg, L, G, mask):
         mask[di + c] = G[h0 + c] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_counter_act(cfg, values, L, G, view):
     """The ``card_counter`` action of the seat to act in ``G`` (:func:`agents.card_counter.card_counter_decide`).
 
@@ -249,7 +249,7 @@ def new_view(cfg: np.ndarray, min_gain: float = 0.0) -> tuple:
             np.zeros((p, N_SEATCOL), np.int64), np.zeros((p, t), np.bool_), np.zeros(a, np.bool_), params)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def card_counter_flat(cfg, values, L, G, view):
     """:func:`card_counter_act` on ``G`` (callable from Python; for tests)."""
     return card_counter_act(cfg, values, L, G, view)
