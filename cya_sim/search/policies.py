@@ -230,6 +230,14 @@ def card_counter_act(cfg, values, L, G, view):
     seat = G[fl.G_TO_ACT]
     if seat < 0:
         return -1
+    if G[fl.G_CH_ACTIVE]:  # no card to answer with: card_counter gives up (its k == 0 case), no view needed
+        na, nw, t = cfg[kn.C_NA], cfg[kn.C_NW], cfg[kn.C_T]
+        h0 = L[fl.B_HANDS] + seat * t
+        k = G[h0 + G[fl.G_CH_ASSET]]
+        for i in range(nw):
+            k += G[h0 + na + i]
+        if k == 0:
+            return cfg[kn.C_GU]
     hdr, hand, unseen, seats, gave_up, mask, params = view
     view_flat(cfg, values, L, G, seat, hdr, hand, unseen, seats, gave_up, mask)
     return card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
