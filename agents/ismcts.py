@@ -11,7 +11,7 @@ mover's utility; the move with the most visits is played. Measured at 1,000
 iterations, 4-player classic, seats rotated (``experiments/ismcts_strength.md``):
 with ``rollout="card_counter"`` it beats three ``greedy``, three ``card_counter``
 and three ``pimc`` (same iterations and rollout) seats, each with the 95%
-interval above the fair 25%; the default ``greedy`` rollouts are about 4x
+interval above the fair 25%; the default ``greedy`` rollouts are about 3x
 faster per iteration (``cya-sim bench --mcts``) and beat ``greedy`` and
 ``card_counter`` too, but not ``pimc`` with the same rollouts.
 Opponents' moves the seat cannot tell apart (the hidden card beneath a set

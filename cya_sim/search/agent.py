@@ -19,7 +19,7 @@ class SearchAgent:
         rollout: rollout policy, one of ``greedy`` (default), ``random`` or
             ``card_counter`` (every rollout seat plays the ``card_counter``
             agent from its own view of the determinized game,
-            :mod:`cya_sim.search.policies`; about 4x slower per iteration,
+            :mod:`cya_sim.search.policies`; about 3x slower per iteration,
             much stronger: see ``experiments/ismcts_strength.md``). All compiled.
         utility: ``share`` (the seat's share of the round's scores) or ``win``
             (its share of the game's win, rollouts to the game's end).
