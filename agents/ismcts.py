@@ -22,6 +22,8 @@ are searched like any other; a decision with one legal action is not searched.
 
 from __future__ import annotations
 
+import numpy as np
+
 from cya_sim.search.agent import SearchAgent
 from cya_sim.search.search import DEFAULT_C_UCB, ismcts_search
 
@@ -50,6 +52,9 @@ class ISMCTSAgent(SearchAgent):
         if not isinstance(c_ucb, (int, float)) or isinstance(c_ucb, bool) or not c_ucb >= 0:
             raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
         self.c_ucb = float(c_ucb)
+        if max_nodes is not None and (not isinstance(max_nodes, (int, np.integer)) or isinstance(max_nodes, bool)
+                                      or max_nodes < 1):
+            raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1 (or leave it out)")
         self.max_nodes = max_nodes
 
     def _search(self, obs, stream, ctx):

@@ -281,7 +281,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"{_FLAGS.get(e.field, e.field)}: {e.detail}") from None
     if not args.quiet:
         lineup = ", ".join(names[s % len(names)] for s in range(config.n_players))
-        engine, note = resolve_engine(config.engine)
+        engine, note = resolve_engine(config.engine, rules)
         print(f"tournament: rules {rules.name}, {config.n_players} players, line-up {lineup} (seats rotated), "
               f"{config.games:,} games, seed {config.seed}")
         print(f"engine: {engine}" + (f" ({note})" if note else ""))

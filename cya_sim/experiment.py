@@ -639,16 +639,22 @@ def auto_chunk_size(games: int, engine: str) -> int:
     return max(1, min(size, games))
 
 
-def resolve_engine(name: str) -> tuple[str, str]:
-    """The engine that will play (``auto`` -> ``batched`` when importable) and a note when it differs.
+def resolve_engine(name: str, rules=None) -> tuple[str, str]:
+    """The engine that will play (``auto`` -> ``batched`` when importable and the deck fits) and a note.
 
     Raises:
-        ExperimentError: ``batched`` asked for explicitly but not importable (field ``run.engine``).
+        ExperimentError: ``batched`` asked for explicitly but not importable, or ``rules`` has a
+            deck of more card types than it takes (field ``run.engine``).
     """
-    from cya_sim.engine import get_play_games
+    from cya_sim.engine import batched_refusal, get_play_games
 
     if name == "reference":
         return "reference", ""
+    why = batched_refusal(rules) if rules is not None else ""
+    if why:
+        if name == "batched":
+            raise ExperimentError("run.engine", f"'batched': {why}; use auto or reference")
+        return "reference", f"{why}; the reference engine plays"
     try:
         get_play_games("batched")
     except ImportError as e:

@@ -138,7 +138,7 @@ def tournament_main(argv: Sequence[str]) -> int:
     try:
         overrides = overrides_of(args)
         exp = load_experiment(args.experiment, overrides)
-        engine, note = resolve_engine(exp.run.engine)
+        engine, note = resolve_engine(exp.run.engine, exp.rules)
         if exp.run.scheduler:
             connect(exp.run.scheduler).close()
         manifest, resumed = prepare_folder(exp, engine)

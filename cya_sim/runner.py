@@ -426,7 +426,7 @@ def run_experiment(exp: Experiment, progress: bool = True, command: str | None =
         OSError: a file cannot be written. Errors of the engine or of an agent propagate; the
         chunks already written stay, and a rerun resumes after them.
     """
-    engine, note = resolve_engine(exp.run.engine)
+    engine, note = resolve_engine(exp.run.engine, exp.rules)
     client = connect(exp.run.scheduler) if exp.run.scheduler else None  # refused before anything is written
     try:
         return _run(exp, engine, note, client, progress, command, on_chunk, prepared)

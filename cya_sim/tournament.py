@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from cya_sim import __version__
-from cya_sim.engine import ENGINES, get_play_games
+from cya_sim.engine import ENGINES, batched_refusal, get_play_games
 from cya_sim.engine.table import GameTable
 from cya_sim.rng import root_key
 from cya_sim.rules import RulesError, RuleSet, get_rules
@@ -239,16 +239,19 @@ def seat_assignment(lineup: np.ndarray, game_indices: np.ndarray) -> np.ndarray:
 
 
 # -- execution -------------------------------------------------------------------
-def resolve_engine(name: str) -> tuple[str, str]:
+def resolve_engine(name: str, rules: RuleSet | None = None) -> tuple[str, str]:
     """The engine that will actually play, and a note when it differs.
 
-    ``"batched"`` falls back to ``"reference"`` only when
-    ``cya_sim.engine.batched`` cannot be imported (it is being built); any
-    other error of the batched engine propagates.
+    ``"batched"`` falls back to ``"reference"`` when ``rules`` has a deck the
+    batched engine does not take (more than ``MAX_BATCHED_CARD_TYPES`` card
+    types) or when ``cya_sim.engine.batched`` cannot be imported; any other
+    error of the batched engine propagates.
 
     Raises:
         ValueError: unknown engine name.
     """
+    if name == "batched" and rules is not None and batched_refusal(rules):
+        return "reference", f"{batched_refusal(rules)}; using the reference engine"
     if name == "batched":
         try:
             get_play_games("batched")
@@ -491,7 +494,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True) -> Tournamen
     from cya_sim.stats import summarize
 
     check_out_folder(config)
-    engine, note = resolve_engine(config.engine)
+    engine, note = resolve_engine(config.engine, config.rules)
     names, lineup = lineup_of(config.agents, config.n_players)
     want = config.workers or default_workers()
     chunk = config.chunk_size or auto_chunk_size(config.games, want, engine)

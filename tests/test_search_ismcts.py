@@ -178,3 +178,12 @@ def test_card_counter_rollout_legal_and_same_seed_same_decisions():
 def test_unknown_rollout_is_refused_listing_the_allowed_policies():
     with pytest.raises(ValueError, match="rollout 'smart' is not known; choose one of: greedy, random, card_counter"):
         PIMCAgent(rollout="smart")
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, True, "10"])
+def test_ismcts_max_nodes_refused_up_front(bad):
+    """A bad tree capacity is refused when the agent is made, naming the parameter (not mid-tournament)."""
+    from agents.ismcts import ISMCTSAgent
+
+    with pytest.raises(ValueError, match="max_nodes"):
+        ISMCTSAgent(iterations=10, max_nodes=bad)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from cya_sim.actions import ActionSpace
+from cya_sim.engine import MAX_BATCHED_CARD_TYPES as MAX_CARD_TYPES  # hands are 64-bit type masks
 from cya_sim.engine.batched import kernels as kn
 from cya_sim.rules import RuleSet
 
@@ -182,8 +183,6 @@ class BatchState:
         return bool(self.r_done.all())
 
 
-#: Most card types in a deck the batched engine plays (hands are 64-bit type masks in agents/compiled.py).
-MAX_CARD_TYPES = 62
 
 
 def make_consts(rules: RuleSet, n_players: int) -> kn.Consts:
