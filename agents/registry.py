@@ -8,6 +8,7 @@ the batched engine's compiled loop; any other agent plays through its Python ada
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -53,6 +54,27 @@ def _parse(spec: str) -> AgentSpec:
         raise ValueError(str(e)) from None
 
 
+def _parameter_names(factory) -> list[str]:
+    """Keyword parameters a factory takes ([] when it cannot be inspected or takes ``**kwargs``)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"]
+
+
+def _unknown_parameters(factory, kwargs: dict) -> list[str]:
+    """Names in ``kwargs`` the factory does not take (none when it takes ``**kwargs`` or cannot be inspected)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return []
+    names = set(_parameter_names(factory))
+    return sorted(k for k in kwargs if k not in names)
+
+
 def make_agent(spec: str) -> Agent:
     """A new agent from a spec (name, name with parameters, ``module:Class`` or plug-in).
 
@@ -66,6 +88,10 @@ def make_agent(spec: str) -> Agent:
         factory = resolve_factory(s.name, REGISTRY)
     except AgentSpecError as e:
         raise ValueError(str(e)) from None
+    unknown = _unknown_parameters(factory, s.kwargs)
+    if unknown:
+        raise ValueError(f"agent {spec!r}: unknown parameter(s) {', '.join(unknown)}; "
+                         f"{s.name} takes: {', '.join(_parameter_names(factory)) or 'none'}")
     try:
         agent = factory(**s.kwargs)
     except TypeError as e:

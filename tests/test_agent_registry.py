@@ -77,3 +77,15 @@ def test_parameterised_and_plugin_agents_play_identically_in_both_engines():
     a = get_play_games("batched")(get_rules(), agents, seat_agent, root_key(8), games)
     b = get_play_games("reference")(get_rules(), agents, seat_agent, root_key(8), games)
     assert a.equals(b)
+
+
+def test_unknown_agent_parameter_lists_the_allowed_ones():
+    """A parameter the agent does not take is named, with the parameters it does take."""
+    import pytest as _pytest
+
+    from agents.registry import make_agent as _make
+
+    with _pytest.raises(ValueError, match=r"unknown parameter\(s\) bogus; ismcts takes: iterations, time_s"):
+        _make("ismcts(iterations=20, bogus=1)")
+    with _pytest.raises(ValueError, match=r"unknown parameter\(s\) x; greedy takes: none"):
+        _make("greedy(x=1)")
