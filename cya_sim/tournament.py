@@ -250,8 +250,9 @@ def resolve_engine(name: str, rules: RuleSet | None = None) -> tuple[str, str]:
     Raises:
         ValueError: unknown engine name.
     """
-    if name == "batched" and rules is not None and batched_refusal(rules):
-        return "reference", f"{batched_refusal(rules)}; using the reference engine"
+    why = batched_refusal(rules) if name == "batched" and rules is not None else ""
+    if why:
+        return "reference", f"{why}; using the reference engine"
     if name == "batched":
         try:
             get_play_games("batched")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from cya_sim.actions import ActionSpace
-from cya_sim.engine import MAX_BATCHED_CARD_TYPES as MAX_CARD_TYPES  # hands are 64-bit type masks
+from cya_sim.engine import batched_refusal
 from cya_sim.engine.batched import kernels as kn
 from cya_sim.rules import RuleSet
 
@@ -190,14 +190,14 @@ def make_consts(rules: RuleSet, n_players: int) -> kn.Consts:
 
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``.
-        ValueError: the deck has more than :data:`MAX_CARD_TYPES` card types (the compiled agents
+        ValueError: the deck has more than :data:`cya_sim.engine.MAX_BATCHED_CARD_TYPES` card types (the compiled agents
             keep a hand as a 64-bit mask of types); such decks play on the reference engine.
     """
     hand = rules.hand_size_for(n_players)
     deck = rules.deck
-    if deck.n_types > MAX_CARD_TYPES:
-        raise ValueError(f"deck {deck.name!r} has {deck.n_types} card types; the batched engine takes at most "
-                         f"{MAX_CARD_TYPES} (play it with engine='reference')")
+    why = batched_refusal(rules)
+    if why:
+        raise ValueError(f"{why} (play it with engine='reference')")
     sp = ActionSpace.for_rules(rules)
     counts = rules.deck_counts(n_players)
     values = deck.values.astype(np.int64)
