@@ -1,22 +1,26 @@
 """Statistics of a results folder: every table of the report, from the stored games alone.
 
-All numbers are computed per table size (a fair share is 1/P) from
-``games.parquet`` (:func:`cya_sim.runner.load_games`) with library methods:
+All numbers are computed per table size (a fair seat share is 1/P) from
+``games.parquet`` (:func:`cya_sim.runner.load_games`) by the statistics layer
+(:mod:`cya_sim.stats`), with the **deal** as the sampling unit (the game, when
+deals are not duplicated): every estimate is a ratio over units with a
+cluster-robust error (Cochran 1977; Liang & Zeger 1986; Cameron & Miller 2015).
 
-- win rate per agent with a 95% Wilson interval and mean final total with a
-  Student-t interval (:func:`cya_sim.stats.summarize`, statsmodels);
-- a Bradley–Terry rating with standard errors (:func:`cya_sim.ratings.bradley_terry`,
-  statsmodels GLM);
-- the pairwise head-to-head matrix with the "A beats B" exact binomial test
-  (:func:`cya_sim.comparisons.pairwise_table`, scipy);
-- win rate per seat and per turn order with Pearson's chi-square test of
-  equal shares (:func:`cya_sim.comparisons.seat_table`, scipy), and the
-  seat-games of every agent in every seat (the rotation balance);
+- per agent: per-seat win share and per-game win rate (share of games won by
+  any copy of the agent), each with its fair value and a clustered Wilson
+  interval, a score test of the fair share, mean final total with a clustered
+  t interval (:func:`cya_sim.stats.summarize`);
+- a Bradley–Terry rating with a deal-clustered sandwich error (:func:`cya_sim.ratings.bradley_terry`);
+- the head-to-head table with the clustered two-sided test of "finishes
+  ahead half the time" (:func:`cya_sim.comparisons.pairwise_table`);
+- win rate by seat and by turn order, and the agent-adjusted clustered Wald
+  tests of seat and turn-order effects (:func:`cya_sim.comparisons.position_table`);
 - game length (rounds, turns), challenges and the largest set stolen;
 - the variance removed by duplicate deals: per agent, the cluster-robust
   variance of the mean win share and mean total with the games of one deal
-  as a cluster against the one with each game as a cluster (Liang & Zeger
-  1986; equal to statsmodels OLS ``cov_type="cluster"``).
+  as a cluster against the one with each game as a cluster.
+
+Every family of tests carries Holm-adjusted p-values (:data:`cya_sim.stats.ADJUSTMENT`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import pandas as pd
 from cya_sim.comparisons import pairwise_table, position_table
 from cya_sim.engine.table import GameTable
 from cya_sim.ratings import bradley_terry
-from cya_sim.stats import mean_interval, summarize, wilson_interval
+from cya_sim.stats import mean_interval, summarize
 
 LENGTH_METRICS = ("rounds", "turns", "challenges", "largest_steal")
 
@@ -41,13 +45,13 @@ class Analysis:
     Attributes:
         summary: per (players, agent): :data:`cya_sim.stats.SUMMARY_COLUMNS`
             plus ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high``
-            (Elo scale, the first agent of the pool present = 0).
+            (Elo scale, the first agent of the pool present = 0, deal-clustered error).
         pairwise: per (players, agent, opponent): :data:`cya_sim.comparisons.PAIRWISE_COLUMNS`.
-        seats: per (players, position, agent, seat): ``position`` is ``seat``
-            (fixed chair) or ``turn_order`` (0 = first to move in round 1, left
-            of the first dealer); ``agent`` ``(all)`` rows carry the
-            chi-square statistic ``chi2`` and ``p_value`` of equal seat shares.
-        lengths: per (players, metric): mean with t interval, std, quantiles.
+        seats: per (players, position, agent, seat): :data:`cya_sim.comparisons.SEAT_COLUMNS`;
+            ``position`` is ``seat`` (fixed chair) or ``turn_order`` (0 = first to move in
+            round 1, left of the first dealer); ``agent`` ``(all)`` rows carry the
+            agent-adjusted effect and the clustered Wald test (``F``, ``p_value``, ``p_holm``).
+        lengths: per (players, metric): mean with a deal-clustered t interval, std, quantiles.
         rounds: per (players, rounds): games and share of games.
         variance: per (players, agent, metric in win_share/total): standard errors of the
             agent's mean, ``se_independent`` (every seat-game independent), ``se_by_game``
@@ -164,7 +168,7 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95) ->
         notes[p] = []
         out["summary"].append(_with_players(_summary(t, present, confidence, notes[p]), p))
         out["pairwise"].append(_with_players(pairwise_table(t, present, confidence), p))
-        out["seats"].append(_with_players(_seats(t, present, confidence), p))
+        out["seats"].append(_with_players(position_table(t, present, confidence), p))
         out["lengths"].append(_with_players(_lengths(t, confidence), p))
         vc = pd.Series(t.rounds).value_counts().sort_index()
         out["rounds"].append(_with_players(pd.DataFrame({"rounds": vc.index.astype(int), "games": vc.to_numpy(),
@@ -191,38 +195,11 @@ def _summary(t: GameTable, agents: list[str], confidence: float, notes: list[str
         return s.assign(rating=np.nan, rating_se=np.nan, rating_ci_low=np.nan, rating_ci_high=np.nan)
 
 
-def _seats(t: GameTable, agents: list[str], confidence: float) -> pd.DataFrame:
-    frames = []
-    p = t.seat_agent.shape[1]
-    for position, share in (("seat", np.asarray(t.win_share)), ("turn_order", turn_order_shares(t))):
-        df, chi2, pv = position_table(share, confidence)
-        frames.append(df.assign(position=position, agent="(all)", chi2=chi2, p_value=pv))
-        sa = np.asarray(t.seat_agent)
-        if position == "turn_order":
-            order = (np.asarray(t.first_dealer, np.int64)[:, None] + 1 + np.arange(p)[None, :]) % p
-            sa = np.take_along_axis(sa, order, axis=1)
-        for a, name in enumerate(agents):
-            where = sa == a
-            games = where.sum(axis=0)
-            wins = np.where(where, share, 0.0).sum(axis=0)
-            rate = np.divide(wins, games, out=np.full(p, np.nan), where=games > 0)
-            lo, hi = np.full(p, np.nan), np.full(p, np.nan)
-            ok = games > 0
-            if ok.any():
-                lo[ok], hi[ok] = wilson_interval(wins[ok], games[ok], confidence)
-            frames.append(pd.DataFrame({"seat": np.arange(p), "games": games, "wins": wins, "win_rate": rate,
-                                        "win_rate_ci_low": lo, "win_rate_ci_high": hi, "position": position,
-                                        "agent": name, "chi2": np.nan, "p_value": np.nan}))
-    cols = ["position", "agent", "seat", "games", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
-            "chi2", "p_value"]
-    return pd.concat(frames, ignore_index=True)[cols]
-
-
 def _lengths(t: GameTable, confidence: float) -> pd.DataFrame:
     rows = []
     for m in LENGTH_METRICS:
         x = np.asarray(getattr(t, m), np.float64)
-        mean, lo, hi = mean_interval(x, confidence)
+        mean, lo, hi = mean_interval(x, confidence, unit=t.game_index)
         q = np.quantile(x, [0.05, 0.5, 0.95])
         rows.append((m, mean, lo, hi, float(x.std(ddof=1)) if x.size > 1 else np.nan, float(x.min()), q[0], q[1],
                      q[2], float(x.max())))

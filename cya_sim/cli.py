@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -169,7 +170,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                     "`cya-sim tournament FILE --help` for its flags): play every missing chunk of its games into "
                     "its results folder, then write REPORT.md, the CSV tables and the plots. With flags only: "
                     "play many games with seats rotated so every agent sits in every seat equally often; "
-                    "write games.parquet, summary.csv (win rates with 95%% Wilson intervals), win_rates.png "
+                    "write games.parquet, summary.csv (per-game win rates and per-seat shares with their fair values "
+                    "and game-clustered 95%% intervals), win_rates.png "
                     "and tournament.json into --out. With no options: classic rules, 4 players, greedy vs "
                     f"random, {DEFAULT_GAMES} games, seed 1, into {DEFAULT_OUT}.")
     tour.add_argument("experiment", nargs="?", type=Path, metavar="EXPERIMENT.toml",
@@ -237,12 +239,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _format_summary(summary) -> str:
-    header = f"  {'agent':12s} {'seat-games':>10s} {'wins':>9s} {'win rate':>8s}  {'95% Wilson CI':17s} "
-    rows = [header + f"{'mean total':>12s}"]
-    for r in summary.itertuples(index=False):
-        rows.append(f"  {r.agent:12s} {r.games:10,d} {r.wins:9,.1f} {r.win_rate:8.1%}  "
-                    f"[{r.win_rate_ci_low:6.1%}, {r.win_rate_ci_high:6.1%}] {'$' + format(r.mean_total, ',.0f'):>12s}")
-    return "\n".join(rows)
+    """The console table of a tournament summary (:func:`cya_sim.report.console_summary`)."""
+    from cya_sim.report import console_summary
+
+    return console_summary(summary)
 
 
 #: Flags of the flags-only ``tournament`` that take a value (to find an experiment file among the arguments).
@@ -294,7 +294,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     print(f"played {len(result.table):,} games in {result.elapsed_s:.1f} s ({result.games_per_s:,.1f} games/s, "
           f"{result.workers} worker{'s' if result.workers > 1 else ''}, engine {result.engine})")
     print(_format_summary(result.summary))
-    print(f"fair share 1/{config.n_players} = {1 / config.n_players:.1%}; wins shared on ties (R-TIE)")
+    from cya_sim.report import SUMMARY_LEGEND
+
+    print(textwrap.fill(SUMMARY_LEGEND, width=110))
     print(f"wrote {config.out}: " + ", ".join(p.name for p in result.files))
     return 0
 

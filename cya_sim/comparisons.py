@@ -1,11 +1,17 @@
-"""Head-to-head comparisons, "A beats B" tests and seat advantage.
+"""Head-to-head comparisons and seat / turn-order effects, with the game (or deal) as the sampling unit.
 
-Pairwise comparisons come from finishing orders: in a game, the agent in seat
-i *finishes ahead* of the agent in seat j when its final total is higher
-(equal totals are a tie). Every pair of seats held by two different agents
-gives one comparison. Comparisons from the same game are not independent, so
-p-values here are a guide, best read together with duplicate deals and large
-samples.
+Pairwise: in a game where agents a and b both sit, every pair (a seat of a, a
+seat of b) is a comparison; a *finishes ahead* when its final total is higher
+(equal totals count half each way). The game's comparisons are summed into one
+unit (all games of a deal into one unit under duplicate deals), so an agent
+that holds several seats of a game never counts as several independent trials
+(Cochran 1977 ratio estimator; Liang & Zeger 1986 cluster-robust errors; see
+:mod:`cya_sim.stats`).
+
+Seats: the win share of every seat-game is regressed on position dummies and
+agent dummies (so the test is adjusted for which agent sits where), and the
+position dummies are tested jointly by a game- or deal-clustered Wald test,
+F(P - 1, C - 1) (Cameron & Miller 2015).
 """
 
 from __future__ import annotations
@@ -14,16 +20,27 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest, chisquare
+from scipy import stats as sps
 
 from cya_sim.engine.table import GameTable
-from cya_sim.stats import wilson_interval
+from cya_sim.stats import cluster_ols, estimate_from_sums, holm, ratio_estimate, score_test, wald_test
 
 PAIRWISE_COLUMNS = (
-    "agent", "opponent", "comparisons", "ahead", "behind", "ties",
-    "ahead_share", "ahead_share_ci_low", "ahead_share_ci_high", "p_value",
+    "agent", "opponent", "games", "units", "comparisons", "ahead", "behind", "ties",
+    "ahead_share", "ahead_share_ci_low", "ahead_share_ci_high",
+    "seat_share_diff", "seat_share_diff_ci_low", "seat_share_diff_ci_high", "p_value", "p_holm",
 )
-SEAT_COLUMNS = ("seat", "games", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high")
+#: One line per column of :data:`PAIRWISE_COLUMNS` (REPORT.md "Files").
+PAIRWISE_DOC = {
+    "games": "games in which both agents sat; units: games, or deals under duplicate deals",
+    "comparisons": "pairs (seat of agent, seat of opponent) over those games; ahead/behind/ties count them",
+    "ahead_share": "share of comparisons the agent finished ahead (ties half); 50% = no difference",
+    "seat_share_diff": "mean over those games of (agent's per-seat win share - opponent's); 0 = no difference",
+    "p_value": "TWO-SIDED game/deal-clustered score test of ahead_share = 50% (neither finishes ahead more "
+               "often); p_holm: Holm-adjusted over the unordered pairs of the table size",
+}
+SEAT_COLUMNS = ("position", "agent", "seat", "games", "wins", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
+                "effect", "effect_ci_low", "effect_ci_high", "F", "df_num", "df_den", "p_value", "p_holm")
 
 
 def ahead_counts(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
@@ -57,81 +74,188 @@ def ahead_counts(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarra
     return ahead.reshape(k, k), ties.reshape(k, k)
 
 
-def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
-    """Head-to-head matrix as rows (``pairwise.csv``): one row per ordered pair of agents.
+def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
+    """Per-game head to head of agents a and b over the games where both sit.
 
-    Columns (:data:`PAIRWISE_COLUMNS`): ``comparisons`` (pairs of seats held
-    by the two agents), ``ahead``/``behind``/``ties`` counts, ``ahead_share``
-    = (ahead + ties/2) / comparisons with a Wilson interval (Wilson 1927), and
-    ``p_value`` of the two-sided exact binomial test (``scipy.stats.binomtest``)
-    that the agent finishes ahead of the opponent in half of the decisive
-    comparisons ("A beats B" when ahead_share > 0.5 and p_value is small).
-    Pairs that never met get 0 comparisons and NaN statistics.
+    Returns:
+        dict of (G_ab,) arrays: ``unit`` (int64, ``game_index``: the deal),
+        ``ahead``, ``behind``, ``ties`` (float comparisons), ``pairs``
+        (comparisons = seats of a x seats of b), ``diff`` (a's mean per-seat
+        win share minus b's).
     """
-    k = len(agents)
-    ahead, ties = ahead_counts(table, k)
-    rows = []
-    for a in range(k):
-        for b in range(k):
-            if a == b:
+    sa = np.asarray(table.seat_agent)
+    in_a, in_b = sa == a, sa == b
+    na, nb = in_a.sum(axis=1), in_b.sum(axis=1)
+    rows = (na > 0) & (nb > 0)
+    sa_r, tot = in_a[rows], np.asarray(table.totals)[rows]
+    sb_r = in_b[rows]
+    ahead = np.zeros(int(rows.sum()))
+    behind = np.zeros_like(ahead)
+    ties = np.zeros_like(ahead)
+    p = sa.shape[1]
+    for i in range(p):
+        for j in range(p):
+            if i == j:
                 continue
-            n = int(ahead[a, b] + ahead[b, a] + ties[a, b])
-            if n:
-                share_wins = ahead[a, b] + ties[a, b] / 2
-                lo, hi = wilson_interval(share_wins, n, confidence)
-                decisive = int(ahead[a, b] + ahead[b, a])
-                p = binomtest(int(ahead[a, b]), decisive, 0.5).pvalue if decisive else 1.0
-                rows.append((agents[a], agents[b], n, int(ahead[a, b]), int(ahead[b, a]), int(ties[a, b]),
-                             share_wins / n, float(lo), float(hi), float(p)))
-            else:
-                nan = float("nan")
-                rows.append((agents[a], agents[b], 0, 0, 0, 0, nan, nan, nan, nan))
-    return pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
+            both = sa_r[:, i] & sb_r[:, j]
+            ahead += both & (tot[:, i] > tot[:, j])
+            behind += both & (tot[:, i] < tot[:, j])
+            ties += both & (tot[:, i] == tot[:, j])
+    share = np.asarray(table.win_share)[rows]
+    na_r, nb_r = na[rows], nb[rows]
+    diff = np.where(sa_r, share, 0).sum(axis=1) / na_r - np.where(sb_r, share, 0).sum(axis=1) / nb_r
+    return {"unit": np.asarray(table.game_index)[rows], "ahead": ahead, "behind": behind, "ties": ties,
+            "pairs": (na_r * nb_r).astype(np.float64), "diff": diff}
 
 
-def seat_table(table: GameTable, confidence: float = 0.95) -> tuple[pd.DataFrame, float, float]:
-    """Win rate by seat (``seats.csv``) and a test for seat advantage.
+def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Head to head as rows (``pairwise.csv``): one row per ordered pair of agents that met.
 
-    Seat s is the s-th seat clockwise from seat 0 (R-SETUP; the first dealer
-    is random, so "seat" is a fixed chair, not a turn position; for turn
-    order pass :func:`cya_sim.analysis.turn_order_shares` to
-    :func:`position_table`).
-
-    Returns:
-        as :func:`position_table` of ``table.win_share``.
-    """
-    return position_table(table.win_share, confidence)
-
-
-def position_table(win_share, confidence: float = 0.95) -> tuple[pd.DataFrame, float, float]:
-    """Win rate by position (seat or turn order) and Pearson's chi-square test of equal shares.
-
-    Args:
-        win_share: (G, P) float win shares (R-TIE), column = position.
-        confidence: level of the Wilson intervals.
-
-    Returns:
-        (table, chi2, p_value): per position ``seat`` (0..P-1), ``games`` (G),
-        ``wins`` (sum of win shares), ``win_rate`` with a Wilson interval
-        (Wilson 1927, statsmodels); and the goodness-of-fit test of the
-        per-position wins against equal shares (``scipy.stats.chisquare``,
-        P - 1 degrees of freedom). A small p-value means some position wins
-        more often. chi2 and p are NaN when there are no wins.
+    Columns (:data:`PAIRWISE_COLUMNS`, described in :data:`PAIRWISE_DOC`):
+    ``ahead_share`` = (ahead + ties/2) / comparisons, a ratio over units with a
+    Wilson interval on the effective sample size; ``seat_share_diff`` with a
+    clustered t interval; ``p_value`` the two-sided generalised score test
+    (Boos 1992) of ahead_share = 0.5 with units clustered by game or deal
+    (Liang & Zeger 1986), identical for (a, b) and (b, a); ``p_holm`` Holm
+    (1979) over the unordered pairs. Pairs that never met get 0 games and NaN
+    statistics.
 
     Raises:
-        ValueError: ``win_share`` is not 2-D or has no games.
+        ValueError: bad ``confidence``.
     """
-    share = np.asarray(win_share, dtype=np.float64)
-    if share.ndim != 2 or share.shape[0] < 1:
-        raise ValueError(f"win_share must be (G, P) with G >= 1; got shape {share.shape}")
-    g, p = share.shape
-    wins = share.sum(axis=0)
-    lo, hi = wilson_interval(wins, np.full(p, g), confidence)
-    df = pd.DataFrame({
-        "seat": np.arange(p), "games": np.full(p, g), "wins": wins,
-        "win_rate": wins / g, "win_rate_ci_low": lo, "win_rate_ci_high": hi,
-    })
-    if wins.sum() <= 0:
-        return df, float("nan"), float("nan")
-    res = chisquare(wins)
-    return df, float(res.statistic), float(res.pvalue)
+    k = len(agents)
+    rows = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            d = pair_games(table, a, b)
+            if not d["unit"].size:
+                nan = float("nan")
+                for x, y in ((a, b), (b, a)):
+                    rows.append((agents[x], agents[y], 0, 0, 0, 0, 0, 0) + (nan,) * 8)
+                continue
+            codes = pd.factorize(d["unit"])[0]
+            y_c = np.bincount(codes, weights=d["ahead"] + d["ties"] / 2)
+            n_c = np.bincount(codes, weights=d["pairs"])
+            share = estimate_from_sums(y_c, n_c, confidence, proportion=True)
+            share_b = estimate_from_sums(n_c - y_c, n_c, confidence, proportion=True)
+            diff = ratio_estimate(d["diff"], 1.0, d["unit"], confidence)
+            pv = score_test(y_c, n_c, 0.5)
+            g, u, n = len(d["unit"]), share.units, int(d["pairs"].sum())
+            ah, bh, ti = int(d["ahead"].sum()), int(d["behind"].sum()), int(d["ties"].sum())
+            rows.append((agents[a], agents[b], g, u, n, ah, bh, ti, share.value, share.low, share.high,
+                         diff.value, diff.low, diff.high, pv, np.nan))
+            rows.append((agents[b], agents[a], g, u, n, bh, ah, ti, share_b.value, share_b.low, share_b.high,
+                         -diff.value, -diff.high, -diff.low, pv, np.nan))
+    df = pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
+    if len(df):
+        first = np.arange(len(df)) % 2 == 0  # one test per unordered pair
+        adj = holm(df.loc[first, "p_value"].to_numpy(float))
+        df["p_holm"] = np.repeat(adj, 2)
+    return df
+
+
+def position_of(table: GameTable, position: str) -> np.ndarray:
+    """(G, P) position of every seat: ``seat`` = the chair s; ``turn_order`` = 0 for the first to move.
+
+    Turn order q is the seat ``(first_dealer + 1 + q) % P`` (R-SETUP: the
+    player left of the dealer moves first).
+
+    Raises:
+        ValueError: ``position`` is not ``seat`` or ``turn_order``.
+    """
+    g, p = np.asarray(table.seat_agent).shape
+    seats = np.broadcast_to(np.arange(p), (g, p))
+    if position == "seat":
+        return seats
+    if position == "turn_order":
+        return (seats - np.asarray(table.first_dealer, np.int64)[:, None] - 1) % p
+    raise ValueError(f"position is {position!r}; choose seat or turn_order")
+
+
+def position_test(table: GameTable, position: str = "seat") -> dict[str, object]:
+    """Seat or turn-order effect on the win share, adjusted for the agents, with a clustered Wald test.
+
+    Linear model over seat-games ``win_share = mu + pos_q + agent_a + e``
+    (q = 1..P-1, a = the agents present but the first), least squares with
+    the cluster-robust covariance by unit (``table.game_index``: the game, or
+    the deal under duplicate deals; :func:`cya_sim.stats.cluster_ols`), and
+    the joint Wald test of ``pos_1 = ... = pos_{P-1} = 0`` on F(P-1, C-1)
+    (Cameron & Miller 2015). Adjusting for the agents removes the strength
+    differences that made the unadjusted chi-square conservative; clustering
+    by deal removes the false positives of duplicate deals (every rotation of
+    a deal repeats the same chair luck).
+
+    Returns:
+        dict: ``effect`` (P,) float, the adjusted difference in win share of
+        position q against position 0 (0 for q = 0), ``se`` (P,), ``F``,
+        ``df_num`` (P-1), ``df_den`` (C-1), ``p_value``, ``units`` (C).
+
+    Raises:
+        ValueError: a bad ``position``.
+    """
+    sa = np.asarray(table.seat_agent)
+    g, p = sa.shape
+    pos = position_of(table, position).ravel()
+    agent = pd.factorize(sa.ravel(), sort=True)[0]
+    k = int(agent.max()) + 1 if agent.size else 1
+    cols = [np.ones(g * p)] + [(pos == q).astype(np.float64) for q in range(1, p)]
+    cols += [(agent == a).astype(np.float64) for a in range(1, k)]
+    x = np.column_stack(cols)
+    unit = np.repeat(np.asarray(table.game_index), p)
+    beta, cov, c = cluster_ols(np.asarray(table.win_share, np.float64).ravel(), x, unit)
+    f, pv = wald_test(beta, cov, range(1, p), c)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    return {"effect": np.concatenate([[0.0], beta[1:p]]), "se": np.concatenate([[0.0], se[1:p]]), "F": f,
+            "df_num": p - 1, "df_den": c - 1, "p_value": pv, "units": c}
+
+
+def position_table(table: GameTable, agents: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Win rate by seat and by turn order (``seats.csv``), with the adjusted clustered tests.
+
+    Rows with agent ``(all)``: per position, ``games``, ``wins``, the win
+    rate (share of games the seat in that position won) with a clustered
+    Wilson interval on the effective sample size, the agent-adjusted
+    ``effect`` against position 0 with its t interval, and on every row of
+    the position the Wald ``F``, its degrees of freedom, ``p_value`` and
+    ``p_holm`` (Holm over the two tests, seat and turn order, of the table
+    size). Rows per agent: the same rates for the seat-games of that agent
+    (the rotation balance), without a test.
+
+    Raises:
+        ValueError: bad ``confidence``.
+    """
+    sa = np.asarray(table.seat_agent)
+    share = np.asarray(table.win_share, np.float64)
+    g, p = sa.shape
+    unit = np.asarray(table.game_index)
+    frames = []
+    tests = []
+    for position in ("seat", "turn_order"):
+        pos = position_of(table, position)
+        res = position_test(table, position)
+        tests.append(res["p_value"])
+        tq = float(sps.t.ppf(0.5 + confidence / 2, max(res["df_den"], 1)))
+        rows = []
+        for q in range(p):
+            m = pos == q
+            e = ratio_estimate(share[m], 1.0, np.broadcast_to(unit[:, None], (g, p))[m], confidence, proportion=True)
+            eff, se = res["effect"][q], res["se"][q]
+            rows.append((position, "(all)", q, g, float(share[m].sum()), e.value, e.low, e.high, eff, eff - tq * se,
+                         eff + tq * se, res["F"], res["df_num"], res["df_den"], res["p_value"], np.nan))
+        for a, name in enumerate(agents):
+            for q in range(p):
+                m = (pos == q) & (sa == a)
+                n = int(m.sum())
+                if n:
+                    e = ratio_estimate(share[m], 1.0, np.broadcast_to(unit[:, None], (g, p))[m], confidence,
+                                       proportion=True)
+                    vals = (e.value, e.low, e.high)
+                else:
+                    vals = (np.nan,) * 3
+                rows.append((position, name, q, n, float(share[m].sum()), *vals) + (np.nan,) * 8)
+        frames.append(pd.DataFrame(rows, columns=list(SEAT_COLUMNS)))
+    df = pd.concat(frames, ignore_index=True)
+    adj = holm(np.array(tests))
+    for position, padj in zip(("seat", "turn_order"), adj):
+        df.loc[(df["position"] == position) & (df["agent"] == "(all)"), "p_holm"] = padj
+    return df

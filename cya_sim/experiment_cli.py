@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import textwrap
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -177,10 +178,13 @@ def _report(folder: Path, quiet: bool) -> int:
 
     rep = build_report(folder)
     if not quiet:
+        from cya_sim.report import SUMMARY_LEGEND, console_summary
+
         s = rep.analysis.summary
-        for r in s.itertuples(index=False):
-            print(f"  {r.players}p {r.agent:14s} win rate {r.win_rate:6.1%} [{r.win_rate_ci_low:6.1%}, "
-                  f"{r.win_rate_ci_high:6.1%}]  mean total ${r.mean_total:,.0f}")
+        for p, d in s.groupby("players", sort=True):
+            print(f"{p} players:")
+            print(console_summary(d))
+        print(textwrap.fill(SUMMARY_LEGEND, width=110))
         print(f"wrote {folder}/REPORT.md and {len(rep.files) - 1} tables and plots"
               + ("" if rep.complete else f" (incomplete: {rep.games_stored:,} of {rep.games_total:,} games)"))
     return 0

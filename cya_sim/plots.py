@@ -9,6 +9,7 @@ per figure; :func:`save_all` writes them.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -16,15 +17,56 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+WIN_RATE_COLUMNS = ("agent", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high", "game_win_rate_fair",
+                    "seat_share", "seat_share_ci_low", "seat_share_ci_high", "seat_share_fair")
 
-def win_rate_figure(summary: pd.DataFrame, n_players: int, title: str = "") -> Figure:
-    """Bar chart of win rate per agent with its confidence interval and the fair share.
+
+def _agent_labels(names) -> list[str]:
+    """Agent names wrapped at about 16 characters (long specs such as ``heuristic(count=true, ...)``)."""
+    return [textwrap.fill(str(n), 16, break_long_words=True) for n in names]
+
+
+def draw_win_rates(ax, summary: pd.DataFrame, n_players: int) -> None:
+    """Per-game win rate and per-seat share of each agent, with 95% intervals and fair values, on ``ax``.
+
+    Two bars per agent: the per-game win rate (share of games won by any copy
+    of the agent) and the per-seat win share, each with its game/deal-clustered
+    95% interval (:func:`cya_sim.stats.summarize`) and a black tick at its
+    fair value ((seats held)/P and 1/P). Labels are wrapped and rotated so
+    long agent specs do not overlap.
 
     Args:
-        summary: the table of :func:`cya_sim.stats.summarize` (columns
-            ``agent``, ``win_rate``, ``win_rate_ci_low``, ``win_rate_ci_high``;
-            rates in [0, 1]).
-        n_players: table size P; a dashed line marks the fair share 1/P.
+        ax: a matplotlib Axes. summary: rows with :data:`WIN_RATE_COLUMNS` (rates in [0, 1]).
+        n_players: P.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    need = set(WIN_RATE_COLUMNS)
+    if not need <= set(summary.columns):
+        raise ValueError(f"summary needs the columns {', '.join(sorted(need))}")
+    x = np.arange(len(summary))
+    for off, key, color, label in ((-0.2, "game_win_rate", "#4C72B0", "per-game win rate (any copy wins)"),
+                                   (0.2, "seat_share", "#55A868", "per-seat win share")):
+        rate = summary[key].to_numpy(float)
+        err = np.clip(np.vstack([rate - summary[f"{key}_ci_low"].to_numpy(float),
+                                 summary[f"{key}_ci_high"].to_numpy(float) - rate]), 0.0, None)
+        ax.bar(x + off, rate, width=0.38, color=color, label=label)
+        ax.errorbar(x + off, rate, yerr=err, fmt="none", ecolor="black", capsize=4, lw=1.0)
+        ax.hlines(summary[f"{key}_fair"].to_numpy(float), x + off - 0.19, x + off + 0.19, colors="#C44E52",
+                  linestyles="--", lw=1.4, label="fair value" if key == "seat_share" else None)
+    ax.set_xticks(x, _agent_labels(summary["agent"]), rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("win rate (95% interval, game/deal-clustered)")
+    ax.set_ylim(0.0, 1.08)
+    ax.legend(loc="upper left", fontsize=7, ncol=3)
+
+
+def win_rate_figure(summary: pd.DataFrame, n_players: int, title: str = "") -> Figure:
+    """Per-game win rate and per-seat share per agent with intervals and fair values (``win_rates.png``).
+
+    Args:
+        summary: the table of :func:`cya_sim.stats.summarize` (:data:`WIN_RATE_COLUMNS`; rates in [0, 1]).
+        n_players: table size P, >= 1.
         title: figure title.
 
     Returns:
@@ -33,26 +75,12 @@ def win_rate_figure(summary: pd.DataFrame, n_players: int, title: str = "") -> F
     Raises:
         ValueError: ``n_players`` < 1 or a required column is missing.
     """
-    need = {"agent", "win_rate", "win_rate_ci_low", "win_rate_ci_high"}
-    if not need <= set(summary.columns):
-        raise ValueError(f"summary needs the columns {', '.join(sorted(need))}")
     if n_players < 1:
         raise ValueError(f"n_players is {n_players!r}; it must be >= 1")
-    fig = Figure(figsize=(max(4.0, 1.2 * len(summary) + 2.0), 4.0), dpi=120)
+    fig = Figure(figsize=(max(5.0, 1.4 * len(summary) + 2.5), 4.6), dpi=120)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    x = np.arange(len(summary))
-    rate = summary["win_rate"].to_numpy(float)
-    err = np.vstack([rate - summary["win_rate_ci_low"].to_numpy(float),
-                     summary["win_rate_ci_high"].to_numpy(float) - rate])
-    ax.bar(x, rate, color="#4C72B0", width=0.6)
-    ax.errorbar(x, rate, yerr=err, fmt="none", ecolor="black", capsize=6, lw=1.2, label="95% Wilson interval")
-    ax.axhline(1.0 / n_players, color="#C44E52", ls="--", lw=1.2, label=f"fair share 1/{n_players}")
-    ax.set_xticks(x, summary["agent"].astype(str).tolist())
-    ax.set_ylabel("win rate (win shares per seat-game)")
-    top = float(np.nanmax(summary["win_rate_ci_high"].to_numpy(float), initial=0.0))
-    ax.set_ylim(0.0, min(1.0, max(top, 1.0 / n_players) * 1.25 + 0.02))
-    ax.legend(loc="upper right", fontsize=8)
+    draw_win_rates(ax, summary, n_players)
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
@@ -72,10 +100,12 @@ def save_win_rates(summary: pd.DataFrame, n_players: int, path: str | Path, titl
 
 # -- the report's figures ----------------------------------------------------------
 PLOTS = {
-    "win_rates.png": "win rate per agent with 95% Wilson intervals",
+    "win_rates.png": "per agent: per-game win rate and per-seat win share with 95% game/deal-clustered intervals "
+                     "and their fair values",
     "pairwise.png": "head-to-head matrix: share of comparisons the row agent finished ahead",
     "totals.png": "distribution of final totals per agent",
-    "seats.png": "win rate by seat and by turn order, with 95% Wilson intervals",
+    "seats.png": "win rate by seat and by turn order, with 95% deal-clustered intervals and the agent-adjusted "
+                 "Wald test's p-value",
     "rounds.png": "rounds per game",
 }
 
@@ -88,28 +118,16 @@ def _panels(n: int, width: float = 5.0, height: float = 4.0) -> tuple[Figure, li
 
 
 def win_rate_panels(summary: pd.DataFrame) -> Figure:
-    """Win rate per agent with its interval and the fair share 1/P, one panel per table size.
+    """:func:`draw_win_rates` for every table size, one panel each.
 
     Args:
-        summary: ``Analysis.summary`` (columns players, agent, win_rate, win_rate_ci_low/high; rates in [0, 1]).
+        summary: ``Analysis.summary`` (``players`` and :data:`WIN_RATE_COLUMNS`; rates in [0, 1]).
     """
     sizes = sorted(summary["players"].unique())
-    fig, axes = _panels(len(sizes), width=max(4.0, 1.1 * summary["agent"].nunique() + 2.0))
+    fig, axes = _panels(len(sizes), width=max(5.0, 1.4 * summary["agent"].nunique() + 2.5), height=4.8)
     for ax, p in zip(axes, sizes):
-        s = summary[summary["players"] == p]
-        x = np.arange(len(s))
-        rate = s["win_rate"].to_numpy(float)
-        err = np.clip(np.vstack([rate - s["win_rate_ci_low"].to_numpy(float),
-                                 s["win_rate_ci_high"].to_numpy(float) - rate]), 0.0, None)
-        ax.bar(x, rate, color="#4C72B0", width=0.6)
-        ax.errorbar(x, rate, yerr=err, fmt="none", ecolor="black", capsize=6, lw=1.2, label="95% Wilson interval")
-        ax.axhline(1.0 / p, color="#C44E52", ls="--", lw=1.2, label=f"fair share 1/{p}")
-        ax.set_xticks(x, s["agent"].astype(str).tolist(), rotation=20)
-        ax.set_ylabel("win rate (win shares per seat-game)")
+        draw_win_rates(ax, summary[summary["players"] == p], int(p))
         ax.set_title(f"{p} players", fontsize=10)
-        top = float(np.nanmax(s["win_rate_ci_high"].to_numpy(float), initial=0.0))
-        ax.set_ylim(0.0, min(1.0, max(top, 1.0 / p) * 1.25 + 0.02))
-        ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -131,8 +149,8 @@ def pairwise_figure(pairwise: pd.DataFrame) -> Figure:
         names = list(dict.fromkeys(d["agent"].tolist() + d["opponent"].tolist()))
         m = d.pivot(index="agent", columns="opponent", values="ahead_share").reindex(index=names, columns=names)
         im = ax.imshow(m.to_numpy(float), cmap="RdBu_r", vmin=0.0, vmax=1.0)
-        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
-        ax.set_yticks(range(len(names)), names)
+        ax.set_xticks(range(len(names)), _agent_labels(names), rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(len(names)), _agent_labels(names), fontsize=8)
         for i in range(len(names)):
             for j in range(len(names)):
                 v = m.iat[i, j]
@@ -188,8 +206,10 @@ def seats_figure(seats: pd.DataFrame) -> Figure:
             err = np.clip(np.vstack([rate - s["win_rate_ci_low"].to_numpy(float),
                                      s["win_rate_ci_high"].to_numpy(float) - rate]), 0.0, None)
             pv = s["p_value"].iloc[0] if len(s) else np.nan
+            ph = s["p_holm"].iloc[0] if len(s) else np.nan
             label = "seat (chair)" if position == "seat" else "turn order (0 = first to move)"
-            ax.bar(s["seat"].to_numpy() + off, rate, width=0.4, color=color, label=f"{label}, chi-square p={pv:.3g}")
+            ax.bar(s["seat"].to_numpy() + off, rate, width=0.4, color=color,
+                   label=f"{label}: Wald p={pv:.3g}, Holm p={ph:.3g}")
             ax.errorbar(s["seat"].to_numpy() + off, rate, yerr=err, fmt="none", ecolor="black", capsize=4)
         ax.axhline(1.0 / p, color="#C44E52", ls="--", lw=1.2, label=f"fair share 1/{p}")
         ax.set_xticks(range(p))

@@ -16,19 +16,26 @@ import numpy as np
 import pandas as pd
 
 from cya_sim.analysis import Analysis, analyse
+from cya_sim.comparisons import PAIRWISE_DOC
 from cya_sim.plots import PLOTS, save_all
 from cya_sim.runner import games_schema, load_games, read_manifest, read_runs, write_atomic
+from cya_sim.stats import ADJUSTMENT, SUMMARY_DOC
 
 REPORT = "REPORT.md"
 EXPERIMENT_COPY = "experiment.toml"
 TABLES = {
-    "summary.csv": "per agent: seat-games, wins (shared on ties), win rate with 95% Wilson interval, mean final "
-                   "total with t interval, Bradley-Terry rating (Elo scale) with 95% interval",
-    "pairwise.csv": "per ordered pair: comparisons, ahead/behind/ties, share ahead with Wilson interval, "
-                    "exact binomial p-value of 'A beats B'",
-    "seats.csv": "win rate by seat and by turn order (all agents, with the chi-square test of equal shares, and per "
-                 "agent: the rotation balance)",
-    "lengths.csv": "rounds, turns, challenges and largest set stolen per game",
+    "summary.csv": "per agent: seat-games, games, units, wins (shared on ties); per-game win rate (share of games "
+                   "won by any copy of the agent) and per-seat win share, each with its fair value and 95% "
+                   "game/deal-clustered interval; two-sided test of per-seat share = 1/P with its Holm-adjusted "
+                   "p-value; mean final total with clustered t interval; Bradley-Terry rating (Elo scale) with "
+                   "clustered 95% interval",
+    "pairwise.csv": "per ordered pair: games, units, comparisons, ahead/behind/ties, share finished ahead with "
+                    "clustered interval, per-seat win-share difference with clustered interval, two-sided "
+                    "clustered test of 'finishes ahead half the time' with its Holm-adjusted p-value",
+    "seats.csv": "win rate by seat and by turn order with clustered intervals; agent-adjusted effect against "
+                 "position 0; clustered Wald test (F, df, p, Holm p) of no seat / turn-order effect; per agent: "
+                 "the rotation balance",
+    "lengths.csv": "rounds, turns, challenges and largest set stolen per game (mean with deal-clustered interval)",
     "rounds.csv": "games by number of rounds",
     "variance.csv": "standard error of each agent's mean win share and total: independent, by game, by deal "
                     "(the variance removed by duplicate deals)",
@@ -90,6 +97,60 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
     text = report_markdown(folder, manifest, read_runs(folder), analysis, len(games), total)
     put(REPORT, lambda p: p.write_text(text, encoding="utf-8"))
     return Report(folder, analysis, tuple(written), len(games) == total, len(games), total)
+
+
+def _cells(s: pd.DataFrame) -> pd.DataFrame:
+    """The labelled cells of a summary (:data:`cya_sim.stats.SUMMARY_COLUMNS`) as text, one row per agent."""
+    per_game = s["seat_games"] / s["games"].where(s["games"] > 0)
+    return pd.DataFrame({
+        "agent": s["agent"].astype(str),
+        "seats/game": [f"{v:.3g}" if np.isfinite(v) else "–" for v in per_game],
+        "games": s["games"].map("{:,}".format),
+        "per-game win rate": s["game_win_rate"].map(_pct),
+        "95% CI": [_ci(lo, hi) for lo, hi in zip(s["game_win_rate_ci_low"], s["game_win_rate_ci_high"])],
+        "fair": s["game_win_rate_fair"].map(_pct),
+        "per-seat share": s["seat_share"].map(_pct),
+        "95% CI ": [_ci(lo, hi) for lo, hi in zip(s["seat_share_ci_low"], s["seat_share_ci_high"])],
+        "fair ": s["seat_share_fair"].map(_pct),
+        "p vs fair (Holm)": s["p_holm"].map(_p),
+        "mean total": s["mean_total"].map(lambda v: f"${v:,.0f}" if np.isfinite(v) else "–"),
+        "95% CI  ": [f"[${lo:,.0f}, ${hi:,.0f}]" if np.isfinite(lo) else "–"
+                     for lo, hi in zip(s["mean_total_ci_low"], s["mean_total_ci_high"])],
+    })
+
+
+def _ci(lo: float, hi: float) -> str:
+    return f"[{_pct(lo)}, {_pct(hi)}]" if np.isfinite(lo) else "–"
+
+
+#: The legend printed under every console summary and REPORT.md's win-rate table.
+SUMMARY_LEGEND = (
+    "per-game win rate = share of games won by any copy of the agent (ties shared, R-TIE); its fair value is "
+    "(seats it holds)/P. per-seat share = wins / seat-games; its fair value is 1/P. 95% intervals treat the "
+    "game (the deal, under duplicate deals) as the sampling unit (cluster-robust; Wilson on the effective "
+    "sample size for rates, Student t for dollars). p vs fair: two-sided test of per-seat share = 1/P, "
+    "Holm-adjusted over the agents.")
+
+
+def console_summary(summary: pd.DataFrame) -> str:
+    """The per-agent table printed by ``cya-sim tournament``: labelled rates, their fair values and intervals.
+
+    Column widths follow the longest cell, so long agent specs stay aligned.
+
+    Args:
+        summary: rows of :func:`cya_sim.stats.summarize` (one table size).
+
+    Returns:
+        the lines of the table and its legend, joined by newlines.
+    """
+    cells = _cells(summary)
+    cols = list(cells.columns)
+    width = {c: max(len(c.strip()), *(len(v) for v in cells[c])) for c in cols}
+    def line(vals):
+        return "  " + "  ".join(v.ljust(width[c]) if c == "agent" else v.rjust(width[c]) for c, v in zip(cols, vals))
+    out = [line([c.strip() for c in cols])]
+    out += [line(list(r)) for r in cells.itertuples(index=False)]
+    return "\n".join(out)
 
 
 def md_table(df: pd.DataFrame, formats: dict[str, str] | None = None) -> str:
@@ -159,15 +220,27 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
     for p in sorted(a.games):
         lines += _size_section(p, a)
     lines += ["## Files", ""]
-    lines += [f"- `{n}`: {d}" for n, d in TABLES.items()]
+    for n, d in TABLES.items():
+        lines.append(f"- `{n}`: {d}")
+        docs = {"summary.csv": SUMMARY_DOC, "pairwise.csv": PAIRWISE_DOC}.get(n, {})
+        lines += [f"  - `{k}`: {v}" if not k.startswith("_") else f"  - {v}" for k, v in docs.items()]
     lines += [f"- `{n}`: {d}" for n, d in PLOTS.items()]
     lines += ["- `games.parquet/`: one row per game, one file per chunk (`pandas.read_parquet` reads the folder)",
               f"- `manifest.json`, `runs.json`, `{EXPERIMENT_COPY}`: what was played, how, by which version", ""]
-    lines += [("Methods: Wilson score intervals (statsmodels); Student-t intervals for means; Bradley–Terry by "
-              "binomial GLM on pairwise finishing orders (statsmodels), first agent fixed at 0, Elo scale; exact "
-              "binomial test of ahead vs behind (scipy); Pearson chi-square test of equal wins per seat (scipy); "
-              "cluster-robust standard errors by deal (statsmodels). Comparisons inside one game are not "
-              "independent, so pairwise p-values and rating errors are a guide."), ""]
+    lines += ["## Methods", "",
+              ("The sampling unit is the game — the deal when deals are duplicated — never the seat: every "
+               "estimate is a ratio over units (Cochran 1977) with a cluster-robust sandwich standard error "
+               "(Liang & Zeger 1986) and C - 1 degrees of freedom (Cameron & Miller 2015). Rates: Wilson "
+               "interval on the effective sample size (Korn & Graubard 1998); dollars and differences: Student "
+               "t. Tests of a fixed value (fair share, 50% finished ahead): generalised score test (Boos 1992), "
+               "two-sided. Seat and turn-order effects: least squares of the win share on position and agent "
+               "dummies, clustered Wald F test (Cameron & Miller 2015). Ratings: Bradley–Terry on every pair of "
+               "seats of a game (rank-breaking; Azari Soufiani et al. 2014), statsmodels GLM, first agent fixed "
+               "at 0, Elo scale, sandwich covariance clustered by game/deal (Varin, Reid & Firth 2011). "
+               f"Multiple comparisons: {ADJUSTMENT} — the agents' tests against the fair share, the pairwise "
+               "tests, and the seat and turn-order tests are three families per table size; every table shows the "
+               "raw p-value beside the adjusted one. Coverage and false-positive rates of these intervals and "
+               "tests on simulated nulls: docs/statistics.md."), ""]
     return "\n".join(lines)
 
 
@@ -175,41 +248,45 @@ def _size_section(p: int, a: Analysis) -> list[str]:
     s = a.summary[a.summary["players"] == p]
     out = [f"## {p} players ({a.games[p]:,} games)", "", "### Win rates and ratings", "",
            "![win rates](win_rates.png)", ""]
-    tab = pd.DataFrame({
-        "agent": s["agent"], "seat-games": s["games"].map("{:,}".format), "wins": s["wins"].map("{:,.1f}".format),
-        "win rate": s["win_rate"].map(_pct),
-        "95% CI": [f"[{_pct(lo)}, {_pct(hi)}]" for lo, hi in zip(s["win_rate_ci_low"], s["win_rate_ci_high"])],
-        "mean total": s["mean_total"].map(lambda v: f"${v:,.0f}"),
-        "95% CI (total)": [f"[${lo:,.0f}, ${hi:,.0f}]" if np.isfinite(lo) else "–"
-                           for lo, hi in zip(s["mean_total_ci_low"], s["mean_total_ci_high"])],
-        "rating (Elo)": [f"{r:+.0f} ± {1.96 * se:.0f}" if np.isfinite(r) else "–"
-                         for r, se in zip(s["rating"], s["rating_se"])],
-    })
-    out += [md_table(tab), "", (f"Fair share 1/{p} = {1 / p:.1%}; ties share the win (R-TIE). Ratings: "
-            f"Bradley–Terry, {s['agent'].iloc[0]} fixed at 0, ± a 95% interval."), ""]
+    tab = _cells(s).drop(columns=["games"])
+    tab.insert(2, "games", s["games"].map("{:,}".format).to_numpy())
+    tab.insert(tab.columns.get_loc("p vs fair (Holm)"), "p vs fair (raw)", s["p_value"].map(_p).to_numpy())
+    tab["rating (Elo)"] = [f"{r:+.0f} ± {1.96 * se:.0f}" if np.isfinite(r) else "–"
+                           for r, se in zip(s["rating"], s["rating_se"])]
+    out += [md_table(tab), "", SUMMARY_LEGEND + (f" Ratings: Bradley–Terry, {s['agent'].iloc[0]} fixed at 0, "
+            "± a 95% interval clustered by game/deal."), ""]
     out += [f"{n}" for n in a.notes.get(p, [])] + ([""] if a.notes.get(p) else [])
     pw = a.pairwise[(a.pairwise["players"] == p) & (a.pairwise["comparisons"] > 0)]
     out += ["### Head to head", "", "![pairwise](pairwise.png)", ""]
     if len(pw):
         keep = pw[pw["agent"] < pw["opponent"]]
         tab = pd.DataFrame({
-            "A": keep["agent"], "B": keep["opponent"], "comparisons": keep["comparisons"].map("{:,}".format),
+            "A": keep["agent"], "B": keep["opponent"], "games": keep["games"].map("{:,}".format),
+            "comparisons": keep["comparisons"].map("{:,}".format),
             "A ahead": keep["ahead"].map("{:,}".format), "B ahead": keep["behind"].map("{:,}".format),
             "ties": keep["ties"].map("{:,}".format), "share A ahead": keep["ahead_share"].map(_pct),
-            "95% CI": [f"[{_pct(lo)}, {_pct(hi)}]" for lo, hi in zip(keep["ahead_share_ci_low"],
-                                                                      keep["ahead_share_ci_high"])],
-            "p (A beats B)": keep["p_value"].map(_p),
+            "95% CI": [_ci(lo, hi) for lo, hi in zip(keep["ahead_share_ci_low"], keep["ahead_share_ci_high"])],
+            "seat share A − B": keep["seat_share_diff"].map(lambda v: f"{v:+.1%}" if np.isfinite(v) else "–"),
+            "95% CI ": [f"[{lo:+.1%}, {hi:+.1%}]" if np.isfinite(lo) else "–"
+                        for lo, hi in zip(keep["seat_share_diff_ci_low"], keep["seat_share_diff_ci_high"])],
+            "p (two-sided, raw)": keep["p_value"].map(_p), "p (Holm)": keep["p_holm"].map(_p),
         })
-        out += [md_table(tab), ""]
+        out += [md_table(tab), "", ("share A ahead: share of pairs (seat of A, seat of B) in the games where both "
+                                    "sat in which A finished with the higher total (ties half); 50% = no "
+                                    "difference. p: two-sided test of 50%, games (deals) as units; Holm over the "
+                                    f"{len(keep)} pairs of this table size. To claim 'A beats B', the share must "
+                                    "be above 50% and the Holm p small."), ""]
     else:
         out += ["No two different agents met at this table size.", ""]
     seats = a.seats[(a.seats["players"] == p)]
     out += ["### Seats", "", "![seats](seats.png)", ""]
     for position, label in (("seat", "seat (fixed chair)"), ("turn_order", "turn order (0 = first to move)")):
         d = seats[(seats["position"] == position) & (seats["agent"] == "(all)")]
-        chi2, pv = d["chi2"].iloc[0], d["p_value"].iloc[0]
+        r0 = d.iloc[0]
         out += [f"Win rate by {label}: " + ", ".join(f"{int(r.seat)}: {_pct(r.win_rate)}" for r in d.itertuples())
-                + f"; chi-square {chi2:.2f} on {p - 1} df, p = {_p(pv)}.", ""]
+                + (f". Agent-adjusted Wald test of no {position.replace('_', ' ')} effect, clustered by game/deal: "
+                   f"F = {r0.F:.2f} on ({int(r0.df_num)}, {int(r0.df_den):,}) df, p = {_p(r0.p_value)} (raw), "
+                   f"p = {_p(r0.p_holm)} (Holm, over the seat and turn-order tests)."), ""]
     bal = seats[(seats["position"] == "seat") & (seats["agent"] != "(all)")]
     pivot = bal.pivot(index="agent", columns="seat", values="games").reset_index()
     pivot.columns = ["agent"] + [f"seat {c}" for c in pivot.columns[1:]]

@@ -1,45 +1,357 @@
-"""Tournament statistics: win rates with Wilson intervals, mean totals with t intervals.
+"""The statistics layer: every estimate is a ratio over sampling units, with a cluster-robust standard error.
 
-Everything here is a thin, documented layer over statsmodels and pandas; nothing
-is hand-rolled where a library has it.
+The sampling unit is the **game**, or the **deal** when deals are duplicated
+(every game of one deal is one unit). Seats of one game are never treated as
+independent: an agent that holds two seats of a game has mutually exclusive
+win shares there, and the games of one duplicated deal share its luck.
+
+Every quantity is a ratio estimator ``R = sum_c Y_c / sum_c N_c`` over units
+``c`` (Cochran 1977, *Sampling Techniques*, 3rd ed., ch. 6): ``Y_c`` is the
+unit's total of what is measured (an agent's win shares, dollars, comparisons
+finished ahead) and ``N_c`` its number of observations (seat-games, games,
+pairs of seats). Its standard error is the linearisation (sandwich) estimate
+``SE^2 = C/(C-1) * sum_c (Y_c - R N_c)^2 / (sum_c N_c)^2`` with C units — the
+Liang & Zeger (1986, Biometrika 73:13–22) cluster-robust variance of an
+intercept-only regression, equal to ``statsmodels`` ``OLS(...).fit(cov_type="cluster")``
+on the observations (the tests check it), computed here from per-unit sums
+(``numpy.bincount``) so a million games take a fraction of a second. Intervals
+and tests use ``C - 1`` degrees of freedom (Cameron & Miller 2015, J. Human
+Resources 50:317–372, section VI).
+
+- Proportions (win shares): the Wilson score interval on the *effective sample
+  size* ``n_eff = R(1-R)/SE^2`` (Kish 1965, design effect; Korn & Graubard
+  1998, Survey Methodology 24:193–201; Dean & Pagano 2015, J. Survey Stat.
+  Methodol. 3:484–503), via ``statsmodels.stats.proportion.proportion_confint``.
+  With one observation per unit and no ties it is the ordinary Wilson (1927)
+  interval up to the factor C/(C-1).
+- Means (dollars, rounds) and differences: Student-t interval with C - 1 df.
+- Tests of a fixed null value (fair share, 50% finished ahead): a generalised
+  score test whose variance uses the residuals under the null (Boos 1992, Amer.
+  Statist. 46:327–333), so a sample with no wins still has a finite test.
+- Joint tests (seat and turn-order effects): the cluster-robust Wald test of a
+  linear model's coefficients, referred to F(q, C - 1) (Cameron & Miller 2015).
+- A family of tests: Holm's (1979, Scand. J. Statist. 6:65–70) step-down
+  adjustment, ``statsmodels.stats.multitest.multipletests(method="holm")``,
+  shown beside the raw p-values.
+
+Every interval and test here is checked on simulated nulls by
+``tests/test_coverage.py`` (the measured figures are in ``docs/statistics.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
-from statsmodels.stats.weightstats import DescrStatsW
 
 from cya_sim.engine.table import GameTable
+
+#: Name of the multiple-comparison adjustment used in every report.
+ADJUSTMENT = "Holm (1979) step-down, within each family"
 
 #: Columns of :func:`summarize`'s table, in order (``summary.csv``).
 SUMMARY_COLUMNS = (
     "agent",
+    "seat_games",
     "games",
+    "units",
     "wins",
-    "win_rate",
-    "win_rate_ci_low",
-    "win_rate_ci_high",
+    "seat_share",
+    "seat_share_ci_low",
+    "seat_share_ci_high",
+    "seat_share_fair",
+    "game_win_rate",
+    "game_win_rate_ci_low",
+    "game_win_rate_ci_high",
+    "game_win_rate_fair",
+    "p_value",
+    "p_holm",
     "mean_total",
     "mean_total_ci_low",
     "mean_total_ci_high",
 )
 
+#: One line per column of :data:`SUMMARY_COLUMNS` (README, REPORT.md "Files").
+SUMMARY_DOC = {
+    "seat_games": "seats the agent held, summed over games (an agent in two seats of a game counts 2)",
+    "games": "games in which the agent held at least one seat",
+    "units": "sampling units: games, or deals when deals are duplicated",
+    "wins": "sum of the agent's win shares (1/k to each of k tied winners, R-TIE)",
+    "seat_share": "per-seat win share = wins / seat_games; fair value seat_share_fair = 1/P",
+    "game_win_rate": "per-game win rate = share of games won by any copy of the agent = wins / games; "
+                     "fair value game_win_rate_fair = mean over its games of (seats held)/P",
+    "p_value": "two-sided score test of seat_share = 1/P (game- or deal-clustered); p_holm: Holm-adjusted over "
+               "the agents of the table size",
+    "mean_total": "mean final total in dollars per seat-game",
+    "_ci": "every *_ci_low/_ci_high: 95% interval, game- or deal-clustered (Wilson on the effective sample size "
+           "for shares, Student t with units - 1 df for dollars)",
+}
 
-def wilson_interval(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval for a win rate (Wilson 1927, JASA 22:209–212).
 
-    Computed by ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
+@dataclass(frozen=True)
+class Estimate:
+    """A ratio estimate over sampling units with its cluster-robust error.
+
+    Attributes:
+        value: R = sum Y_c / sum N_c (unit of the observations). se: its
+            standard error (Cochran 1977 linearisation = Liang–Zeger sandwich).
+        low, high: the interval at the requested confidence.
+        units: C, the sampling units with at least one observation.
+        n: sum N_c, the observations.
+    """
+
+    value: float
+    se: float
+    low: float
+    high: float
+    units: int
+    n: float
+
+
+NAN_ESTIMATE = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, 0.0)
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence is {confidence!r}; it must be strictly between 0 and 1")
+
+
+def unit_sums(values, counts, unit) -> tuple[np.ndarray, np.ndarray]:
+    """Per-unit totals ``Y_c`` and ``N_c`` of observations grouped by sampling unit.
 
     Args:
-        wins: scalar or (K,) float, number of wins. Shared wins (R-TIE
-            ``share``) make this fractional; the interval then treats the
-            sum of win shares as the success count, a standard approximation.
-        games: scalar or (K,) int, number of trials (seat-games), each >= 1.
-        confidence: two-sided confidence level in (0, 1), 0.95 by default.
+        values: (N,) float, the measured value of each observation (e.g. a win share).
+        counts: (N,) float, the weight of each observation in the denominator
+            (1 per seat-game, per game or per pair), or a scalar.
+        unit: (N,) int labels of the sampling unit (game or deal) of each observation.
+
+    Returns:
+        (Y, N): (C,) float64 each, one entry per distinct unit present.
+    """
+    y = np.asarray(values, np.float64).ravel()
+    n = np.broadcast_to(np.asarray(counts, np.float64), y.shape).ravel()
+    codes = pd.factorize(np.asarray(unit).ravel())[0]
+    return np.bincount(codes, weights=y), np.bincount(codes, weights=n)
+
+
+def ratio_se(y_c: np.ndarray, n_c: np.ndarray, null: float | None = None) -> tuple[float, float]:
+    """Ratio estimate and its cluster-robust standard error from per-unit totals.
+
+    ``SE^2 = C/(C-1) * sum_c (Y_c - R N_c)^2 / (sum_c N_c)^2`` (Cochran 1977,
+    eq. 6.13 without finite-population correction; Liang & Zeger 1986 with the
+    small-sample factor C/(C-1) of statsmodels' ``cov_type="cluster"``). With
+    ``null`` given, the residuals are taken at the null value instead of R and
+    without the C/(C-1) factor (the variance of a generalised score test,
+    Boos 1992).
+
+    Args:
+        y_c, n_c: (C,) float per-unit totals (:func:`unit_sums`).
+        null: a value of R under a null hypothesis, or None.
+
+    Returns:
+        (R, SE); NaN when sum N_c is 0; SE NaN when C < 2.
+    """
+    y_c = np.asarray(y_c, np.float64)
+    n_c = np.asarray(n_c, np.float64)
+    keep = n_c > 0
+    y_c, n_c = y_c[keep], n_c[keep]
+    c = y_c.size
+    total = n_c.sum()
+    if total <= 0:
+        return float("nan"), float("nan")
+    r = float(y_c.sum() / total)
+    if c < 2:
+        return r, float("nan")
+    if null is None:
+        e = y_c - r * n_c
+        return r, float(np.sqrt((e @ e) * c / (c - 1)) / total)
+    e = y_c - null * n_c
+    return r, float(np.sqrt(e @ e) / total)
+
+
+def ratio_estimate(values, counts, unit, confidence: float = 0.95, proportion: bool = False) -> Estimate:
+    """A ratio over sampling units with a cluster-robust interval.
+
+    Args:
+        values, counts, unit: as :func:`unit_sums` ((N,) arrays; ``counts`` may be a scalar).
+        confidence: two-sided level in (0, 1).
+        proportion: the ratio lies in [0, 1] (a win share): Wilson interval on
+            the effective sample size (Korn & Graubard 1998; Dean & Pagano
+            2015); else a Student-t interval with C - 1 df (Cameron & Miller 2015).
+
+    Returns:
+        an :class:`Estimate`; NaN fields when there is no observation; a
+        NaN interval when there is a single unit.
+
+    Raises:
+        ValueError: ``confidence`` outside (0, 1).
+    """
+    _check_confidence(confidence)
+    y_c, n_c = unit_sums(values, counts, unit)
+    return estimate_from_sums(y_c, n_c, confidence, proportion)
+
+
+def estimate_from_sums(y_c, n_c, confidence: float = 0.95, proportion: bool = False) -> Estimate:
+    """:func:`ratio_estimate` from per-unit totals ``(C,)`` float (see there)."""
+    _check_confidence(confidence)
+    y_c = np.asarray(y_c, np.float64)
+    n_c = np.asarray(n_c, np.float64)
+    units = int((n_c > 0).sum())
+    total = float(n_c.sum())
+    r, se = ratio_se(y_c, n_c)
+    if not np.isfinite(r):
+        return NAN_ESTIMATE
+    if not np.isfinite(se):
+        return Estimate(r, se, float("nan"), float("nan"), units, total)
+    if proportion:
+        low, high = wilson_effective(r, se, units, confidence)
+    else:
+        half = float(sps.t.ppf(0.5 + confidence / 2, units - 1)) * se
+        low, high = r - half, r + half
+    return Estimate(r, se, low, high, units, total)
+
+
+def wilson_effective(rate: float, se: float, units: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a clustered proportion on its effective sample size.
+
+    ``n_eff = rate (1 - rate) / se^2`` (Kish 1965 design effect; Korn &
+    Graubard 1998; Dean & Pagano 2015). A rate of exactly 0 or 1 has no
+    estimated spread; the interval then takes ``n_eff = units`` (one trial per
+    sampling unit, the conservative choice). A rate strictly inside (0, 1)
+    with ``se == 0`` (the duplicated deals cancelled every difference) gives
+    the point itself. Computed by ``statsmodels`` ``proportion_confint(method="wilson")``.
+
+    Args:
+        rate: in [0, 1]. se: its cluster-robust standard error, >= 0.
+        units: C >= 1 sampling units. confidence: two-sided level.
+
+    Returns:
+        (low, high) within [0, 1], always holding ``rate``.
+    """
+    rate = float(min(max(rate, 0.0), 1.0))
+    if rate in (0.0, 1.0):
+        n_eff = float(units)
+    elif se <= 0:
+        return rate, rate
+    else:
+        n_eff = rate * (1.0 - rate) / se**2
+    low, high = proportion_confint(rate * n_eff, n_eff, alpha=1.0 - confidence, method="wilson")
+    return float(min(max(low, 0.0), rate)), float(max(min(high, 1.0), rate))
+
+
+def score_test(y_c, n_c, null: float) -> float:
+    """Two-sided p-value of ``H0: R = null`` for a ratio over units (generalised score test, Boos 1992).
+
+    ``t = (R - null) / SE0`` with ``SE0`` the cluster-robust error with
+    residuals at the null (:func:`ratio_se`), referred to Student t with C - 1
+    df (Cameron & Miller 2015). NaN with fewer than 2 units; 1.0 when every
+    unit sits exactly at the null.
+    """
+    r, se0 = ratio_se(y_c, n_c, null=null)
+    units = int((np.asarray(n_c) > 0).sum())
+    if not np.isfinite(r) or units < 2:
+        return float("nan")
+    if se0 <= 0:
+        return 1.0
+    return float(2 * sps.t.sf(abs(r - null) / se0, units - 1))
+
+
+def t_test(est: Estimate, null: float = 0.0) -> float:
+    """Two-sided p-value of ``H0: value = null`` from a cluster-robust estimate (t with C - 1 df).
+
+    A zero standard error gives 1.0 at the null and 0.0 away from it; NaN
+    when the estimate has fewer than 2 units.
+    """
+    if not (np.isfinite(est.value) and np.isfinite(est.se)) or est.units < 2:
+        return float("nan")
+    if est.se <= 0:
+        return 1.0 if est.value == null else 0.0
+    return float(2 * sps.t.sf(abs(est.value - null) / est.se, est.units - 1))
+
+
+def cluster_ols(y, x, unit) -> tuple[np.ndarray, np.ndarray, int]:
+    """Least squares with the Liang–Zeger cluster-robust covariance.
+
+    ``V = (X'X)^-1 [sum_c X_c'e_c e_c'X_c] (X'X)^-1 * C/(C-1) * (N-1)/(N-K)``,
+    the small-sample correction of ``statsmodels`` ``OLS(y, x).fit(cov_type="cluster")``
+    (Cameron & Miller 2015, eq. 11), which the tests check it against; the
+    per-unit score sums use ``numpy.bincount`` column by column, so millions
+    of rows stay cheap.
+
+    Args:
+        y: (N,) float response. x: (N, K) float design (full column rank).
+        unit: (N,) labels of the sampling unit of each row.
+
+    Returns:
+        (beta (K,) float64, cov (K, K) float64, C units).
+
+    Raises:
+        numpy.linalg.LinAlgError: ``x`` is rank-deficient.
+    """
+    y = np.asarray(y, np.float64)
+    x = np.asarray(x, np.float64)
+    n, k = x.shape
+    codes = pd.factorize(np.asarray(unit).ravel())[0]
+    c = int(codes.max()) + 1 if n else 0
+    bread = np.linalg.inv(x.T @ x)
+    beta = bread @ (x.T @ y)
+    e = y - x @ beta
+    scores = np.column_stack([np.bincount(codes, weights=x[:, j] * e, minlength=c) for j in range(k)])
+    meat = scores.T @ scores
+    factor = c / (c - 1) * (n - 1) / (n - k) if c > 1 and n > k else float("nan")
+    return beta, bread @ meat @ bread * factor, c
+
+
+def wald_test(beta: np.ndarray, cov: np.ndarray, which: Sequence[int], units: int) -> tuple[float, float]:
+    """Cluster-robust Wald test that the coefficients ``which`` are all zero.
+
+    ``F = b' V^-1 b / q`` referred to ``F(q, C - 1)`` (Cameron & Miller 2015,
+    section VI.D: with few clusters the chi-square reference over-rejects).
+
+    Returns:
+        (F, p-value); NaN when C < 2 or V is singular.
+    """
+    idx = list(which)
+    b = beta[idx]
+    v = cov[np.ix_(idx, idx)]
+    q = len(idx)
+    if units < 2 or not np.all(np.isfinite(v)):
+        return float("nan"), float("nan")
+    try:
+        w = float(b @ np.linalg.solve(v, b))
+    except np.linalg.LinAlgError:
+        return float("nan"), float("nan")
+    f = w / q
+    return f, float(sps.f.sf(f, q, units - 1))
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values of one family (``multipletests(method="holm")``); NaN kept as NaN."""
+    p = np.asarray(pvalues, np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="holm")[1]
+    return out
+
+
+# -- compatibility helpers (plain independent samples) -----------------------------
+def wilson_interval(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for independent trials (Wilson 1927, JASA 22:209–212).
+
+    For a count over independent trials only (e.g. one seat per game and no
+    duplicate deals); tournament tables use :func:`ratio_estimate`. Computed by
+    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
+
+    Args:
+        wins: scalar or (K,) float successes (fractional for shared wins, R-TIE).
+        games: scalar or (K,) trials, each >= 1.
+        confidence: two-sided level in (0, 1).
 
     Returns:
         (low, high): float64 arrays of the shape of ``wins``, within [0, 1].
@@ -48,8 +360,7 @@ def wilson_interval(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, 
         ValueError: ``confidence`` outside (0, 1), ``games`` < 1, or ``wins``
             outside ``0..games``.
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence is {confidence!r}; it must be strictly between 0 and 1")
+    _check_confidence(confidence)
     wins = np.asarray(wins, dtype=np.float64)
     games = np.asarray(games, dtype=np.float64)
     if np.any(games < 1):
@@ -57,88 +368,111 @@ def wilson_interval(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, 
     if np.any(wins < 0) or np.any(wins > games):
         raise ValueError("wins must lie between 0 and games for every entry")
     low, high = proportion_confint(wins, games, alpha=1.0 - confidence, method="wilson")
-    # The Wilson interval always holds the observed rate; clamp away floating-point
-    # rounding (10/10 gives an upper bound of 0.9999999999999999).
     rate = wins / games
     low = np.clip(np.minimum(np.asarray(low, np.float64), rate), 0.0, 1.0)
     high = np.clip(np.maximum(np.asarray(high, np.float64), rate), 0.0, 1.0)
     return low, high
 
 
-def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean with a Student-t confidence interval (``statsmodels`` ``DescrStatsW.tconfint_mean``).
+def mean_interval(values, confidence: float = 0.95, unit=None) -> tuple[float, float, float]:
+    """Mean with a Student-t interval; clustered by ``unit`` when given (else each value is its own unit).
 
     Args:
-        values: (N,) numbers, e.g. final totals in dollars.
-        confidence: two-sided confidence level in (0, 1).
+        values: (N,) numbers (dollars, rounds...). unit: (N,) labels or None.
+        confidence: two-sided level in (0, 1).
 
     Returns:
-        (mean, low, high) in the unit of ``values``; low and high are NaN when
-        N < 2 (no spread to estimate); all three are NaN when N == 0.
+        (mean, low, high); low and high NaN with fewer than 2 units, all NaN when N == 0.
 
     Raises:
         ValueError: ``confidence`` outside (0, 1).
     """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence is {confidence!r}; it must be strictly between 0 and 1")
+    _check_confidence(confidence)
     x = np.asarray(values, dtype=np.float64).ravel()
     if x.size == 0:
         return float("nan"), float("nan"), float("nan")
-    mean = float(x.mean())
-    if x.size < 2:
-        return mean, float("nan"), float("nan")
-    if np.all(x == x[0]):
-        return mean, mean, mean
-    low, high = DescrStatsW(x).tconfint_mean(alpha=1.0 - confidence)
-    return mean, float(low), float(high)
+    u = np.arange(x.size) if unit is None else unit
+    e = ratio_estimate(x, 1.0, u, confidence)
+    if np.isfinite(e.se) and e.se == 0:
+        return e.value, e.value, e.value
+    return e.value, e.low, e.high
+
+
+# -- the per-agent summary ---------------------------------------------------------
+def agent_unit_sums(table: GameTable, agent: int) -> dict[str, np.ndarray]:
+    """Per-unit totals of one agent: wins, seats held, games, dollars (units = ``table.game_index``, the deal).
+
+    Returns:
+        dict of (C,) float64 arrays over the units where the agent sat:
+        ``wins`` (win shares), ``seats`` (seat-games), ``games`` (games with
+        the agent), ``fair`` (sum over those games of seats held / P),
+        ``total`` (dollars over its seat-games).
+    """
+    sa = np.asarray(table.seat_agent)
+    p = sa.shape[1]
+    where = sa == agent
+    seats = where.sum(axis=1)
+    rows = seats > 0
+    unit = pd.factorize(np.asarray(table.game_index)[rows])[0]
+    wins = np.where(where, table.win_share, 0.0).sum(axis=1)[rows]
+    total = np.where(where, table.totals, 0).sum(axis=1)[rows].astype(np.float64)
+    s = seats[rows].astype(np.float64)
+    bc = lambda w: np.bincount(unit, weights=w)
+    return {"wins": bc(wins), "seats": bc(s), "games": bc(np.ones_like(s)), "fair": bc(s / p), "total": bc(total)}
 
 
 def summarize(table: GameTable, agents: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
-    """Per-agent summary of a tournament (``summary.csv``), one row per agent.
+    """Per-agent summary of games (``summary.csv``), one row per agent, the game (deal) as the unit.
 
-    A *seat-game* is one agent in one seat of one game; an agent that holds
-    two seats of a game counts two seat-games there. Columns
-    (:data:`SUMMARY_COLUMNS`):
+    Units are the values of ``table.game_index``: the game in a plain
+    design, the deal when deals are duplicated (games of one deal share an
+    index). Columns (:data:`SUMMARY_COLUMNS`, described in :data:`SUMMARY_DOC`):
 
-    - ``agent`` (str), ``games`` (int, seat-games),
-    - ``wins`` (float): sum of win shares; k players tied for the win get
-      1/k each (R-TIE ``share``),
-    - ``win_rate`` = wins / games, with ``win_rate_ci_low`` / ``_high`` the
-      Wilson score interval (Wilson 1927) at ``confidence``. A fair share at
-      a P-player table is 1/P.
-    - ``mean_total`` (dollars): mean final total per seat-game, with a
-      Student-t interval ``mean_total_ci_low`` / ``_high``. Seat-games of one
-      agent in the same game are not independent; with repeated agents the
-      interval is optimistic.
+    - ``seat_share`` = wins / seat-games, the per-seat win share; its fair
+      value is 1/P whatever the line-up.
+    - ``game_win_rate`` = wins / games, the share of games won by any copy of
+      the agent ("greedy beats random" means this); its fair value is the mean
+      of (seats held)/P over the agent's games (2/4 for two seats of four).
+    - both with a Wilson interval on the effective sample size
+      (:func:`wilson_effective`), cluster-robust by unit (Cochran 1977 ratio
+      estimator; Liang & Zeger 1986);
+    - ``p_value``: two-sided generalised score test (Boos 1992) of seat_share =
+      1/P; ``p_holm``: Holm (1979) over the agents present;
+    - ``mean_total`` in dollars per seat-game with a clustered t interval.
 
     Args:
         table: the games (``seat_agent`` indexes ``agents``).
         agents: (K,) agent names; row k of the result is ``agents[k]``.
-        confidence: two-sided level of both intervals.
+        confidence: two-sided level of every interval.
 
     Returns:
-        a DataFrame with K rows; an agent that never sat gets games 0 and NaN
-        rates.
+        a DataFrame with K rows; an agent that never sat gets 0 games and NaN statistics.
 
     Raises:
-        ValueError: ``seat_agent`` holds an index outside ``0..K-1``, or a bad
-            ``confidence``.
+        ValueError: ``seat_agent`` holds an index outside ``0..K-1``, or a bad ``confidence``.
     """
+    _check_confidence(confidence)
     seat_agent = np.asarray(table.seat_agent)
     k = len(agents)
     if seat_agent.size and (seat_agent.min() < 0 or seat_agent.max() >= k):
         raise ValueError(f"seat_agent holds agent indices outside 0..{k - 1} (agents: {', '.join(agents)})")
+    p = seat_agent.shape[1]
     rows = []
     for a, name in enumerate(agents):
-        where = seat_agent == a
-        n = int(where.sum())
-        wins = float(np.asarray(table.win_share)[where].sum())
-        totals = np.asarray(table.totals)[where]
-        mean, mlo, mhi = mean_interval(totals, confidence)
-        if n:
-            lo, hi = wilson_interval(wins, n, confidence)
-            rate, lo, hi = wins / n, float(lo), float(hi)
-        else:
-            rate = lo = hi = float("nan")
-        rows.append((name, n, wins, rate, lo, hi, mean, mlo, mhi))
-    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+        u = agent_unit_sums(table, a)
+        if not u["seats"].size:
+            nan = float("nan")
+            rows.append((name, 0, 0, 0, 0.0, nan, nan, nan, 1 / p, nan, nan, nan, nan, nan, nan, nan, nan, nan))
+            continue
+        seat = estimate_from_sums(u["wins"], u["seats"], confidence, proportion=True)
+        game = estimate_from_sums(u["wins"], u["games"], confidence, proportion=True)
+        tot = estimate_from_sums(u["total"], u["seats"], confidence)
+        if np.isfinite(tot.se) and tot.se == 0:
+            tot = Estimate(tot.value, 0.0, tot.value, tot.value, tot.units, tot.n)
+        fair_game = float(u["fair"].sum() / u["games"].sum())
+        rows.append((name, int(u["seats"].sum()), int(u["games"].sum()), seat.units, float(u["wins"].sum()),
+                     seat.value, seat.low, seat.high, 1 / p, game.value, game.low, game.high, fair_game,
+                     score_test(u["wins"], u["seats"], 1 / p), np.nan, tot.value, tot.low, tot.high))
+    df = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    df["p_holm"] = holm(df["p_value"].to_numpy(float))
+    return df
