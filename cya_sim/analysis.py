@@ -13,7 +13,7 @@ cluster-robust error (Cochran 1977; Liang & Zeger 1986; Cameron & Miller 2015).
 - a Bradley–Terry rating with a deal-clustered sandwich error (:func:`cya_sim.ratings.bradley_terry`);
 - the head-to-head table with the clustered two-sided test of "finishes
   ahead half the time" (:func:`cya_sim.comparisons.pairwise_table`);
-- win rate by seat and by turn order, and the agent-adjusted clustered Wald
+- win rate by seat and by turn order, and the agent-adjusted clustered score
   tests of seat and turn-order effects (:func:`cya_sim.comparisons.position_table`);
 - game length (rounds, turns), challenges and the largest set stolen;
 - the variance removed by duplicate deals: per agent, the cluster-robust
@@ -50,7 +50,7 @@ class Analysis:
         seats: per (players, position, agent, seat): :data:`cya_sim.comparisons.SEAT_COLUMNS`;
             ``position`` is ``seat`` (fixed chair) or ``turn_order`` (0 = first to move in
             round 1, left of the first dealer); ``agent`` ``(all)`` rows carry the
-            agent-adjusted effect and the clustered Wald test (``F``, ``p_value``, ``p_holm``).
+            agent-adjusted effect and the clustered score test (``F``, ``p_value``, ``p_holm``).
         lengths: per (players, metric): mean with a deal-clustered t interval, std, quantiles.
         rounds: per (players, rounds): games and share of games.
         variance: per (players, agent, metric in win_share/total): standard errors of the

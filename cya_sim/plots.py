@@ -105,7 +105,7 @@ PLOTS = {
     "pairwise.png": "head-to-head matrix: share of comparisons the row agent finished ahead",
     "totals.png": "distribution of final totals per agent",
     "seats.png": "win rate by seat and by turn order, with 95% deal-clustered intervals and the agent-adjusted "
-                 "Wald test's p-value",
+                 "score test's p-value",
     "rounds.png": "rounds per game",
 }
 
@@ -209,7 +209,7 @@ def seats_figure(seats: pd.DataFrame) -> Figure:
             ph = s["p_holm"].iloc[0] if len(s) else np.nan
             label = "seat (chair)" if position == "seat" else "turn order (0 = first to move)"
             ax.bar(s["seat"].to_numpy() + off, rate, width=0.4, color=color,
-                   label=f"{label}: Wald p={pv:.3g}, Holm p={ph:.3g}")
+                   label=f"{label}: score-test p={pv:.3g}, Holm p={ph:.3g}")
             ax.errorbar(s["seat"].to_numpy() + off, rate, yerr=err, fmt="none", ecolor="black", capsize=4)
         ax.axhline(1.0 / p, color="#C44E52", ls="--", lw=1.2, label=f"fair share 1/{p}")
         ax.set_xticks(range(p))

@@ -33,7 +33,7 @@ TABLES = {
                     "clustered interval, per-seat win-share difference with clustered interval, two-sided "
                     "clustered test of 'finishes ahead half the time' with its Holm-adjusted p-value",
     "seats.csv": "win rate by seat and by turn order with clustered intervals; agent-adjusted effect against "
-                 "position 0; clustered Wald test (F, df, p, Holm p) of no seat / turn-order effect; per agent: "
+                 "position 0; clustered score test (F, df, p, Holm p) of no seat / turn-order effect; per agent: "
                  "the rotation balance",
     "lengths.csv": "rounds, turns, challenges and largest set stolen per game (mean with deal-clustered interval)",
     "rounds.csv": "games by number of rounds",
@@ -234,7 +234,7 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
                "interval on the effective sample size (Korn & Graubard 1998); dollars and differences: Student "
                "t. Tests of a fixed value (fair share, 50% finished ahead): generalised score test (Boos 1992), "
                "two-sided. Seat and turn-order effects: least squares of the win share on position and agent "
-               "dummies, clustered Wald F test (Cameron & Miller 2015). Ratings: Bradley–Terry on every pair of "
+               "dummies, clustered score (LM) test on F(q, C - 1) (Wooldridge 2010; Cameron & Miller 2015). Ratings: Bradley–Terry on every pair of "
                "seats of a game (rank-breaking; Azari Soufiani et al. 2014), statsmodels GLM, first agent fixed "
                "at 0, Elo scale, sandwich covariance clustered by game/deal (Varin, Reid & Firth 2011). "
                f"Multiple comparisons: {ADJUSTMENT} — the agents' tests against the fair share, the pairwise "
@@ -283,10 +283,15 @@ def _size_section(p: int, a: Analysis) -> list[str]:
     for position, label in (("seat", "seat (fixed chair)"), ("turn_order", "turn order (0 = first to move)")):
         d = seats[(seats["position"] == position) & (seats["agent"] == "(all)")]
         r0 = d.iloc[0]
+        what = position.replace("_", " ")
+        if np.isfinite(r0.F):
+            test = (f". Agent-adjusted score test of no {what} effect, clustered by game/deal: F = {r0.F:.2f} on "
+                    f"({int(r0.df_num)}, {int(r0.df_den):,}) df, p = {_p(r0.p_value)} (raw), p = {_p(r0.p_holm)} "
+                    "(Holm, over the seat and turn-order tests).")
+        else:
+            test = f". No {what} test: in these games the {what} cannot be told apart from the agents."
         out += [f"Win rate by {label}: " + ", ".join(f"{int(r.seat)}: {_pct(r.win_rate)}" for r in d.itertuples())
-                + (f". Agent-adjusted Wald test of no {position.replace('_', ' ')} effect, clustered by game/deal: "
-                   f"F = {r0.F:.2f} on ({int(r0.df_num)}, {int(r0.df_den):,}) df, p = {_p(r0.p_value)} (raw), "
-                   f"p = {_p(r0.p_holm)} (Holm, over the seat and turn-order tests)."), ""]
+                + test, ""]
     bal = seats[(seats["position"] == "seat") & (seats["agent"] != "(all)")]
     pivot = bal.pivot(index="agent", columns="seat", values="games").reset_index()
     pivot.columns = ["agent"] + [f"seat {c}" for c in pivot.columns[1:]]

@@ -10,10 +10,10 @@ import pytest
 from scipy import optimize, stats
 
 from cya_sim.analysis import analyse, cluster_variance, table_of, turn_order_shares
-from cya_sim.comparisons import ahead_counts, pairwise_table, position_table
+from cya_sim.comparisons import ahead_counts, pairwise_table, position_of, position_test
 from cya_sim.engine.table import GameTable
 from cya_sim.ratings import ELO_PER_LOGIT, RatingUndefinedError, bradley_terry
-from cya_sim.stats import mean_interval, wilson_interval
+from cya_sim.stats import holm, mean_interval, score_test, wilson_effective, wilson_interval
 
 Z95 = stats.norm.ppf(0.975)
 
@@ -83,22 +83,72 @@ def test_ahead_counts_by_hand():
 def test_pairwise_table_by_hand():
     pw = pairwise_table(table(SA, TOT), ["A", "B"])
     a = pw[pw["agent"] == "A"].iloc[0]
-    assert (a.comparisons, a.ahead, a.behind, a.ties) == (6, 4, 1, 1)
+    assert (a.games, a.units, a.comparisons, a.ahead, a.behind, a.ties) == (3, 3, 6, 4, 1, 1)
     assert a.ahead_share == pytest.approx(4.5 / 6)
-    assert (a.ahead_share_ci_low, a.ahead_share_ci_high) == pytest.approx(wilson_by_hand(4.5, 6))
-    # exact two-sided binomial test of 4 ahead in 5 decisive comparisons: P(X>=4)+P(X<=1) = 12/32
-    assert a.p_value == pytest.approx(12 / 32)
+    # per game (unit): A ahead 2, 0.5 (tie) + 0, 2 of 2 comparisons each
+    y, n = np.array([2.0, 0.5, 2.0]), np.full(3, 2.0)
+    r = y.sum() / n.sum()
+    se = math.sqrt(((y - r * n) ** 2).sum() * 3 / 2) / n.sum()
+    assert (a.ahead_share_ci_low, a.ahead_share_ci_high) == pytest.approx(wilson_effective(r, se, 3))
+    assert a.p_value == pytest.approx(score_test(y, n, 0.5))
+    # per-seat win-share difference per game: A won games 0 and 2 alone; game 1 seat 2 (B) won: 0 - 1/2
+    d = np.array([1 - 0.0, 0 - 0.5, 1 - 0.0])
+    assert a.seat_share_diff == pytest.approx(d.mean())
+    half = stats.t.ppf(0.975, 2) * d.std(ddof=1) / math.sqrt(3)
+    assert (a.seat_share_diff_ci_low, a.seat_share_diff_ci_high) == pytest.approx((d.mean() - half, d.mean() + half))
     b = pw[pw["agent"] == "B"].iloc[0]
-    assert b.ahead_share == pytest.approx(1.5 / 6) and b.p_value == pytest.approx(12 / 32)
+    assert b.ahead_share == pytest.approx(1.5 / 6) and b.p_value == a.p_value and b.p_holm == a.p_holm
+    assert b.seat_share_diff == pytest.approx(-a.seat_share_diff)
 
 
-def test_position_table_chi_square_by_hand():
-    share = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0]], float)
-    df, chi2, p = position_table(share)
-    e = 4 / 3
-    want = ((3 - e) ** 2 + (1 - e) ** 2 + (0 - e) ** 2) / e
-    assert chi2 == pytest.approx(want) and p == pytest.approx(math.exp(-want / 2))  # 2 df: survival = e^(-x/2)
-    assert df["win_rate"].tolist() == pytest.approx([0.75, 0.25, 0.0])
+def test_pairwise_holm_over_unordered_pairs():
+    rng = np.random.default_rng(4)
+    sa = np.array([rng.permutation(3) for _ in range(60)])
+    tot = ((np.array([0.0, 0.3, -0.2])[sa] + rng.gumbel(size=sa.shape)) * 1000).astype(np.int64)
+    pw = pairwise_table(table(sa, tot), ["A", "B", "C"])
+    first = pw.iloc[::2]
+    assert len(first) == 3 and pw["p_holm"].tolist() == pytest.approx(np.repeat(holm(first["p_value"]), 2).tolist())
+
+
+def test_position_test_effects_match_statsmodels_and_the_score_test_by_hand():
+    """Win share on seat and agent dummies clustered by deal: effects as statsmodels OLS; robust LM test by hand."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(6)
+    g, p = 120, 3
+    sa = np.array([np.roll([0, 1, 1], i % 3) for i in range(g)])
+    winner = rng.integers(0, p, g)
+    ws = np.eye(p)[winner]
+    deal = np.arange(g) // 3
+    t = table(sa, ws * 1000, win_share=ws, deal=deal, first_dealer=rng.integers(0, p, g))
+    for position in ("seat", "turn_order"):
+        res = position_test(t, position)
+        pos = position_of(t, position).ravel()
+        x = np.column_stack([np.ones(g * p), pos == 1, pos == 2, sa.ravel() == 1]).astype(float)
+        groups = np.repeat(deal, p)
+        fit = sm.OLS(ws.ravel(), x).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+        assert res["effect"][1:] == pytest.approx(fit.params[1:3])
+        assert res["se"][1:] == pytest.approx(fit.bse[1:3])
+        # robust LM (Wooldridge 2010, 12.6): restricted fit on [1, agent], x2 partialled out, one score per deal
+        x1, x2 = x[:, [0, 3]], x[:, 1:3]
+        e0 = sm.OLS(ws.ravel(), x1).fit().resid
+        x2t = x2 - x1 @ np.linalg.lstsq(x1, x2, rcond=None)[0]
+        scores = np.array([(x2t[groups == d] * e0[groups == d, None]).sum(axis=0) for d in range(40)])
+        lm = scores.sum(axis=0) @ np.linalg.inv(scores.T @ scores) @ scores.sum(axis=0)
+        assert res["F"] == pytest.approx(lm / 2, rel=1e-9)
+        assert res["p_value"] == pytest.approx(stats.f.sf(lm / 2, 2, 39), rel=1e-9)
+        assert (res["df_num"], res["df_den"], res["units"]) == (2, 39, 40)
+
+
+def test_position_of_turn_order_agrees_with_turn_order_shares():
+    t = table([[0, 1, 1]] * 3, [[1, 2, 3]] * 3, first_dealer=[0, 1, 2])
+    q = position_of(t, "turn_order")
+    shares = turn_order_shares(t)
+    for g in range(3):
+        for s in range(3):
+            assert shares[g, q[g, s]] == t.win_share[g, s]
+    with pytest.raises(ValueError, match="seat or turn_order"):
+        position_of(t, "chair")
 
 
 def test_turn_order_shares():
@@ -108,14 +158,43 @@ def test_turn_order_shares():
 
 
 def test_bradley_terry_two_agents_closed_form():
-    # A ahead of B 30 times, behind 10 times (P = 2, one comparison per game)
+    # A ahead of B 30 times, behind 10 times (P = 2, one comparison per game, each game its own unit)
     sa = [[0, 1]] * 40
     tot = [[2, 1]] * 30 + [[1, 2]] * 10
     r = bradley_terry(table(sa, tot), ["A", "B"])
     assert r["rating"].tolist() == pytest.approx([0.0, -math.log(3) * ELO_PER_LOGIT])
-    se = 1 / math.sqrt(40 * 0.75 * 0.25) * ELO_PER_LOGIT
+    # sandwich: bread 1/(n p q) = 1/7.5, meat sum (w - p)^2 = 30/16 + 10 * 9/16 = 7.5, times C/(C-1)
+    se = math.sqrt(1 / 7.5 * 40 / 39) * ELO_PER_LOGIT
     assert r["rating_se"].iloc[1] == pytest.approx(se, rel=1e-6)
     assert r["rating_ci_low"].iloc[1] == pytest.approx(r["rating"].iloc[1] - Z95 * se, rel=1e-6)
+
+
+def test_bradley_terry_cluster_covariance_matches_statsmodels_glm():
+    """The sandwich clustered by game equals statsmodels GLM(cov_type="cluster") on the individual comparisons."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(9)
+    sa = np.array([rng.choice(3, 4) for _ in range(150)])  # repeated agents in a game
+    sa[:, 0], sa[:, 1] = 0, 1  # every game holds A and B
+    tot = ((np.array([0.0, 0.5, -0.3])[sa] + rng.gumbel(size=sa.shape)) * 10).astype(np.int64)  # some ties
+    t = table(sa, tot)
+    r = bradley_terry(t, ["A", "B", "C"])
+    x, y, grp = [], [], []
+    for g in range(len(sa)):
+        for i in range(4):
+            for j in range(i + 1, 4):
+                a, b = sa[g, i], sa[g, j]
+                if a == b:
+                    continue
+                row = np.zeros(3)
+                row[a], row[b] = 1, -1
+                x.append(row[1:])
+                y.append(1.0 if tot[g, i] > tot[g, j] else 0.5 if tot[g, i] == tot[g, j] else 0.0)
+                grp.append(g)
+    fit = sm.GLM(np.array(y), np.array(x), family=sm.families.Binomial()).fit(
+        cov_type="cluster", cov_kwds={"groups": np.array(grp)})
+    assert r["rating"].to_numpy()[1:] == pytest.approx(fit.params * ELO_PER_LOGIT, rel=1e-6)
+    assert r["rating_se"].to_numpy()[1:] == pytest.approx(fit.bse * ELO_PER_LOGIT, rel=1e-6)
 
 
 def test_bradley_terry_three_agents_matches_direct_maximum_likelihood():
@@ -175,8 +254,10 @@ def test_analyse_fixed_table():
     s = a.summary.set_index("agent")
     # shares: game 0 A wins; game 1 seat 2 (B) wins; game 2 A wins
     assert s.loc["A", "games"] == 3 and s.loc["A", "wins"] == 2 and s.loc["B", "wins"] == 1
+    assert (s.loc["B", "seat_games"], s.loc["B", "games"]) == (6, 3)
     assert s.loc["A", "mean_total"] == pytest.approx((900 + 600 + 1000) / 3)
-    assert (s.loc["B", "win_rate_ci_low"], s.loc["B", "win_rate_ci_high"]) == pytest.approx(wilson_by_hand(1, 6))
+    assert s.loc["B", "seat_share"] == pytest.approx(1 / 6) and s.loc["B", "game_win_rate"] == pytest.approx(1 / 3)
+    assert s.loc["B", "game_win_rate_fair"] == pytest.approx(2 / 3)
     ln = a.lengths.set_index("metric")
     assert ln.loc["rounds", "mean"] == pytest.approx(10 / 3) and ln.loc["rounds", "max"] == 4
     assert a.rounds[["rounds", "games"]].values.tolist() == [[3, 2], [4, 1]]

@@ -101,7 +101,7 @@ def test_tournament_writes_the_three_files(capsys, in_tmp):
     games = pd.read_parquet(folder / "games.parquet")
     assert len(games) == 8 and set(games["seat_0_agent"]) == {"greedy", "random"}
     summary = pd.read_csv(folder / "summary.csv")
-    assert summary["agent"].tolist() == ["greedy", "random"] and summary["games"].tolist() == [16, 16]
+    assert summary["agent"].tolist() == ["greedy", "random"] and summary["seat_games"].tolist() == [16, 16]
     # the same tournament again into the same folder: allowed, same results
     assert main(argv) == 0
     pd.testing.assert_frame_equal(games, pd.read_parquet(folder / "games.parquet"))

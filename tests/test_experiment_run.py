@@ -194,7 +194,8 @@ def test_a_table_of_one_agent_is_reported_without_pairs_or_ratings(tmp_path):
                    progress=False)
     rep = build_report(out)
     s = rep.analysis.summary
-    assert s["agent"].tolist() == ["greedy"] and s["win_rate"].iloc[0] == pytest.approx(1 / 3)
+    assert s["agent"].tolist() == ["greedy"] and s["seat_share"].iloc[0] == pytest.approx(1 / 3)
+    assert s["game_win_rate"].iloc[0] == pytest.approx(1.0) and s["game_win_rate_fair"].iloc[0] == 1.0
     text = (out / "REPORT.md").read_text()
     assert "No two different agents met" in text and "a rating needs at least two agents" in text
 

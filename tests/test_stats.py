@@ -1,16 +1,33 @@
-"""Tournament statistics checked against published values, closed forms and another library."""
+"""The statistics layer checked against published values, closed forms and statsmodels."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
+import statsmodels.api as sm
 from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
+from statsmodels.stats.multitest import multipletests
 
 from cya_sim.engine.table import GameTable
-from cya_sim.stats import SUMMARY_COLUMNS, mean_interval, summarize, wilson_interval
+from cya_sim.stats import (
+    SUMMARY_COLUMNS,
+    cluster_ols,
+    estimate_from_sums,
+    holm,
+    mean_interval,
+    ratio_estimate,
+    ratio_se,
+    score_test,
+    summarize,
+    unit_sums,
+    wald_test,
+    wilson_effective,
+    wilson_interval,
+)
 
 
 def wilson_by_hand(x: float, n: float, conf: float = 0.95) -> tuple[float, float]:
@@ -22,8 +39,7 @@ def wilson_by_hand(x: float, n: float, conf: float = 0.95) -> tuple[float, float
     return centre - half, centre + half
 
 
-# Newcombe (1998), "Two-sided confidence intervals for the single proportion",
-# Statistics in Medicine 17:857-872, Table II, method 3 (Wilson score, no continuity correction).
+# Newcombe (1998), Statistics in Medicine 17:857-872, Table II, method 3 (Wilson score, no continuity correction).
 @pytest.mark.parametrize("x, n, low, high", [
     (81, 263, 0.2553, 0.3662),
     (15, 148, 0.0624, 0.1605),
@@ -44,78 +60,172 @@ def test_wilson_matches_scipy_binomtest(x, n):
     assert float(hi) == pytest.approx(ci.high, abs=1e-12)
 
 
-@pytest.mark.parametrize("x, n, conf", [(2.5, 4, 0.95), (0.5, 3, 0.9), (1000 / 3, 1000, 0.99), (12.25, 40, 0.95)])
-def test_wilson_fractional_wins_match_closed_form(x, n, conf):
-    """Shared wins (R-TIE) make the success count fractional; the formula is applied as is."""
-    lo, hi = wilson_interval(x, n, confidence=conf)
-    want_lo, want_hi = wilson_by_hand(x, n, conf)
-    assert float(lo) == pytest.approx(want_lo, abs=1e-12)
-    assert float(hi) == pytest.approx(want_hi, abs=1e-12)
-
-
-def test_wilson_vectorised_and_within_unit_interval():
-    lo, hi = wilson_interval(np.array([0.0, 5.0, 10.0]), np.array([10, 10, 10]))
-    assert lo.shape == hi.shape == (3,)
-    assert lo[0] == 0.0 and hi[2] == 1.0
-    assert np.all(lo <= np.array([0.0, 0.5, 1.0])) and np.all(hi >= np.array([0.0, 0.5, 1.0]))
-
-
 @pytest.mark.parametrize("wins, games, conf", [(1, 0, 0.95), (3, 2, 0.95), (-1, 2, 0.95), (1, 2, 1.0), (1, 2, 0.0)])
 def test_wilson_refuses_bad_input(wins, games, conf):
     with pytest.raises(ValueError):
         wilson_interval(wins, games, conf)
 
 
+@pytest.mark.parametrize("x, n", [(30, 100), (3, 40), (250, 1000)])
+def test_wilson_on_the_effective_size_is_wilson_when_the_design_effect_is_one(x, n):
+    """se^2 = p(1-p)/n (independent trials) gives n_eff = n and the ordinary Wilson interval (Kish 1965)."""
+    p = x / n
+    lo, hi = wilson_effective(p, math.sqrt(p * (1 - p) / n), units=n)
+    assert (lo, hi) == pytest.approx(wilson_by_hand(x, n), abs=1e-12)
+
+
+def test_wilson_on_the_effective_size_edges():
+    assert wilson_effective(0.0, 0.0, 20) == pytest.approx((0.0, wilson_by_hand(0, 20)[1]))  # n_eff = units
+    assert wilson_effective(1.0, 0.0, 20) == pytest.approx((wilson_by_hand(20, 20)[0], 1.0))
+    assert wilson_effective(0.25, 0.0, 20) == (0.25, 0.25)  # duplicate deals cancelled every difference
+    # a design effect of 4 widens the interval as a quarter of the sample would
+    p, n = 0.3, 400
+    lo, hi = wilson_effective(p, math.sqrt(4 * p * (1 - p) / n), units=n)
+    assert (lo, hi) == pytest.approx(wilson_by_hand(p * n / 4, n / 4), abs=1e-12)
+
+
+def test_ratio_se_is_the_statsmodels_cluster_se_of_a_mean():
+    """Cochran's ratio-estimator variance = Liang–Zeger CR1 of an intercept-only OLS on the observations."""
+    rng = np.random.default_rng(3)
+    unit = rng.integers(0, 60, 700)
+    y = rng.normal(size=60)[unit] + rng.normal(size=700)
+    fit = sm.OLS(y, np.ones((700, 1))).fit(cov_type="cluster", cov_kwds={"groups": unit})
+    r, se = ratio_se(*unit_sums(y, 1.0, unit))
+    assert r == pytest.approx(fit.params[0]) and se == pytest.approx(fit.bse[0], rel=1e-10)
+    e = ratio_estimate(y, 1.0, unit)
+    half = student_t.ppf(0.975, 59) * se
+    assert (e.low, e.high, e.units, e.n) == pytest.approx((r - half, r + half, 60, 700))
+
+
+def test_ratio_se_by_hand():
+    # units: (Y, N) = (2, 2), (0, 1), (1, 3): R = 3/6; residuals 1, -0.5, -0.5
+    r, se = ratio_se(np.array([2.0, 0.0, 1.0]), np.array([2.0, 1.0, 3.0]))
+    assert r == 0.5 and se == pytest.approx(math.sqrt(1.5 * 3 / 2) / 6)
+    r0, se0 = ratio_se(np.array([2.0, 0.0, 1.0]), np.array([2.0, 1.0, 3.0]), null=0.25)
+    assert r0 == 0.5 and se0 == pytest.approx(math.sqrt(1.5**2 + 0.25**2 + 0.25**2) / 6)
+
+
+def test_score_test_by_hand():
+    y, n = np.array([2.0, 0.0, 1.0, 1.0]), np.array([2.0, 1.0, 3.0, 2.0])
+    r = 4 / 8
+    se0 = math.sqrt(((y - 0.25 * n) ** 2).sum()) / 8
+    assert score_test(y, n, 0.25) == pytest.approx(2 * student_t.sf((r - 0.25) / se0, 3))
+    assert score_test(np.zeros(5), np.ones(5), 0.0) == 1.0  # every unit exactly at the null
+    assert math.isnan(score_test(np.ones(1), np.ones(1), 0.5))
+
+
+def test_cluster_ols_and_wald_match_statsmodels():
+    rng = np.random.default_rng(8)
+    unit = np.repeat(np.arange(80), 4)
+    x = np.column_stack([np.ones(320), rng.integers(0, 2, 320), rng.normal(size=320), rng.integers(0, 3, 320) == 1])
+    y = x @ np.array([0.2, 0.1, 0.0, -0.3]) + rng.normal(size=80)[unit] + rng.normal(size=320)
+    beta, cov, c = cluster_ols(y, x, unit)
+    fit = sm.OLS(y, x).fit(cov_type="cluster", cov_kwds={"groups": unit}, use_t=True)
+    assert c == 80
+    assert beta == pytest.approx(fit.params) and cov == pytest.approx(fit.cov_params(), rel=1e-10)
+    f, p = wald_test(beta, cov, [1, 2, 3], c)
+    want = fit.f_test(np.eye(4)[1:])
+    assert f == pytest.approx(float(np.squeeze(want.fvalue)), rel=1e-10)
+    assert p == pytest.approx(float(want.pvalue), rel=1e-8)
+    assert want.df_denom == c - 1  # statsmodels refers the clustered F to (q, C - 1) too
+
+
+def test_holm_matches_multipletests_and_by_hand():
+    p = np.array([0.01, 0.04, 0.03, np.nan])
+    adj = holm(p)
+    assert adj[:3] == pytest.approx([0.03, 0.06, 0.06]) and math.isnan(adj[3])
+    assert adj[:3] == pytest.approx(multipletests(p[:3], method="holm")[1])
+
+
 def test_mean_interval_matches_student_t_by_hand():
     x = [1.0, 2.0, 3.0, 4.0]
     mean, lo, hi = mean_interval(x)
-    se = np.std(x, ddof=1) / math.sqrt(len(x))
-    half = student_t.ppf(0.975, df=len(x) - 1) * se
-    assert mean == 2.5
-    assert lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
-    assert lo == pytest.approx(0.4457, abs=1e-4) and hi == pytest.approx(4.5543, abs=1e-4)
-
-
-def test_mean_interval_small_samples():
+    # one unit per value: CR1 factor C/(C-1) makes the SE the usual s/sqrt(n)
+    half = student_t.ppf(0.975, df=3) * np.std(x, ddof=1) / 2
+    assert (mean, lo, hi) == pytest.approx((2.5, 2.5 - half, 2.5 + half))
     assert all(math.isnan(v) for v in mean_interval([]))
     mean, lo, hi = mean_interval([5.0])
     assert mean == 5.0 and math.isnan(lo) and math.isnan(hi)
     assert mean_interval([7.0, 7.0, 7.0]) == (7.0, 7.0, 7.0)
 
 
-def small_table() -> GameTable:
-    """4 two-player games between agents a (0) and b (1), seats rotated; game 3 is a tie (R-TIE)."""
-    seat_agent = np.array([[0, 1], [1, 0], [0, 1], [1, 0]], np.int16)
-    totals = np.array([[1_000_000, 500_000], [1_100_000, 900_000], [300_000, 1_200_000], [1_000_000, 1_000_000]],
-                      np.int64)
-    win_share = np.array([[1, 0], [1, 0], [0, 1], [0.5, 0.5]], np.float64)
-    z = np.zeros(4, np.int64)
-    return GameTable(np.arange(4, dtype=np.int64), seat_agent, np.zeros(4, np.int16), totals, win_share,
-                     z + 2, z + 100, z + 10, z + 150, z + 50_000)
+def test_mean_interval_clustered_by_unit():
+    """Two identical copies of every value (a duplicated deal) add no information."""
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    _, lo, hi = mean_interval(np.repeat(x, 2), unit=np.repeat(np.arange(4), 2))
+    assert (lo, hi) == pytest.approx(mean_interval(x)[1:])
 
 
-def test_summarize_small_table_by_hand():
-    s = summarize(small_table(), ["a", "b"])
-    assert tuple(s.columns) == SUMMARY_COLUMNS
-    assert s["agent"].tolist() == ["a", "b"]
-    assert s["games"].tolist() == [4, 4]
-    # a wins game 0 (seat 0), loses 1 and 2, ties 3 (0.5): 1.5; b: 2.5 (R-TIE shares).
-    assert s["wins"].tolist() == [1.5, 2.5]
-    assert s["win_rate"].tolist() == [0.375, 0.625]
-    for row, x in zip(s.itertuples(), [1.5, 2.5]):
-        lo, hi = wilson_by_hand(x, 4)
-        assert row.win_rate_ci_low == pytest.approx(lo) and row.win_rate_ci_high == pytest.approx(hi)
-    # a's totals: 1,000,000, 900,000, 300,000, 1,000,000 -> mean 800,000.
-    assert s.loc[0, "mean_total"] == 800_000
-    assert s.loc[1, "mean_total"] == (500_000 + 1_100_000 + 1_200_000 + 1_000_000) / 4
-    a_totals = [1_000_000, 900_000, 300_000, 1_000_000]
-    half = student_t.ppf(0.975, 3) * np.std(a_totals, ddof=1) / 2
-    assert s.loc[0, "mean_total_ci_low"] == pytest.approx(800_000 - half)
-    assert s.loc[0, "mean_total_ci_high"] == pytest.approx(800_000 + half)
+def table(seat_agent, win_share, totals=None, deal=None) -> GameTable:
+    sa = np.asarray(seat_agent, np.int16)
+    g = sa.shape[0]
+    z = np.zeros(g, np.int64)
+    tot = np.asarray(totals if totals is not None else np.asarray(win_share) * 1_000_000, np.int64)
+    return GameTable(np.arange(g) if deal is None else np.asarray(deal), sa, np.zeros(g, np.int16), tot,
+                     np.asarray(win_share, np.float64), z + 2, z + 100, z + 10, z + 150, z + 50_000)
+
+
+def test_summarize_repeated_agents_by_hand():
+    """greedy (0) holds two seats of four; its per-game rate is its games won by either copy."""
+    sa = [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    ws = [[1, 0, 0, 0], [0, 0, 0, 1], [0, 1, 0, 0], [0.5, 0, 0, 0.5]]  # game 3: greedy and random tie (R-TIE)
+    s = summarize(table(sa, ws), ["greedy", "random"]).set_index("agent")
+    assert tuple(s.reset_index().columns) == SUMMARY_COLUMNS
+    g = s.loc["greedy"]
+    assert (g.seat_games, g.games, g.units, g.wins) == (8, 4, 4, 2.5)
+    assert g.seat_share == 2.5 / 8 and g.game_win_rate == 2.5 / 4
+    assert g.seat_share_fair == 0.25 and g.game_win_rate_fair == 0.5
+    # per-game rate: units won 1, 1, 0, 0.5 of 1 game each -> the CR1 SE of a mean of four values
+    y = np.array([1.0, 1.0, 0.0, 0.5])
+    se = math.sqrt(((y - y.mean()) ** 2).sum() * 4 / 3) / 4
+    lo, hi = wilson_effective(y.mean(), se, 4)
+    assert (g.game_win_rate_ci_low, g.game_win_rate_ci_high) == pytest.approx((lo, hi))
+    # per-seat share: (Y, N) per game = (y, 2)
+    se_seat = math.sqrt(((y - 2 * 2.5 / 8) ** 2).sum() * 4 / 3) / 8
+    assert (g.seat_share_ci_low, g.seat_share_ci_high) == pytest.approx(wilson_effective(2.5 / 8, se_seat, 4))
+    assert g.p_value == pytest.approx(score_test(y, np.full(4, 2.0), 0.25))
+    assert s["p_holm"].tolist() == pytest.approx(holm(s["p_value"].to_numpy()).tolist())
+    # mean total per seat-game, clustered by game
+    tot = np.asarray(table(sa, ws).totals, float)
+    per_game = np.where(np.asarray(sa) == 0, tot, 0).sum(axis=1)
+    e = estimate_from_sums(per_game, np.full(4, 2.0))
+    assert (g.mean_total, g.mean_total_ci_low, g.mean_total_ci_high) == pytest.approx((e.value, e.low, e.high))
+
+
+def test_summarize_one_seat_each_is_wilson_up_to_the_cluster_factor():
+    """One seat per game and no duplicate deals: n_eff = n (C-1)/C, i.e. the Wilson interval of nearly n trials."""
+    rng = np.random.default_rng(2)
+    g = 400
+    w = (rng.random(g) < 0.3).astype(float)
+    s = summarize(table(np.tile([0, 1], (g, 1)), np.column_stack([w, 1 - w])), ["a", "b"])
+    x = w.sum()
+    n_eff = g * (g - 1) / g
+    want = wilson_by_hand(x / g * n_eff, n_eff)
+    assert (s.loc[0, "seat_share_ci_low"], s.loc[0, "seat_share_ci_high"]) == pytest.approx(want)
+    assert s.loc[0, "game_win_rate"] == s.loc[0, "seat_share"]
+
+
+def test_summarize_duplicate_deals_cluster_by_deal():
+    """Two games of one deal with identical results count as one unit."""
+    sa = [[0, 1], [1, 0]] * 3
+    ws = [[1, 0], [1, 0], [0, 1], [0, 1], [1, 0], [1, 0]]
+    deal = [0, 0, 1, 1, 2, 2]
+    s = summarize(table(sa, ws, deal=deal), ["a", "b"])
+    assert s["units"].tolist() == [3, 3] and s["games"].tolist() == [6, 6]
+    # a wins 1 of 2 games in every deal: no spread at all between units
+    assert s.loc[0, "seat_share"] == 0.5 and s.loc[0, "seat_share_ci_low"] == s.loc[0, "seat_share_ci_high"] == 0.5
 
 
 def test_summarize_agent_without_seat_and_bad_index():
-    s = summarize(small_table(), ["a", "b", "c"])
-    assert s.loc[2, "games"] == 0 and s.loc[2, "wins"] == 0 and math.isnan(s.loc[2, "win_rate"])
+    sa = [[0, 1], [1, 0]]
+    s = summarize(table(sa, [[1, 0], [1, 0]]), ["a", "b", "c"])
+    assert s.loc[2, "games"] == 0 and s.loc[2, "wins"] == 0 and math.isnan(s.loc[2, "seat_share"])
     with pytest.raises(ValueError, match="agent indices"):
-        summarize(small_table(), ["a"])
+        summarize(table(sa, [[1, 0], [1, 0]]), ["a"])
+    with pytest.raises(ValueError, match="confidence"):
+        summarize(table(sa, [[1, 0], [1, 0]]), ["a", "b"], confidence=1.5)
+
+
+def test_summary_frame_types():
+    s = summarize(table([[0, 1]] * 3, [[1, 0], [0, 1], [1, 0]]), ["a", "b"])
+    assert isinstance(s, pd.DataFrame) and len(s) == 2

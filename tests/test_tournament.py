@@ -135,10 +135,14 @@ def test_output_files_and_columns(tmp_path):
     summary = pd.read_csv(out / SUMMARY_FILE)
     assert tuple(summary.columns) == SUMMARY_COLUMNS
     assert summary["agent"].tolist() == ["greedy", "random"]
-    assert summary["games"].tolist() == [16, 16]
+    assert summary["seat_games"].tolist() == [16, 16] and summary["games"].tolist() == [8, 8]
     assert summary["wins"].sum() == pytest.approx(8.0)
-    assert (summary["win_rate_ci_low"] <= summary["win_rate"]).all()
-    assert (summary["win_rate"] <= summary["win_rate_ci_high"]).all()
+    for key in ("seat_share", "game_win_rate"):
+        assert (summary[f"{key}_ci_low"] <= summary[key]).all()
+        assert (summary[key] <= summary[f"{key}_ci_high"]).all()
+    # two seats of four each: per-game win rate = 2 x per-seat share; fair values 1/2 and 1/4
+    assert summary["game_win_rate"].to_numpy() == pytest.approx(2 * summary["seat_share"].to_numpy())
+    assert summary["game_win_rate_fair"].tolist() == [0.5, 0.5] and summary["seat_share_fair"].tolist() == [0.25, 0.25]
 
     assert (out / PLOT_FILE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     manifest = json.loads((out / MANIFEST).read_text())
