@@ -48,8 +48,8 @@ def run_line(candidate: str, games: int, seed: int, out_root: Path) -> dict:
     summary = pd.read_csv(folder / "summary.csv")
     row = summary[summary["agent"] == candidate].iloc[0]
     return {
-        "agent": candidate, "games": games, "seat_games": int(row["games"]),
-        "win_rate": row["win_rate"], "ci_low": row["win_rate_ci_low"], "ci_high": row["win_rate_ci_high"],
+        "agent": candidate, "games": games, "seat_games": int(row["seat_games"]),
+        "win_rate": row["seat_share"], "ci_low": row["seat_share_ci_low"], "ci_high": row["seat_share_ci_high"],
         "mean_total": row["mean_total"], "games_per_s": games / wall, "engine": result.engine,
     }
 
@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         "# Each policy against three greedy opponents",
         "",
         f"4-player classic games to $1,000,000, seats rotated, {args.games:,} games per line, seed {args.seed}.",
-        "Win rate of the candidate's seat with a 95% Wilson interval (ties shared, R-TIE); a fair share is 25%.",
+        "Win rate of the candidate's seat (one seat per game, so per-game win rate = per-seat share) with a 95%",
+        "game-clustered interval (Wilson on the effective sample size, cya_sim.stats; ties shared, R-TIE);",
+        "a fair share is 25%.",
         "A greedy seat wins (1 - rate) / 3, so an interval above 25% means the candidate beats greedy.",
         "Speed: complete games per second of the line's run (wall time, every worker of this machine).",
         "",

@@ -65,9 +65,10 @@ def run_line(label: str, lineup: list[str], games: int, seed: int, workers: int,
     wall = time.perf_counter() - t0
     rows = []
     for _, r in res.summary.iterrows():
-        rows.append({"agent": r["agent"], "seat_games": int(r["games"]), "wins": float(r["wins"]),
-                     "win_rate": float(r["win_rate"]), "ci_low": float(r["win_rate_ci_low"]),
-                     "ci_high": float(r["win_rate_ci_high"]), "mean_total": float(r["mean_total"])})
+        rows.append({"agent": r["agent"], "seat_games": int(r["seat_games"]), "wins": float(r["wins"]),
+                     "win_rate": float(r["seat_share"]), "ci_low": float(r["seat_share_ci_low"]),
+                     "ci_high": float(r["seat_share_ci_high"]), "mean_total": float(r["mean_total"]),
+                     "ci_method": "game-clustered"})
     return {"line": label, "lineup": lineup, "games": games, "seed": seed, "wall_s": wall, "workers": res.workers,
             "engine": res.engine, "rows": rows}
 
@@ -88,6 +89,11 @@ def render(results: list[dict]) -> str:
         "round's scores), rollouts to the end of the round, final move by most visits; `seed=0`, mixed with each",
         "seat's own stream of the tournament. One iteration = one determinization and one rollout (pimc: one",
         "rollout).",
+        "Intervals take the game as the sampling unit (:mod:`cya_sim.stats`, cluster-robust). The field's rows",
+        "of lines first run before issue 10 (Wilson over seat-games, too wide for an agent in three seats) are",
+        "recomputed exactly from the candidate's interval: every game's win shares sum to 1, so the field's",
+        "per-seat share is (1 - candidate's share) / 3 game by game, and its interval is",
+        "[(1 - candidate's high) / 3, (1 - candidate's low) / 3].",
         "",
         "| line | agent | seat-games | win rate | 95% interval | above 25%? | mean final total | games | wall time |",
         "|---|---|---:|---:|---|---|---:|---:|---:|",
