@@ -164,45 +164,48 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
         rows (quantity, kind, event): kind ``interval`` with event = the 95%
         interval covers the truth; kind ``test`` with event = the 5% test
         rejects (only for tests whose null is true in this design); kind
-        ``exact`` for a zero-width interval or a test with every unit at the
-        null (the design fixes the quantity exactly).
+        ``exact`` for the quantities an A/A design on duplicate deals fixes
+        exactly (each label's shares, finishing order and rating).
     """
     k, p = len(d.labels), d.players
     out: list[tuple[str, str, bool]] = []
-    def cover(q: str, lo: float, hi: float, x: float) -> None:
-        # a zero-width interval is a quantity the design fixes exactly (A/A on duplicate deals): kind "exact"
-        kind = "exact" if hi - lo <= 1e-12 else "interval"
-        out.append((q, kind, bool(lo - 1e-12 <= x <= hi + 1e-12)))
+    # A/A on duplicate deals: every label sits in every chair of every deal with the same cards and plays
+    # alike, so its win shares, finishing order and rating equal their truths exactly (kind "exact")
+    fixed = d.aa and d.design.duplicate
 
-    def test(q: str, p_value: float) -> None:
-        # p == 1 exactly: every unit sits at the null (A/A on duplicate deals), no test to make
-        out.append((q, "exact" if p_value == 1.0 else "test", bool(p_value < 0.05)))
+    def cover(q: str, lo: float, hi: float, x: float, exact: bool = False) -> None:
+        out.append((q, "exact" if exact else "interval", bool(lo - 1e-12 <= x <= hi + 1e-12)))
+
+    def test(q: str, p_value: float, exact: bool = False) -> None:
+        out.append((q, "exact" if exact else "test", bool(p_value < 0.05)))
+
     for a in range(k):
         u = agent_unit_sums(t, a)
         e = estimate_from_sums(u["wins"], u["seats"], proportion=True)
-        cover("per-seat win share", e.low, e.high, truth[f"seat_share[{a}]"])
+        cover("per-seat win share", e.low, e.high, truth[f"seat_share[{a}]"], fixed)
         e = estimate_from_sums(u["wins"], u["games"], proportion=True)
-        cover("per-game win rate", e.low, e.high, truth[f"game_win_rate[{a}]"])
+        cover("per-game win rate", e.low, e.high, truth[f"game_win_rate[{a}]"], fixed)
         e = estimate_from_sums(u["total"], u["seats"])
         lo, hi = (e.value, e.value) if e.se == 0 else (e.low, e.high)
         cover("mean final total", lo, hi, truth[f"mean_total[{a}]"])
         lo, hi = wilson_interval(u["wins"].sum(), u["seats"].sum())
-        cover("old: per-seat share, Wilson over seat-games", float(lo), float(hi), truth[f"seat_share[{a}]"])
+        cover("old: per-seat share, Wilson over seat-games", float(lo), float(hi), truth[f"seat_share[{a}]"],
+              fixed)
         if d.aa:
-            test("test: per-seat share = 1/P", score_test(u["wins"], u["seats"], 1 / p))
+            test("test: per-seat share = 1/P", score_test(u["wins"], u["seats"], 1 / p), fixed)
     for a in range(k):
         for b in range(a + 1, k):
             g = pair_games(t, a, b)
             e = ratio_estimate(g["ahead"] + g["ties"] / 2, g["pairs"], g["unit"], proportion=True)
-            cover("share finished ahead (pair)", e.low, e.high, truth[f"ahead_share[{a},{b}]"])
+            cover("share finished ahead (pair)", e.low, e.high, truth[f"ahead_share[{a},{b}]"], fixed)
             e = ratio_estimate(g["diff"], 1.0, g["unit"])
             lo, hi = (e.value, e.value) if e.se == 0 else (e.low, e.high)
-            cover("per-seat share difference (pair)", lo, hi, truth[f"seat_share_diff[{a},{b}]"])
+            cover("per-seat share difference (pair)", lo, hi, truth[f"seat_share_diff[{a},{b}]"], fixed)
             if d.aa:
                 codes = pd.factorize(g["unit"])[0]
                 y_c = np.bincount(codes, weights=g["ahead"] + g["ties"] / 2)
                 n_c = np.bincount(codes, weights=g["pairs"])
-                test("test: pair finishes ahead 50%", score_test(y_c, n_c, 0.5))
+                test("test: pair finishes ahead 50%", score_test(y_c, n_c, 0.5), fixed)
     if k > 1:
         try:
             with warnings.catch_warnings():  # an A/A duplicate design has exactly equal counts
@@ -214,7 +217,7 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
             scale = 400 / np.log(10)
             for a in range(1, k):
                 cover("Bradley-Terry rating", r["rating_ci_low"].iloc[a], r["rating_ci_high"].iloc[a],
-                      truth[f"rating[{a}]"] * scale)
+                      truth[f"rating[{a}]"] * scale, fixed)
     seat = position_test(t, "seat")
     test("test: seat (chair) effect, adjusted, clustered score test", seat["p_value"])
     sa = np.asarray(t.seat_agent)
