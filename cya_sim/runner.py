@@ -756,7 +756,7 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
     ranges = plan_chunks(sched, manifest["chunk_size"])
     check = check_chunks(out, ranges)
     _refuse_foreign(out, check)
-    for p in check.temporary:  # a killed run's half-written chunks
+    for p in (*check.temporary, *out.glob(_TMP_PREFIX + "*")):  # a killed run's half-written files
         p.unlink(missing_ok=True)
     for i, why in sorted(check.damaged.items()):
         print(f"cya-sim: {out / GAMES_DIR / chunk_file(i)} is damaged ({why}); playing it again", file=sys.stderr)

@@ -153,6 +153,13 @@ def test_a_hand_edited_manifest_is_refused_in_one_line_naming_the_key(copy, edit
     assert len(err) == 1 and f"key '{key}'" in err[0]
 
 
+def test_a_resume_removes_the_temporary_files_of_a_killed_run(copy):
+    for p in (copy / ".tmp-runs", copy / ".tmp-chunks", copy / GAMES_DIR / ".tmp-chunk"):
+        p.write_text("half")
+    assert run_experiment(experiment(copy), progress=False).chunks_played == 0
+    assert not list(copy.rglob(".tmp-*"))
+
+
 def test_a_corrupt_chunk_record_is_refused_not_replaced(copy):
     (copy / CHUNKS).write_text("{not json")
     refused(copy, "chunks.json")
