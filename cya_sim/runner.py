@@ -695,6 +695,7 @@ class RunResult:
         chunks_played, chunks_skipped: chunk counts (skipped = already on disk).
         games_played: games played by this run. elapsed_s: wall time of playing, seconds.
         peak_rss_mb: peak resident memory of this process and its finished children, MiB.
+        workers: local worker processes used (1 = in this process; 0 = nothing played or a Dask cluster).
     """
 
     folder: Path
@@ -707,6 +708,7 @@ class RunResult:
     games_played: int
     elapsed_s: float
     peak_rss_mb: float
+    workers: int = 1
 
     @property
     def games_per_s(self) -> float:
@@ -817,7 +819,8 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
     finally:
         elapsed = time.perf_counter() - t0
         result = RunResult(out, resumed, engine, note, executor, sum(1 for t in tasks if t.index in index),
-                           len(done), played, elapsed, _peak_rss_mb())
+                           len(done), played, elapsed, _peak_rss_mb(),
+                           0 if not tasks or exp.run.scheduler else workers)
         _end_run(out, entry, result, status)
     return result
 

@@ -380,7 +380,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
             table = game_table(load_games(config.out), names)
             files = tuple(build_report(config.out).files)
         chunk, elapsed = int(manifest["chunk_size"]), run.elapsed_s
-        workers = int(run.executor.split("(")[1].rstrip(")")) if "(" in run.executor else 1
+        workers = max(1, run.workers)
     result = TournamentResult(config, names, lineup, table, summarize(table, names), engine, note, workers, chunk,
                               elapsed)
     return replace(result, files=files)

@@ -187,7 +187,7 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_first(copy, cap
         toml.write_text(experiment(copy).to_toml())
         assert tournament_main([str(toml), "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and f"process {holder.pid}" in err[0]
+        assert len(err) == 1 and f"process {holder.pid}" in err[0], err
         from cya_sim.tournament import TournamentConfig, TournamentError, run_tournament
         flags_out = copy.parent / "flags"
         flags_out.mkdir()
