@@ -110,6 +110,15 @@ def test_a_chunk_overwritten_by_another_is_named_and_replayed(copy, pristine, ca
     replayed(copy, pristine[1], "chunk-000002.parquet.*damaged", capsys)
 
 
+def test_report_of_a_damaged_folder_is_one_line_naming_the_chunk(copy, capsys):
+    from cya_sim.experiment_cli import report_main
+
+    shutil.copy(chunk(copy, 0), chunk(copy, 3))
+    assert report_main([str(copy), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "chunk-000003.parquet" in err[0] and "replay" in err[0], err
+
+
 def test_a_chunk_corrupted_in_a_data_page_with_intact_footer_is_named_and_replayed(copy, pristine, capsys):
     p = chunk(copy, 1)
     data = bytearray(p.read_bytes())
