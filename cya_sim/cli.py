@@ -170,9 +170,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                     "`cya-sim tournament FILE --help` for its flags): play every missing chunk of its games into "
                     "its results folder, then write REPORT.md, the CSV tables and the plots. With flags only: "
                     "play many games with seats rotated so every agent sits in every seat equally often; "
-                    "write games.parquet, summary.csv (per-game win rates and per-seat shares with their fair values "
-                    "and game-clustered 95%% intervals), win_rates.png "
-                    "and tournament.json into --out. With no options: classic rules, 4 players, greedy vs "
+                    "play it through the same runner as an experiment file into --out (manifest.json, "
+                    "games.parquet/ in chunks, runs.json, REPORT.md, summary.csv with per-game win rates and per-seat shares, their fair values and game-clustered 95%% intervals, plots); "
+                    "rerunning the same command after an interruption resumes. With no options: classic rules, 4 players, greedy vs "
                     f"random, {DEFAULT_GAMES} games, seed 1, into {DEFAULT_OUT}.")
     tour.add_argument("experiment", nargs="?", type=Path, metavar="EXPERIMENT.toml",
                       help="an experiment file (experiments/<name>.toml); its own flags override its fields")
@@ -268,7 +268,10 @@ def experiment_argument(args: Sequence[str]) -> int | None:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, resolve_engine, run_tournament
+    import shlex
+
+    from cya_sim.experiment import resolve_engine
+    from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents)
@@ -281,14 +284,18 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"{_FLAGS.get(e.field, e.field)}: {e.detail}") from None
     if not args.quiet:
         lineup = ", ".join(names[s % len(names)] for s in range(config.n_players))
-        engine, note = resolve_engine(config.engine, rules)
+        engine, note = resolve_engine(config.run_engine, rules)
         print(f"tournament: rules {rules.name}, {config.n_players} players, line-up {lineup} (seats rotated), "
               f"{config.games:,} games, seed {config.seed}")
         print(f"engine: {engine}" + (f" ({note})" if note else ""))
         if config.games % config.n_players:
             print(f"note: {config.games} games is not a multiple of {config.n_players}; seats are balanced "
                   "to within one game")
-    result = run_tournament(config, progress=not args.quiet)
+    try:
+        result = run_tournament(config, progress=not args.quiet,
+                                command="cya-sim " + shlex.join(args.argv))
+    except TournamentError as e:
+        raise UsageError(f"{_FLAGS.get(e.field, e.field)}: {e.detail}") from None
     if args.quiet and result.engine_note:
         print(f"engine: {result.engine} ({result.engine_note})")
     print(f"played {len(result.table):,} games in {result.elapsed_s:.1f} s ({result.games_per_s:,.1f} games/s, "
@@ -321,6 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(argv)
         try:
             args = parser.parse_args(argv)
+            args.argv = argv
         except SystemExit as e:  # --help, --version
             return int(e.code or 0)
         if args.command == "bench":

@@ -144,7 +144,7 @@ class RunOptions:
     Attributes:
         engine: ``auto`` (batched when ``cya_sim.engine.batched`` imports,
             else reference), ``batched`` or ``reference``.
-        workers: local worker processes, >= 1; None = ``os.cpu_count()``.
+        workers: local worker processes, >= 1; None = :func:`default_workers` (the usable cores).
         chunk_size: games per chunk, >= 1; None = automatic (:func:`auto_chunk_size`).
             Fixed in the manifest at the first run; a resume keeps it.
         scheduler: address of a Dask distributed scheduler, or None for local processes.
@@ -721,5 +721,24 @@ def _toml_key(k: Any) -> str:
 
 
 def default_workers() -> int:
-    """Local worker processes when none are given: ``os.cpu_count()`` (at least 1)."""
-    return os.cpu_count() or 1
+    """Local worker processes when none are given: the CPU cores this process may use (at least 1).
+
+    ``os.sched_getaffinity`` where it exists (a container or ``taskset`` limit counts), else ``os.cpu_count()``.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def worker_count(requested: int | None, n_tasks: int) -> int:
+    """Worker processes a run uses: ``requested`` (None = :func:`default_workers`), never more than its chunks.
+
+    Args:
+        requested: workers asked for (``run.workers`` or ``--workers``), >= 1, or None.
+        n_tasks: chunks to play.
+
+    Returns:
+        an int >= 1 (1 plays in the calling process).
+    """
+    return max(1, min(requested or default_workers(), n_tasks))

@@ -129,48 +129,51 @@ def tournament_main(argv: Sequence[str]) -> int:
         played or written); 130 when interrupted (finished chunks are kept).
     """
     from cya_sim.experiment import ExperimentError, load_experiment, resolve_engine
-    from cya_sim.runner import connect, prepare_folder, run_experiment
+    from cya_sim.runner import check_folder, connect, folder_lock, prepare_folder, run_experiment
 
     argv = list(argv)
     try:
         args = tournament_parser().parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
+    command = "cya-sim tournament " + shlex.join(argv)
     try:
         overrides = overrides_of(args)
         exp = load_experiment(args.experiment, overrides)
         engine, note = resolve_engine(exp.run.engine, exp.rules)
         if exp.run.scheduler:
             connect(exp.run.scheduler).close()
-        manifest, resumed = prepare_folder(exp, engine)
+        check_folder(exp)  # read-only, before the lock file is made
     except SystemExit as e:
         return int(e.code or 0)
     except ExperimentError as e:
         return _fail("tournament", e)
-    command = "cya-sim tournament " + shlex.join(argv)
-    if not args.quiet:
-        done = "resuming" if resumed else "new run"
-        print(f"experiment {exp.name}: rules {exp.rules.name}, players {', '.join(map(str, exp.players))}, "
-              f"agents {', '.join(exp.agents)}, design {exp.design.kind}"
-              + (" (duplicate deals)" if exp.design.duplicate else "")
-              + f", {exp.total_games:,} games, seed {exp.seed}")
-        print(f"results: {exp.out} ({done}, chunks of {manifest['chunk_size']:,} games); engine {engine}"
-              + (f" ({note})" if note else ""))
     try:
-        result = run_experiment(exp, progress=not args.quiet, command=command, prepared=(manifest, resumed))
+        # one run at a time in a folder: from the folder check to the report
+        with folder_lock(exp.out, command):
+            manifest, resumed = prepare_folder(exp, engine, command)
+            if not args.quiet:
+                done = "resuming" if resumed else "new run"
+                print(f"experiment {exp.name}: rules {exp.rules.name}, players {', '.join(map(str, exp.players))}, "
+                      f"agents {', '.join(exp.agents)}, design {exp.design.kind}"
+                      + (" (duplicate deals)" if exp.design.duplicate else "")
+                      + f", {exp.total_games:,} games, seed {exp.seed}")
+                print(f"results: {exp.out} ({done}, chunks of {manifest['chunk_size']:,} games); engine {engine}"
+                      + (f" ({note})" if note else ""))
+            result = run_experiment(exp, progress=not args.quiet, command=command, prepared=(manifest, resumed))
+            if not args.quiet:
+                print(f"played {result.games_played:,} games in {result.elapsed_s:.1f} s"
+                      + (f" ({result.games_per_s:,.0f} games/s, {result.executor})" if result.games_played else "")
+                      + (f"; {result.chunks_skipped} chunks were already stored" if result.chunks_skipped else "")
+                      + f"; peak memory {result.peak_rss_mb:,.0f} MiB")
+            if args.no_report:
+                return 0
+            return _report(exp.out, quiet=args.quiet)
     except ExperimentError as e:
         return _fail("tournament", e)
     except KeyboardInterrupt:
         print(f"interrupted; finished chunks are kept in {exp.out}; run the same command to resume", file=sys.stderr)
         return 130
-    if not args.quiet:
-        print(f"played {result.games_played:,} games in {result.elapsed_s:.1f} s"
-              + (f" ({result.games_per_s:,.0f} games/s, {result.executor})" if result.games_played else "")
-              + (f"; {result.chunks_skipped} chunks were already stored" if result.chunks_skipped else "")
-              + f"; peak memory {result.peak_rss_mb:,.0f} MiB")
-    if args.no_report:
-        return 0
-    return _report(exp.out, quiet=args.quiet)
 
 
 def _report(folder: Path, quiet: bool) -> int:

@@ -1,38 +1,60 @@
 """Running an experiment: deterministic chunks, local processes or a Dask cluster, atomic files, resume.
 
-A results folder holds:
+Both forms of ``cya-sim tournament`` run here: an experiment file, and a
+flags-only tournament (:mod:`cya_sim.tournament` turns its flags into an
+experiment with one explicit line-up). A results folder holds:
 
-- ``manifest.json`` — written before the first game: the experiment's
-  identity (:meth:`~cya_sim.experiment.Experiment.identity`), its TOML, the
-  seed, the package version, the chunk size and count. It marks the folder as
-  this experiment's; a folder holding anything else is refused, never
-  overwritten (:func:`prepare_folder`).
+- ``manifest.json`` — written before the first game, after every value is
+  validated: the experiment's identity
+  (:meth:`~cya_sim.experiment.Experiment.identity`), its TOML, the seed, the
+  package version, the chunk size and count. It marks the folder as this
+  experiment's; a folder holding anything else is refused, never overwritten
+  (:func:`prepare_folder`). Every key is checked when it is read
+  (:func:`validate_manifest`).
 - ``games.parquet/`` — a Parquet dataset, one file ``chunk-NNNNNN.parquet``
   per finished chunk, each written to a hidden temporary name, flushed, and
   renamed into place (``os.replace``, atomic on POSIX and Windows), so a file
   under its final name is always complete. ``pandas.read_parquet`` reads the
   folder as one table (:func:`load_games`).
-- ``runs.json`` — one entry per run or resume: command, engine, executor,
-  chunks played and skipped, wall time, games per second, peak memory.
+- ``chunks.json`` — per written chunk: its game range, row count, size and
+  SHA-256 of the file, recorded when it was written. Resume and report check
+  every chunk file against it and against the plan (:func:`check_chunks`): a
+  file that is not a planned chunk is named and refused; a damaged one (other
+  bytes, other games, not recorded) is named, and replayed by a resume.
+- ``runs.json`` — one entry per run or resume, added when it starts
+  (``status`` ``running``) and completed when it ends: command, engine,
+  executor, chunks played and skipped, wall time, games per second, peak
+  memory. A run killed outright keeps ``running``; the next run marks it
+  ``killed``.
+- ``.cya-sim.lock`` — held (``fcntl.flock``) by the run writing into the
+  folder; a second run into the same folder is refused naming the first's
+  process (:func:`folder_lock`).
 
 Running the same experiment into the same folder again plays only the chunks
-whose file is missing (resume). Every game depends only on the seed, its
-global game number and the schedule (:class:`~cya_sim.experiment.Schedule`),
-never on the executor, the workers or the chunking, so a resumed or
-clustered run writes exactly the rows of an uninterrupted local one.
+whose file is missing or damaged (resume). Every game depends only on the
+seed, its global game number and the schedule
+(:class:`~cya_sim.experiment.Schedule`), never on the executor, the workers or
+the chunking, so a resumed or clustered run writes exactly the rows of an
+uninterrupted local one. Files follow the umask (like any file the user
+writes). Worker processes end within a second when the main process dies.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
+import re
 import resource
+import socket
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,26 +66,38 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cya_sim import __version__
+from cya_sim.engine.table import GameTable
 from cya_sim.experiment import (
     Experiment,
     ExperimentError,
     Schedule,
     auto_chunk_size,
-    default_workers,
     plan_chunks,
     resolve_engine,
+    worker_count,
 )
 from cya_sim.rng import root_key
 from cya_sim.rules import RuleSet
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs into one folder are not locked
+    fcntl = None  # type: ignore[assignment]
+
 MANIFEST = "manifest.json"
 RUNS = "runs.json"
 GAMES_DIR = "games.parquet"
+CHUNKS = "chunks.json"
+LOCK = ".cya-sim.lock"
 MANIFEST_KIND = "cya-sim experiment results"
-MANIFEST_FORMAT = 1
+#: 2 added ``chunks.json``; folders of format 1 are read, their unrecorded chunks replayed.
+MANIFEST_FORMAT = 2
 _TMP_PREFIX = ".tmp-"
+_CHUNK_RE = re.compile(r"^chunk-([0-9]{6,})\.parquet$")
 #: Seconds to wait for a Dask scheduler to answer before refusing ``run.scheduler``.
 SCHEDULER_TIMEOUT_S = 10.0
+#: Seconds between a worker's checks that the main process still lives.
+PARENT_POLL_S = 0.5
 GAME_COLUMNS = ("rounds", "turns", "challenges", "decisions", "largest_steal")
 
 
@@ -119,8 +153,12 @@ class ChunkTask:
     max_players: int
 
 
-def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -> pa.Table:
-    """Play one chunk and return its rows as an Arrow table of :func:`games_schema`.
+def play_chunk_games(task: ChunkTask, progress: Callable[[int], None] | None = None) -> GameTable:
+    """Play the games of one chunk: the one place a run calls an engine (picklable; runs in workers).
+
+    Returns:
+        a :class:`~cya_sim.engine.table.GameTable` of ``task.stop - task.start``
+        rows in game order; ``game_index`` is each game's deal.
 
     Raises:
         IllegalActionError: an agent returned an illegal action (from the engine).
@@ -129,7 +167,16 @@ def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -
 
     g = task.schedule.games_of(task.start, task.stop)
     play_games = get_play_games(task.engine)
-    t = play_games(task.rules, list(task.agents), g["seat_agent"], task.key, g["deal"], progress=progress)
+    return play_games(task.rules, list(task.agents), g["seat_agent"], task.key, g["deal"], progress=progress)
+
+
+def chunk_table(task: ChunkTask, t: GameTable) -> pa.Table:
+    """The rows of one played chunk as an Arrow table of :func:`games_schema`.
+
+    ``winner_agents`` is built once per distinct (seat map, winners) pattern
+    (a few dozen per chunk), not once per game.
+    """
+    g = task.schedule.games_of(task.start, task.stop)
     n, p, pmax = len(g["game"]), g["players"], task.max_players
     names = np.array(task.agents, dtype=object)
     cols: dict[str, Any] = {
@@ -139,17 +186,34 @@ def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -
     }
     sa = np.asarray(t.seat_agent)
     for s in range(pmax):
-        cols[f"seat_{s}_agent"] = pa.array(names[sa[:, s]], pa.string()) if s < p else pa.nulls(n, pa.string())
+        if s < p:
+            codes = sa[:, s].astype(np.int32)
+            cols[f"seat_{s}_agent"] = pa.DictionaryArray.from_arrays(codes, pa.array(list(task.agents), pa.string())) \
+                .cast(pa.string())
+        else:
+            cols[f"seat_{s}_agent"] = pa.nulls(n, pa.string())
     for s in range(pmax):
         cols[f"seat_{s}_total"] = np.asarray(t.totals[:, s], np.int64) if s < p else pa.nulls(n, pa.int64())
     for s in range(pmax):
         cols[f"seat_{s}_win_share"] = (np.asarray(t.win_share[:, s], np.float64) if s < p
                                        else pa.nulls(n, pa.float64()))
     won = np.asarray(t.win_share) > 0
-    cols["winner_agents"] = pa.array([",".join(names[row[w]]) for row, w in zip(sa, won)], pa.string())
+    key = np.hstack([sa.astype(np.int64), won.astype(np.int64)])
+    patterns, inverse = np.unique(key, axis=0, return_inverse=True)
+    text = np.array([",".join(names[row[:p][row[p:] > 0]]) for row in patterns], dtype=object)
+    cols["winner_agents"] = pa.array(text[inverse.reshape(-1)], pa.string())
     for k in GAME_COLUMNS:
         cols[k] = np.asarray(getattr(t, k))
     return pa.table(cols, schema=games_schema(pmax))
+
+
+def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -> pa.Table:
+    """Play one chunk and return its rows as an Arrow table of :func:`games_schema`.
+
+    Raises:
+        IllegalActionError: an agent returned an illegal action (from the engine).
+    """
+    return chunk_table(task, play_chunk_games(task, progress))
 
 
 # -- the folder ------------------------------------------------------------------
@@ -173,10 +237,11 @@ def manifest_of(exp: Experiment, chunk_size: int, n_chunks: int) -> dict[str, An
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
-    """The manifest of a results folder.
+    """The manifest of a results folder, every key validated (:func:`validate_manifest`).
 
     Raises:
-        ExperimentError: no manifest, or not a cya-sim results manifest (field ``out``).
+        ExperimentError (field ``out``): no manifest, not a cya-sim results manifest, or a key
+            missing, of the wrong type or inconsistent with the others (one line naming the key).
     """
     path = Path(folder) / MANIFEST
     try:
@@ -185,65 +250,157 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
         raise ExperimentError("out", f"{str(folder)!r} holds no {MANIFEST}; it is not a cya-sim results folder") \
             from None
     except (OSError, ValueError) as e:
-        raise ExperimentError("out", f"{str(path)!r} cannot be read as a manifest ({e})") from None
+        raise ExperimentError("out", f"{str(path)!r} cannot be read as a manifest ({' '.join(str(e).split())})") \
+            from None
     if not isinstance(m, dict) or m.get("kind") != MANIFEST_KIND:
         raise ExperimentError("out", f"{str(path)!r} is not a cya-sim results manifest")
+    validate_manifest(m, path)
     return m
 
 
-def prepare_folder(exp: Experiment, engine: str) -> tuple[dict[str, Any], bool]:
-    """Check the results folder before any game, and write the manifest of a new run.
+def _is_count(v: Any, lo: int = 0) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= lo
 
-    Allowed: a folder that does not exist or is empty (a new run; the
-    manifest is written now), or one whose manifest has this experiment's
-    identity (a resume; its chunk size is kept).
+
+def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
+    """Check every key of a manifest and that they agree with each other and with its stored TOML.
+
+    Checked: ``format`` (1 or 2), ``experiment`` (a dict with ``players``, a
+    non-empty list of ints >= 2; ``games`` >= 1; ``seed`` >= 0; ``agents``, a
+    non-empty list of strings), ``experiment_toml`` (TOML whose seed, games,
+    players and agents are the experiment's), ``seed`` (= the experiment's),
+    ``chunk_size`` >= 1, ``n_chunks`` (= the plan's count), ``total_games``
+    (= games x table sizes), ``max_players`` (= the largest table size).
+
+    Raises:
+        ExperimentError (field ``out``): one line naming the manifest and the first key at fault.
+    """
+    import tomllib
+
+    def bad(key: str, why: str) -> ExperimentError:
+        return ExperimentError("out", f"{str(path)!r}: key {key!r} {why}; the manifest was changed by hand or "
+                               "damaged (restore it, or give a new folder)")
+
+    if m.get("format") not in (1, 2):
+        raise bad("format", f"is {_short(m.get('format'))}; this version reads 1 and 2")
+    e = m.get("experiment")
+    if not isinstance(e, dict):
+        raise bad("experiment", "is missing or not a table")
+    players = e.get("players")
+    if not isinstance(players, list) or not players or not all(_is_count(p, 2) for p in players):
+        raise bad("experiment.players", f"is {_short(players)}; expected a list of table sizes")
+    for k, lo in (("games", 1), ("seed", 0)):
+        if not _is_count(e.get(k), lo):
+            raise bad(f"experiment.{k}", f"is {_short(e.get(k))}; expected an integer >= {lo}")
+    agents = e.get("agents")
+    if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
+        raise bad("experiment.agents", f"is {_short(agents)}; expected a list of agent names")
+    toml = m.get("experiment_toml")
+    if not isinstance(toml, str):
+        raise bad("experiment_toml", "is missing or not text")
+    try:
+        stored = tomllib.loads(toml)
+    except tomllib.TOMLDecodeError as err:
+        raise bad("experiment_toml", f"is not valid TOML ({err})") from None
+    for k in ("seed", "games", "agents", "players"):
+        v = stored.get(k)
+        if k == "players" and isinstance(v, int):
+            v = [v]
+        if v != e.get(k):
+            raise bad("experiment_toml", f"has {k} = {_short(v)}, but key experiment.{k} is {_short(e.get(k))}")
+    if m.get("seed") != e["seed"]:
+        raise bad("seed", f"is {_short(m.get('seed'))}, but the experiment's seed is {e['seed']}")
+    if not _is_count(m.get("chunk_size"), 1):
+        raise bad("chunk_size", f"is {_short(m.get('chunk_size'))}; expected an integer >= 1")
+    total = e["games"] * len(players)
+    if m.get("total_games") != total:
+        raise bad("total_games", f"is {_short(m.get('total_games'))}, but the experiment has {total:,} games")
+    n = len(plan_of(m))
+    if m.get("n_chunks") != n:
+        raise bad("n_chunks", f"is {_short(m.get('n_chunks'))}, but chunks of {m['chunk_size']} games make {n}")
+    if m.get("max_players") != max(players):
+        raise bad("max_players", f"is {_short(m.get('max_players'))}, but the largest table size is {max(players)}")
+
+
+def plan_of(manifest: dict[str, Any]) -> list[tuple[int, int]]:
+    """Game ranges of every chunk of a results folder, from its manifest (:func:`~cya_sim.experiment.plan_chunks`)."""
+    e = manifest["experiment"]
+    return plan_chunks(Schedule(tuple(e["players"]), int(e["games"]), False, ()), int(manifest["chunk_size"]))
+
+
+def _entries(out: Path) -> list[Path]:
+    """Files of a results folder that are not a run's own temporary or lock files."""
+    return [p for p in out.iterdir() if not p.name.startswith(_TMP_PREFIX) and p.name != LOCK] if out.is_dir() else []
+
+
+def check_folder(exp: Experiment) -> dict[str, Any] | None:
+    """Check the results folder of an experiment without writing anything.
+
+    Allowed: a folder that does not exist or is empty (returns None: a new
+    run), or one whose manifest is valid and has this experiment's identity
+    and chunk size (returns the manifest: a resume).
+
+    Raises:
+        ExperimentError (field ``out``): ``out`` is a file, holds files that
+        are not cya-sim results, holds another experiment's results, has a
+        damaged manifest (the key is named) or a ``runs.json`` that is not a
+        list of runs; field ``run.chunk_size``: a chunk size other than the folder's.
+    """
+    out = Path(exp.out)
+    if out.exists() and not out.is_dir():
+        raise ExperimentError("out", f"{str(out)!r} is a file; give a new or empty folder")
+    entries = _entries(out)
+    if not entries:
+        return None
+    if not (out / MANIFEST).exists():
+        shown = ", ".join(sorted(p.name for p in entries)[:3])
+        raise ExperimentError("out", f"folder {str(out)!r} holds files that are not cya-sim results ({shown}); "
+                              "give a new or empty folder")
+    m = read_manifest(out)
+    mine = json.loads(json.dumps(exp.identity()))
+    stored = m["experiment"]
+    if stored != mine:
+        diff = [k for k in mine if stored.get(k) != mine[k]]
+        shown = "; ".join(f"{k} {_short(stored.get(k))} there, {_short(mine[k])} here" for k in diff[:2])
+        raise ExperimentError(
+            "out", f"folder {str(out)!r} holds the results of another experiment ({m.get('name')!r}, seed "
+            f"{m.get('seed')}; {shown}); give a new folder (results are never overwritten)")
+    if exp.run.chunk_size is not None and exp.run.chunk_size != m["chunk_size"]:
+        raise ExperimentError("run.chunk_size", f"{exp.run.chunk_size}, but the run in {str(out)!r} uses "
+                              f"{m['chunk_size']}; give {m['chunk_size']} or omit it to resume")
+    read_runs(out, strict=True)
+    read_chunk_index(out)
+    return m
+
+
+def prepare_folder(exp: Experiment, engine: str, command: str | None = None) -> tuple[dict[str, Any], bool]:
+    """Check the results folder before any game, and write the manifest of a new run (under the folder's lock).
 
     Args:
-        exp: the experiment. engine: the engine that will play (picks the
-            automatic chunk size of a new run).
+        exp: the validated experiment (the manifest is written only after every value was validated).
+        engine: the engine that will play (picks the automatic chunk size of a new run).
+        command: shown to a second run refused by the lock.
 
     Returns:
         (manifest, resumed).
 
     Raises:
-        ExperimentError (field ``out``): ``out`` is a file, holds files that
-        are not cya-sim results, or holds another experiment's results; field
-        ``run.chunk_size``: a chunk size other than the folder's.
+        ExperimentError: see :func:`check_folder`; also field ``out`` when another run holds the folder.
     """
+    check_folder(exp)  # read-only: a refused folder gets no lock file
     out = Path(exp.out)
-    if out.exists() and not out.is_dir():
-        raise ExperimentError("out", f"{str(out)!r} is a file; give a new or empty folder")
-    sched = Schedule.of(exp)
-    # temporary files of a run killed while writing its manifest do not make the folder foreign
-    entries = [p for p in out.iterdir() if not p.name.startswith(_TMP_PREFIX)] if out.is_dir() else []
-    if entries:
-        if not (out / MANIFEST).exists():
-            shown = ", ".join(sorted(p.name for p in entries)[:3])
-            raise ExperimentError("out", f"folder {str(out)!r} holds files that are not cya-sim results ({shown}); "
-                                  "give a new or empty folder")
-        m = read_manifest(out)
-        mine = json.loads(json.dumps(exp.identity()))
-        stored = m.get("experiment") or {}
-        if stored != mine:
-            diff = [k for k in mine if stored.get(k) != mine[k]]
-            shown = "; ".join(f"{k} {_short(stored.get(k))} there, {_short(mine[k])} here" for k in diff[:2])
-            raise ExperimentError(
-                "out", f"folder {str(out)!r} holds the results of another experiment ({m.get('name')!r}, seed "
-                f"{m.get('seed')}; {shown}); give a new folder (results are never overwritten)")
-        if exp.run.chunk_size is not None and exp.run.chunk_size != m["chunk_size"]:
-            raise ExperimentError("run.chunk_size", f"{exp.run.chunk_size}, but the run in {str(out)!r} uses "
-                                  f"{m['chunk_size']}; give {m['chunk_size']} or omit it to resume")
-        if len(plan_chunks(sched, m["chunk_size"])) != m.get("n_chunks"):
-            raise ExperimentError("out", f"manifest of {str(out)!r} does not match its experiment's chunks")
-        return m, True
-    chunk = exp.run.chunk_size or auto_chunk_size(exp.games, engine)
-    m = manifest_of(exp, chunk, len(plan_chunks(sched, chunk)))
-    out.mkdir(parents=True, exist_ok=True)
-    for p in out.iterdir():  # leftovers of a run killed before its manifest was in place
-        p.unlink()
-    write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(m, indent=2) + "\n", encoding="utf-8"))
-    (out / GAMES_DIR).mkdir(exist_ok=True)
-    return m, False
+    with folder_lock(out, command):
+        m = check_folder(exp)
+        if m is not None:
+            return m, True
+        chunk = exp.run.chunk_size or auto_chunk_size(exp.games, engine)
+        m = manifest_of(exp, chunk, len(plan_chunks(Schedule.of(exp), chunk)))
+        for p in out.iterdir():  # temporary files of a run killed before its manifest was in place
+            if p.name.startswith(_TMP_PREFIX):
+                p.unlink(missing_ok=True)
+        write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(m, indent=2) + "\n", encoding="utf-8"))
+        (out / GAMES_DIR).mkdir(exist_ok=True)
+        return m, False
 
 
 def _short(v: Any) -> str:
@@ -251,8 +408,61 @@ def _short(v: Any) -> str:
     return t if len(t) <= 40 else t[:37] + "..."
 
 
+_HELD: dict[str, list[int]] = {}  # real path of a locked folder -> [fd, depth] (re-entrant in one process)
+
+
+@contextmanager
+def folder_lock(folder: str | Path, command: str | None = None) -> Iterator[None]:
+    """Hold a results folder's lock (``.cya-sim.lock``, ``fcntl.flock``) for the duration; re-entrant.
+
+    The folder is created when missing. The lock file records this run's
+    process, host, start time and command, which a refused second run shows.
+    The operating system releases the lock when the process ends, however it
+    ends, so a killed run never leaves a stale lock. Without ``fcntl`` (not
+    POSIX) nothing is locked.
+
+    Raises:
+        ExperimentError (field ``out``): another run holds the folder.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    key = os.path.realpath(folder)
+    if fcntl is None or key in _HELD:
+        if key in _HELD:
+            _HELD[key][1] += 1
+        try:
+            yield
+        finally:
+            if key in _HELD:
+                _HELD[key][1] -= 1
+        return
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            who = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
+        finally:
+            os.close(fd)
+        raise ExperimentError("out", f"folder {str(folder)!r} is in use by another run ({who}); wait for it to "
+                              "end, or give another folder") from None
+    try:
+        os.ftruncate(fd, 0)
+        since = datetime.now(UTC).isoformat(timespec="seconds")
+        os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()} since {since}: {command or 'python'}\n"
+                  .encode(), 0)
+        _HELD[key] = [fd, 1]
+        yield
+    finally:
+        _HELD.pop(key, None)
+        os.close(fd)  # releases the lock; the file stays (removing it would race with the next run's open)
+
+
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """Write a file through a hidden temporary name in its folder, fsync it, then ``os.replace`` it into place.
+
+    The file's mode follows the umask (``0o666 & ~umask``, like any file the
+    user writes), not ``mkstemp``'s 0600.
 
     Raises:
         OSError: from writing; the temporary file is removed and ``path`` is untouched.
@@ -263,40 +473,127 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         write(Path(tmp))
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def done_chunks(folder: str | Path, ranges: list[tuple[int, int]]) -> set[int]:
-    """Indices of the chunks whose file is complete (expected row count in its Parquet footer).
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, hex."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def read_chunk_index(folder: str | Path) -> dict[int, dict[str, Any]]:
+    """``chunks.json`` of a results folder: chunk index -> ``{"start", "stop", "rows", "bytes", "sha256"}``.
+
+    Empty when there is none (a new run, or a folder of format 1).
+
+    Raises:
+        ExperimentError (field ``out``): the file is not such a record (it is never silently replaced).
+    """
+    path = Path(folder) / CHUNKS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise ExperimentError("out", f"{str(path)!r} cannot be read ({' '.join(str(e).split())}); it records "
+                              "which chunks were written: restore it, or delete it to replay every chunk") from None
+    try:
+        return {int(k): {f: v[f] for f in ("start", "stop", "rows", "bytes", "sha256")} for k, v in data.items()}
+    except (AttributeError, TypeError, ValueError, KeyError):
+        raise ExperimentError("out", f"{str(path)!r} is not a record of chunks; restore it, or delete it to replay "
+                              "every chunk") from None
+
+
+@dataclass(frozen=True)
+class ChunkCheck:
+    """What :func:`check_chunks` found in ``games.parquet/``.
+
+    Attributes:
+        good: indices of chunks whose file is the one recorded for its planned games.
+        damaged: chunk index -> why its file cannot be trusted (replayed by a resume).
+        foreign: names of files that are no planned chunk (refused).
+        temporary: leftover temporary files of a killed run.
+    """
+
+    good: frozenset[int]
+    damaged: dict[int, str]
+    foreign: tuple[str, ...]
+    temporary: tuple[Path, ...]
+
+
+def check_chunks(folder: str | Path, ranges: list[tuple[int, int]]) -> ChunkCheck:
+    """Check every file of ``games.parquet/`` against the plan and ``chunks.json`` (nothing is changed).
+
+    A chunk is good when its name is a planned chunk's, ``chunks.json``
+    records it for that chunk's game range, and its size and SHA-256 are the
+    ones recorded when it was written. This catches a copy under another
+    name, a chunk beyond the plan, a chunk overwritten by another, a
+    corrupted page, and a file never recorded (a run killed between the two
+    writes).
 
     Args:
-        folder: the results folder. ranges: the game range of every chunk (:func:`plan_chunks`).
+        folder: the results folder. ranges: every chunk's game range (:func:`plan_of`).
 
-    Leftover temporary files of a killed run are removed. A chunk file with
-    the wrong row count (it cannot happen through :func:`write_atomic`, but a
-    hand-edited folder can) counts as missing and is replayed.
+    Raises:
+        ExperimentError: ``chunks.json`` unreadable (:func:`read_chunk_index`).
     """
     gdir = Path(folder) / GAMES_DIR
-    done: set[int] = set()
+    good: set[int] = set()
+    damaged: dict[int, str] = {}
+    foreign: list[str] = []
+    tmp: list[Path] = []
     if not gdir.is_dir():
-        return done
-    for p in gdir.iterdir():
+        return ChunkCheck(frozenset(), {}, (), ())
+    index = read_chunk_index(folder)
+    for p in sorted(gdir.iterdir()):
         if p.name.startswith(_TMP_PREFIX):
-            p.unlink(missing_ok=True)
+            tmp.append(p)
             continue
-        if not (p.name.startswith("chunk-") and p.name.endswith(".parquet")):
+        match = _CHUNK_RE.match(p.name)
+        i = int(match.group(1)) if match else -1
+        if not match or i >= len(ranges) or p.name != chunk_file(i) or not p.is_file():
+            foreign.append(p.name)
             continue
-        try:
-            i = int(p.name[6:-8])
-            a, b = ranges[i]
-            if pq.read_metadata(p).num_rows == b - a:
-                done.add(i)
-        except (ValueError, IndexError, OSError, pa.ArrowException):
-            continue
-    return done
+        rec = index.get(i)
+        a, b = ranges[i]
+        if rec is None:
+            damaged[i] = "not recorded as written (a run stopped before recording it, or it was copied in)"
+        elif (rec["start"], rec["stop"], rec["rows"]) != (a, b, b - a):
+            damaged[i] = f"recorded for games {rec['start']}..{rec['stop'] - 1}, but the plan has {a}..{b - 1}"
+        elif p.stat().st_size != rec["bytes"] or file_digest(p) != rec["sha256"]:
+            damaged[i] = "its bytes differ from the ones recorded when it was written (SHA-256)"
+        else:
+            good.add(i)
+    return ChunkCheck(frozenset(good), damaged, tuple(foreign), tuple(tmp))
+
+
+def _refuse_foreign(folder: Path, check: ChunkCheck) -> None:
+    if check.foreign:
+        shown = ", ".join(check.foreign[:3]) + (f" and {len(check.foreign) - 3} more" if len(check.foreign) > 3 else "")
+        raise ExperimentError("out", f"{str(folder / GAMES_DIR)!r} holds files that are no planned chunk of this "
+                              f"run ({shown}); move them out (they would be counted as games)")
+
+
+def done_chunks(folder: str | Path, ranges: list[tuple[int, int]]) -> set[int]:
+    """Indices of the chunks whose file is good (:func:`check_chunks`).
+
+    Raises:
+        ExperimentError: a file in ``games.parquet/`` is no planned chunk.
+    """
+    check = check_chunks(folder, ranges)
+    _refuse_foreign(Path(folder), check)
+    return set(check.good)
 
 
 def experiment_from_manifest(manifest: dict[str, Any], out: str | Path | None = None) -> Experiment:
@@ -329,14 +626,25 @@ def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataF
         folder: a results folder.
         columns: columns to read (default all); ``game`` is always read.
 
+    Only chunks that :func:`check_chunks` finds good are read.
+
     Raises:
-        ExperimentError: not a results folder.
+        ExperimentError: not a results folder; a damaged manifest; a file in ``games.parquet/`` that is
+            no planned chunk, or a damaged chunk (named; a resume replays it).
     """
     manifest = read_manifest(folder)
     schema = games_schema(int(manifest["max_players"]))
     names = schema.names if columns is None else ["game"] + [c for c in schema.names if c in columns and c != "game"]
-    files = sorted(Path(folder, GAMES_DIR).glob("chunk-*.parquet"))
-    rows = [pq.read_metadata(f).num_rows for f in files]
+    ranges = plan_of(manifest)
+    check = check_chunks(folder, ranges)
+    _refuse_foreign(Path(folder), check)
+    if check.damaged:
+        i, why = min(check.damaged.items())
+        more = f" (and {len(check.damaged) - 1} more)" if len(check.damaged) > 1 else ""
+        raise ExperimentError("out", f"{str(Path(folder, GAMES_DIR, chunk_file(i)))!r} is damaged: {why}{more}; "
+                              "run the same tournament command to replay it")
+    files = [Path(folder, GAMES_DIR, chunk_file(i)) for i in sorted(check.good)]
+    rows = [b - a for a, b in (ranges[i] for i in sorted(check.good))]
     n = int(sum(rows))
     min_p = min(manifest["experiment"]["players"])
     out: dict[str, np.ndarray] = {}
@@ -387,6 +695,7 @@ class RunResult:
         chunks_played, chunks_skipped: chunk counts (skipped = already on disk).
         games_played: games played by this run. elapsed_s: wall time of playing, seconds.
         peak_rss_mb: peak resident memory of this process and its finished children, MiB.
+        workers: local worker processes used (1 = in this process; 0 = nothing played or a Dask cluster).
     """
 
     folder: Path
@@ -399,6 +708,7 @@ class RunResult:
     games_played: int
     elapsed_s: float
     peak_rss_mb: float
+    workers: int = 1
 
     @property
     def games_per_s(self) -> float:
@@ -429,21 +739,31 @@ def run_experiment(exp: Experiment, progress: bool = True, command: str | None =
     engine, note = resolve_engine(exp.run.engine, exp.rules)
     client = connect(exp.run.scheduler) if exp.run.scheduler else None  # refused before anything is written
     try:
-        return _run(exp, engine, note, client, progress, command, on_chunk, prepared)
+        if prepared is None:
+            prepared = prepare_folder(exp, engine, command)
+        with folder_lock(exp.out, command):
+            return _run(exp, engine, note, client, progress, command, on_chunk, prepared)
     finally:
         if client is not None:
             client.close()
 
 
 def _run(exp: Experiment, engine: str, note: str, client, progress: bool, command: str | None,
-         on_chunk: Callable[[int], None] | None, prepared: tuple[dict[str, Any], bool] | None) -> RunResult:
+         on_chunk: Callable[[int], None] | None, prepared: tuple[dict[str, Any], bool]) -> RunResult:
     from tqdm.auto import tqdm
 
-    manifest, resumed = prepared if prepared is not None else prepare_folder(exp, engine)
+    manifest, resumed = prepared
     out = Path(exp.out)
     sched = Schedule.of(exp)
     ranges = plan_chunks(sched, manifest["chunk_size"])
-    done = done_chunks(out, ranges)
+    check = check_chunks(out, ranges)
+    _refuse_foreign(out, check)
+    for p in (*check.temporary, *out.glob(_TMP_PREFIX + "*")):  # a killed run's half-written files
+        p.unlink(missing_ok=True)
+    for i, why in sorted(check.damaged.items()):
+        print(f"cya-sim: {out / GAMES_DIR / chunk_file(i)} is damaged ({why}); playing it again", file=sys.stderr)
+    done = check.good
+    index = {i: r for i, r in read_chunk_index(out).items() if i in done}
     key = root_key(exp.seed)
     pmax = max(exp.players)
     tasks = [ChunkTask(i, a, b, engine, exp.rules, exp.agents, sched, key, pmax)
@@ -451,49 +771,101 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
     done_games = sum(b - a for i, (a, b) in enumerate(ranges) if i in done)
     gdir = out / GAMES_DIR
     gdir.mkdir(parents=True, exist_ok=True)
+    workers = worker_count(exp.run.workers, len(tasks))
+    executor = ("nothing to play" if not tasks else f"dask {exp.run.scheduler}" if exp.run.scheduler
+                else "in-process" if workers == 1 else f"local processes ({workers})")
+    entry = _start_run(out, command, resumed, engine, note, executor, len(tasks), len(done))
 
     def store(task: ChunkTask, table: pa.Table) -> None:
-        write_atomic(gdir / chunk_file(task.index), lambda p: pq.write_table(table, p))
+        if not np.array_equal(table.column("game").to_numpy(), np.arange(task.start, task.stop)):
+            raise RuntimeError(f"chunk {task.index} holds other games than {task.start}..{task.stop - 1}")
+        path = gdir / chunk_file(task.index)
+        rec: dict[str, Any] = {}
+
+        def write(p: Path) -> None:
+            pq.write_table(table, p)
+            rec.update(start=task.start, stop=task.stop, rows=table.num_rows, bytes=p.stat().st_size,
+                       sha256=file_digest(p))
+
+        write_atomic(path, write)
+        index[task.index] = rec
+        write_atomic(out / CHUNKS, lambda p: p.write_text(
+            json.dumps({str(i): index[i] for i in sorted(index)}, indent=0) + "\n", encoding="utf-8"))
         if on_chunk is not None:
             on_chunk(task.index)
 
     t0 = time.perf_counter()
+    played = 0
+    status = "interrupted"
     desc = f"{exp.name} ({engine})"
-    with tqdm(total=exp.total_games, initial=done_games, unit="game", desc=desc, disable=not progress,
-              dynamic_ncols=True, smoothing=0.1) as bar:
-        if not tasks:
-            executor = "nothing to play"
-        elif exp.run.scheduler:
-            executor = f"dask {exp.run.scheduler}"
-            for task, table in _run_dask(tasks, client):
-                store(task, table)
-                bar.update(table.num_rows)
-        else:
-            workers = max(1, min(exp.run.workers or default_workers(), len(tasks)))
-            executor = "in-process" if workers == 1 else f"local processes ({workers})"
-            for task, table in _run_local(tasks, workers, bar):
-                store(task, table)
-                if workers > 1:
+    try:
+        with tqdm(total=exp.total_games, initial=done_games, unit="game", desc=desc, disable=not progress,
+                  dynamic_ncols=True, smoothing=0.1) as bar:
+            if tasks and exp.run.scheduler:
+                for task, table in _run_dask(tasks, client):
+                    store(task, table)
+                    played += table.num_rows
                     bar.update(table.num_rows)
-    elapsed = time.perf_counter() - t0
-    played = sum(t.stop - t.start for t in tasks)
-    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-    result = RunResult(out, resumed, engine, note, executor, len(tasks), len(done), played, elapsed, peak_mb)
-    _append_run(out, result, command)
+            elif tasks:
+                for task, table in run_tasks(tasks, workers, bar, play_chunk):
+                    store(task, table)
+                    played += table.num_rows
+                    if workers > 1:
+                        bar.update(table.num_rows)
+        status = "finished"
+    except Exception as e:
+        status = f"failed: {' '.join(str(e).split())[:200]}"
+        raise
+    finally:
+        elapsed = time.perf_counter() - t0
+        result = RunResult(out, resumed, engine, note, executor, sum(1 for t in tasks if t.index in index),
+                           len(done), played, elapsed, _peak_rss_mb(),
+                           0 if not tasks or exp.run.scheduler else workers)
+        _end_run(out, entry, result, status)
     return result
 
 
-def _run_local(tasks: list[ChunkTask], workers: int, bar) -> Iterator[tuple[ChunkTask, pa.Table]]:
-    """Yield (task, table) as chunks finish: in this process (per-game progress) or in a spawn process pool."""
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process and of its largest finished child, MiB."""
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: end this worker (``os._exit``) within :data:`PARENT_POLL_S` of the main process's death.
+
+    A killed main process (the out-of-memory killer, ``kill -9``) cannot stop
+    its pool; without this its workers and the resource tracker would run on.
+    """
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="cya-sim-watch-parent", daemon=True).start()
+
+
+def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any] = play_chunk
+              ) -> Iterator[tuple[ChunkTask, Any]]:
+    """Yield ``(task, play(task))`` as chunks finish: in this process (per-game progress) or in a spawn pool.
+
+    The one local executor of every run (experiment, flags tournament, in-memory tournament).
+
+    Args:
+        tasks: the chunks to play. workers: processes (:func:`~cya_sim.experiment.worker_count`); 1 plays here.
+        bar: a tqdm bar; with one worker it gets per-game updates (with more, the caller updates it per chunk).
+        play: a picklable function of a task (:func:`play_chunk` for Arrow rows, :func:`play_chunk_games`).
+    """
     if workers <= 1:
         for t in tasks:
-            yield t, play_chunk(t, progress=bar.update)
+            yield t, play(t, progress=bar.update)
         return
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(play_chunk, t): t for t in tasks}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
+                             initargs=(os.getpid(),)) as pool:
+        futures = {pool.submit(play, t): t for t in tasks}
         try:
             for fut in as_completed(futures):
                 yield futures[fut], fut.result()
@@ -536,20 +908,40 @@ def _run_dask(tasks: list[ChunkTask], client) -> Iterator[tuple[ChunkTask, pa.Ta
         raise
 
 
-def _append_run(out: Path, result: RunResult, command: str | None) -> None:
-    path = out / RUNS
-    try:
-        runs = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        runs = []
+def _start_run(out: Path, command: str | None, resumed: bool, engine: str, note: str, executor: str,
+               to_play: int, skipped: int) -> int:
+    """Add this run's entry to ``runs.json`` (status ``running``) and return its position.
+
+    Entries still ``running`` belong to runs killed outright (this run holds
+    the folder's lock, so none is alive); they become ``killed``.
+    """
+    runs = read_runs(out, strict=True)
+    for r in runs:
+        if r.get("status") == "running":
+            r["status"] = "killed"
     runs.append({
-        "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        "finished_utc": None,
+        "status": "running",
         "command": command,
         "cya_sim_version": __version__,
-        "resumed": result.resumed,
-        "engine": result.engine,
-        "engine_note": result.engine_note,
-        "executor": result.executor,
+        "pid": os.getpid(),
+        "resumed": resumed,
+        "engine": engine,
+        "engine_note": note,
+        "executor": executor,
+        "chunks_to_play": to_play,
+        "chunks_skipped": skipped,
+    })
+    _write_runs(out, runs)
+    return len(runs) - 1
+
+
+def _end_run(out: Path, at: int, result: RunResult, status: str) -> None:
+    runs = read_runs(out, strict=True)
+    runs[at].update({
+        "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        "status": status,
         "chunks_played": result.chunks_played,
         "chunks_skipped": result.chunks_skipped,
         "games_played": result.games_played,
@@ -557,12 +949,33 @@ def _append_run(out: Path, result: RunResult, command: str | None) -> None:
         "games_per_s": round(result.games_per_s, 1) if result.games_played else None,
         "peak_rss_mb": round(result.peak_rss_mb, 1),
     })
-    write_atomic(path, lambda p: p.write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8"))
+    _write_runs(out, runs)
 
 
-def read_runs(folder: str | Path) -> list[dict[str, Any]]:
-    """Entries of ``runs.json`` (empty when there is none)."""
+def _write_runs(out: Path, runs: list[dict[str, Any]]) -> None:
+    write_atomic(out / RUNS, lambda p: p.write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8"))
+
+
+def read_runs(folder: str | Path, strict: bool = False) -> list[dict[str, Any]]:
+    """Entries of ``runs.json`` (empty when there is none).
+
+    Args:
+        strict: raise instead of returning [] when the file is not a list of runs (a run never replaces it).
+
+    Raises:
+        ExperimentError (field ``out``): ``strict`` and the file is unreadable or not a JSON list of objects.
+    """
+    path = Path(folder) / RUNS
     try:
-        return json.loads((Path(folder) / RUNS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        runs = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+            raise ValueError("not a list of runs")
+        return runs
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as e:
+        if strict:
+            raise ExperimentError("out", f"{str(path)!r} cannot be read ({' '.join(str(e).split())[:120]}); it "
+                                  "records the runs into this folder and is never replaced: restore it or move "
+                                  "it away") from None
         return []

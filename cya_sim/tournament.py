@@ -1,52 +1,53 @@
-"""Tournaments: many games with rotated seats, played in deterministic chunks, summarised.
+"""Flags-only tournaments: one rotated line-up, played through the experiment runner, summarised.
 
 A tournament is fixed by its :class:`TournamentConfig` (rules, agents, table
-size, number of games, seed). Game ``g`` depends only on the root key of the
-seed, its global index ``g`` and its seat assignment (:func:`seat_assignment`),
-never on which worker plays it or how games are grouped into chunks, so the
-results are identical for any ``workers`` and ``chunk_size`` (and for either
-engine: the batched engine reproduces the reference engine game by game).
+size, number of games, seed). It is an experiment with one explicit line-up
+(:meth:`TournamentConfig.experiment`): the agents cycled to fill the seats,
+seats rotated (game g uses rotation ``g % P``, :func:`seat_assignment`), a new
+deal per game. Game ``g`` depends only on the root key of the seed, its
+global index ``g`` and its seat assignment, never on which worker plays it or
+how games are grouped into chunks, so the results are identical for any
+``workers`` and ``chunk_size`` (and for either engine: the batched engine
+reproduces the reference engine game by game).
 
-Experiment files (issue 5) build on the same ideas in :mod:`cya_sim.experiment`
-(line-up designs, duplicate deals, a schedule of global game numbers),
-:mod:`cya_sim.runner` (one Parquet file per chunk, manifest, resume, local
-processes or a Dask cluster) and :mod:`cya_sim.report` (every statistic and
-plot, REPORT.md). This module stays the flags-only ``cya-sim tournament`` and
-the in-memory API (``out=None``) that the benchmark uses.
+With ``out`` set, the run goes through :mod:`cya_sim.runner` exactly like an
+experiment file: the same folder layout (``manifest.json``,
+``games.parquet/``, ``chunks.json``, ``runs.json``, then the report of
+:mod:`cya_sim.report`), the same lock, and the same resume after a kill.
+With ``out=None`` (the in-memory API the benchmark uses) the same chunks are
+played by the same executor and nothing is written.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import multiprocessing
 import os
-import tempfile
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from cya_sim import __version__
-from cya_sim.engine import ENGINES, batched_refusal, get_play_games
+from cya_sim.engine import ENGINES
 from cya_sim.engine.table import GameTable
+from cya_sim.experiment import (
+    Design,
+    Experiment,
+    ExperimentError,
+    RunOptions,
+    Schedule,
+    auto_chunk_size,
+    plan_chunks,
+    resolve_engine,
+    worker_count,
+)
 from cya_sim.rng import root_key
 from cya_sim.rules import RulesError, RuleSet, get_rules
 
-#: Files a tournament writes into its ``out`` folder.
-GAMES_FILE = "games.parquet"
-SUMMARY_FILE = "summary.csv"
-PLOT_FILE = "win_rates.png"
-#: What was played, by which version, and how fast; it marks a folder as this tournament's.
-MANIFEST = "tournament.json"
-OUTPUT_FILES = (GAMES_FILE, SUMMARY_FILE, PLOT_FILE, MANIFEST)
-_TMP_PREFIX = ".cya-sim-tmp-"
-#: Largest automatic chunk, in games, per engine (a chunk is the unit of work and of progress).
-_MAX_AUTO_CHUNK = {"reference": 100, "batched": 25_000}
+#: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
+EXPERIMENT_NAME = "tournament"
 
 
 class TournamentError(ValueError):
@@ -166,6 +167,27 @@ class TournamentConfig:
             "seed": int(self.seed),
         }
 
+    @property
+    def run_engine(self) -> str:
+        """The experiment engine choice of :attr:`engine`: ``batched`` becomes ``auto`` (falls back with a note)."""
+        return "auto" if self.engine == "batched" else self.engine
+
+    def experiment(self) -> Experiment:
+        """This tournament as an experiment: one explicit line-up (:func:`lineup_of`), one table size.
+
+        The agents of the pool are the distinct names in order of first
+        appearance; the design's single table is the line-up before rotation.
+        The experiment's schedule seats game g exactly as :func:`seat_assignment`
+        does, with deal g.
+        """
+        names, lineup = lineup_of(self.agents, self.n_players)
+        return Experiment(
+            name=EXPERIMENT_NAME, rules=self.rules, players=(int(self.n_players),), agents=names,
+            design=Design("explicit", tables=(tuple(names[i] for i in lineup),)), games=int(self.games),
+            seed=int(self.seed), out=Path(self.out) if self.out is not None else Path("."),
+            run=RunOptions(engine=self.run_engine, workers=self.workers, chunk_size=self.chunk_size),
+            description=f"{len(names)} agents, {self.n_players} players, one line-up with seats rotated")
+
 
 @dataclass(frozen=True)
 class TournamentResult:
@@ -238,104 +260,26 @@ def seat_assignment(lineup: np.ndarray, game_indices: np.ndarray) -> np.ndarray:
     return lineup[(np.arange(p)[None, :] - g[:, None]) % p].astype(np.int16)
 
 
-# -- execution -------------------------------------------------------------------
-def resolve_engine(name: str, rules: RuleSet | None = None) -> tuple[str, str]:
-    """The engine that will actually play, and a note when it differs.
-
-    ``"batched"`` falls back to ``"reference"`` when ``rules`` has a deck the
-    batched engine does not take (more than ``MAX_BATCHED_CARD_TYPES`` card
-    types) or when ``cya_sim.engine.batched`` cannot be imported; any other
-    error of the batched engine propagates.
-
-    Raises:
-        ValueError: unknown engine name.
-    """
-    why = batched_refusal(rules) if name == "batched" and rules is not None else ""
-    if why:
-        return "reference", f"{why}; using the reference engine"
-    if name == "batched":
-        try:
-            get_play_games("batched")
-        except ImportError as e:
-            return "reference", f"batched engine not available ({e}); using the reference engine"
-    else:
-        get_play_games(name)
-    return name, ""
-
-
-def default_workers() -> int:
-    """Worker processes when ``workers`` is None: the CPU cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def plan_chunks(games: int, chunk_size: int) -> list[tuple[int, int]]:
-    """Half-open ranges ``[start, stop)`` of global game indices, in order, covering ``0..games-1``."""
-    return [(s, min(s + chunk_size, games)) for s in range(0, games, chunk_size)]
-
-
-def auto_chunk_size(games: int, workers: int, engine: str) -> int:
-    """About 16 chunks per worker, capped per engine so progress stays smooth (games)."""
-    return max(1, min(math.ceil(games / (16 * workers)), _MAX_AUTO_CHUNK[engine]))
-
-
-def play_chunk(engine: str, rules: RuleSet, names: tuple[str, ...], lineup: np.ndarray, key: int,
-               start: int, stop: int, progress: Callable[[int], None] | None = None) -> GameTable:
-    """Play global games ``start..stop-1`` of a tournament on one engine (a picklable unit of work).
-
-    Returns:
-        a :class:`GameTable` of ``stop - start`` rows in game-index order.
-    """
-    idx = np.arange(start, stop, dtype=np.int64)
-    play_games = get_play_games(engine)
-    return play_games(rules, list(names), seat_assignment(lineup, idx), key, idx, progress=progress)
-
-
-def _run_chunks(tasks: list[tuple], workers: int, bar) -> list[GameTable]:
-    """Run ``play_chunk(*task)`` for every task; results in task order.
-
-    One worker plays in this process (per-game progress); more use a spawn-
-    context process pool (per-chunk progress), safe on every platform.
-    """
-    if workers <= 1:
-        return [play_chunk(*t, progress=bar.update) for t in tasks]
-    out: list[GameTable | None] = [None] * len(tasks)
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = {pool.submit(play_chunk, *t): i for i, t in enumerate(tasks)}
-        try:
-            for fut in as_completed(futures):
-                i = futures[fut]
-                out[i] = fut.result()
-                bar.update(len(out[i]))
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    return out  # type: ignore[return-value]
-
-
-# -- output ----------------------------------------------------------------------
+# -- running ---------------------------------------------------------------------
 def check_out_folder(config: TournamentConfig) -> None:
-    """Refuse an ``out`` folder that would lose or mix up files, before any game is played.
+    """Refuse an ``out`` folder that would lose or mix up files, before any game is played (nothing is written).
 
-    Allowed: no ``out``; a folder that does not exist; an empty folder; a
-    folder holding only the result files of this very tournament (same
-    :meth:`TournamentConfig.identity`), which are then replaced by identical
-    results.
+    Allowed: no ``out``; a folder that does not exist (its nearest existing
+    parent writable); an empty folder; a folder holding this very
+    tournament's results (same :meth:`TournamentConfig.identity`), which the
+    run then resumes (:func:`cya_sim.runner.check_folder`).
 
     Raises:
         TournamentError: ``out`` is a file, cannot be created or written, or
-            its folder holds other files or another tournament's results
-            (field ``"out"``).
+            holds other files, another tournament's results or damaged
+            results (field ``"out"``, or ``"chunk_size"`` for another chunk size).
     """
+    from cya_sim.runner import check_folder
+
     out = config.out
     if out is None:
         return
-    if out.exists() and not out.is_dir():
-        raise TournamentError("out", f"{str(out)!r} is a file; give a new or empty folder")
-    if not out.is_dir():
+    if not out.exists():
         base = out.absolute().parent
         while not base.exists():
             base = base.parent
@@ -344,173 +288,125 @@ def check_out_folder(config: TournamentConfig) -> None:
         if not os.access(base, os.W_OK | os.X_OK):
             raise TournamentError("out", f"cannot create {str(out)!r}: {str(base)!r} is not writable; give another folder")
         return
-    if not os.access(out, os.W_OK | os.X_OK):
+    if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
         raise TournamentError("out", f"folder {str(out)!r} is not writable; give another folder")
-    entries = sorted(p.name for p in out.iterdir() if not p.name.startswith(_TMP_PREFIX))
-    if not entries:
-        return
-    foreign = [e for e in entries if e not in OUTPUT_FILES]
-    if foreign or MANIFEST not in entries:
-        shown = ", ".join((foreign or entries)[:3]) + (", ..." if len(foreign or entries) > 3 else "")
-        raise TournamentError(
-            "out", f"folder {str(out)!r} holds files that are not this tournament's results ({shown}); "
-            "give a new or empty folder"
-        )
+    with _as_tournament_error():
+        check_folder(config.experiment())
+
+
+_FIELD_OF = {"run.chunk_size": "chunk_size", "run.engine": "engine", "run.workers": "workers"}
+
+
+@contextmanager
+def _as_tournament_error() -> Iterator[None]:
+    """An :class:`ExperimentError` of the runner becomes a :class:`TournamentError` of the same field."""
     try:
-        stored = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("tournament")
-    except (OSError, ValueError, AttributeError):
-        stored = None
-    if stored != json.loads(json.dumps(config.identity())):
-        raise TournamentError(
-            "out", f"folder {str(out)!r} holds the results of another tournament; give a new or empty folder"
-        )
-
-
-def games_frame(result: TournamentResult) -> pd.DataFrame:
-    """One row per game (``games.parquet``).
-
-    Columns: ``game_index`` (int64), ``seed`` (int64, the tournament seed),
-    ``rules`` (str, rule-set name), ``first_dealer`` (seat),
-    ``seat_{s}_agent`` (str), ``seat_{s}_total`` (int64 dollars) and
-    ``seat_{s}_win_share`` (float64, 1/k for each of k winners, R-TIE) for
-    every seat s, ``winners`` (list of seats), ``winner_agents`` (str, the
-    winners' agents joined by ","), ``rounds``, ``turns``, ``challenges``,
-    ``decisions`` (int64 counts) and ``largest_steal`` (int64 dollars, the
-    largest set won by a challenger).
-    """
-    t, names, cfg = result.table, result.agent_names, result.config
-    p = t.seat_agent.shape[1]
-    cols: dict[str, object] = {
-        "game_index": t.game_index.astype(np.int64),
-        "seed": np.full(len(t), cfg.seed, dtype=np.int64),
-        "rules": np.full(len(t), cfg.rules.name, dtype=object),
-        "first_dealer": t.first_dealer.astype(np.int16),
-    }
-    name_arr = np.array(names, dtype=object)
-    for s in range(p):
-        cols[f"seat_{s}_agent"] = name_arr[t.seat_agent[:, s]]
-    for s in range(p):
-        cols[f"seat_{s}_total"] = t.totals[:, s].astype(np.int64)
-    for s in range(p):
-        cols[f"seat_{s}_win_share"] = t.win_share[:, s].astype(np.float64)
-    # Few distinct (seat map, winners) patterns exist; build each one's values once.
-    won = t.win_share > 0
-    inverse, first = _row_patterns(np.hstack([t.seat_agent.astype(np.int64), won]))
-    patterns = np.hstack([t.seat_agent.astype(np.int64), won])[first]
-    seats_of = [np.flatnonzero(row[p:]).tolist() for row in patterns]
-    agents_of = [",".join(name_arr[row[:p][row[p:] > 0]]) for row in patterns]
-    cols["winners"] = [seats_of[i] for i in inverse]
-    cols["winner_agents"] = np.array(agents_of, dtype=object)[inverse]
-    for k in ("rounds", "turns", "challenges", "decisions", "largest_steal"):
-        cols[k] = getattr(t, k).astype(np.int64)
-    return pd.DataFrame(cols)
-
-
-def _row_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a (G, C) array of non-negative ints: (G,) pattern id per row, and the first row of each.
-
-    Column by column, the codes so far and the next column are combined and
-    factorised again, so codes stay below G and never overflow.
-    """
-    code = np.zeros(rows.shape[0], dtype=np.int64)
-    for col in rows.T:
-        code = pd.factorize(code * (int(col.max(initial=0)) + 1) + col)[0].astype(np.int64)
-    _, first = np.unique(code, return_index=True)
-    return code, first
-
-
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are ordinary files
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        yield
+    except TournamentError:
         raise
+    except ExperimentError as e:
+        raise TournamentError(_FIELD_OF.get(e.field, e.field), e.detail) from None
 
 
-def write_results(result: TournamentResult, out: Path) -> tuple[Path, ...]:
-    """Write ``games.parquet``, ``summary.csv``, ``win_rates.png`` and ``tournament.json`` into ``out``.
+def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
+    """A :class:`GameTable` of stored games (:func:`cya_sim.runner.load_games` of one table size).
 
-    Each file is written to a temporary name and renamed into place; the
-    manifest comes last, so a folder with a manifest holds complete results.
-
-    Raises:
-        OSError: the folder or a file cannot be written.
+    Args:
+        games: rows of :func:`cya_sim.runner.games_schema`, in game order, all of one table size P.
+        names: (K,) agent names; ``seat_agent`` indexes them.
     """
-    from cya_sim.plots import save_win_rates
+    p = int(games["players"].iloc[0]) if len(games) else 0
+    idx = {n: i for i, n in enumerate(names)}
 
-    cfg = result.config
-    out.mkdir(parents=True, exist_ok=True)
-    games = games_frame(result)
-    _write_atomic(out / GAMES_FILE, lambda p: games.to_parquet(p, index=False, engine="pyarrow"))
-    _write_atomic(out / SUMMARY_FILE, lambda p: result.summary.to_csv(p, index=False))
-    title = (f"{cfg.rules.name}, {cfg.n_players} players, {cfg.games:,} games, seed {cfg.seed}")
-    _write_atomic(out / PLOT_FILE, lambda p: save_win_rates(result.summary, cfg.n_players, p, title))
-    manifest = {
-        "kind": "cya-sim tournament",
-        "cya_sim_version": __version__,
-        "tournament": cfg.identity(),
-        "agent_names": list(result.agent_names),
-        "lineup": result.lineup.tolist(),
-        "engine": result.engine,
-        "engine_note": result.engine_note,
-        "workers": result.workers,
-        "chunk_size": result.chunk_size,
-        "elapsed_s": round(result.elapsed_s, 3),
-        "games_per_s": round(result.games_per_s, 1),
-        "files": [GAMES_FILE, SUMMARY_FILE, PLOT_FILE],
-    }
-    _write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8"))
-    return tuple(out / f for f in OUTPUT_FILES)
+    def agent_codes(col: pd.Series) -> np.ndarray:
+        cat = col.astype("category").cat
+        return np.asarray([idx[c] for c in cat.categories], np.int16)[cat.codes.to_numpy()]
+
+    seat = np.stack([agent_codes(games[f"seat_{s}_agent"]) for s in range(p)], axis=1).astype(np.int16)
+    return GameTable(
+        game_index=games["game"].to_numpy(np.int64),
+        seat_agent=seat,
+        first_dealer=games["first_dealer"].to_numpy(np.int16),
+        totals=np.stack([games[f"seat_{s}_total"].to_numpy(np.int64) for s in range(p)], axis=1),
+        win_share=np.stack([games[f"seat_{s}_win_share"].to_numpy(np.float64) for s in range(p)], axis=1),
+        **{k: games[k].to_numpy(np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")},
+    )
 
 
-def run_tournament(config: TournamentConfig, progress: bool = True) -> TournamentResult:
-    """Play a tournament, summarise it, and write its files when ``config.out`` is set.
+def run_tournament(config: TournamentConfig, progress: bool = True, command: str | None = None) -> TournamentResult:
+    """Play a tournament, summarise it, and with ``config.out`` store it like an experiment run (resumable).
 
-    Seats rotate (:func:`seat_assignment`); games run in chunks of global game
-    indices on ``workers`` local processes; the table is reassembled in game
-    order, so results are identical for any workers and chunk size. Wins are
-    win shares (R-TIE ``share``).
+    Seats rotate (:func:`seat_assignment`); games run in the chunks of
+    :func:`cya_sim.experiment.plan_chunks` on ``workers`` local processes
+    (:func:`cya_sim.runner.run_tasks`); the table is in game order, so results
+    are identical for any workers and chunk size. Wins are win shares (R-TIE
+    ``share``). With ``out``: :func:`cya_sim.runner.run_experiment` plays every
+    missing chunk into the folder (a rerun after a kill resumes), then
+    :func:`cya_sim.report.build_report` writes the report files.
 
     Args:
         config: what to play.
         progress: show a tqdm bar (games, games/s, ETA) on stderr.
+        command: the command line recorded in the folder's ``runs.json``.
 
     Returns:
-        a :class:`TournamentResult`.
+        a :class:`TournamentResult` (``elapsed_s``: wall time of playing, seconds).
 
     Raises:
-        TournamentError: ``out`` refused by :func:`check_out_folder` (checked
-            before any game is played; nothing is written).
+        TournamentError: ``out`` refused (checked before any game is played;
+            nothing is written), or another run holds the folder.
         IllegalActionError: an agent returned an illegal action.
         OSError: result files cannot be written.
     """
-    from tqdm.auto import tqdm
-
     from cya_sim.stats import summarize
 
-    check_out_folder(config)
-    engine, note = resolve_engine(config.engine, config.rules)
-    names, lineup = lineup_of(config.agents, config.n_players)
-    want = config.workers or default_workers()
-    chunk = config.chunk_size or auto_chunk_size(config.games, want, engine)
-    chunks = plan_chunks(config.games, chunk)
-    workers = max(1, min(want, len(chunks)))
-    key = root_key(config.seed)
-    tasks = [(engine, config.rules, names, lineup, key, a, b) for a, b in chunks]
-    t0 = time.perf_counter()
-    with tqdm(total=config.games, unit="game", desc=engine, disable=not progress, dynamic_ncols=True) as bar:
-        tables = _run_chunks(tasks, workers, bar)
-    elapsed = time.perf_counter() - t0
-    table = GameTable.concat(tables)
+    exp = config.experiment()
+    names = exp.agents
+    _, lineup = lineup_of(config.agents, config.n_players)
+    with _as_tournament_error():
+        engine, note = resolve_engine(exp.run.engine, exp.rules)
+    if config.out is None:
+        chunk = config.chunk_size or auto_chunk_size(config.games, engine)
+        table, workers, elapsed = _play_in_memory(exp, engine, chunk, progress)
+        files: tuple[Path, ...] = ()
+    else:
+        check_out_folder(config)
+        from cya_sim.report import build_report
+        from cya_sim.runner import folder_lock, load_games, prepare_folder, run_experiment
+
+        with _as_tournament_error(), folder_lock(config.out, command):
+            manifest, resumed = prepare_folder(exp, engine, command)
+            run = run_experiment(exp, progress=progress, command=command, prepared=(manifest, resumed))
+            table = game_table(load_games(config.out), names)
+            files = tuple(build_report(config.out).files)
+        chunk, elapsed = int(manifest["chunk_size"]), run.elapsed_s
+        workers = max(1, run.workers)
     result = TournamentResult(config, names, lineup, table, summarize(table, names), engine, note, workers, chunk,
                               elapsed)
-    if config.out is not None:
-        files = write_results(result, config.out)
-        result = replace(result, files=files)
-    return result
+    return replace(result, files=files)
+
+
+def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool) -> tuple[GameTable, int, float]:
+    """Every chunk of a one-size experiment through :func:`cya_sim.runner.run_tasks`; nothing is written.
+
+    Returns:
+        (table in game order, workers used, wall time of playing in seconds).
+    """
+    from tqdm.auto import tqdm
+
+    from cya_sim.runner import ChunkTask, play_chunk_games, run_tasks
+
+    sched = Schedule.of(exp)
+    key = root_key(exp.seed)
+    tasks = [ChunkTask(i, a, b, engine, exp.rules, exp.agents, sched, key, max(exp.players))
+             for i, (a, b) in enumerate(plan_chunks(sched, chunk))]
+    workers = worker_count(exp.run.workers, len(tasks))
+    parts: dict[int, GameTable] = {}
+    t0 = time.perf_counter()
+    with tqdm(total=exp.total_games, unit="game", desc=engine, disable=not progress, dynamic_ncols=True) as bar:
+        for task, t in run_tasks(tasks, workers, bar, play_chunk_games):
+            parts[task.index] = t
+            if workers > 1:
+                bar.update(len(t))
+    elapsed = time.perf_counter() - t0
+    return GameTable.concat([parts[i] for i in sorted(parts)]), workers, elapsed

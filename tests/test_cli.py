@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -12,7 +11,7 @@ import pandas as pd
 import pytest
 
 from cya_sim.cli import main
-from cya_sim.tournament import OUTPUT_FILES
+from cya_sim.runner import load_games, read_manifest
 
 DECK_OK = """\
 name = "tiny"
@@ -90,32 +89,33 @@ def test_play_defaults_and_options(capsys):
 
 
 # -- tournament ------------------------------------------------------------------
-def test_tournament_writes_the_three_files(capsys, in_tmp):
+def test_tournament_writes_an_experiment_results_folder(capsys, in_tmp):
     argv = ["tournament", "--rules", "classic", "--agents", "greedy,random", "--players", "4", "--games", "8",
             "--seed", "1", "--out", "results/demo", *FAST]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "greedy" in out and "random" in out and "wrote results/demo" in out
     folder = in_tmp / "results" / "demo"
-    assert sorted(p.name for p in folder.iterdir()) == sorted(OUTPUT_FILES)
-    games = pd.read_parquet(folder / "games.parquet")
+    names = {p.name for p in folder.iterdir()}
+    assert {"manifest.json", "games.parquet", "chunks.json", "runs.json", "REPORT.md", "summary.csv"} <= names
+    games = load_games(folder)
     assert len(games) == 8 and set(games["seat_0_agent"]) == {"greedy", "random"}
     summary = pd.read_csv(folder / "summary.csv")
     assert summary["agent"].tolist() == ["greedy", "random"] and summary["seat_games"].tolist() == [16, 16]
-    # the same tournament again into the same folder: allowed, same results
+    assert pd.read_parquet(folder / "games.parquet")["game"].tolist() == list(range(8))
+    # the same tournament again into the same folder: allowed (a resume), same results
     assert main(argv) == 0
-    pd.testing.assert_frame_equal(games, pd.read_parquet(folder / "games.parquet"))
+    pd.testing.assert_frame_equal(games, load_games(folder))
 
 
 def test_tournament_with_deck_and_options(capsys, in_tmp):
     argv = ["tournament", "--players", "3", "--games", "3", "--deck", "tiny.toml", "--option", "end_condition=rounds:1",
             "--option", "hidden_wilds=false", "--out", "custom", *FAST]
     assert main(argv) == 0
-    manifest = json.loads((in_tmp / "custom" / "tournament.json").read_text())
-    rules = manifest["tournament"]["rules"]
+    rules = read_manifest(in_tmp / "custom")["experiment"]["rules"]
     assert rules["deck"]["name"] == "tiny" and rules["end_condition"] == "rounds:1" and rules["hidden_wilds"] is False
-    games = pd.read_parquet(in_tmp / "custom" / "games.parquet")
-    assert (games["rounds"] == 1).all() and (games["rules"] == "classic+custom").all()
+    games = load_games(in_tmp / "custom")
+    assert (games["rounds"] == 1).all()
 
 
 def test_tournament_without_quiet_shows_header_and_engine(capsys, in_tmp):
@@ -173,7 +173,7 @@ BAD = [
     (["tournament", "--deck", "broken.toml"], "--deck", "TOML"),
     (["tournament", "--deck", "negative.toml"], "--deck", ">= 0"),
     (["tournament", "--out", "tiny.toml"], "--out", "is a file"),
-    (["tournament", "--out", "."], "--out", "not this tournament's results"),
+    (["tournament", "--out", "."], "--out", "not cya-sim results"),
     (["tournament", "--out", "tiny.toml/inside"], "--out", "is a file"),
     (["tournament", "--colour", "red"], "unrecognized arguments", "--colour"),
     (["dance"], "invalid choice", "tournament"),
@@ -199,7 +199,7 @@ def test_folder_of_another_tournament_is_refused_and_kept(capsys, in_tmp):
     before = snapshot(in_tmp)
     assert main(["tournament", "--games", "4", "--out", "mine", *FAST]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--out" in err[0] and "another tournament" in err[0]
+    assert len(err) == 1 and "--out" in err[0] and "another experiment" in err[0]
     assert snapshot(in_tmp) == before
 
 

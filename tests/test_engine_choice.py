@@ -26,12 +26,13 @@ def test_r_deck_custom_large_deck_refused_by_batched_engine_only():
 
 def test_tournament_falls_back_to_reference_for_a_large_deck():
     """The tournament's default engine (batched) gives way to the reference engine, with a note."""
-    from cya_sim.tournament import TournamentConfig, resolve_engine, run_tournament
+    from cya_sim.experiment import resolve_engine
+    from cya_sim.tournament import TournamentConfig, run_tournament
 
     big = _rules_with_types(68)
-    engine, note = resolve_engine("batched", big)
+    engine, note = resolve_engine(TournamentConfig(rules=big, agents=("greedy",), n_players=2).run_engine, big)
     assert engine == "reference" and "70 card types" in note
-    assert resolve_engine("batched", _rules_with_types(10)) == ("batched", "")
+    assert resolve_engine("auto", _rules_with_types(10)) == ("batched", "")
     res = run_tournament(TournamentConfig(rules=big, agents=("greedy", "random"), n_players=2, games=4, seed=3,
                                           workers=1), progress=False)
     assert res.engine == "reference" and len(res.table.totals) == 4

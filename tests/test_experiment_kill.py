@@ -67,6 +67,8 @@ def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_p
     assert got["game"].is_unique and len(got) == 160
     pd.testing.assert_frame_equal(got, expected)
     assert not list((out / GAMES_DIR).glob(".tmp-*"))
-    runs = read_runs(out)  # killed runs never log themselves; every run that did came after a kill
-    assert runs and all(r["resumed"] for r in runs)
+    runs = read_runs(out)  # every killed run left its entry, marked killed by the next run (issue 14, kind 8)
+    status = [r["status"] for r in runs]
+    assert status.count("killed") == kills and status[-1] == "finished" and set(status) == {"killed", "finished"}
+    assert all(r["resumed"] for r in runs[1:])
     assert runs[-1]["chunks_played"] + runs[-1]["chunks_skipped"] == 40

@@ -245,7 +245,7 @@ def test_a_run_killed_while_writing_its_manifest_can_start_again(tmp_path):
     (out / ".tmp-abc123").write_text('{"half": ')
     r = run_experiment(experiment(out, games=4), progress=False)
     assert not r.resumed and r.games_played == 4
-    assert sorted(p.name for p in out.iterdir()) == [GAMES_DIR, MANIFEST, "runs.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".cya-sim.lock", "chunks.json", GAMES_DIR, MANIFEST, "runs.json"]
 
 
 @pytest.mark.slow

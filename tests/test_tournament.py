@@ -1,27 +1,20 @@
-"""The tournament runner: seat rotation, determinism across workers and chunks, output files."""
+"""Flags-only tournaments: seat rotation, determinism across workers and chunks, one run pipeline with experiments."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from cya_sim.experiment import Schedule, plan_chunks, resolve_engine
 from cya_sim.rules import get_rules
+from cya_sim.runner import CHUNKS, GAMES_DIR, MANIFEST, RUNS, load_games, read_manifest, read_runs
 from cya_sim.stats import SUMMARY_COLUMNS
 from cya_sim.tournament import (
-    GAMES_FILE,
-    MANIFEST,
-    OUTPUT_FILES,
-    PLOT_FILE,
-    SUMMARY_FILE,
     TournamentConfig,
     TournamentError,
     check_out_folder,
     lineup_of,
-    plan_chunks,
-    resolve_engine,
     run_tournament,
     seat_assignment,
 )
@@ -69,13 +62,24 @@ def test_lineup_cycles_agents_and_rotation_shifts_seats():
 def test_seat_assignment_depends_only_on_game_index():
     lineup = np.array([0, 1, 2, 3])
     whole = seat_assignment(lineup, np.arange(20))
-    parts = np.concatenate([seat_assignment(lineup, np.arange(a, b)) for a, b in plan_chunks(20, 7)])
+    parts = np.concatenate([seat_assignment(lineup, np.arange(a, b))
+                            for a, b in plan_chunks(Schedule((4,), 20, False, ()), 7)])
     assert np.array_equal(whole, parts)
+
+
+def test_the_experiment_of_a_tournament_seats_and_deals_every_game_like_seat_assignment():
+    cfg = config(agents=["greedy", "random", "random"], games=12)
+    exp = cfg.experiment()
+    names, lineup = lineup_of(cfg.agents, cfg.n_players)
+    assert exp.agents == names and exp.design.kind == "explicit" and exp.players == (4,)
+    g = Schedule.of(exp).games_of(0, 12)
+    assert np.array_equal(g["seat_agent"], seat_assignment(lineup, np.arange(12)))
+    assert np.array_equal(g["deal"], np.arange(12))
 
 
 def test_plan_chunks_cover_every_game_once():
     for games, size in [(1, 1), (10, 3), (10, 10), (10, 100), (1000, 7)]:
-        chunks = plan_chunks(games, size)
+        chunks = plan_chunks(Schedule((4,), games, False, ()), size)
         idx = np.concatenate([np.arange(a, b) for a, b in chunks])
         assert np.array_equal(idx, np.arange(games))
         assert all(b - a <= size for a, b in chunks)
@@ -107,33 +111,25 @@ def test_different_seed_gives_different_games():
     assert not np.array_equal(a.table.totals, b.table.totals)
 
 
-# -- output files ------------------------------------------------------------------
-def test_output_files_and_columns(tmp_path):
+# -- output files: the experiment folder layout -------------------------------------
+def test_output_folder_is_an_experiment_results_folder(tmp_path):
     out = tmp_path / "res"
-    r = run_tournament(config(games=8, out=out), progress=False)
-    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES)
-    assert tuple(r.files) == tuple(out / f for f in OUTPUT_FILES)
+    r = run_tournament(config(games=8, out=out), progress=False, command="cya-sim tournament --games 8")
+    names = {p.name for p in out.iterdir()}
+    assert {MANIFEST, GAMES_DIR, CHUNKS, RUNS, "REPORT.md", "summary.csv", "win_rates.png"} <= names
+    assert set(r.files) <= {out / n for n in names} and out / "REPORT.md" in r.files
+    assert sorted(p.name for p in (out / GAMES_DIR).iterdir()) == ["chunk-000000.parquet"]
 
-    games = pd.read_parquet(out / GAMES_FILE)
-    assert len(games) == 8
+    games = load_games(out)
     p = 4
-    want = (["game_index", "seed", "rules", "first_dealer"]
-            + [f"seat_{s}_agent" for s in range(p)] + [f"seat_{s}_total" for s in range(p)]
-            + [f"seat_{s}_win_share" for s in range(p)]
-            + ["winners", "winner_agents", "rounds", "turns", "challenges", "decisions", "largest_steal"])
-    assert list(games.columns) == want
-    assert games["game_index"].tolist() == list(range(8))
-    assert (games["seed"] == 3).all() and (games["rules"] == "classic").all()
+    assert games["game"].tolist() == list(range(8)) and games["deal"].tolist() == list(range(8))
     assert games.loc[0, [f"seat_{s}_agent" for s in range(p)]].tolist() == ["greedy", "random", "greedy", "random"]
     assert games.loc[1, [f"seat_{s}_agent" for s in range(p)]].tolist() == ["random", "greedy", "random", "greedy"]
-    shares = games[[f"seat_{s}_win_share" for s in range(p)]].to_numpy()
-    for row, winners in zip(shares, games["winners"]):
-        assert sorted(np.flatnonzero(row > 0).tolist()) == list(winners)
     assert np.array_equal(games[[f"seat_{s}_total" for s in range(p)]].to_numpy(), r.table.totals)
-    assert (games["rounds"] >= 1).all() and (games["largest_steal"] >= 0).all()
+    assert r.table.equals(run_tournament(config(games=8), progress=False).table)  # same games as in memory
 
-    summary = pd.read_csv(out / SUMMARY_FILE)
-    assert tuple(summary.columns) == SUMMARY_COLUMNS
+    summary = pd.read_csv(out / "summary.csv")
+    assert tuple(r.summary.columns) == SUMMARY_COLUMNS
     assert summary["agent"].tolist() == ["greedy", "random"]
     assert summary["seat_games"].tolist() == [16, 16] and summary["games"].tolist() == [8, 8]
     assert summary["wins"].sum() == pytest.approx(8.0)
@@ -143,11 +139,12 @@ def test_output_files_and_columns(tmp_path):
     # two seats of four each: per-game win rate = 2 x per-seat share; fair values 1/2 and 1/4
     assert summary["game_win_rate"].to_numpy() == pytest.approx(2 * summary["seat_share"].to_numpy())
     assert summary["game_win_rate_fair"].tolist() == [0.5, 0.5] and summary["seat_share_fair"].tolist() == [0.25, 0.25]
-
-    assert (out / PLOT_FILE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    manifest = json.loads((out / MANIFEST).read_text())
-    assert manifest["tournament"]["games"] == 8 and manifest["tournament"]["seed"] == 3
-    assert manifest["engine"] == "reference"
+    assert (out / "win_rates.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    m = read_manifest(out)
+    assert m["experiment"]["games"] == 8 and m["seed"] == 3 and m["experiment"]["design"]["kind"] == "explicit"
+    runs = read_runs(out)
+    assert [x["status"] for x in runs] == ["finished"] and runs[0]["engine"] == "reference"
+    assert runs[0]["command"] == "cya-sim tournament --games 8"
 
 
 def test_out_none_writes_nothing(tmp_path, monkeypatch):
@@ -158,10 +155,14 @@ def test_out_none_writes_nothing(tmp_path, monkeypatch):
 
 def test_rerun_same_tournament_into_same_folder_gives_identical_files(tmp_path):
     out = tmp_path / "res"
-    run_tournament(config(games=4, out=out), progress=False)
-    before = pd.read_parquet(out / GAMES_FILE)
-    run_tournament(config(games=4, out=out, chunk_size=1), progress=False)  # chunks do not change results
-    pd.testing.assert_frame_equal(before, pd.read_parquet(out / GAMES_FILE))
+    r = run_tournament(config(games=4, out=out), progress=False)
+    before = load_games(out)
+    again = run_tournament(config(games=4, out=out), progress=False)  # a resume with nothing to play
+    pd.testing.assert_frame_equal(before, load_games(out))
+    assert again.table.equals(r.table) and [x["chunks_played"] for x in read_runs(out)] == [1, 0]
+    with pytest.raises(TournamentError, match="uses 4") as e:  # another chunk size would change the files
+        run_tournament(config(games=4, out=out, chunk_size=1), progress=False)
+    assert e.value.field == "chunk_size"
 
 
 def test_folder_of_another_tournament_or_other_files_is_refused_and_kept(tmp_path):
@@ -170,14 +171,14 @@ def test_folder_of_another_tournament_or_other_files_is_refused_and_kept(tmp_pat
     before = snapshot(tmp_path)
     for other in (config(games=8, out=out), config(games=4, seed=9, out=out),
                   config(games=4, out=out, rules=get_rules("classic", target_score=500_000))):
-        with pytest.raises(TournamentError, match="another tournament") as e:
+        with pytest.raises(TournamentError, match="another experiment") as e:
             run_tournament(other, progress=False)
         assert e.value.field == "out"
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "draft.txt").write_text("mine")
     (tmp_path / "file").write_text("mine")
     before = snapshot(tmp_path)
-    with pytest.raises(TournamentError, match="not this tournament's results"):
+    with pytest.raises(TournamentError, match="not cya-sim results"):
         run_tournament(config(games=4, out=tmp_path / "notes"), progress=False)
     with pytest.raises(TournamentError, match="is a file"):
         run_tournament(config(games=4, out=tmp_path / "file"), progress=False)
@@ -222,34 +223,22 @@ def test_config_accepts_preset_name_or_ruleset():
 
 
 def test_engine_falls_back_to_reference_only_when_batched_cannot_be_imported(monkeypatch):
-    import cya_sim.tournament as tm
+    import cya_sim.engine as eng
 
+    assert config().run_engine == "reference" and config(engine="batched").run_engine == "auto"
     assert resolve_engine("reference") == ("reference", "")
-    real = tm.get_play_games
-
-    def missing(name):
-        if name == "batched":
-            raise ImportError("No module named 'cya_sim.engine.batched'")
-        return real(name)
-
-    monkeypatch.setattr(tm, "get_play_games", missing)
-    engine, note = resolve_engine("batched")
-    assert engine == "reference" and "batched engine not available" in note
-
-
-def test_fallback_is_recorded_in_result(monkeypatch):
-    import cya_sim.tournament as tm
-
-    real = tm.get_play_games
+    real = eng.get_play_games
 
     def missing(name):
         if name == "batched":
             raise ImportError("not built yet")
         return real(name)
 
-    monkeypatch.setattr(tm, "get_play_games", missing)
+    monkeypatch.setattr(eng, "get_play_games", missing)
+    engine, note = resolve_engine(config(engine="batched").run_engine)
+    assert engine == "reference" and "not available" in note
     r = run_tournament(config(games=2, engine="batched"), progress=False)
-    assert r.engine == "reference" and "not built yet" in r.engine_note
+    assert r.engine == "reference" and "not available" in r.engine_note
 
 
 def test_short_game_options_reach_the_engine():
@@ -261,7 +250,7 @@ def test_short_game_options_reach_the_engine():
 @pytest.mark.parametrize("rules, p", [("classic", 4), ("guide", 3), ("basic", 5)])
 def test_batched_tournament_equals_reference_for_any_workers(rules, p):
     """Both engines, any workers and chunk sizes: the same games (needs the batched engine)."""
-    if resolve_engine("batched")[0] != "batched":
+    if resolve_engine("auto")[0] != "batched":
         pytest.skip("the batched engine is not available")
     ref = run_tournament(config(rules=rules, n_players=p, games=60, workers=1, chunk_size=60), progress=False)
     one = run_tournament(config(rules=rules, n_players=p, games=60, engine="batched", workers=1, chunk_size=7),
