@@ -77,8 +77,7 @@ def _timed(fn):
 _COLD = """
 import time, numpy as np
 t0 = time.perf_counter()
-import cya_sim.engine.reference
-from cya_sim.engine.batched import play_games
+from cya_sim.play.batched import play_games
 from cya_sim.rules import get_rules
 play_games(get_rules("classic"), ["greedy", "random"], np.array([[0, 1, 0, 1]]), 1, np.array([0]))
 print(time.perf_counter() - t0)
@@ -155,8 +154,7 @@ def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -
 
 
 def _play_chunk(task) -> int:
-    import cya_sim.engine.reference  # noqa: F401
-    from cya_sim.engine.batched import play_games
+    from cya_sim.play.batched import play_games
     from cya_sim.rng import root_key
     from cya_sim.rules import get_rules
 
@@ -169,9 +167,8 @@ def _play_chunk(task) -> int:
 
 def measure(args: argparse.Namespace) -> dict:
     """Run every measurement of the module docstring; a JSON-ready dict."""
-    import cya_sim.engine.reference  # noqa: F401
-    from cya_sim.engine.batched import play_games as batched
-    from cya_sim.engine.reference import play_games as reference
+    from cya_sim.play.batched import play_games as batched
+    from cya_sim.play.reference import play_games as reference
     from cya_sim.rng import root_key
     from cya_sim.rules import get_rules
 

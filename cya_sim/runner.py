@@ -125,7 +125,7 @@ def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -
     Raises:
         IllegalActionError: an agent returned an illegal action (from the engine).
     """
-    from cya_sim.engine import get_play_games
+    from cya_sim.play import get_play_games
 
     g = task.schedule.games_of(task.start, task.stop)
     play_games = get_play_games(task.engine)

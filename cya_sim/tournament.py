@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 
 from cya_sim import __version__
-from cya_sim.engine import ENGINES, batched_refusal, get_play_games
+from cya_sim.engine import ENGINES, batched_refusal
 from cya_sim.engine.table import GameTable
+from cya_sim.play import get_play_games
 from cya_sim.rng import root_key
 from cya_sim.rules import RulesError, RuleSet, get_rules
 
