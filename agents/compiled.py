@@ -105,7 +105,7 @@ def random_act(K, G, seat, params, rng, sc):
     return sc.ids[int(next_double(rng) * n)]
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def greedy_act(K, G, seat, params, rng, sc):
     """``greedy`` for ``seat`` (int action id); see :class:`agents.greedy.GreedyAgent`. Never draws.
 

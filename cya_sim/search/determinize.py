@@ -259,7 +259,7 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
     S.to_act[b] = seat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pick_weighted(wts, n, rng):
     """Index i in 0..n-1 with probability wts[i] / sum(wts[:n]) (wts float64 >= 0)."""
     tot = 0.0
@@ -276,7 +276,7 @@ def _pick_weighted(wts, n, rng):
     return n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
     """Sample one determinization of the template row ``G0`` into ``G`` (module docstring).
 
@@ -286,7 +286,8 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
         I: the :class:`InfoSet`. rng: (4,) uint64 PCG64 stream, advanced in place.
         rem: (T,) int64, cards: (N,) int64, slot_card: (H,) int64, wts: (H + 2,) float64 — scratch.
     """
-    G[:] = G0
+    for i in range(G.shape[0]):  # a copy (no NumPy temporary: these kernels run without numba's runtime)
+        G[i] = G0[i]
     cfg = K.cfg
     L = K.lay
     values = K.values

@@ -147,7 +147,7 @@ def utility(K, G, totals0, utility_kind, u):
         u[s] = 1.0 / k if (wb >> s) & 1 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, child, nvis, wsum, avail, mover,
                n_nodes, scratch):
     """Run ``n_iter`` SO-ISMCTS iterations for observer ``I.observer`` on the tree (module docstring).
@@ -173,7 +173,10 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
     cap = child.shape[0]
     max_depth = path.shape[0] - 1
     total_steps = 0
-    mark = stamp.max() + 1
+    mark = 0
+    for i in range(stamp.shape[0]):  # a running stamp above every one in use
+        mark = max(mark, stamp[i])
+    mark += 1
     for _ in range(n_iter):
         sample_flat(K, G0, GW, I, rng, rem, cards, slot_card, wts)
         round0 = GW[G_ROUND]
@@ -249,7 +252,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
     return total_steps
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pimc_run(K, G0, GD, GW, I, n_iter, pcode, params, utility_kind, rng, root_acts, n_root, sums, counts,
              scratch):
     """Determinized flat Monte Carlo (PIMC): ``n_iter`` rollouts spread over the root's legal actions.
@@ -274,7 +277,8 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, params, utility_kind, rng, root_ac
         for i in range(n_root):
             if it >= n_iter:
                 break
-            GW[:] = GD
+            for j in range(GW.shape[0]):
+                GW[j] = GD[j]
             apply_action(K, GW, rng, root_acts[i])
             total += rollout(K, GW, rng, sc, round0, pcode, params, utility_kind) + 1
             utility(K, GW, I.totals0, utility_kind, u)

@@ -388,7 +388,7 @@ def _play_challenge_card(K, G, seat, card):
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def apply_action(K, G, rng, a):
     """Apply legal action ``a`` for the seat to act, then advance to the next decision.
 
@@ -458,7 +458,7 @@ def apply_action(K, G, rng, a):
     end_turn(K, G, rng, seat, -1)
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def resolve_challenge(K, G, rng):
     """R-CH-EXCHANGE: whoever played the last card wins the set and every challenge card.
 
@@ -522,7 +522,7 @@ def _refill(K, G, seat):
     G[L[B_HCOUNT] + seat] = cnt
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def end_turn(K, G, rng, first, second):
     """End the turn: R-REFILL for ``first`` then ``second`` (-1: none) if they played a card.
 
