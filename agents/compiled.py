@@ -1,17 +1,30 @@
-"""Compiled (numba) forms of the built-in agents ``random`` and ``greedy``.
+"""Compiled (numba) forms of the built-in agents, and the one signature every compiled policy has.
 
-Two forms of each, with the same decisions as the single-game classes
-:class:`agents.random_agent.RandomAgent` and :class:`agents.greedy.GreedyAgent`
-(checked game by game by ``tests/test_batched_differential.py``):
+A **compiled policy** decides for the seat to act in one game row of the
+compiled representation (:mod:`cya_sim.engine.compiled.layout`)::
 
-* **in-engine kernels** (:func:`random_act`, :func:`greedy_act`), called by the
-  batched engine inside compiled code for the seat to act in one row. They
-  read only what that seat may see (RULES.md §10): its hand, the legal
-  actions, the top discard card and each top set's value as that seat knows
-  it (``value_seen``, R-HIDDEN-WILD).
-* **batch forms** (:class:`RandomBatchAgent`, :class:`GreedyBatchAgent`), which
-  take an :class:`~cya_sim.engine.batched.observation.ObservationBatch` of B games
-  and return ``(B,) int32`` actions, for the step-by-step API.
+    act(K, G, seat, params, rng, sc) -> int
+
+K: the rule constants (:class:`~cya_sim.engine.compiled.layout.Consts`); G: the
+game row ((W,) int64); seat: the seat to act; params: (N_AGENT_PARAMS,) float64
+the agent's parameters; rng: (4,) uint64 the seat's PCG64 stream
+(:func:`cya_sim.engine.compiled.pcg.next_double`); sc: a :class:`Scratch` of
+work arrays. The play loop (:mod:`cya_sim.play`) calls it inside the batched
+engine's compiled loop, and the search (:mod:`cya_sim.search`) calls it for
+every rollout seat: one function, both places. A policy must read only what its
+seat may see (RULES.md §10) — :mod:`agents.view` builds that view — except
+``oracle``, which cheats by design.
+
+Built-in policies: :func:`random_act`, :func:`greedy_act` (read the row
+directly, fast) and, in :mod:`agents.compiled_strategy`, ``heuristic``,
+``card_counter`` and ``oracle`` (decide from the agent view). Their decisions
+equal the single-game classes' game by game (``tests/test_batched_differential.py``,
+``tests/test_agents_compiled.py``). A user's plug-in policy written over the
+agent view becomes a compiled policy through :mod:`cya_sim.play.plugins`.
+
+Also here: the **batch forms** (:class:`RandomBatchAgent`, :class:`GreedyBatchAgent`)
+that take an :class:`~cya_sim.engine.batched.observation.ObservationBatch` of B
+games and return ``(B,) int32`` actions, for the step-by-step API.
 
 The ``random`` agent draws one double per decision from its seat's stream
 (``1 + seat``) and takes legal id number ``floor(u * n_legal)`` in ascending
@@ -20,12 +33,21 @@ order. ``greedy`` never draws.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act
-from cya_sim.engine.batched.intrinsics import cttz
-from cya_sim.engine.batched.kernels import (
+from agents.view import N_HDR, N_SEATCOL
+from cya_sim.engine.compiled.intrinsics import cttz
+from cya_sim.engine.compiled.layout import (
+    B_DISC,
+    B_HANDS,
+    B_SASSET,
+    B_SLEN,
+    B_STOP,
+    C_A,
     C_CH,
     C_DI,
     C_GU,
@@ -36,38 +58,56 @@ from cya_sim.engine.batched.kernels import (
     C_RE,
     C_T,
     C_W,
-    KIND_CARD_COUNTER,
-    KIND_GREEDY,
-    KIND_HEURISTIC,
-    KIND_ORACLE,
-    KIND_RANDOM,
-    legal_pick,
-    seat_add,
-    value_seen,
+    G_CH_ACTIVE,
+    G_CH_ASSET,
+    G_DISC_LEN,
 )
-from cya_sim.engine.batched.pcg import next_double
+from cya_sim.engine.compiled.pcg import next_double
+from cya_sim.engine.compiled.rules import legal_list, seat_add, value_seen
 
-#: Compiled kind of each built-in agent name (``agents.registry.compiled_kind``).
-COMPILED_KINDS = {"random": KIND_RANDOM, "greedy": KIND_GREEDY, "heuristic": KIND_HEURISTIC,
-                  "wild_hoarder": KIND_HEURISTIC, "card_counter": KIND_CARD_COUNTER, "oracle": KIND_ORACLE}
+#: Width of a compiled agent's parameter row (``agents.registry.compiled_params``).
+N_AGENT_PARAMS = 16
+
+Scratch = namedtuple("Scratch", ["hdr", "hand", "unseen", "seats", "gave_up", "mask", "ids", "hands_all"])
+Scratch.__doc__ = """Work arrays of a compiled policy (one set per thread; nothing is allocated per decision).
+
+hdr: (N_HDR,) int64; hand, unseen: (T,) int64; seats: (P, N_SEATCOL) int64; gave_up: (P, T) bool;
+mask: (A,) bool — the agent view (:mod:`agents.view`). ids: (A,) int64 legal ids.
+hands_all: (P, T) int64 (``oracle`` only).
+"""
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def random_act(K, S, b, seat):
-    """``random`` for ``seat`` in row ``b``: legal ids ascending, index ``floor(u * n_legal)`` (int).
+def new_scratch(cfg: np.ndarray) -> Scratch:
+    """A :class:`Scratch` sized for the rule constants ``cfg`` (``Consts.cfg``)."""
+    p, t, a = int(cfg[C_P]), int(cfg[C_T]), int(cfg[C_A])
+    return Scratch(np.zeros(N_HDR, np.int64), np.zeros(t, np.int64), np.zeros(t, np.int64),
+                   np.zeros((p, N_SEATCOL), np.int64), np.zeros((p, t), np.bool_), np.zeros(a, np.bool_),
+                   np.zeros(a, np.int64), np.zeros((p, t), np.int64))
 
-    Draws one double from the seat's stream ``S.agent_rng[b, seat]``.
+
+#: Built-in compiled policies by agent name: their code for :func:`builtin_act`.
+POLICY_RANDOM, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_CARD_COUNTER, POLICY_ORACLE = 0, 1, 2, 3, 4
+BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
+                    "wild_hoarder": POLICY_HEURISTIC, "card_counter": POLICY_CARD_COUNTER, "oracle": POLICY_ORACLE}
+
+_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
+
+
+@njit(inline="always", **_JIT)
+def random_act(K, G, seat, params, rng, sc):
+    """``random``: legal ids ascending, index ``floor(u * n_legal)`` with ``u`` the next double of ``rng``.
+
     Returns -1 if nothing is legal (the engine never asks then).
     """
-    n = legal_pick(K, S, b, -1)
+    n = legal_list(K, G, sc.ids)
     if n == 0:
         return -1
-    return legal_pick(K, S, b, int(next_double(S.agent_rng[b, seat]) * n))
+    return sc.ids[int(next_double(rng) * n)]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def greedy_act(K, S, b, seat):
-    """``greedy`` for ``seat`` in row ``b`` (int action id); see :class:`agents.greedy.GreedyAgent`.
+@njit(inline="always", **_JIT)
+def greedy_act(K, G, seat, params, rng, sc):
+    """``greedy`` for ``seat`` (int action id); see :class:`agents.greedy.GreedyAgent`. Never draws.
 
     1. the pair (R-PAIR-HAND, then R-PAIR-DISCARD) of highest face value,
        ties to the lowest id; 2. a challenge (R-CHALLENGE) of the reachable
@@ -82,28 +122,28 @@ def greedy_act(K, S, b, seat):
     lowest id first. An asset's best wild partner is the most valuable wild
     held (lowest id among equals), the one a strict ``>`` scan over wild ids
     keeps; on a wild discard top, the best partner is the most valuable asset
-    held (lowest id among equals). The choices equal the reference
-    ``GreedyAgent`` game by game (tests/test_batched_differential.py).
+    held (lowest id among equals).
     """
     cfg = K.cfg
+    L = K.lay
     values = K.values
     na = cfg[C_NA]
     nw = cfg[C_NW]
     w = cfg[C_W]
-    hand = S.hands[b, seat]
-    if S.ch_active[b]:
-        if hand[S.ch_asset[b]] > 0:
+    t = cfg[C_T]
+    h0 = L[B_HANDS] + seat * t
+    if G[G_CH_ACTIVE]:
+        if G[h0 + G[G_CH_ASSET]] > 0:
             return cfg[C_RE]
         for i in range(nw):
             wd = K.wild_order[i]
-            if hand[wd] > 0:
+            if G[h0 + wd] > 0:
                 return cfg[C_RE] + 1 + wd - na
         return cfg[C_GU]
-    t = cfg[C_T]
     held = 0  # bit c: at least one card of type c
     held2 = 0  # bit c: at least two
     for c in range(t):
-        h = hand[c]
+        h = G[h0 + c]
         held |= np.int64(h > 0) << c
         held2 |= np.int64(h > 1) << c
     wild_v = -1  # the most valuable wild held ($), and its index k (lowest among equals)
@@ -130,9 +170,9 @@ def greedy_act(K, S, b, seat):
         if wild_k >= 0 and va + wild_v > best_v:
             best = a * w + 1 + wild_k
             best_v = va + wild_v
-    n_disc = S.discard_len[b]
+    n_disc = G[G_DISC_LEN]
     if n_disc > 0:
-        top = S.discard[b, n_disc - 1]
+        top = G[L[B_DISC] + n_disc - 1]
         vt = values[top]
         if top < na:  # partners: the same asset (lower id), then the wilds
             if (held >> top) & 1 and 2 * vt > best_v:
@@ -147,53 +187,49 @@ def greedy_act(K, S, b, seat):
     if best >= 0:
         return best
     p = cfg[C_P]
-    if S.stack_len[b, seat] >= 1:
+    if G[L[B_SLEN] + seat] >= 1:
         best_off = 0
         best_t = -1
         for off in range(1, p):
             tg = seat_add(seat, off, p)
-            if S.stack_len[b, tg] < 2:
+            if G[L[B_SLEN] + tg] < 2:
                 continue
-            st = S.stack_top[b, tg]
-            if hand[S.set_asset[b, st]] == 0 and wild_k < 0:
+            st = G[L[B_STOP] + tg]
+            if G[h0 + G[L[B_SASSET] + st]] == 0 and wild_k < 0:
                 continue
-            v = value_seen(K, S, b, st, seat)
+            v = value_seen(K, G, st, seat)
             if v > best_t:
                 best_off = off
                 best_t = v
         if best_off > 0:
             base = cfg[C_CH] + (best_off - 1) * w
             tg = seat_add(seat, best_off, p)
-            if hand[S.set_asset[b, S.stack_top[b, tg]]] > 0:
+            if G[h0 + G[L[B_SASSET] + G[L[B_STOP] + tg]]] > 0:
                 return base
             for i in range(nw):
                 wd = K.wild_order[i]
-                if hand[wd] > 0:
+                if G[h0 + wd] > 0:
                     return base + 1 + wd - na
     for i in range(t):
         c = K.discard_order[i]
-        if hand[c] > 0:
+        if G[h0 + c] > 0:
             return cfg[C_DI] + c
     return -1
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def agent_act(K, S, b, seat, kind):
-    """The action of compiled agent ``kind`` (kernels.KIND_*) for ``seat`` in row ``b`` (int).
-
-    The strategy agents read their parameters from ``S.agent_params`` (the row
-    of the seat's agent) and decide with agents/compiled_strategy.py.
-    """
-    if kind == KIND_GREEDY:
-        return greedy_act(K, S, b, seat)
-    if kind == KIND_RANDOM:
-        return random_act(K, S, b, seat)
-    if kind == KIND_HEURISTIC:
-        return heuristic_act(K, S, b, seat, S.agent_params[S.q_seat_agent[S.queue_pos[b], seat]])
-    if kind == KIND_CARD_COUNTER:
-        return card_counter_act(K, S, b, seat, S.agent_params[S.q_seat_agent[S.queue_pos[b], seat]])
-    if kind == KIND_ORACLE:
-        return oracle_act(K, S, b, seat)
+@njit(**_JIT)
+def builtin_act(code, K, G, seat, params, rng, sc):
+    """The action of built-in compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G`` (int; -1: unknown code)."""
+    if code == POLICY_GREEDY:
+        return greedy_act(K, G, seat, params, rng, sc)
+    if code == POLICY_RANDOM:
+        return random_act(K, G, seat, params, rng, sc)
+    if code == POLICY_CARD_COUNTER:
+        return card_counter_act(K, G, seat, params, rng, sc)
+    if code == POLICY_HEURISTIC:
+        return heuristic_act(K, G, seat, params, rng, sc)
+    if code == POLICY_ORACLE:
+        return oracle_act(K, G, seat, params, rng, sc)
     return -1
 
 
@@ -337,13 +373,3 @@ class GreedyBatchAgent:
 
 
 BATCH_AGENTS = {"random": RandomBatchAgent, "greedy": GreedyBatchAgent}
-
-__all__ = [
-    "BATCH_AGENTS",
-    "COMPILED_KINDS",
-    "GreedyBatchAgent",
-    "RandomBatchAgent",
-    "agent_act",
-    "greedy_act",
-    "random_act",
-]

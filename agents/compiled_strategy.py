@@ -1,13 +1,14 @@
-"""In-engine (numba) forms of ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle``.
+"""Compiled policies of ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle`` on a game row.
 
-The batched engine calls these inside compiled code for the seat to act in one
-row. Each builds that seat's agent view (:mod:`agents.view`) from the batch
-state — only what the seat may see (RULES.md §10): its hand, the discard
-pile, the draw-pile size, every stack's public cards and the set cards it
-knows (R-HIDDEN-WILD), hand sizes, the challenge in progress and the public
-give-up record — and calls the very same compiled decision function as the
-single-game form, so both engines decide identically. ``oracle`` alone also
-reads every hand and every hidden set card (it CHEATS, by design).
+Each builds its seat's agent view (:mod:`agents.view`) from the game row with
+:func:`view_row` — only what the seat may see (RULES.md §10): its hand, the
+discard pile, the draw-pile size, every stack's public cards and the set
+cards it knows (R-HIDDEN-WILD), hand sizes, the challenge in progress and the
+public give-up record — and calls the very same compiled decision function
+as the single-game form, so the reference engine, the batched engine and the
+search's rollouts decide identically. ``oracle`` alone also reads every hand
+and every hidden set card (it CHEATS, by design). Signature: see
+:mod:`agents.compiled`.
 """
 
 from __future__ import annotations
@@ -40,45 +41,92 @@ from agents.view import (
     S_TOP_SIZE,
     S_TOP_VALUE_SEEN,
 )
-from cya_sim.engine.batched.kernels import C_M, C_N, C_NA, C_NW, C_P, C_T, legal_mask_row
+from cya_sim.engine.compiled.layout import (
+    B_CHCARDS,
+    B_DECK,
+    B_DISC,
+    B_GAVEUP,
+    B_HANDS,
+    B_HCOUNT,
+    B_SASSET,
+    B_SCARD0,
+    B_SKNOWN0,
+    B_SLEN,
+    B_SSIZE,
+    B_STOP,
+    B_SVALUE,
+    C_GU,
+    C_M,
+    C_N,
+    C_NA,
+    C_NW,
+    C_P,
+    C_T,
+    G_CH_ACTIVE,
+    G_CH_ASSET,
+    G_CH_CHAL,
+    G_CH_DEF,
+    G_CH_LEN,
+    G_DISC_LEN,
+    G_DRAW_POS,
+    G_N_SETS,
+    G_ROUND,
+)
+from cya_sim.engine.compiled.rules import legal_mask
+
+_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(cache=True)
-def view_row(K, S, b, seat, hdr, hand, unseen, seats):
-    """Fill the agent view of ``seat`` in row ``b`` (hdr, hand, unseen, seats; see agents.view).
+@njit(**_JIT)
+def view_row(K, G, seat, sc):
+    """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
-    Unseen cards = cards in play − hand − discard pile − challenge cards − every
-    stack card the seat knows (a set's first card only when its ``set_known0``
-    bit is set; every other set card is public).
+    The unseen cards of ``seat`` are counted where they are: the other seats'
+    hands, the draw pile and the first card of every set whose knower bitmask
+    lacks the seat (R-HIDDEN-WILD). Every card is in exactly one place (a hand,
+    the draw pile, the discard pile, a challenge or a set), so this equals
+    "cards in play minus everything the seat has seen" (``Observation.unseen``).
+    The mask is that of the seat to act (``sc.ids`` holds its legal ids after the call).
     """
     cfg = K.cfg
-    na, nw, t, p = cfg[C_NA], cfg[C_NW], cfg[C_T], cfg[C_P]
+    L = K.lay
     values = K.values
+    hdr, hand, unseen, seats, gave_up = sc.hdr, sc.hand, sc.unseen, sc.seats, sc.gave_up
+    na, nw, t, p, n = cfg[C_NA], cfg[C_NW], cfg[C_T], cfg[C_P], cfg[C_N]
     hdr[H_SEAT] = seat
     hdr[H_P] = p
     hdr[H_NA] = na
     hdr[H_NW] = nw
     hdr[H_M] = cfg[C_M]
-    hdr[H_DRAW] = cfg[C_N] - S.draw_pos[b]
-    n_disc = S.discard_len[b]
-    hdr[H_TOP_DISCARD] = S.discard[b, n_disc - 1] if n_disc > 0 else -1
-    hdr[H_ROUND] = S.round[b]
+    hdr[H_DRAW] = n - G[G_DRAW_POS]
+    n_disc = G[G_DISC_LEN]
+    hdr[H_TOP_DISCARD] = G[L[B_DISC] + n_disc - 1] if n_disc > 0 else -1
+    hdr[H_ROUND] = G[G_ROUND]
+    hb = L[B_HANDS]
     for c in range(t):
-        hand[c] = S.hands[b, seat, c]
-        unseen[c] = K.deck_counts[c] - hand[c]
-    for i in range(n_disc):
-        unseen[S.discard[b, i]] -= 1
-    if S.ch_active[b]:
+        hand[c] = G[hb + seat * t + c]
+        unseen[c] = 0
+    for s in range(p):
+        if s == seat:
+            continue
+        for c in range(t):
+            unseen[c] += G[hb + s * t + c]
+    d0 = L[B_DECK]
+    for i in range(G[G_DRAW_POS], n):
+        unseen[G[d0 + i]] += 1
+    for st in range(G[G_N_SETS]):
+        if (G[L[B_SKNOWN0] + st] >> seat) & 1 == 0:
+            unseen[G[L[B_SCARD0] + st]] += 1
+    if G[G_CH_ACTIVE]:
         hdr[H_CH_ACTIVE] = 1
-        hdr[H_CH_ASSET] = S.ch_asset[b]
-        hdr[H_CH_CHALLENGER] = S.ch_challenger[b]
-        hdr[H_CH_DEFENDER] = S.ch_defender[b]
+        hdr[H_CH_ASSET] = G[G_CH_ASSET]
+        hdr[H_CH_CHALLENGER] = G[G_CH_CHAL]
+        hdr[H_CH_DEFENDER] = G[G_CH_DEF]
         pot = 0
-        for i in range(S.ch_len[b]):
-            pot += values[S.ch_cards[b, i]]
-            unseen[S.ch_cards[b, i]] -= 1
+        for i in range(G[G_CH_LEN]):
+            pot += values[G[L[B_CHCARDS] + i]]
         hdr[H_CH_POT_VALUE] = pot
-        hdr[H_CH_LEN] = S.ch_len[b]
+        hdr[H_CH_LEN] = G[G_CH_LEN]
     else:
         hdr[H_CH_ACTIVE] = 0
         hdr[H_CH_ASSET] = -1
@@ -86,15 +134,13 @@ def view_row(K, S, b, seat, hdr, hand, unseen, seats):
         hdr[H_CH_DEFENDER] = -1
         hdr[H_CH_POT_VALUE] = 0
         hdr[H_CH_LEN] = 0
-    for st in range(S.n_sets[b]):
-        for c in range(t):
-            unseen[c] -= S.set_counts[b, st, c]
-        if (S.set_known0[b, st] >> seat) & 1 == 0:
-            unseen[S.set_card0[b, st]] += 1
     for s in range(p):
-        seats[s, S_HAND_SIZE] = S.hand_count[b, s]
-        seats[s, S_STACK_LEN] = S.stack_len[b, s]
-        top = S.stack_top[b, s]
+        seats[s, S_HAND_SIZE] = G[L[B_HCOUNT] + s]
+        seats[s, S_STACK_LEN] = G[L[B_SLEN] + s]
+        gm = G[L[B_GAVEUP] + s]
+        for c in range(t):
+            gave_up[s, c] = (gm >> c) & 1 == 1
+        top = G[L[B_STOP] + s]
         if top < 0:
             seats[s, S_TOP_ASSET] = -1
             seats[s, S_TOP_VALUE_SEEN] = 0
@@ -102,52 +148,56 @@ def view_row(K, S, b, seat, hdr, hand, unseen, seats):
             seats[s, S_TOP_SIZE] = 0
             seats[s, S_TOP_KNOWN_VALUE] = 0
             continue
-        asset = S.set_asset[b, top]
-        known = S.set_value[b, top]
+        asset = G[L[B_SASSET] + top]
+        known = G[L[B_SVALUE] + top]
         hidden = 0
-        if (S.set_known0[b, top] >> seat) & 1 == 0:
+        if (G[L[B_SKNOWN0] + top] >> seat) & 1 == 0:
             hidden = 1
-            known -= values[S.set_card0[b, top]]
+            known -= values[G[L[B_SCARD0] + top]]
         seats[s, S_TOP_ASSET] = asset
         seats[s, S_TOP_HIDDEN] = hidden
-        seats[s, S_TOP_SIZE] = S.set_size[b, top]
+        seats[s, S_TOP_SIZE] = G[L[B_SSIZE] + top]
         seats[s, S_TOP_KNOWN_VALUE] = known
         seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
+    legal_mask(K, G, sc.mask, sc.ids)
 
 
-@njit(cache=True)
-def heuristic_act(K, S, b, seat, params):
-    """``heuristic`` (and ``wild_hoarder``) for ``seat`` in row ``b``; params from HeuristicConfig.to_array.
+@njit(**_JIT)
+def heuristic_act(K, G, seat, params, rng, sc):
+    """``heuristic`` (and ``wild_hoarder``) for ``seat``; params from :meth:`HeuristicConfig.to_array`."""
+    view_row(K, G, seat, sc)
+    return heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
 
-    The view lives in the row's scratch arrays ``S.v_*`` (no allocation).
+
+@njit(**_JIT)
+def card_counter_act(K, G, seat, params, rng, sc):
+    """``card_counter`` for ``seat``; params ``[min_gain]`` (dollars). Reads the public give-up record.
+
+    In a challenge with no card to answer, ``card_counter`` gives up (its own
+    ``k == 0`` case); that answer is returned without building the view.
     """
-    hdr, hand, unseen, seats, mask = S.v_hdr[b], S.v_hand[b], S.v_unseen[b], S.v_seats[b], S.v_mask[b]
-    view_row(K, S, b, seat, hdr, hand, unseen, seats)
-    legal_mask_row(K, S, b, mask)
-    return heuristic_decide(params, hdr, hand, K.values, unseen, seats, mask)
+    if G[G_CH_ACTIVE]:
+        na, nw, t = K.cfg[C_NA], K.cfg[C_NW], K.cfg[C_T]
+        h0 = K.lay[B_HANDS] + seat * t
+        k = G[h0 + G[G_CH_ASSET]]
+        for i in range(nw):
+            k += G[h0 + na + i]
+        if k == 0:
+            return K.cfg[C_GU]
+    view_row(K, G, seat, sc)
+    return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
 
 
-@njit(cache=True)
-def card_counter_act(K, S, b, seat, params):
-    """``card_counter`` for ``seat`` in row ``b``; reads the public give-up record ``S.gave_up``."""
-    hdr, hand, unseen, seats, mask = S.v_hdr[b], S.v_hand[b], S.v_unseen[b], S.v_seats[b], S.v_mask[b]
-    view_row(K, S, b, seat, hdr, hand, unseen, seats)
-    legal_mask_row(K, S, b, mask)
-    return card_counter_decide(params, hdr, hand, K.values, unseen, seats, S.gave_up[b], mask)
-
-
-@njit(cache=True)
-def oracle_act(K, S, b, seat):
-    """``oracle`` (CHEATS) for ``seat`` in row ``b``: true top-set values and every hand."""
-    hdr, hand, unseen, seats, mask = S.v_hdr[b], S.v_hand[b], S.v_unseen[b], S.v_seats[b], S.v_mask[b]
-    view_row(K, S, b, seat, hdr, hand, unseen, seats)
+@njit(**_JIT)
+def oracle_act(K, G, seat, params, rng, sc):
+    """``oracle`` (CHEATS) for ``seat``: true top-set values and every hand."""
+    view_row(K, G, seat, sc)
+    L = K.lay
+    t = K.cfg[C_T]
     for s in range(K.cfg[C_P]):
-        top = S.stack_top[b, s]
+        top = G[L[B_STOP] + s]
         if top >= 0:
-            seats[s, S_TOP_VALUE_SEEN] = S.set_value[b, top]
-    legal_mask_row(K, S, b, mask)
-    hands_all = S.v_hands_all[b]
-    for s in range(K.cfg[C_P]):
-        for c in range(K.cfg[C_T]):
-            hands_all[s, c] = S.hands[b, s, c]
-    return oracle_decide(hdr, hand, K.values, seats, hands_all, mask)
+            sc.seats[s, S_TOP_VALUE_SEEN] = G[L[B_SVALUE] + top]
+        for c in range(t):
+            sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
+    return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)

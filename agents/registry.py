@@ -1,9 +1,15 @@
 """Agents by spec: registered names, parameters, ``module:Class`` paths and plug-ins.
 
 A spec (see :mod:`agents.spec`) is ``greedy``, ``heuristic(backup=true, save_wild=false)``,
-``my_pkg.agents:MyAgent`` or a name an installed package registers under the entry
-point group ``cya_sim.agents``. Built-in agents with a compiled form run inside
-the batched engine's compiled loop; any other agent plays through its Python adapter.
+``my_pkg.agents:MyAgent``, ``my_pkg.policies:decide`` (a compiled decision function,
+:mod:`agents.plugin`) or a name an installed package registers under the entry point
+group ``cya_sim.agents``. Built-in agents with a compiled form and compiled plug-ins run
+inside the batched engine's compiled loop (:mod:`cya_sim.play`); any other agent plays
+through the Python adapter.
+
+The search agents ``ismcts`` and ``pimc`` live above this package (in
+:mod:`cya_sim.search.agent`, which uses the compiled policies here as rollout
+policies); the registry names them by path, resolved when first asked for.
 """
 
 from __future__ import annotations
@@ -18,22 +24,21 @@ from agents.base import Agent
 from agents.card_counter import CardCounterAgent
 from agents.greedy import GreedyAgent
 from agents.heuristic import WILD_HOARDER, HeuristicAgent, HeuristicConfig, WildHoarderAgent
-from agents.ismcts import ISMCTSAgent
 from agents.oracle import OracleAgent
-from agents.pimc import PIMCAgent
+from agents.plugin import ViewPolicyAgent, is_compiled_function
 from agents.random_agent import RandomAgent
 from agents.spec import AgentSpec, AgentSpecError, parse_agent_spec, resolve_factory
 
-#: Registered agent factories by name.
-REGISTRY: dict[str, Callable[..., Agent]] = {
+#: Registered agent factories by name (a ``module:Class`` string is imported when first asked for).
+REGISTRY: dict[str, Callable[..., Agent] | str] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "wild_hoarder": WildHoarderAgent,
     "card_counter": CardCounterAgent,
     "oracle": OracleAgent,
-    "ismcts": ISMCTSAgent,
-    "pimc": PIMCAgent,
+    "ismcts": "cya_sim.search.agent:ISMCTSAgent",
+    "pimc": "cya_sim.search.agent:PIMCAgent",
 }
 
 #: Agents that see hidden information; a tournament must allow them explicitly.
@@ -88,6 +93,8 @@ def make_agent(spec: str) -> Agent:
         factory = resolve_factory(s.name, REGISTRY)
     except AgentSpecError as e:
         raise ValueError(str(e)) from None
+    if is_compiled_function(factory):
+        return ViewPolicyAgent(factory, s.name, **s.kwargs)
     unknown = _unknown_parameters(factory, s.kwargs)
     if unknown:
         raise ValueError(f"agent {spec!r}: unknown parameter(s) {', '.join(unknown)}; "
@@ -107,29 +114,44 @@ def is_cheating(spec: str) -> bool:
     return s.name in CHEATING or bool(getattr(resolve_factory(s.name, REGISTRY), "sees_hidden", False))
 
 
-def compiled_kind(spec: str) -> int | None:
-    """The compiled kind of an agent spec (``agents.compiled.COMPILED_KINDS``), or None for an
-    agent without a compiled form, which the batched engine plays through its adapter."""
-    from agents.compiled import COMPILED_KINDS
+def compiled_policy(spec: str):
+    """How the compiled play loop plays an agent spec.
+
+    Returns:
+        an int, the code of a built-in compiled policy (``agents.compiled.BUILTIN_POLICIES``);
+        a numba-compiled decision function (a plug-in over the agent view, :mod:`agents.plugin`);
+        or None for an agent without a compiled form, played through the Python adapter.
+
+    Raises:
+        ValueError: an unknown name or a malformed spec.
+    """
+    from agents.compiled import BUILTIN_POLICIES
 
     s = _parse(spec)
-    if s.name in ("random", "greedy", "wild_hoarder") and s.params:
-        return None  # parameters these agents do not take: make_agent refuses them
-    return COMPILED_KINDS.get(s.name)
+    if s.name in BUILTIN_POLICIES:
+        if s.name in ("random", "greedy", "wild_hoarder") and s.params:
+            return None  # parameters these agents do not take: make_agent refuses them
+        return BUILTIN_POLICIES[s.name]
+    try:
+        factory = resolve_factory(s.name, REGISTRY)
+    except AgentSpecError as e:
+        raise ValueError(str(e)) from None
+    return factory if is_compiled_function(factory) else None
 
 
 def compiled_params(spec: str) -> np.ndarray:
     """(N_AGENT_PARAMS,) float64 parameters of a compiled agent (zeros when it has none).
 
     ``heuristic`` and ``wild_hoarder``: :meth:`HeuristicConfig.to_array`;
-    ``card_counter``: ``[min_gain]``.
+    ``card_counter``: ``[min_gain]``; a compiled plug-in: its numeric parameters in the
+    order written (:class:`agents.plugin.ViewPolicyAgent`).
 
     Raises:
         ValueError: parameters the agent does not take.
     """
-    s = _parse(spec)
-    from cya_sim.engine.batched.kernels import N_AGENT_PARAMS
+    from agents.compiled import N_AGENT_PARAMS
 
+    s = _parse(spec)
     out = np.zeros(N_AGENT_PARAMS, np.float64)
     if s.name == "heuristic":
         try:
@@ -140,7 +162,10 @@ def compiled_params(spec: str) -> np.ndarray:
         vec = WILD_HOARDER.to_array()
     elif s.name == "card_counter":
         vec = make_agent(spec)._params
-    else:
+    elif s.name in REGISTRY:
         vec = np.zeros(0)
+    else:
+        agent = make_agent(spec)
+        vec = agent.params if isinstance(agent, ViewPolicyAgent) else np.zeros(0)
     out[: vec.shape[0]] = vec
     return out

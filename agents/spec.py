@@ -111,22 +111,32 @@ def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
             that cannot be imported, or a missing class.
     """
     if name in registry:
-        return registry[name]
+        f = registry[name]
+        return _load_path(f) if isinstance(f, str) else f
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             return ep.load()
     if ":" in name:
-        module, cls = name.split(":", 1)
-        try:
-            mod = importlib.import_module(module)
-        except ImportError as e:
-            raise AgentSpecError(f"agent {name!r}: cannot import module {module!r} ({e})") from None
-        if not hasattr(mod, cls):
-            raise AgentSpecError(f"agent {name!r}: module {module!r} has no {cls!r}")
-        return getattr(mod, cls)
+        return _load_path(name)
     plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
     known = list(registry) + plugins
     raise AgentSpecError(f"unknown agent {name!r}; choose one of: {', '.join(known)}, or give module:Class")
+
+
+def _load_path(name: str) -> Callable:
+    """The object ``module:attr`` names.
+
+    Raises:
+        AgentSpecError: the module cannot be imported or has no such attribute.
+    """
+    module, cls = name.split(":", 1)
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:
+        raise AgentSpecError(f"agent {name!r}: cannot import module {module!r} ({e})") from None
+    if not hasattr(mod, cls):
+        raise AgentSpecError(f"agent {name!r}: module {module!r} has no {cls!r}")
+    return getattr(mod, cls)
 
 
 def split_agent_list(text: str) -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.observation import Observation
 
 # hdr ------------------------------------------------------------------------------------------
@@ -84,3 +85,9 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
             seats[s, S_TOP_KNOWN_VALUE] = top.value_seen - top.n_hidden * int(values[top.asset])
     return (hdr, obs.hand.astype(np.int64), values, obs.unseen.astype(np.int64), seats,
             np.asarray(obs.legal_action_mask, bool))
+
+
+@njit(cache=True, _nrt=False)
+def uniform(rng):
+    """The next double in [0, 1) of a (4,) uint64 PCG64 stream (a plug-in's ``rng``), advancing it."""
+    return next_double(rng)

@@ -11,6 +11,11 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   ``../shared/bench/ceiling.py`` beside the repository; skipped with a note when absent);
 - **compile_s**: first-run compile time of the batched engine, in a fresh process with an empty
   numba cache directory (later runs load the on-disk cache; ``cache_load_s`` is that time here);
+- **strategy agents** (issue 12): ``card_counter`` x4 and the compiled plug-in example of
+  ``agents/README.md`` x4 (installed from a temporary folder, as a user would) on the same
+  engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4;
+- **search**: ISMCTS iterations per second with ``greedy`` and with ``card_counter`` rollouts
+  (:func:`cya_sim.search.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
 - **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
   :func:`cya_sim.tournament.run_tournament` (or, if that module is missing, a process pool over
@@ -54,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=256, help="rows of the batched engine (default 256)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile measurement")
+    parser.add_argument("--strategy-games", type=int, default=40_000,
+                        help="games of card_counter x4 and of the plug-in example x4 (default 40000; 0 skips)")
+    parser.add_argument("--no-search", action="store_true", help="skip the ISMCTS speed measurement")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--mcts", action="store_true",
                         help="measure the ISMCTS/PIMC search instead (issue 6; cya_sim.search.bench)")
@@ -77,8 +85,7 @@ def _timed(fn):
 _COLD = """
 import time, numpy as np
 t0 = time.perf_counter()
-import cya_sim.engine.reference
-from cya_sim.engine.batched import play_games
+from cya_sim.play.batched import play_games
 from cya_sim.rules import get_rules
 play_games(get_rules("classic"), ["greedy", "random"], np.array([[0, 1, 0, 1]]), 1, np.array([0]))
 print(time.perf_counter() - t0)
@@ -91,6 +98,39 @@ def cold_compile_seconds() -> float:
         env = dict(os.environ, NUMBA_CACHE_DIR=d)
         out = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
+
+
+def plugin_example_source() -> str:
+    """The compiled plug-in example of ``agents/README.md`` (the code block after ``<!-- plugin-example -->``)."""
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "agents" / "README.md").read_text()
+    m = re.search(r"<!-- plugin-example -->\s*```python\n(.*?)```", text, re.DOTALL)
+    if not m:
+        raise RuntimeError("agents/README.md has no plug-in example")
+    return m.group(1)
+
+
+def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float) -> dict:
+    """games/s of card_counter x4 and of the README's plug-in example x4 (from a temporary module)."""
+    from cya_sim.play.batched import play_games
+
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "cya_bench_my_policy.py").write_text(plugin_example_source())
+        sys.path.insert(0, d)
+        try:
+            for label, spec in (("card_counter_x4", "card_counter"), ("plugin_example_x4", "cya_bench_my_policy:decide")):
+                play_games(rules, [spec], _seats(2), key, np.arange(2))  # compile (or load the cache) first
+                _, cpu, _ = _timed(lambda s=spec: play_games(rules, [s], _seats(games), key,
+                                                             np.arange(games, dtype=np.int64), batch_size=batch_size))
+                out[f"{label}_games_s"] = games / cpu
+                out[f"{label}_vs_greedy_x4"] = games / cpu / greedy_rate
+        finally:
+            sys.path.remove(d)
+            sys.modules.pop("cya_bench_my_policy", None)
+    out["strategy_games"] = games
+    return out
 
 
 def _seats(games: int) -> np.ndarray:
@@ -155,8 +195,7 @@ def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -
 
 
 def _play_chunk(task) -> int:
-    import cya_sim.engine.reference  # noqa: F401
-    from cya_sim.engine.batched import play_games
+    from cya_sim.play.batched import play_games
     from cya_sim.rng import root_key
     from cya_sim.rules import get_rules
 
@@ -169,9 +208,8 @@ def _play_chunk(task) -> int:
 
 def measure(args: argparse.Namespace) -> dict:
     """Run every measurement of the module docstring; a JSON-ready dict."""
-    import cya_sim.engine.reference  # noqa: F401
-    from cya_sim.engine.batched import play_games as batched
-    from cya_sim.engine.reference import play_games as reference
+    from cya_sim.play.batched import play_games as batched
+    from cya_sim.play.reference import play_games as reference
     from cya_sim.rng import root_key
     from cya_sim.rules import get_rules
 
@@ -201,6 +239,17 @@ def measure(args: argparse.Namespace) -> dict:
     notes.append(note)
     out["ceiling_games_per_s"] = ceil
     out["engine_vs_ceiling"] = out["engine_games_per_s"] / ceil if ceil else None
+    out["greedy_x4_games_s"] = out["engine_games_per_s"]
+    out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"]
+    if args.strategy_games > 0:
+        out.update(_strategy_rates(rules, key, args.strategy_games, args.batch_size, out["greedy_x4_games_s"]))
+    if not args.no_search:
+        from cya_sim.search.bench import mcts_speed
+
+        m = mcts_speed(args.mcts_iterations)
+        out["ismcts_greedy_iterations_s"] = m["ismcts_iterations_per_s"]
+        out["ismcts_card_counter_iterations_s"] = m["ismcts_card_counter_rollout_iterations_per_s"]
+        out["pimc_greedy_rollouts_s"] = m["pimc_rollouts_per_s"]
     out["peak_rss_mb"] = _rss_mb()
 
     if args.tournament_games > 0:
@@ -244,6 +293,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"  ceiling.py        {f(res['ceiling_games_per_s'])} games/s per core")
     print(f"  ratios            {f(res['engine_vs_reference'], '{:,.0f}')}x reference, "
           f"{f(res['engine_vs_ceiling'], '{:.2f}')}x ceiling")
+    if "card_counter_x4_games_s" in res:
+        print(f"  card_counter x4   {f(res['card_counter_x4_games_s'])} games/s per core "
+              f"({res['card_counter_x4_vs_greedy_x4']:.2f}x greedy x4)")
+        print(f"  plug-in example   {f(res['plugin_example_x4_games_s'])} games/s per core "
+              f"({res['plugin_example_x4_vs_greedy_x4']:.2f}x greedy x4; agents/README.md)")
+    if "ismcts_greedy_iterations_s" in res:
+        print(f"  ISMCTS            {f(res['ismcts_greedy_iterations_s'])} iterations/s (greedy rollouts), "
+              f"{f(res['ismcts_card_counter_iterations_s'])} (card_counter rollouts)")
     print(f"  compile           {f(res['compile_s'], '{:.1f}')} s cold, {res['cache_load_s']:.2f} s from cache")
     print(f"  peak RSS          {res['peak_rss_mb']:.0f} MB")
     if "tournament_wall_s" in res:

@@ -105,10 +105,8 @@ def _rules_from_args(args: argparse.Namespace):
 
 
 def _agents_module():
-    """The ``agents`` package, imported after the reference engine (``import agents`` first hits an import cycle)."""
+    """The ``agents`` package (imported on first use: ``cya-sim --help`` does not load numba)."""
     import importlib
-
-    import cya_sim.engine.reference  # noqa: F401
 
     return importlib.import_module("agents")
 

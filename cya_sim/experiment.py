@@ -305,7 +305,6 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
     Raises:
         ExperimentError: the first invalid field, named by its dotted path.
     """
-    import cya_sim.engine.reference  # noqa: F401  (`import agents` alone hits an import cycle)
     from agents import agent_names
 
     if not isinstance(data, Mapping):
@@ -646,7 +645,8 @@ def resolve_engine(name: str, rules=None) -> tuple[str, str]:
         ExperimentError: ``batched`` asked for explicitly but not importable, or ``rules`` has a
             deck of more card types than it takes (field ``run.engine``).
     """
-    from cya_sim.engine import batched_refusal, get_play_games
+    from cya_sim.engine import batched_refusal
+    from cya_sim.play import get_play_games
 
     if name == "reference":
         return "reference", ""

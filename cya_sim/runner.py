@@ -163,7 +163,7 @@ def play_chunk_games(task: ChunkTask, progress: Callable[[int], None] | None = N
     Raises:
         IllegalActionError: an agent returned an illegal action (from the engine).
     """
-    from cya_sim.engine import get_play_games
+    from cya_sim.play import get_play_games
 
     g = task.schedule.games_of(task.start, task.stop)
     play_games = get_play_games(task.engine)

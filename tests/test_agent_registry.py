@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE
 from agents.heuristic import HeuristicAgent, HeuristicConfig
 from agents.random_agent import RandomAgent
-from agents.registry import compiled_kind, compiled_params, is_cheating, make_agent
+from agents.registry import compiled_params, compiled_policy, is_cheating, make_agent
 from agents.spec import parse_agent_spec
-from cya_sim.engine import get_play_games
-from cya_sim.engine.batched.kernels import KIND_CARD_COUNTER, KIND_HEURISTIC, KIND_ORACLE
+from cya_sim.play import get_play_games
 from cya_sim.rng import root_key
 from cya_sim.rules import get_rules
 
@@ -52,11 +52,11 @@ def test_module_class_path_builds_a_third_party_agent():
 
 
 def test_compiled_forms_and_parameters():
-    assert compiled_kind("heuristic(count=true)") == KIND_HEURISTIC
-    assert compiled_kind("wild_hoarder") == KIND_HEURISTIC
-    assert compiled_kind("card_counter(min_gain=5000)") == KIND_CARD_COUNTER
-    assert compiled_kind("oracle(cheats=true)") == KIND_ORACLE
-    assert compiled_kind("agents.random_agent:RandomAgent") is None
+    assert compiled_policy("heuristic(count=true)") == POLICY_HEURISTIC
+    assert compiled_policy("wild_hoarder") == POLICY_HEURISTIC
+    assert compiled_policy("card_counter(min_gain=5000)") == POLICY_CARD_COUNTER
+    assert compiled_policy("oracle(cheats=true)") == POLICY_ORACLE
+    assert compiled_policy("agents.random_agent:RandomAgent") is None
     p = compiled_params("heuristic(count=true)")
     np.testing.assert_array_equal(p[:14], HeuristicConfig(count=True).to_array())
     assert compiled_params("card_counter(min_gain=5000)")[0] == 5000

@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from agents.card_counter import CardCounterAgent
+from agents.compiled import new_scratch
 from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act, view_row
 from agents.heuristic import HeuristicAgent, HeuristicConfig
 from agents.oracle import OracleAgent
 from agents.random_agent import RandomAgent
-from agents.view import N_HDR, N_SEATCOL, build_view
+from agents.view import build_view
 from cya_sim.engine.batched import api
 from cya_sim.engine.reference import apply_action, new_game
 from cya_sim.observation import observe
@@ -37,26 +38,30 @@ def test_views_and_choices_agree_between_engines(preset, players):
     for g in range(3):
         ref = new_game(rules, players, key, g)
         bat = api.init(rules, players, 1, key, game_indices=np.array([g]), log_cap=0)
-        k_, s_ = bat.consts, bat.arrays
+        k_, row = bat.consts, bat.rows[0]
         agent_rngs = [stream_generator(key, g, 1 + s) for s in range(players)]
-        t = rules.deck.n_types
-        hdr, hand, unseen = np.empty(N_HDR, np.int64), np.empty(t, np.int64), np.empty(t, np.int64)
-        seats = np.empty((players, N_SEATCOL), np.int64)
+        sc = new_scratch(k_.cfg)
+        hdr, hand, unseen, seats = sc.hdr, sc.hand, sc.unseen, sc.seats
+        no_rng = np.zeros(4, np.uint64)
         while ref.to_act >= 0:
             seat = ref.to_act
             assert int(bat.to_act[0]) == seat
             obs = observe(ref, seat)
-            r_hdr, r_hand, _values, r_unseen, r_seats, _mask = build_view(obs)
-            view_row(k_, s_, 0, seat, hdr, hand, unseen, seats)
+            r_hdr, r_hand, _values, r_unseen, r_seats, r_mask = build_view(obs)
+            view_row(k_, row, seat, sc)
             np.testing.assert_array_equal(hdr, r_hdr)
             np.testing.assert_array_equal(hand, r_hand)
             np.testing.assert_array_equal(unseen, r_unseen)
             np.testing.assert_array_equal(seats, r_seats)
+            np.testing.assert_array_equal(sc.mask, r_mask)
+            np.testing.assert_array_equal(sc.gave_up, obs.gave_up)
             np.testing.assert_array_equal(bat.gave_up[0], obs.gave_up)
             for cfg in CONFIGS:
-                assert heuristic_act(k_, s_, 0, seat, cfg.to_array()) == HeuristicAgent(cfg).act(obs, rng)
-            assert card_counter_act(k_, s_, 0, seat, np.zeros(1)) == CardCounterAgent().act(obs, rng)
-            assert oracle_act(k_, s_, 0, seat) == OracleAgent(cheats=True).act(obs, rng, ref)
+                p16 = np.zeros(16)
+                p16[:14] = cfg.to_array()
+                assert heuristic_act(k_, row, seat, p16, no_rng, sc) == HeuristicAgent(cfg).act(obs, rng)
+            assert card_counter_act(k_, row, seat, np.zeros(16), no_rng, sc) == CardCounterAgent().act(obs, rng)
+            assert oracle_act(k_, row, seat, np.zeros(16), no_rng, sc) == OracleAgent(cheats=True).act(obs, rng, ref)
             action = RandomAgent().act(obs, agent_rngs[seat])
             apply_action(ref, action)
             api.step(bat, np.array([action]))

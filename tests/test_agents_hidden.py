@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.compiled import agent_act
-from agents.registry import compiled_kind
+from agents.compiled import builtin_act, new_scratch
+from agents.registry import compiled_params, compiled_policy
 from cya_sim.engine.batched import api
-from cya_sim.engine.batched.kernels import legal_mask_row
+from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.rng import root_key
 from cya_sim.rules import get_rules
 
@@ -59,6 +59,7 @@ def test_agents_decide_alike_on_states_that_differ_only_in_hidden_cards():
     for g in range(6):
         state = api.init(rules, 4, 1, root_key(33), game_indices=np.array([g]), agents=agents)
         k_ = state.consts
+        sc = new_scratch(k_.cfg)
         while not bool(state.done[0]):
             seat = int(state.to_act[0])
             twin = _twin(state, rng)
@@ -66,10 +67,10 @@ def test_agents_decide_alike_on_states_that_differ_only_in_hidden_cards():
                 rng_copy = state.agent_rng.copy()
                 twin.agent_rng[...] = rng_copy
                 state.q_seat_agent[0, seat] = twin.q_seat_agent[0, seat] = a_idx
-                kind = compiled_kind(name)
-                x = agent_act(k_, state.arrays, 0, seat, kind)
+                code, params = compiled_policy(name), compiled_params(name)
+                x = builtin_act(code, k_, state.rows[0], seat, params, state.agent_rng[0, seat], sc)
                 state.agent_rng[...] = rng_copy
-                y = agent_act(k_, twin.arrays, 0, seat, kind)
+                y = builtin_act(code, k_, twin.rows[0], seat, params, twin.agent_rng[0, seat], sc)
                 state.agent_rng[...] = rng_copy
                 if name == ORACLE:
                     oracle_changed += x != y
@@ -77,7 +78,7 @@ def test_agents_decide_alike_on_states_that_differ_only_in_hidden_cards():
                     assert x == y, f"{name} changed its action when only hidden cards changed (game {g})"
             checked += 1
             mask = np.zeros(state.action_space.size, bool)
-            legal_mask_row(k_, state.arrays, 0, mask)
+            legal_mask(k_, state.rows[0], mask, np.zeros(state.action_space.size, np.int64))
             legal = np.flatnonzero(mask)
             api.step(state, np.array([legal[rng.integers(len(legal))]]))
     assert checked > 500

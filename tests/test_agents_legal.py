@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cya_sim.engine import get_play_games
+from cya_sim.play import get_play_games
 from cya_sim.rng import root_key
 from cya_sim.rules import get_rules
 

@@ -8,16 +8,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-import cya_sim.engine.reference  # noqa: F401  (import order: see cya_sim.engine.batched)
 from agents import GreedyAgent, RandomAgent
 from agents.compiled import GreedyBatchAgent, RandomBatchAgent
 from agents.registry import REGISTRY
-from cya_sim.engine import get_play_games
-from cya_sim.engine.batched import BatchState, IllegalActionError, init, observe, play_games, results, step
+from cya_sim.engine.batched import BatchState, IllegalActionError, init, observe, results, step
 from cya_sim.engine.batched.adapter import reference_observation
 from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference import play_games as reference_play_games
 from cya_sim.observation import observe as reference_observe
+from cya_sim.play import get_play_games
+from cya_sim.play.batched import play_games
+from cya_sim.play.reference import play_games as reference_play_games
 from cya_sim.rng import root_key, stream_generator
 from cya_sim.rules import get_rules
 
@@ -124,7 +124,7 @@ def test_step_api_with_batch_agents_equals_reference():
     while not st.all_done:
         obs = observe(st)
         live = obs.seat >= 0
-        kind = np.where(live, st.agent_kind[np.arange(7), np.maximum(obs.seat, 0)], -1)
+        kind = np.where(live, st.q_seat_agent[np.maximum(st.queue_pos, 0), np.maximum(obs.seat, 0)], -1)
         a_g, a_r = ga.act(obs), ra.act(obs, st.agent_rng)
         actions = np.where(kind == 1, a_g, a_r)
         assert all(obs.legal_action_mask[b, actions[b]] for b in np.flatnonzero(live))
@@ -223,9 +223,9 @@ def test_refuses_bad_arguments():
 
 def test_cache_guard_drops_stale_numba_caches_once(tmp_path, monkeypatch):
     """Editing a kernel source deletes the cached machine code once (numba does not track inlined kernels)."""
-    from cya_sim.engine.batched import cache_guard
+    from cya_sim.engine.compiled import cache_guard
 
-    here = tmp_path / "cya_sim" / "engine" / "batched"
+    here = tmp_path / "cya_sim" / "engine" / "compiled"
     agents_dir = tmp_path / "agents"
     for d in (here / "__pycache__", agents_dir / "__pycache__", tmp_path / "tests" / "__pycache__"):
         d.mkdir(parents=True)
@@ -233,7 +233,8 @@ def test_cache_guard_drops_stale_numba_caches_once(tmp_path, monkeypatch):
     src.write_text("a = 1\n")
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setattr(cache_guard, "_HERE", here)
-    monkeypatch.setattr(cache_guard, "_AGENTS", agents_dir)
+    monkeypatch.setattr(cache_guard, "FOLDERS", (here, agents_dir))
+    monkeypatch.setattr(cache_guard, "_TESTS", tmp_path / "tests")
     monkeypatch.setattr(cache_guard, "SOURCES", (src,))
     cached = [here / "__pycache__" / "kernels.f-1.py311.nbi", agents_dir / "__pycache__" / "compiled.g-2.py311.nbc",
               tmp_path / "tests" / "__pycache__" / "test_batched_x.h-3.py311.nbi"]

@@ -23,12 +23,11 @@ import os
 import numpy as np
 import pytest
 
-import cya_sim.engine.reference  # noqa: F401  (import order: see cya_sim.engine.batched)
 from agents import make_agent
 from cya_sim.engine.batched import init
-from cya_sim.engine.batched import play_games as batched_play_games
 from cya_sim.engine.reference import apply_action, new_game, play_game
 from cya_sim.engine.table import GameTable
+from cya_sim.play.batched import play_games as batched_play_games
 from cya_sim.rng import root_key
 from cya_sim.rules import get_rules
 

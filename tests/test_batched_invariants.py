@@ -27,18 +27,37 @@ import numpy as np
 import pytest
 from numba import njit
 
-import cya_sim.engine.reference  # noqa: F401  (import order: see cya_sim.engine.batched)
-from agents.compiled import agent_act
+from agents.compiled import N_AGENT_PARAMS, POLICY_GREEDY, POLICY_RANDOM, builtin_act, new_scratch
 from cya_sim.engine.batched import init, results
-from cya_sim.engine.batched.kernels import (
+from cya_sim.engine.batched.loops import finish_and_refill
+from cya_sim.engine.compiled.layout import (
+    B_CHCARDS,
+    B_DECK,
+    B_DISC,
+    B_HANDS,
+    B_HCOUNT,
+    B_SASSET,
+    B_SBELOW,
+    B_SCOUNTS,
+    B_SLEN,
+    B_SSIZE,
+    B_STOP,
+    B_SVAL,
+    B_SVALUE,
     C_A,
     C_N,
     C_P,
     C_T,
-    apply_action,
-    finish_and_refill,
-    is_legal,
+    G_CH_LEN,
+    G_DISC_LEN,
+    G_DONE,
+    G_DRAW_POS,
+    G_QUEUE_POS,
+    G_ROUND,
+    G_ROUND_AUDIT,
+    G_TO_ACT,
 )
+from cya_sim.engine.compiled.rules import apply_action, is_legal
 from cya_sim.rng import root_key
 from cya_sim.rules import get_rules
 
@@ -46,9 +65,10 @@ FAST = int(os.environ.get("CYA_BATCHED_INVARIANT_GAMES", "4000"))
 
 
 @njit(cache=True, _nrt=False)
-def _check_row(K, S, b, counts, round_total):
-    """0 if row b satisfies the card and dollar invariants, else an error code (1..5)."""
+def _check_row(K, G, counts, round_total):
+    """0 if game row G satisfies the card and dollar invariants, else an error code (1..5)."""
     cfg = K.cfg
+    L = K.lay
     p = cfg[C_P]
     t = cfg[C_T]
     n = cfg[C_N]
@@ -57,33 +77,34 @@ def _check_row(K, S, b, counts, round_total):
     for s in range(p):
         hc = 0
         for c in range(t):
-            counts[c] += S.hands[b, s, c]
-            hc += S.hands[b, s, c]
-        if hc != S.hand_count[b, s]:
+            counts[c] += G[L[B_HANDS] + s * t + c]
+            hc += G[L[B_HANDS] + s * t + c]
+        if hc != G[L[B_HCOUNT] + s]:
             return 1
-    for i in range(S.draw_pos[b], n):
-        counts[S.deck_order[b, i]] += 1
-    for i in range(S.discard_len[b]):
-        counts[S.discard[b, i]] += 1
-    for i in range(S.ch_len[b]):
-        counts[S.ch_cards[b, i]] += 1
+    for i in range(G[G_DRAW_POS], n):
+        counts[G[L[B_DECK] + i]] += 1
+    for i in range(G[G_DISC_LEN]):
+        counts[G[L[B_DISC] + i]] += 1
+    for i in range(G[G_CH_LEN]):
+        counts[G[L[B_CHCARDS] + i]] += 1
     for s in range(p):
-        st = S.stack_top[b, s]
+        st = G[L[B_STOP] + s]
         m = 0
         v = 0
         while st >= 0:
             sv = 0
             sz = 0
+            c0 = L[B_SCOUNTS] + st * t
             for c in range(t):
-                counts[c] += S.set_counts[b, st, c]
-                sv += S.set_counts[b, st, c] * values[c]
-                sz += S.set_counts[b, st, c]
-            if sv != S.set_value[b, st] or sz != S.set_size[b, st] or S.set_counts[b, st, S.set_asset[b, st]] < 1:
+                counts[c] += G[c0 + c]
+                sv += G[c0 + c] * values[c]
+                sz += G[c0 + c]
+            if sv != G[L[B_SVALUE] + st] or sz != G[L[B_SSIZE] + st] or G[c0 + G[L[B_SASSET] + st]] < 1:
                 return 2
             v += sv
             m += 1
-            st = S.set_below[b, st]
-        if m != S.stack_len[b, s] or v != S.stack_value[b, s]:
+            st = G[L[B_SBELOW] + st]
+        if m != G[L[B_SLEN] + s] or v != G[L[B_SVAL] + s]:
             return 3
     total = 0
     for c in range(t):
@@ -96,39 +117,42 @@ def _check_row(K, S, b, counts, round_total):
 
 
 @njit(cache=True, _nrt=False)
-def play_checked(K, S, counts, round_total, out):
-    """Play every queued game with compiled agents, checking the invariants after every action.
+def play_checked(K, R, ER, AR, Q, pcode, params, sc, counts, round_total, out):
+    """Play every queued game with compiled policies, checking the invariants after every action.
 
+    pcode: (K_agents,) int64 policy code per agent; params: (K_agents, N_AGENT_PARAMS) float64.
     out: (4,) int64 — [error code, row, decisions checked, round ends checked].
     """
-    for b in range(S.to_act.shape[0]):
+    for b in range(R.shape[0]):
+        G = R[b]
         while True:
-            if S.done[b]:
-                if S.queue_pos[b] < 0:
+            if G[G_DONE]:
+                if G[G_QUEUE_POS] < 0:
                     break
-                finish_and_refill(K, S, b)
+                finish_and_refill(K, R, ER, AR, Q, b)
                 continue
-            err = _check_row(K, S, b, counts, round_total)
+            err = _check_row(K, G, counts, round_total)
             if err:
                 out[0] = err
                 out[1] = b
                 return
-            seat = S.to_act[b]
+            seat = G[G_TO_ACT]
             n_legal = 0
             for a in range(K.cfg[C_A]):
-                if is_legal(K, S, b, a):
+                if is_legal(K, G, a):
                     n_legal += 1
-            a = agent_act(K, S, b, seat, S.agent_kind[b, seat])
-            if n_legal == 0 or not is_legal(K, S, b, a):
+            ai = Q.q_seat_agent[G[G_QUEUE_POS], seat]
+            a = builtin_act(pcode[ai], K, G, seat, params[ai], AR[b, seat], sc)
+            if n_legal == 0 or not is_legal(K, G, a):
                 out[0] = 6
                 out[1] = b
                 return
-            rnd = S.round[b]
-            apply_action(K, S, b, a)
+            rnd = G[G_ROUND]
+            apply_action(K, G, ER[b], a)
             out[2] += 1
-            if S.round[b] != rnd or S.done[b]:
+            if G[G_ROUND] != rnd or G[G_DONE]:
                 out[3] += 1
-                if S.round_audit[b] != round_total:
+                if G[G_ROUND_AUDIT] != round_total:
                     out[0] = 7
                     out[1] = b
                     return
@@ -141,7 +165,10 @@ def run_invariants(preset: str, n_players: int, games: int, start: int, seed: in
     sa[: games // 2] = 0  # half the games all-random
     st = init(rules, n_players, 64, root_key(seed), gi, sa, ["random", "greedy"])
     out = np.zeros(4, np.int64)
-    play_checked(st.consts, st.arrays, np.zeros(rules.deck.n_types, np.int64), rules.round_total(n_players), out)
+    codes = np.array([POLICY_RANDOM, POLICY_GREEDY], np.int64)
+    params = np.zeros((2, N_AGENT_PARAMS))
+    play_checked(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, codes, params, new_scratch(st.consts.cfg),
+                 np.zeros(rules.deck.n_types, np.int64), rules.round_total(n_players), out)
     assert out[0] == 0, (f"invariant {out[0]} broken in game {int(st.game_index[out[1]])} "
                          f"({preset}, {n_players} players, seed {seed})")
     assert st.r_done.all()

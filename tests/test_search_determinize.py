@@ -13,11 +13,11 @@ from collections import Counter
 import numpy as np
 from conftest import BANK, COINS, GOLD, JEWELS, PIGGY, SILVER, STOCKS, cset, state_of
 
+from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_SVALUE
 from cya_sim.engine.reference import apply_action, new_game
 from cya_sim.observation import observe
 from cya_sim.rules import get_rules
 from cya_sim.search.determinize import Determinizer, rng_state
-from cya_sim.search.flat import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_SVALUE
 
 
 def _mid_game(key=7, steps=40, players=4):
@@ -173,7 +173,7 @@ def test_inconsistent_observation_is_refused():
 
 def test_template_carries_the_public_give_up_record_and_samples_keep_it():
     """RULES.md §10: who gave up a challenge is public; the ``card_counter`` rollout reads it from the flat game."""
-    from cya_sim.search.flat import B_GAVEUP
+    from cya_sim.engine.compiled.layout import B_GAVEUP
 
     state = _mid_game()
     state.gave_up[2][3] = True  # seat 2 gave up a challenge over asset type 3 (and drew nothing since)

@@ -12,13 +12,12 @@ import numpy as np
 import pytest
 from conftest import AUTO, BANK, CASH, GOLD, HOME, JEWELS, PIGGY, SILVER, STAMPS, STOCKS, cset, state_of
 
-from agents.ismcts import ISMCTSAgent
-from agents.pimc import PIMCAgent
 from cya_sim.engine.reference import apply_action, new_game, play_game
 from cya_sim.engine.reference.legal import action_space
 from cya_sim.observation import observe
 from cya_sim.rules import get_rules
 from cya_sim.search import ismcts_search, pimc_search
+from cya_sim.search.agent import ISMCTSAgent, PIMCAgent
 
 PUB2 = [[0, 1], [0, 1], [0, 1], [0, 1], [0, 1]]
 
@@ -141,7 +140,7 @@ def test_time_budget_and_win_utility_run():
 def test_agents_play_through_the_reference_tournament_path(monkeypatch):
     """Registered by name, the search agents play ``play_games`` like any other agent (issue 6, item 4)."""
     from agents import registry
-    from cya_sim.engine.reference import play_games
+    from cya_sim.play.reference import play_games
 
     monkeypatch.setitem(registry.REGISTRY, "ismcts", lambda: ISMCTSAgent(iterations=20))
     monkeypatch.setitem(registry.REGISTRY, "pimc", lambda: PIMCAgent(iterations=20))
@@ -183,7 +182,7 @@ def test_unknown_rollout_is_refused_listing_the_allowed_policies():
 @pytest.mark.parametrize("bad", [0, -5, 2.5, True, "10"])
 def test_ismcts_max_nodes_refused_up_front(bad):
     """A bad tree capacity is refused when the agent is made, naming the parameter (not mid-tournament)."""
-    from agents.ismcts import ISMCTSAgent
+    from cya_sim.search.agent import ISMCTSAgent
 
     with pytest.raises(ValueError, match="max_nodes"):
         ISMCTSAgent(iterations=10, max_nodes=bad)

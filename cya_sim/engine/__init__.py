@@ -1,12 +1,11 @@
-"""Game engines: the readable reference engine and the compiled batched engine.
+"""Game engines: the readable reference engine and the compiled rules (one kernel, batched rows).
 
-Both expose ``play_games(rules, agents, seat_agent, key, game_indices, progress=None) -> GameTable``
-and give identical results for identical arguments.
+The engines run actions; they do not know which policy chose them. Playing
+whole games with agents is the play layer's (:func:`cya_sim.play.get_play_games`):
+both engines give identical results for identical arguments.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 ENGINES = ("batched", "reference")
 
@@ -22,18 +21,3 @@ def batched_refusal(rules) -> str:
         return (f"deck {rules.deck.name!r} has {n} card types; the batched engine takes at most "
                 f"{MAX_BATCHED_CARD_TYPES}")
     return ""
-
-
-def get_play_games(engine: str) -> Callable:
-    """The ``play_games`` function of an engine by name.
-
-    Raises:
-        ValueError: unknown engine; the message lists the allowed names.
-    """
-    if engine == "reference":
-        from cya_sim.engine.reference import play_games
-    elif engine == "batched":
-        from cya_sim.engine.batched import play_games
-    else:
-        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
-    return play_games

@@ -30,7 +30,6 @@ AGENT_NAMES = ("ismcts", "pimc", "greedy", "card_counter", "random")
 
 def mid_game_observation():
     """The speed benchmark's position: (observation of the seat to act, its game state)."""
-    import cya_sim.engine.reference  # noqa: F401  (import order, see cya_sim.engine.batched)
     from agents.greedy import GreedyAgent
     from cya_sim.engine.reference import apply_action, new_game
     from cya_sim.observation import observe
@@ -99,16 +98,15 @@ def make_agent(name: str, iterations: int, seed: int):
     Raises:
         ValueError: ``name`` not in :data:`AGENT_NAMES`.
     """
-    import cya_sim.engine.reference  # noqa: F401
     if name == "ismcts" or name.startswith("ismcts@"):
-        from agents.ismcts import ISMCTSAgent
+        from cya_sim.search.agent import ISMCTSAgent
         parts = name.split("@")  # ismcts@C[@utility]: another UCB constant and utility
         kw = {"c_ucb": float(parts[1])} if len(parts) > 1 else {}
         if len(parts) > 2:
             kw["utility"] = parts[2]
         return ISMCTSAgent(iterations=iterations, seed=seed, **kw)
     if name == "pimc":
-        from agents.pimc import PIMCAgent
+        from cya_sim.search.agent import PIMCAgent
         return PIMCAgent(iterations=iterations, seed=seed)
     if name == "card_counter":
         from agents.card_counter import CardCounterAgent
@@ -121,7 +119,6 @@ def make_agent(name: str, iterations: int, seed: int):
 
 def _play_one(lineup: tuple[str, ...], game: int, key: int, iterations: int) -> dict:
     """One game with ``lineup`` rotated by ``game % P``; returns per-seat agents, win shares, timing."""
-    import cya_sim.engine.reference  # noqa: F401
     from cya_sim.engine.reference import play_game
     from cya_sim.rules import get_rules
 

@@ -44,10 +44,11 @@ seen. The record itself is public and is copied into the template, where the
 ``card_counter`` rollout policy reads it as the real agent does. No other
 negative information ("showed it did not hold") is carried by the observation.
 
-The observation is first written into row ``TEMPLATE`` of a batched-engine
+The observation is written into row ``TEMPLATE`` of a one-row batched-engine
 state (:class:`~cya_sim.engine.batched.state.BatchState`, :func:`fill_template`),
-with the hidden cards missing, then packed into the search's flat game
-(:mod:`cya_sim.search.flat`); :func:`sample_flat` fills in the hidden cards.
+with the hidden cards missing; that row, in the one compiled game layout
+(:mod:`cya_sim.engine.compiled.layout`), is the search's template, and
+:func:`sample_flat` fills the hidden cards into a copy of it.
 """
 
 from __future__ import annotations
@@ -57,11 +58,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.batched import kernels as kn
-from cya_sim.engine.batched.pcg import next_double, seed_stream
 from cya_sim.engine.batched.state import allocate
+from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SCOUNTS, B_SVAL, B_SVALUE, C_N, C_NA, C_P, C_T
+from cya_sim.engine.compiled.pcg import next_double, seed_stream
 from cya_sim.observation import Observation
-from cya_sim.search import flat as fl
 
 #: The row of the search's batch state that holds the observation.
 TEMPLATE = 0
@@ -193,8 +193,8 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
     S = state
     b = row
     k = state.consts
-    p, t, n = obs.n_players, int(k.cfg[kn.C_T]), int(k.cfg[kn.C_N])
-    na = int(k.cfg[kn.C_NA])
+    p, t, n = obs.n_players, int(k.cfg[C_T]), int(k.cfg[C_N])
+    na = int(k.cfg[C_NA])
     values = k.values
     seat = obs.seat
     public = (1 << p) - 1
@@ -207,6 +207,7 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
     S.discard[b, : len(obs.discard_pile)] = obs.discard_pile
     S.discard_len[b] = len(obs.discard_pile)
     st = 0
+    S.set_counts[b] = 0
     S.stack_top[b] = -1
     S.stack_len[b] = 0
     S.stack_value[b] = 0
@@ -234,7 +235,8 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
         S.stack_len[b, s] = len(obs.stacks[s])
     S.n_sets[b] = st
     S.played[b] = False
-    S.gave_up[b] = np.asarray(obs.gave_up, bool)  # public (RULES.md §10); read by the card_counter rollout
+    # public (RULES.md §10); read by the card_counter rollout
+    S.gave_up_mask[b] = (np.asarray(obs.gave_up, np.int64) << np.arange(t)).sum(axis=1)
     ch = obs.challenge
     S.ch_active[b] = ch is not None
     S.ch_len[b] = 0
@@ -257,7 +259,7 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
     S.to_act[b] = seat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pick_weighted(wts, n, rng):
     """Index i in 0..n-1 with probability wts[i] / sum(wts[:n]) (wts float64 >= 0)."""
     tot = 0.0
@@ -274,20 +276,24 @@ def _pick_weighted(wts, n, rng):
     return n - 1
 
 
-@njit(cache=True)
-def sample_flat(cfg, values, L, G0, G, I, rng, rem, cards, slot_card, wts):
-    """Sample one determinization of the flat template ``G0`` into ``G`` (module docstring).
+@njit(cache=True, _nrt=False)
+def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
+    """Sample one determinization of the template row ``G0`` into ``G`` (module docstring).
 
     Args:
-        cfg, values: the batched engine's ``Consts.cfg`` and card values ($).
-        L: the flat layout (:func:`cya_sim.search.flat.layout`). G0, G: (L[B_SIZE],) int64 flat games.
+        K: the rule constants (:class:`~cya_sim.engine.compiled.layout.Consts`).
+        G0, G: (W,) int64 game rows (:mod:`cya_sim.engine.compiled.layout`).
         I: the :class:`InfoSet`. rng: (4,) uint64 PCG64 stream, advanced in place.
         rem: (T,) int64, cards: (N,) int64, slot_card: (H,) int64, wts: (H + 2,) float64 — scratch.
     """
-    G[:] = G0
-    na = cfg[kn.C_NA]
-    t = cfg[kn.C_T]
-    n_cards = cfg[kn.C_N]
+    for i in range(G.shape[0]):  # a copy (no NumPy temporary: these kernels run without numba's runtime)
+        G[i] = G0[i]
+    cfg = K.cfg
+    L = K.lay
+    values = K.values
+    na = cfg[C_NA]
+    t = cfg[C_T]
+    n_cards = cfg[C_N]
     for c in range(t):
         rem[c] = I.unseen[c]
     h = I.slot_set.shape[0]
@@ -332,9 +338,10 @@ def sample_flat(cfg, values, L, G0, G, I, rng, rem, cards, slot_card, wts):
             st = I.slot_set[i]
             c = slot_card[i]
             v = values[c]
-            G[L[fl.B_SCARD0] + st] = c
-            G[L[fl.B_SVALUE] + st] += v
-            G[L[fl.B_SVAL] + I.slot_owner[i]] += v
+            G[L[B_SCARD0] + st] = c
+            G[L[B_SCOUNTS] + st * t + c] += 1
+            G[L[B_SVALUE] + st] += v
+            G[L[B_SVAL] + I.slot_owner[i]] += v
     # the rest: a uniform shuffle, dealt to the opponents in seat order, then the draw pile
     k = 0
     for c in range(t):
@@ -347,31 +354,31 @@ def sample_flat(cfg, values, L, G0, G, I, rng, rem, cards, slot_card, wts):
         cards[i] = cards[j]
         cards[j] = tmp
     pos = 0
-    p = cfg[kn.C_P]
+    p = cfg[C_P]
     for s in range(p):
         if s == I.observer:
             continue
-        h0 = L[fl.B_HANDS] + s * t
+        h0 = L[B_HANDS] + s * t
         for _ in range(I.hand_sizes[s]):
             G[h0 + cards[pos]] += 1
             pos += 1
-    start = L[fl.B_DECK] + n_cards - I.draw_size
+    start = L[B_DECK] + n_cards - I.draw_size
     for i in range(I.draw_size):
         G[start + i] = cards[pos]
         pos += 1
 
 
 @njit(cache=True)
-def sample_many(cfg, values, L, G0, I, rng, n, out):
-    """``n`` determinizations of ``G0`` into the rows of ``out`` ((n, L[B_SIZE]) int64), drawn in order."""
-    t = cfg[kn.C_T]
+def sample_many(K, G0, I, rng, n, out):
+    """``n`` determinizations of ``G0`` into the rows of ``out`` ((n, W) int64), drawn in order."""
+    t = K.cfg[C_T]
     h = I.slot_set.shape[0]
     rem = np.zeros(t, np.int64)
-    cards = np.zeros(cfg[kn.C_N], np.int64)
+    cards = np.zeros(K.cfg[C_N], np.int64)
     slot_card = np.zeros(h, np.int64)
     wts = np.zeros(h + 2, np.float64)
     for i in range(n):
-        sample_flat(cfg, values, L, G0, out[i], I, rng, rem, cards, slot_card, wts)
+        sample_flat(K, G0, out[i], I, rng, rem, cards, slot_card, wts)
 
 
 def new_search_state(rules, n_players: int):
@@ -380,10 +387,8 @@ def new_search_state(rules, n_players: int):
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``.
     """
-    from agents.compiled import COMPILED_KINDS
-
     return allocate(rules, n_players, N_ROWS, 0, np.zeros(0, np.int64), np.zeros((0, n_players), np.int16),
-                    ("greedy",), [COMPILED_KINDS["greedy"]])
+                    ("observer",))
 
 
 def rng_state(seed: int, stream: int = 0) -> np.ndarray:
@@ -402,7 +407,8 @@ class Determinizer:
 
     Attributes:
         state: the BatchState whose row ``TEMPLATE`` holds the observation.
-        info: the :class:`InfoSet`. layout: the flat layout ``L``; template: the flat template ``G0``.
+        info: the :class:`InfoSet`. template: the template row ``G0`` ((W,) int64).
+        layout: the block starts of a row (``Consts.lay``).
 
     Raises:
         ValueError: an inconsistent observation (see :func:`info_set`).
@@ -413,10 +419,8 @@ class Determinizer:
         self.state = new_search_state(obs.rules, obs.n_players)
         fill_template(obs, self.state, TEMPLATE)
         self.info = info_set(obs)
-        k = self.state.consts
-        self.layout = fl.layout(k.cfg)
-        self.template = np.zeros(int(self.layout[fl.B_SIZE]), np.int64)
-        fl.pack_row(k, self.state.arrays, TEMPLATE, self.layout, self.template)
+        self.template = self.state.rows[TEMPLATE].copy()
+        self.layout = self.state.consts.lay
 
     def sample(self, rng: np.ndarray, n: int = 1) -> list[dict]:
         """``n`` determinizations, drawn in order with the (4,) uint64 stream ``rng`` (advanced in place).
@@ -425,20 +429,20 @@ class Determinizer:
             one dict per sample with ``hands`` (P, T) int64 card counts (the
             observer's own hand included), ``draw_pile`` (D,) int64 card ids,
             top first, ``hidden`` (H,) int64: the card beneath each hidden set,
-            in the order of ``info.slot_set``, and ``flat``: the flat game.
+            in the order of ``info.slot_set``, and ``flat``: the game row.
         """
         k = self.state.consts
-        L = self.layout
+        L = k.lay
         out = np.zeros((n, self.template.shape[0]), np.int64)
-        sample_many(k.cfg, k.values, L, self.template, self.info, rng, n, out)
-        p, t, nc = self.obs.n_players, int(k.cfg[kn.C_T]), int(k.cfg[kn.C_N])
+        sample_many(k, self.template, self.info, rng, n, out)
+        p, t, nc = self.obs.n_players, int(k.cfg[C_T]), int(k.cfg[C_N])
         d = self.info.draw_size
         res = []
         for g in out:
             res.append({
-                "hands": g[L[fl.B_HANDS]: L[fl.B_HANDS] + p * t].reshape(p, t).copy(),
-                "draw_pile": g[L[fl.B_DECK] + nc - d: L[fl.B_DECK] + nc].copy(),
-                "hidden": g[L[fl.B_SCARD0] + self.info.slot_set].copy(),
+                "hands": g[L[B_HANDS]: L[B_HANDS] + p * t].reshape(p, t).copy(),
+                "draw_pile": g[L[B_DECK] + nc - d: L[B_DECK] + nc].copy(),
+                "hidden": g[L[B_SCARD0] + self.info.slot_set].copy(),
                 "flat": g.copy(),
             })
         return res

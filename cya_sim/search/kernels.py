@@ -1,11 +1,14 @@
 """numba kernels of the search: edge keys, rollouts, utilities, ISMCTS and PIMC.
 
-Everything here runs on flat games (:mod:`cya_sim.search.flat`, the batched
-engine's rules on one int64 array): ``G0`` holds the observation
-(:mod:`cya_sim.search.determinize`), ``GD`` a determinization, ``GW`` the game
-a simulation plays. The constants are the batched engine's ``Consts``
-(``cfg``, ``values``, ``deck0``, ``wild_order``, ``discard_order``) and the
-flat layout ``L``.
+Everything here runs on game rows of the one compiled representation
+(:mod:`cya_sim.engine.compiled.layout`) with the one rules kernel
+(:mod:`cya_sim.engine.compiled.rules`) the batched engine runs: ``G0`` holds
+the observation (:mod:`cya_sim.search.determinize`), ``GD`` a
+determinization, ``GW`` the game a simulation plays; ``K`` the rule constants.
+Rollout seats play a compiled policy of ``agents/`` (:mod:`agents.compiled`,
+the same function the batched engine calls), chosen by its code ``pcode`` with
+parameters ``params``; a compiled plug-in becomes a rollout policy through
+:func:`cya_sim.play.plugins.specialize`, which rewrites this module's policy call.
 
 **The tree** (single-observer ISMCTS, SO-ISMCTS: Cowling, Powley & Whitehouse,
 "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):120–143, 2012,
@@ -44,65 +47,72 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.batched import kernels as kn
-from cya_sim.engine.batched.pcg import next_double
-from cya_sim.search import flat as fl
+from agents.compiled import builtin_act
+from cya_sim.engine.compiled.layout import (
+    B_DISC,
+    B_TOTAL,
+    C_CH,
+    C_HIDDEN,
+    C_NA,
+    C_P,
+    C_PD,
+    C_W,
+    G_CH_ACTIVE,
+    G_DISC_LEN,
+    G_DONE,
+    G_ROUND,
+    G_TO_ACT,
+    G_WINNERS,
+)
+from cya_sim.engine.compiled.pcg import next_double
+from cya_sim.engine.compiled.rules import apply_action, legal_list
 from cya_sim.search.determinize import sample_flat
-from cya_sim.search.policies import card_counter_act
 
-ROLLOUT_GREEDY, ROLLOUT_RANDOM, ROLLOUT_CARD_COUNTER = 0, 1, 2
 UTIL_SHARE, UTIL_WIN = 0, 1
 #: Rounds a ``win`` rollout may play past the current one before it is scored by totals (a guard).
 MAX_EXTRA_ROUNDS = 40
 
 
 @njit(cache=True, _nrt=False)
-def edge_key(cfg, L, G, a, observer):
+def edge_key(K, G, a, observer):
     """The observer's tree edge of action ``a`` by the seat to act in ``G`` (int; module docstring).
 
     R-HIDDEN-WILD: an opponent's R-PAIR-HAND of asset ``a`` -> ``pair_hand(a,
     match)``; its R-PAIR-DISCARD onto a discarded asset -> ``pair_discard(top)``.
     Everything else, and every move of the observer, is its own key.
     """
-    if G[fl.G_TO_ACT] == observer or cfg[kn.C_HIDDEN] == 0 or G[fl.G_CH_ACTIVE]:
+    cfg = K.cfg
+    if G[G_TO_ACT] == observer or cfg[C_HIDDEN] == 0 or G[G_CH_ACTIVE]:
         return a
-    if a < cfg[kn.C_PD]:
-        w = cfg[kn.C_W]
-        return (a // w) * w
-    if a < cfg[kn.C_CH]:
-        top = G[L[fl.B_DISC] + G[fl.G_DISC_LEN] - 1]
-        if top < cfg[kn.C_NA]:
-            return cfg[kn.C_PD] + top
+    if a < cfg[C_PD]:
+        return K.act_hi[a] * cfg[C_W]
+    if a < cfg[C_CH]:
+        top = G[K.lay[B_DISC] + G[G_DISC_LEN] - 1]
+        if top < cfg[C_NA]:
+            return cfg[C_PD] + top
     return a
 
 
 @njit(cache=True, _nrt=False)
-def rollout(cfg, values, deck0, wild_order, discard_order, L, G, rng, acts, view, round0, rollout_kind,
-            utility_kind):
+def rollout(K, G, rng, sc, round0, pcode, params, utility_kind):
     """Play ``G`` with the rollout policy to the end of round ``round0`` (``UTIL_SHARE``) or of the game
     (``UTIL_WIN``, at most :data:`MAX_EXTRA_ROUNDS` more rounds). Returns the number of actions played.
 
-    ROLLOUT_GREEDY: :func:`flat.greedy_act`; ROLLOUT_RANDOM: uniform legal
-    actions from ``rng``; ROLLOUT_CARD_COUNTER: every seat plays
-    ``card_counter`` from its own view of ``G``
-    (:func:`cya_sim.search.policies.card_counter_act`, ``view`` its scratch).
+    Every seat plays compiled policy ``pcode`` (``agents.compiled.POLICY_*``: ``greedy``,
+    ``random`` drawing from ``rng``, ``card_counter`` from each seat's own view, ...) with
+    ``params`` ((N_AGENT_PARAMS,) float64); ``sc`` is its :class:`agents.compiled.Scratch`.
     """
     n = 0
     last = round0 if utility_kind == UTIL_SHARE else round0 + MAX_EXTRA_ROUNDS
-    while G[fl.G_DONE] == 0 and G[fl.G_ROUND] <= last:
-        if rollout_kind == ROLLOUT_RANDOM:
-            a = fl.random_act(cfg, L, G, rng, acts)
-        elif rollout_kind == ROLLOUT_CARD_COUNTER:
-            a = card_counter_act(cfg, values, L, G, view)
-        else:
-            a = fl.greedy_act(cfg, values, wild_order, discard_order, L, G)
-        fl.apply_action(cfg, values, deck0, L, G, rng, a)
+    while G[G_DONE] == 0 and G[G_ROUND] <= last:
+        a = builtin_act(pcode, K, G, G[G_TO_ACT], params, rng, sc)
+        apply_action(K, G, rng, a)
         n += 1
     return n
 
 
 @njit(cache=True, _nrt=False)
-def utility(cfg, L, G, totals0, utility_kind, u):
+def utility(K, G, totals0, utility_kind, u):
     """Each seat's utility in [0, 1] of the finished simulation ``G``, into ``u`` ((P,) float64).
 
     ``UTIL_SHARE``: the seat's share of the dollars scored since ``totals0``
@@ -112,8 +122,8 @@ def utility(cfg, L, G, totals0, utility_kind, u):
     1/k for each of k winners); a game the guard stopped counts as a win for
     the highest totals.
     """
-    p = cfg[kn.C_P]
-    t0 = L[fl.B_TOTAL]
+    p = K.cfg[C_P]
+    t0 = K.lay[B_TOTAL]
     if utility_kind == UTIL_SHARE:
         tot = 0.0
         for s in range(p):
@@ -121,8 +131,8 @@ def utility(cfg, L, G, totals0, utility_kind, u):
         for s in range(p):
             u[s] = (G[t0 + s] - totals0[s]) / tot if tot > 0 else 1.0 / p
         return
-    wb = G[fl.G_WINNERS]
-    if G[fl.G_DONE] == 0:
+    wb = G[G_WINNERS]
+    if G[G_DONE] == 0:
         best = G[t0]
         for s in range(1, p):
             best = max(best, G[t0 + s])
@@ -137,47 +147,49 @@ def utility(cfg, L, G, totals0, utility_kind, u):
         u[s] = 1.0 / k if (wb >> s) & 1 else 0.0
 
 
-@njit(cache=True)
-def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_iter, c_ucb, rollout_kind,
-               utility_kind, rng, child, nvis, wsum, avail, mover, n_nodes, scratch):
+@njit(cache=True, _nrt=False)
+def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, child, nvis, wsum, avail, mover,
+               n_nodes, scratch):
     """Run ``n_iter`` SO-ISMCTS iterations for observer ``I.observer`` on the tree (module docstring).
 
     Args:
-        cfg, values, deck0, wild_order, discard_order: the batched engine's constants.
-        L: flat layout; G0: the flat template (the observation); GW: a flat game to play in.
+        K: the rule constants. G0: the template row (the observation); GW: a row to play in.
         I: the :class:`~cya_sim.search.determinize.InfoSet` of the observation.
         n_iter: iterations (int >= 0). c_ucb: the UCB1 constant C (float >= 0).
-        rollout_kind: ROLLOUT_GREEDY | ROLLOUT_RANDOM | ROLLOUT_CARD_COUNTER. utility_kind: UTIL_SHARE | UTIL_WIN.
+        pcode, params: the rollout policy's code and parameters (:func:`rollout`). utility_kind: UTIL_SHARE | UTIL_WIN.
         rng: (4,) uint64 PCG64 stream, advanced in place.
         child, nvis, wsum, avail, mover: the tree arrays; n_nodes: (1,) int64 nodes in use
             (1 for a fresh tree whose root row of ``child`` is -1).
         scratch: tuple (rem (T,) int64, cards (N,) int64, slot_card (H,) int64, wts (H+2,) float64,
             acts (A,) int64, keys (A,) int64, stamp (A,) int64, kcount (A,) int64, distinct (A,) int64,
-            path (depth cap,) int64, u (P,) float64, view: the rollout policy's agent-view scratch,
-            :func:`cya_sim.search.policies.new_view`).
+            path (depth cap,) int64, u (P,) float64, sc: the rollout policy's
+            :class:`agents.compiled.Scratch`).
 
     Returns:
         actions simulated in rollouts (int), for speed reports.
     """
-    rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u, view = scratch
+    rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u, sc = scratch
     observer = I.observer
     cap = child.shape[0]
     max_depth = path.shape[0] - 1
     total_steps = 0
-    mark = stamp.max() + 1
+    mark = 0
+    for i in range(stamp.shape[0]):  # a running stamp above every one in use
+        mark = max(mark, stamp[i])
+    mark += 1
     for _ in range(n_iter):
-        sample_flat(cfg, values, L, G0, GW, I, rng, rem, cards, slot_card, wts)
-        round0 = GW[fl.G_ROUND]
+        sample_flat(K, G0, GW, I, rng, rem, cards, slot_card, wts)
+        round0 = GW[G_ROUND]
         node = 0
         depth = 0
         path[0] = 0
-        while GW[fl.G_DONE] == 0 and GW[fl.G_ROUND] == round0 and depth < max_depth:
-            seat = GW[fl.G_TO_ACT]
-            nl = fl.legal_list(cfg, L, GW, acts)
+        while GW[G_DONE] == 0 and GW[G_ROUND] == round0 and depth < max_depth:
+            seat = GW[G_TO_ACT]
+            nl = legal_list(K, GW, acts)
             mark += 1
             nd = 0
             for i in range(nl):
-                k = edge_key(cfg, L, GW, acts[i], observer)
+                k = edge_key(K, GW, acts[i], observer)
                 keys[i] = k
                 if stamp[k] != mark:
                     stamp[k] = mark
@@ -213,7 +225,7 @@ def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_it
                         a = acts[i]
                         break
                     r -= 1
-            fl.apply_action(cfg, values, deck0, L, GW, rng, a)
+            apply_action(K, GW, rng, a)
             if expand:
                 if n_nodes[0] < cap:
                     c = n_nodes[0]
@@ -230,9 +242,8 @@ def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_it
             node = child[node, k]
             depth += 1
             path[depth] = node
-        total_steps += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, view, round0,
-                               rollout_kind, utility_kind)
-        utility(cfg, L, GW, I.totals0, utility_kind, u)
+        total_steps += rollout(K, GW, rng, sc, round0, pcode, params, utility_kind)
+        utility(K, GW, I.totals0, utility_kind, u)
         nvis[0] += 1
         for d in range(1, depth + 1):
             c = path[d]
@@ -241,9 +252,9 @@ def ismcts_run(cfg, values, deck0, wild_order, discard_order, L, G0, GW, I, n_it
     return total_steps
 
 
-@njit(cache=True)
-def pimc_run(cfg, values, deck0, wild_order, discard_order, L, G0, GD, GW, I, n_iter, rollout_kind, utility_kind,
-             rng, root_acts, n_root, sums, counts, scratch):
+@njit(cache=True, _nrt=False)
+def pimc_run(K, G0, GD, GW, I, n_iter, pcode, params, utility_kind, rng, root_acts, n_root, sums, counts,
+             scratch):
     """Determinized flat Monte Carlo (PIMC): ``n_iter`` rollouts spread over the root's legal actions.
 
     Each determinization (sampled into ``GD``) is used for every root action
@@ -255,22 +266,22 @@ def pimc_run(cfg, values, deck0, wild_order, discard_order, L, G0, GD, GW, I, n_
     Args: as :func:`ismcts_run`; root_acts: (A,) int64 legal ids of the root, the first ``n_root`` used.
     Returns: actions simulated in rollouts (int).
     """
-    rem, cards, slot_card, wts, acts = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
+    rem, cards, slot_card, wts = scratch[0], scratch[1], scratch[2], scratch[3]
     u = scratch[10]
-    view = scratch[11]
+    sc = scratch[11]
     total = 0
     it = 0
     while it < n_iter:
-        sample_flat(cfg, values, L, G0, GD, I, rng, rem, cards, slot_card, wts)
-        round0 = GD[fl.G_ROUND]
+        sample_flat(K, G0, GD, I, rng, rem, cards, slot_card, wts)
+        round0 = GD[G_ROUND]
         for i in range(n_root):
             if it >= n_iter:
                 break
-            GW[:] = GD
-            fl.apply_action(cfg, values, deck0, L, GW, rng, root_acts[i])
-            total += rollout(cfg, values, deck0, wild_order, discard_order, L, GW, rng, acts, view, round0,
-                             rollout_kind, utility_kind) + 1
-            utility(cfg, L, GW, I.totals0, utility_kind, u)
+            for j in range(GW.shape[0]):
+                GW[j] = GD[j]
+            apply_action(K, GW, rng, root_acts[i])
+            total += rollout(K, GW, rng, sc, round0, pcode, params, utility_kind) + 1
+            utility(K, GW, I.totals0, utility_kind, u)
             sums[i] += u[I.observer]
             counts[i] += 1
             it += 1

@@ -14,30 +14,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cya_sim.engine.batched import kernels as kn
+from agents.compiled import N_AGENT_PARAMS, POLICY_CARD_COUNTER, POLICY_GREEDY, POLICY_RANDOM, new_scratch
+from agents.registry import compiled_params, compiled_policy
+from cya_sim.engine.compiled.layout import C_A, C_N, C_T, row_width
+from cya_sim.engine.compiled.rules import legal_list
 from cya_sim.observation import Observation
-from cya_sim.search import flat as fl
+from cya_sim.play import plugins
 from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
-from cya_sim.search.kernels import (
-    ROLLOUT_CARD_COUNTER,
-    ROLLOUT_GREEDY,
-    ROLLOUT_RANDOM,
-    UTIL_SHARE,
-    UTIL_WIN,
-    ismcts_run,
-    pimc_run,
-)
-from cya_sim.search.policies import new_view
+from cya_sim.search.kernels import UTIL_SHARE, UTIL_WIN
 
-#: Rollout policies by name: ``greedy`` and ``random`` (:mod:`cya_sim.search.flat`, as
-#: :mod:`agents.compiled`) and ``card_counter`` (:mod:`cya_sim.search.policies`: the agent's own
-#: compiled decision function on each rollout seat's view).
-ROLLOUTS = {"greedy": ROLLOUT_GREEDY, "random": ROLLOUT_RANDOM, "card_counter": ROLLOUT_CARD_COUNTER}
+#: Built-in rollout policies by name: the compiled policies of :mod:`agents.compiled` (``greedy``, ``random``)
+#: and :mod:`agents.compiled_strategy` (``card_counter``: the agent's own decision function on each rollout
+#: seat's view). Any other agent spec with a compiled form — e.g. ``heuristic(count=true)`` or a compiled
+#: plug-in ``my_pkg.policies:decide`` (:mod:`agents.plugin`) — is a rollout policy too.
+ROLLOUTS = {"greedy": POLICY_GREEDY, "random": POLICY_RANDOM, "card_counter": POLICY_CARD_COUNTER}
 #: Utilities by name: ``share`` = the seat's share of the round's scores; ``win`` = its share of the game's win.
 UTILITIES = {"share": UTIL_SHARE, "win": UTIL_WIN}
 #: Tree nodes kept at most when searching by time (each node costs 4 * A bytes of child links).
 DEFAULT_TIME_NODES = 100_000
-#: Default UCB1 constant for utilities in [0, 1] whose differences between moves are small (agents.ismcts).
+#: Default UCB1 constant for utilities in [0, 1] whose differences between moves are small (cya_sim.search.agent.ISMCTSAgent).
 DEFAULT_C_UCB = 0.15
 #: Iterations per compiled call when searching by time (the clock is read between calls).
 TIME_CHUNK = 64
@@ -65,6 +60,32 @@ class SearchResult:
     nodes: int
     rollout_actions: int
     elapsed_s: float
+
+
+def rollout_policy(rollout: str):
+    """(kernels module, policy code, (N_AGENT_PARAMS,) float64 params) of a rollout spec.
+
+    The module is :mod:`cya_sim.search.kernels`, or its copy specialized for a compiled plug-in
+    (:func:`cya_sim.play.plugins.specialize`).
+
+    Raises:
+        ValueError: ``rollout`` is not an agent spec with a compiled form; the message lists the built-ins.
+    """
+    from cya_sim.search import kernels
+
+    if rollout in ROLLOUTS:
+        return kernels, ROLLOUTS[rollout], np.zeros(N_AGENT_PARAMS, np.float64)
+    try:
+        pol = compiled_policy(rollout) if isinstance(rollout, str) else None
+    except ValueError:
+        pol = None
+    if pol is None:
+        raise ValueError(f"rollout {rollout!r} is not known; choose one of: {', '.join(ROLLOUTS)}, or another "
+                         "agent spec with a compiled form (heuristic(...), a compiled plug-in module:function)")
+    if isinstance(pol, int):
+        return kernels, pol, compiled_params(rollout)
+    mod = plugins.specialize("cya_sim.search.kernels", [pol])
+    return mod, plugins.code_of(pol, [pol]), compiled_params(rollout)
 
 
 def check_choice(field: str, value, allowed: dict) -> int:
@@ -95,28 +116,28 @@ def check_budget(iterations, time_s) -> None:
 class SearchContext:
     """Arrays for searching one rule set at one table size, reused between decisions.
 
-    Holds a one-row batch state (the template), the flat games (template,
-    determinization, work; :mod:`cya_sim.search.flat`), the tree arrays
-    (grown on demand) and the scratch arrays of the kernels. Not
-    thread-safe; one per agent.
+    Holds a one-row batch state whose row is the template (the observation,
+    in the one compiled game layout, :mod:`cya_sim.engine.compiled.layout`), two
+    more rows (determinization, work), the tree arrays (grown on demand) and
+    the scratch arrays of the kernels. Not thread-safe; one per agent.
     """
 
     def __init__(self, rules, n_players: int) -> None:
         self.rules = rules
         self.n_players = n_players
         self.state = new_search_state(rules, n_players)
-        cfg = self.state.consts.cfg
-        self.n_actions = int(cfg[kn.C_A])
-        self.n_types = int(cfg[kn.C_T])
-        self.n_cards = int(cfg[kn.C_N])
-        self.layout = fl.layout(cfg)
-        size = int(self.layout[fl.B_SIZE])
-        self.g0, self.gd, self.gw = (np.zeros(size, np.int64) for _ in range(3))
+        k = self.state.consts
+        cfg = k.cfg
+        self.n_actions = int(cfg[C_A])
+        self.n_types = int(cfg[C_T])
+        self.n_cards = int(cfg[C_N])
+        self.g0 = self.state.rows[TEMPLATE]
+        self.gd, self.gw = (np.zeros(row_width(k), np.int64) for _ in range(2))
         self._cap = 0
         a = self.n_actions
         self._common = (np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(a, np.int64),
                         np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(_MAX_DEPTH + 1, np.int64),
-                        np.zeros(n_players, np.float64), new_view(cfg))
+                        np.zeros(n_players, np.float64), new_scratch(cfg))
 
     def matches(self, obs: Observation) -> bool:
         """Whether this context fits the observation's rule set and table size."""
@@ -140,20 +161,14 @@ class SearchContext:
         """Fill the template from ``obs``; return (info, rng, scratch, root legal ids)."""
         fill_template(obs, self.state, TEMPLATE)
         k = self.state.consts
-        fl.pack_row(k, self.state.arrays, TEMPLATE, self.layout, self.g0)
         info = info_set(obs)
         rng = rng_state(seed, stream)
         h = info.slot_set.shape[0]
         scratch = (np.zeros(self.n_types, np.int64), np.zeros(self.n_cards, np.int64), np.zeros(h, np.int64),
                    np.zeros(h + 2, np.float64)) + self._common
         acts = np.zeros(self.n_actions, np.int64)
-        n = fl.legal_flat(k.cfg, self.layout, self.g0, acts)
+        n = legal_list(k, self.g0, acts)
         return info, rng, scratch, acts[:n].copy()
-
-    def consts(self) -> tuple:
-        """(cfg, values, deck0, wild_order, discard_order, L) for the kernels."""
-        k = self.state.consts
-        return k.cfg, k.values, k.deck0.astype(np.int64), k.wild_order, k.discard_order, self.layout
 
 
 def _context(obs: Observation, context: SearchContext | None) -> SearchContext:
@@ -176,12 +191,13 @@ def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, see
 
     Returns:
         ``(result, None)`` when the seat has one legal action (returned
-        without searching), else ``(None, (rk, uk, t0, ctx, info, rng, scratch, root))``.
+        without searching), else ``(None, (rk, uk, t0, ctx, info, rng, scratch, root))`` with ``rk`` the
+        :func:`rollout_policy` triple.
 
     Raises:
         ValueError: as :func:`ismcts_search`.
     """
-    rk = check_choice("rollout", rollout, ROLLOUTS)
+    rk = rollout_policy(rollout)
     uk = check_choice("utility", utility, UTILITIES)
     check_budget(iterations, time_s)
     t0 = time.perf_counter()
@@ -236,18 +252,19 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
     if not isinstance(cap, (int, np.integer)) or cap < 1:
         raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
     child, nvis, wsum, avail, mover, n_nodes = ctx.tree(int(cap))
-    kc = ctx.consts()
+    mod, pcode, params = rk
+    k = ctx.state.consts
     steps = 0
     done = 0
     if time_s is None:
-        steps = ismcts_run(*kc, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), rk, uk, rng, child, nvis, wsum,
-                           avail, mover, n_nodes, scratch)
+        steps = mod.ismcts_run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, params, uk, rng, child,
+                               nvis, wsum, avail, mover, n_nodes, scratch)
         done = int(iterations)
     else:
         end = t0 + float(time_s)
         while True:
-            steps += ismcts_run(*kc, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), rk, uk, rng, child, nvis, wsum,
-                                avail, mover, n_nodes, scratch)
+            steps += mod.ismcts_run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, params, uk, rng,
+                                    child, nvis, wsum, avail, mover, n_nodes, scratch)
             done += TIME_CHUNK
             if time.perf_counter() >= end:
                 break
@@ -282,7 +299,8 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     if single is not None:
         return single
     rk, uk, t0, ctx, info, rng, scratch, root = started
-    kc = ctx.consts()
+    mod, pcode, params = rk
+    k = ctx.state.consts
     n = root.shape[0]
     acts = np.zeros(ctx.n_actions, np.int64)
     acts[:n] = root
@@ -290,12 +308,13 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     counts = np.zeros(n, np.int64)
     steps = 0
     if time_s is None:
-        steps = pimc_run(*kc, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), rk, uk, rng, acts, n, sums, counts,
-                         scratch)
+        steps = mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, params, uk, rng, acts, n, sums,
+                             counts, scratch)
     else:
         end = t0 + float(time_s)
         while time.perf_counter() < end:
-            steps += pimc_run(*kc, ctx.g0, ctx.gd, ctx.gw, info, n * 8, rk, uk, rng, acts, n, sums, counts, scratch)
+            steps += mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, params, uk, rng, acts, n, sums,
+                                  counts, scratch)
     values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     order = np.lexsort((root, -counts, -np.nan_to_num(values, nan=-1.0)))
     return SearchResult(int(root[order[0]]), root, counts, values, int(counts.sum()), 0, int(steps),

@@ -1,32 +1,18 @@
-"""The adapter that lets single-game Python agents play in the batched engine.
+"""The reference observation of a batched row: what lets single-game Python agents play in the batched engine.
 
-An agent written for one game at a time (``act(obs: Observation, rng) -> int``,
-see :class:`agents.base.Agent`) plays in the batched engine like this:
-
-1. the compiled loop (:func:`~cya_sim.engine.batched.api.run_compiled`) plays
-   every compiled seat (``random``, ``greedy``) of every row until, in each
-   row, a Python seat must act or the row's games are all over;
-2. for each waiting row, :func:`reference_observation` builds the very
-   :class:`~cya_sim.observation.Observation` the reference engine would give
-   that seat (RULES.md §10), and the agent is called with its seat's NumPy
-   stream (:func:`cya_sim.rng.stream_generator`, stream ``1 + seat``);
-3. the actions go through :func:`~cya_sim.engine.batched.api.step`, which
-   checks them against the legal action mask.
-
-Each Python decision costs a Python call and an observation build (tens of
-microseconds), so games with Python agents run at roughly the reference
-engine's speed per decision of those agents; compiled seats stay fast. A new
-agent object is made for each game and seat, as in the reference engine.
+:func:`reference_observation` builds the very
+:class:`~cya_sim.observation.Observation` the reference engine would give the
+seat to act in a row (RULES.md §10); the play layer
+(:func:`cya_sim.play.batched.play_with_python_agents`) calls the agent with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from cya_sim.engine.batched import kernels as kn
 from cya_sim.engine.batched.state import BatchState
+from cya_sim.engine.compiled.layout import C_N
+from cya_sim.engine.compiled.rules import legal_mask
 
 
 def reference_observation(state: BatchState, row: int):
@@ -86,63 +72,13 @@ def reference_observation(state: BatchState, row: int):
                            tuple(int(x) for x in state.ch_players[b, :n]), seat)
     hand = state.hands[b, seat].astype(np.int16)
     mask = np.zeros(state.action_space.size, bool)
-    kn.legal_mask_row(k, state.arrays, b, mask)
+    legal_mask(k, state.rows[b], mask, np.zeros(state.action_space.size, np.int64))
     return Observation(
         seat=seat, n_players=p, rules=rules, action_space=action_space(rules), hand=hand,
-        stacks=tuple(stacks), discard_pile=discard, draw_size=int(k.cfg[kn.C_N] - state.draw_pos[b]),
+        stacks=tuple(stacks), discard_pile=discard, draw_size=int(k.cfg[C_N] - state.draw_pos[b]),
         hand_sizes=state.hand_count[b].astype(np.int16), totals=state.totals[b].astype(np.int64),
         round=int(state.round[b]), dealer=int(state.dealer[b]), current_player=int(state.current_player[b]),
         phase="challenge" if state.ch_active[b] else "turn", challenge=ch,
-        unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b].copy(),
+        unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
         legal_action_mask=mask,
     )
-
-
-def play_with_python_agents(state: BatchState, progress: Callable[[int], None] | None = None) -> None:
-    """Play every queued game of ``state`` to the end, Python seats through the per-step loop above.
-
-    Raises:
-        IllegalActionError: an agent returned an illegal action (or not an int); the
-            message names the game index, the seat, the agent and the action.
-    """
-    from agents import make_agent
-    from cya_sim.engine.batched.api import IllegalActionError, run_compiled, step
-    from cya_sim.rng import stream_generator
-
-    key = int(state.key[0])
-    b_n = state.batch_size
-    current: dict[int, tuple[int, list, list]] = {}
-    while True:
-        before = int(state.r_done.sum())
-        run_compiled(state)
-        actions = np.zeros(b_n, np.int64)
-        rows = np.zeros(b_n, bool)
-        for b in np.flatnonzero(~state.done):
-            b = int(b)
-            seat = int(state.to_act[b])
-            if state.agent_kind[b, seat] != kn.KIND_PYTHON:
-                continue
-            q = int(state.queue_pos[b])
-            if b not in current or current[b][0] != q:
-                g = int(state.q_game_index[q])
-                names = [state.agent_names[int(j)] for j in state.q_seat_agent[q]]
-                current[b] = (q, [make_agent(nm) for nm in names],
-                              [stream_generator(key, g, 1 + s) for s in range(state.n_players)])
-            _, seat_agents, rngs = current[b]
-            action = seat_agents[seat].act(reference_observation(state, b), rngs[seat])
-            try:
-                actions[b] = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(
-                    f"agent {state.agent_names[int(state.q_seat_agent[q, seat])]!r} at seat {seat} in game "
-                    f"{int(state.game_index[b])} returned {action!r}, not an action id; allowed: an int in "
-                    f"0..{state.action_space.size - 1} where legal_action_mask is true",
-                    game_index=int(state.game_index[b]), seat=seat,
-                    agent=state.agent_names[int(state.q_seat_agent[q, seat])], action=-1, row=b) from None
-            rows[b] = True
-        if rows.any():
-            step(state, actions, rows)
-        if progress:
-            progress(int(state.r_done.sum()) - before)
-        if not rows.any() and state.done.all():
-            break

@@ -8,8 +8,39 @@ import numpy as np
 from numba import njit
 
 from cya_sim.actions import ActionSpace
-from cya_sim.engine.batched.kernels import C_A, C_N, C_NA, C_P, C_T, is_legal
 from cya_sim.engine.batched.state import BatchState
+from cya_sim.engine.compiled.layout import (
+    B_CHCARDS,
+    B_CHPLAYERS,
+    B_DISC,
+    B_GAVEUP,
+    B_HANDS,
+    B_HCOUNT,
+    B_SASSET,
+    B_SBELOW,
+    B_SCARD0,
+    B_SCOUNTS,
+    B_SKNOWN0,
+    B_SLEN,
+    B_SSIZE,
+    B_STOP,
+    B_SVALUE,
+    C_A,
+    C_N,
+    C_NA,
+    C_P,
+    C_S,
+    C_T,
+    G_CH_ACTIVE,
+    G_CH_ASSET,
+    G_CH_CHAL,
+    G_CH_DEF,
+    G_CH_LEN,
+    G_DISC_LEN,
+    G_DRAW_POS,
+    G_TO_ACT,
+)
+from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.rules import RuleSet
 
 PHASE_NONE, PHASE_TURN, PHASE_CHALLENGE = -1, 0, 1
@@ -85,55 +116,61 @@ class ObservationBatch:
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def _observe(K, S, order, seen, wlo, whi, seat_o, phase, mask, hand, hand_sizes, stack_len, set_asset, set_size, set_known,
-             set_n_hidden, vseen, vlo, vhi, top_vs, discard_pile, discard_len, draw_size, ch_chal, ch_def,
-             ch_asset, ch_to_act, ch_cards, ch_players, ch_len, unseen):
+def _observe(K, R, order, seen, ids, wlo, whi, seat_o, phase, mask, hand, hand_sizes, stack_len, set_asset, set_size,
+             set_known, set_n_hidden, vseen, vlo, vhi, top_vs, discard_pile, discard_len, draw_size, ch_chal, ch_def,
+             ch_asset, ch_to_act, ch_cards, ch_players, ch_len, unseen, gave_up):
     cfg = K.cfg
+    L = K.lay
     p = cfg[C_P]
     t = cfg[C_T]
     n = cfg[C_N]
     values = K.values
-    for b in range(S.to_act.shape[0]):
-        o = S.to_act[b]
+    for b in range(R.shape[0]):
+        G = R[b]
+        o = G[G_TO_ACT]
         seat_o[b] = o
         for s in range(p):
-            hand_sizes[b, s] = S.hand_count[b, s]
-        discard_len[b] = S.discard_len[b]
-        for i in range(S.discard_len[b]):
-            discard_pile[b, i] = S.discard[b, i]
-        draw_size[b] = n - S.draw_pos[b]
+            hand_sizes[b, s] = G[L[B_HCOUNT] + s]
+            gm = G[L[B_GAVEUP] + s]
+            for c in range(t):
+                gave_up[b, s, c] = (gm >> c) & 1 == 1
+        nd = G[G_DISC_LEN]
+        discard_len[b] = nd
+        for i in range(nd):
+            discard_pile[b, i] = G[L[B_DISC] + i]
+        draw_size[b] = n - G[G_DRAW_POS]
         if o < 0:
             phase[b] = -1
             continue
-        phase[b] = 1 if S.ch_active[b] else 0
-        for a in range(cfg[C_A]):
-            mask[b, a] = is_legal(K, S, b, a)
+        phase[b] = 1 if G[G_CH_ACTIVE] else 0
+        legal_mask(K, G, mask[b], ids)
         seen[:] = 0
         for c in range(t):
-            hand[b, c] = S.hands[b, o, c]
+            hand[b, c] = G[L[B_HANDS] + o * t + c]
         for s in range(p):
-            m = S.stack_len[b, s]
+            m = G[L[B_SLEN] + s]
             stack_len[b, s] = m
-            st = S.stack_top[b, s]
+            st = G[L[B_STOP] + s]
             for i in range(m - 1, -1, -1):
                 order[i] = st
-                st = S.set_below[b, st]
+                st = G[L[B_SBELOW] + st]
             top_vs[b, s] = -1
             for i in range(m):
                 st = order[i]
-                asset = S.set_asset[b, st]
+                asset = G[L[B_SASSET] + st]
                 set_asset[b, s, i] = asset
-                set_size[b, s, i] = S.set_size[b, st]
+                set_size[b, s, i] = G[L[B_SSIZE] + st]
                 hidden = 0
                 for c in range(t):
-                    set_known[b, s, i, c] = S.set_counts[b, st, c]
-                if (S.set_known0[b, st] >> o) & 1 == 0:
-                    set_known[b, s, i, S.set_card0[b, st]] -= 1
+                    set_known[b, s, i, c] = G[L[B_SCOUNTS] + st * t + c]
+                card0 = G[L[B_SCARD0] + st]
+                if (G[L[B_SKNOWN0] + st] >> o) & 1 == 0:
+                    set_known[b, s, i, card0] -= 1
                     hidden = 1
                 set_n_hidden[b, s, i] = hidden
-                base = S.set_value[b, st]
+                base = G[L[B_SVALUE] + st]
                 if hidden:
-                    base -= values[S.set_card0[b, st]]
+                    base -= values[card0]
                 av = values[asset]
                 lo = min(av, wlo)
                 hi = max(av, whi)
@@ -144,20 +181,20 @@ def _observe(K, S, order, seen, wlo, whi, seat_o, phase, mask, hand, hand_sizes,
                     seen[c] += set_known[b, s, i, c]
             if m > 0:
                 top_vs[b, s] = vseen[b, s, m - 1]
-        for i in range(S.discard_len[b]):
-            seen[S.discard[b, i]] += 1
-        if S.ch_active[b]:
-            ch_chal[b] = S.ch_challenger[b]
-            ch_def[b] = S.ch_defender[b]
-            ch_asset[b] = S.ch_asset[b]
+        for i in range(nd):
+            seen[G[L[B_DISC] + i]] += 1
+        if G[G_CH_ACTIVE]:
+            ch_chal[b] = G[G_CH_CHAL]
+            ch_def[b] = G[G_CH_DEF]
+            ch_asset[b] = G[G_CH_ASSET]
             ch_to_act[b] = o
-            ch_len[b] = S.ch_len[b]
-            for i in range(S.ch_len[b]):
-                ch_cards[b, i] = S.ch_cards[b, i]
-                ch_players[b, i] = S.ch_players[b, i]
-                seen[S.ch_cards[b, i]] += 1
+            ch_len[b] = G[G_CH_LEN]
+            for i in range(G[G_CH_LEN]):
+                ch_cards[b, i] = G[L[B_CHCARDS] + i]
+                ch_players[b, i] = G[L[B_CHPLAYERS] + i]
+                seen[G[L[B_CHCARDS] + i]] += 1
         for c in range(t):
-            unseen[b, c] = K.deck_counts[c] - S.hands[b, o, c] - seen[c]
+            unseen[b, c] = K.deck_counts[c] - G[L[B_HANDS] + o * t + c] - seen[c]
 
 
 def observe(state: BatchState) -> ObservationBatch:
@@ -172,7 +209,7 @@ def observe(state: BatchState) -> ObservationBatch:
     k = state.consts
     cfg = k.cfg
     b, p, t = state.batch_size, state.n_players, int(cfg[C_T])
-    s_max, n, cap, a = state.set_asset.shape[1], int(cfg[C_N]), state.ch_cards.shape[1], int(cfg[C_A])
+    s_max, n, cap, a = int(cfg[C_S]), int(cfg[C_N]), state.ch_cards.shape[1], int(cfg[C_A])
     na = int(cfg[C_NA])
     wv = k.values[na:]
     wlo = int(wv.min()) if len(wv) else 1 << 62
@@ -188,16 +225,17 @@ def observe(state: BatchState) -> ObservationBatch:
         set_value_low=z((b, p, s_max), np.int64), set_value_high=z((b, p, s_max), np.int64),
         top_value_seen=np.full((b, p), -1, np.int64), discard_pile=np.full((b, n), -1, np.int8),
         discard_len=z(b, np.int16), draw_size=z(b, np.int16), totals=state.totals.copy(),
-        round=state.round.copy(), dealer=state.dealer.copy(), current_player=state.current_player.copy(),
+        round=state.round.astype(np.int32), dealer=state.dealer.astype(np.int8),
+        current_player=state.current_player.astype(np.int8),
         ch_challenger=np.full(b, -1, np.int8), ch_defender=np.full(b, -1, np.int8),
         ch_asset=np.full(b, -1, np.int8), ch_to_act=np.full(b, -1, np.int8),
         ch_cards=np.full((b, cap), -1, np.int8), ch_players=np.full((b, cap), -1, np.int8),
         ch_len=z(b, np.int16), unseen=z((b, t), np.int16),
-        gave_up=state.gave_up.copy(),
+        gave_up=z((b, p, t), bool),
     )
-    _observe(k, state.arrays, np.zeros(s_max, np.int64), np.zeros(t, np.int64), wlo, whi, obs.seat, obs.phase, obs.legal_action_mask, obs.hand, obs.hand_sizes,
+    _observe(k, state.rows, np.zeros(s_max, np.int64), np.zeros(t, np.int64), np.zeros(a, np.int64), wlo, whi, obs.seat, obs.phase, obs.legal_action_mask, obs.hand, obs.hand_sizes,
              obs.stack_len, obs.set_asset, obs.set_size, obs.set_known, obs.set_n_hidden, obs.set_value_seen,
              obs.set_value_low, obs.set_value_high, obs.top_value_seen, obs.discard_pile, obs.discard_len,
              obs.draw_size, obs.ch_challenger, obs.ch_defender, obs.ch_asset, obs.ch_to_act, obs.ch_cards,
-             obs.ch_players, obs.ch_len, obs.unseen)
+             obs.ch_players, obs.ch_len, obs.unseen, obs.gave_up)
     return obs

@@ -3,12 +3,13 @@
 Modules: :mod:`.setup` (R-SETUP, R-NEW-ROUND), :mod:`.legal` (legal action
 mask: R-TURN, R-CH-ALLOWED, R-CH-EXCHANGE), :mod:`.step` (applying actions,
 R-REFILL, turn order), :mod:`.scoring` (R-SCORE, R-GAME-END, R-TIE) and
-:mod:`.game` (a whole game with agents).
+:mod:`.game` (a whole game with agent objects; playing many games from agent specs is
+:mod:`cya_sim.play.reference`).
 """
 
-from cya_sim.engine.reference.game import GameResult, IllegalActionError, play_game, play_games
+from cya_sim.engine.reference.game import GameResult, IllegalActionError, play_game
 from cya_sim.engine.reference.legal import legal_action_mask
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import apply_action
 
-__all__ = ["GameResult", "IllegalActionError", "apply_action", "legal_action_mask", "new_game", "play_game", "play_games"]
+__all__ = ["GameResult", "IllegalActionError", "apply_action", "legal_action_mask", "new_game", "play_game"]

@@ -12,7 +12,7 @@ from cya_sim.rng import stream_generator
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
 
-__all__ = ["GameResult", "IllegalActionError", "play_game", "play_games", "result_of"]
+__all__ = ["GameResult", "IllegalActionError", "play_game", "result_of"]
 
 
 @dataclass(frozen=True)
@@ -124,57 +124,3 @@ def play_game(
         log("game over: winner(s) " + ", ".join(f"seat {s}" for s in state.winners)
             + "; final totals " + ", ".join(f"${t:,}" for t in state.totals))
     return result_of(state, game_index, actions)
-
-
-def play_games(
-    rules: RuleSet,
-    agents: Sequence[str],
-    seat_agent,
-    key: int,
-    game_indices,
-    progress: Callable[[int], None] | None = None,
-):
-    """Play many games on the reference engine, one after another.
-
-    Args:
-        rules: the rule set.
-        agents: agent names (registered names, see ``agents.make_agent``).
-        seat_agent: (G, P) int, for each game and seat an index into ``agents``.
-        key: 64-bit root key. game_indices: (G,) int64 global game indices.
-        progress: optional callable receiving the number of games just finished.
-
-    Returns:
-        a :class:`~cya_sim.engine.table.GameTable` in the order of ``game_indices``.
-
-    Raises:
-        ValueError: unknown agent name; shapes that do not match.
-        IllegalActionError: an agent returned an illegal action.
-    """
-    import numpy as np
-
-    from agents import make_agent
-    from cya_sim.engine.table import GameTable
-
-    seat_agent = np.asarray(seat_agent, dtype=np.int16)
-    game_indices = np.asarray(game_indices, dtype=np.int64)
-    if seat_agent.ndim != 2 or seat_agent.shape[0] != game_indices.shape[0]:
-        raise ValueError(f"seat_agent must be (G, P) with G = len(game_indices); got {seat_agent.shape}")
-    g_n, p = seat_agent.shape
-    rules.check_players(p)
-    for name in agents:
-        make_agent(name)  # refuse unknown names before playing
-    cols = {k: np.zeros(g_n, np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")}
-    first_dealer = np.zeros(g_n, np.int16)
-    totals = np.zeros((g_n, p), np.int64)
-    share = np.zeros((g_n, p), np.float64)
-    for i in range(g_n):
-        seats = [make_agent(agents[j]) for j in seat_agent[i]]
-        r = play_game(rules, seats, key, int(game_indices[i]))
-        first_dealer[i] = r.first_dealer
-        totals[i] = r.totals
-        share[i] = r.win_shares
-        for k, column in cols.items():
-            column[i] = getattr(r, k)
-        if progress is not None:
-            progress(1)
-    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols)

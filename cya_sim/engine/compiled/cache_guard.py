@@ -1,16 +1,15 @@
-"""Drop stale numba disk caches of the batched engine when its kernel sources change.
+"""Drop stale numba disk caches of the compiled code when any kernel source changes.
 
 numba keys a function's on-disk cache on its own source file only. The play
-loop (:func:`~cya_sim.engine.batched.runner.advance`) inlines or links kernels
-from :mod:`.kernels`, :mod:`.pcg`, :mod:`.intrinsics` and the compiled agents
-(``agents/*.py``), and the search (``cya_sim/search``) links the engine and
-the agents too, so after an edit to one of those files cached machine code
-would be stale. On import, :func:`invalidate_stale_caches` hashes every
-Python source of the engine, of ``agents`` and of the search and, when the
-hash differs from the one recorded last time, deletes the cached
-``*.nbi``/``*.nbc`` files of those three folders and of the batched and
-search tests, so that everything is compiled afresh once. With ``NUMBA_CACHE_DIR`` set the caches
-live elsewhere and are left alone.
+loop (``cya_sim.play``) links the rules kernel (:mod:`.rules`, :mod:`.pcg`,
+:mod:`.intrinsics`), the batched engine's loops and the compiled agents
+(``agents/*.py``), and the search (``cya_sim/search``) links all of them too,
+so after an edit to one of those files cached machine code would be stale. On
+import, :func:`invalidate_stale_caches` hashes every Python source of those
+folders and, when the hash differs from the one recorded last time, deletes
+their cached ``*.nbi``/``*.nbc`` files (and those of the batched and search
+tests), so that everything is compiled afresh once. With ``NUMBA_CACHE_DIR``
+set the caches live elsewhere and are left alone.
 """
 
 from __future__ import annotations
@@ -20,9 +19,11 @@ import os
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_AGENTS = _HERE.parents[2] / "agents"
-_SEARCH = _HERE.parents[1] / "search"
-SOURCES = tuple(sorted(_HERE.glob("*.py"))) + tuple(sorted(_AGENTS.glob("*.py"))) + tuple(sorted(_SEARCH.glob("*.py")))
+_PKG = _HERE.parents[1]
+#: Folders whose sources are compiled together (their numba caches are dropped together).
+FOLDERS = (_HERE, _HERE.parent / "batched", _PKG.parent / "agents", _PKG / "search", _PKG / "play")
+SOURCES = tuple(p for d in FOLDERS for p in sorted(d.glob("*.py")))
+_TESTS = _PKG.parent / "tests"
 
 
 def sources_digest() -> str:
@@ -51,14 +52,13 @@ def invalidate_stale_caches() -> bool:
             return False
     except OSError:
         pass
-    folders = [_HERE / "__pycache__", _AGENTS / "__pycache__", _HERE.parents[1] / "search" / "__pycache__",
-               _HERE.parents[2] / "tests" / "__pycache__"]
+    folders = [d / "__pycache__" for d in FOLDERS] + [_TESTS / "__pycache__"]
     deleted = False
     for d in folders:
         if not d.is_dir():
             continue
         for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
-            if d.parent.name == "tests" and not f.name.startswith(("test_batched", "test_search")):
+            if d.parent.name == "tests" and not f.name.startswith(("test_batched", "test_search", "test_kernel", "test_plugin")):
                 continue
             try:
                 f.unlink()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.batched.intrinsics import mulhi64
+from cya_sim.engine.compiled.intrinsics import mulhi64
 from cya_sim.rng import _M1, _M2, GOLDEN, PCG64_MULT
 
 _MULT_HI = np.uint64(PCG64_MULT >> 64)

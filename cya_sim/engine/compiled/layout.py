@@ -1,0 +1,190 @@
+"""The compiled game representation: one game is one row of int64 with named offsets.
+
+One layout serves every compiled user of the rules: the batched engine keeps B
+games as the rows of a ``(B, W)`` int64 array, and the search keeps its
+observation template, a determinization and the game a simulation plays as
+``(W,)`` rows of the same layout. The rule kernels (:mod:`.rules`) take one row
+``G`` and the constants ``K`` (a :class:`Consts`), so both run the same code,
+and copying a game is one ``memcpy``.
+
+Scalars sit at the fixed offsets ``G_*``; blocks start at ``K.lay[B_*]``
+(they depend on the table size P, card types T, cards in play N, set slots S
+and challenge cards CAP). ``K.lay[B_SIZE]`` is W, the row width.
+
+Blocks (element meaning; dollars for values):
+
+* per seat (P each): ``B_HCOUNT`` hand size, ``B_STOP`` top set slot (-1: empty stack),
+  ``B_SLEN`` sets in the stack, ``B_SVAL`` stack value (the round score, R-SCORE),
+  ``B_TOTAL`` running total (R-SCORE), ``B_PLAYED`` played a card this turn (R-REFILL),
+  ``B_RWINS`` rounds won (R-GAME-END ``round_wins``), ``B_GAVEUP`` the public give-up
+  record as a bitmask over card types (bit c: the seat gave up a challenge over asset
+  type c and has drawn no card since; RULES.md §10);
+* ``B_HANDS`` (P*T) cards of each type in each hand, seat-major;
+* ``B_DECK`` (N) this round's shuffled cards, the draw pile being ``deck[draw_pos:]``;
+  ``B_DISC`` (N) the discard pile, bottom first;
+* per set slot (S each; the pool is reset each round, R-NEW-ROUND): ``B_SASSET`` asset
+  type, ``B_SVALUE`` value, ``B_SCARD0`` first (bottom) card — under R-HIDDEN-WILD the only
+  card that can be hidden —, ``B_SKNOWN0`` bitmask of the seats that know it,
+  ``B_SBELOW`` the slot beneath it in its stack (-1: bottom), ``B_SSIZE`` cards;
+  ``B_SCOUNTS`` (S*T) cards of each type in each set, slot-major;
+* ``B_CHCARDS``, ``B_CHPLAYERS`` (CAP each) challenge cards shown in order and who showed each.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from cya_sim.actions import ActionSpace
+from cya_sim.rules import RuleSet
+
+# -- scalars of a row ------------------------------------------------------------------------------
+(G_TO_ACT, G_CUR, G_DEALER, G_ROUND, G_DRAW_POS, G_DISC_LEN, G_N_SETS, G_CH_ACTIVE,
+ G_CH_CHAL, G_CH_DEF, G_CH_ASSET, G_CH_LEN, G_DONE, G_WINNERS, G_ELIGIBLE, G_EXTRA,
+ G_FIRST_DEALER, G_TURNS, G_CHALLENGES, G_DECISIONS, G_LARGEST_STEAL, G_ROUND_AUDIT, G_GAME_INDEX,
+ G_QUEUE_POS) = range(24)
+N_SCALARS = 24
+#: Meaning of each scalar (name -> offset), for readers and the batched engine's named views.
+SCALARS = {
+    "to_act": G_TO_ACT, "current_player": G_CUR, "dealer": G_DEALER, "round": G_ROUND,
+    "draw_pos": G_DRAW_POS, "discard_len": G_DISC_LEN, "n_sets": G_N_SETS, "ch_active": G_CH_ACTIVE,
+    "ch_challenger": G_CH_CHAL, "ch_defender": G_CH_DEF, "ch_asset": G_CH_ASSET, "ch_len": G_CH_LEN,
+    "done": G_DONE, "winners": G_WINNERS, "eligible": G_ELIGIBLE, "extra_rounds": G_EXTRA,
+    "first_dealer": G_FIRST_DEALER, "turns": G_TURNS, "challenges": G_CHALLENGES, "decisions": G_DECISIONS,
+    "largest_steal": G_LARGEST_STEAL, "round_audit": G_ROUND_AUDIT, "game_index": G_GAME_INDEX,
+    "queue_pos": G_QUEUE_POS,
+}
+
+# -- blocks: indices into K.lay ------------------------------------------------------------------
+(B_HCOUNT, B_STOP, B_SLEN, B_SVAL, B_TOTAL, B_PLAYED, B_RWINS, B_GAVEUP, B_HANDS, B_DECK, B_DISC,
+ B_SASSET, B_SVALUE, B_SCARD0, B_SKNOWN0, B_SBELOW, B_SSIZE, B_SCOUNTS, B_CHCARDS, B_CHPLAYERS,
+ B_SIZE) = range(21)
+N_LAYOUT = 21
+#: Name, block index and shape (in the letters P, T, N, S, CAP) of each block.
+BLOCKS = {
+    "hand_count": (B_HCOUNT, "P"), "stack_top": (B_STOP, "P"), "stack_len": (B_SLEN, "P"),
+    "stack_value": (B_SVAL, "P"), "totals": (B_TOTAL, "P"), "played": (B_PLAYED, "P"),
+    "round_wins": (B_RWINS, "P"), "gave_up_mask": (B_GAVEUP, "P"), "hands": (B_HANDS, "PT"),
+    "deck_order": (B_DECK, "N"), "discard": (B_DISC, "N"), "set_asset": (B_SASSET, "S"),
+    "set_value": (B_SVALUE, "S"), "set_card0": (B_SCARD0, "S"), "set_known0": (B_SKNOWN0, "S"),
+    "set_below": (B_SBELOW, "S"), "set_size": (B_SSIZE, "S"), "set_counts": (B_SCOUNTS, "ST"),
+    "ch_cards": (B_CHCARDS, "C"), "ch_players": (B_CHPLAYERS, "C"),
+}
+
+# -- indices into Consts.cfg -----------------------------------------------------------------------
+C_NA, C_NW, C_T, C_M, C_P, C_HAND, C_ORDER, C_HIDDEN = 0, 1, 2, 3, 4, 5, 6, 7
+C_END_KIND, C_END_PARAM, C_TARGET, C_TIE, C_MAX_EXTRA, C_N, C_S, C_CAP = 8, 9, 10, 11, 12, 13, 14, 15
+C_A, C_W, C_PD, C_CH, C_DI, C_RE, C_GU, C_LOG = 16, 17, 18, 19, 20, 21, 22, 23
+N_CFG = 24
+
+END_TARGET, END_ROUNDS, END_ROUND_WINS = 0, 1, 2
+TIE_SHARE, TIE_EXTRA = 0, 1
+ORDER_LOSER_FIRST, ORDER_MOVER_FIRST = 0, 1
+_ENDS = {"target": END_TARGET, "rounds": END_ROUNDS, "round_wins": END_ROUND_WINS}
+
+Consts = namedtuple("Consts", ["cfg", "values", "deck0", "deck_counts", "wild_order", "discard_order",
+                               "act_hi", "act_lo", "lay"])
+Consts.__doc__ = """Rule-derived constants shared by every row (the rules as data, compiled).
+
+cfg: (N_CFG,) int64 — sizes and options, indexed by the ``C_*`` constants.
+values: (T,) int64 — face value of each card type in dollars (R-DECK-2011).
+deck0: (N,) int64 — every card in play in type-id order (R-DECK-MULTI), before shuffling.
+deck_counts: (T,) int64 — copies of each type in play.
+wild_order: (nW,) int64 — wild type ids by (value, id), the greedy agent's order.
+discard_order: (T,) int64 — type ids by (is wild, value, id), the greedy agent's discard order.
+act_hi, act_lo: (A,) int64 — action decoding without integer division: for ``pair_hand`` ids the
+    asset and the partner index k (0 = a second asset, else wild k-1); for ``challenge`` ids the
+    offset (1..M-1) and k; 0 for other ids.
+lay: (N_LAYOUT,) int64 — block starts of a row (module docstring); ``lay[B_SIZE]`` = W.
+"""
+
+
+def layout(p: int, t: int, n: int, s: int, cap: int) -> np.ndarray:
+    """(N_LAYOUT,) int64 block starts of a row for P seats, T types, N cards, S set slots, CAP challenge cards."""
+    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap}
+    out = np.zeros(N_LAYOUT, np.int64)
+    pos = N_SCALARS
+    for _name, (blk, shape) in sorted(BLOCKS.items(), key=lambda kv: kv[1][0]):
+        out[blk] = pos
+        pos += sizes[shape]
+    out[B_SIZE] = pos
+    return out
+
+
+def make_consts(rules: RuleSet, n_players: int) -> Consts:
+    """The :class:`Consts` of ``rules`` at ``n_players`` seats.
+
+    Raises:
+        RulesError: ``n_players`` not allowed by ``rules``.
+        ValueError: the deck has more than :data:`cya_sim.engine.MAX_BATCHED_CARD_TYPES` card types (the give-up
+            record and the compiled agents keep a set of card types as a 64-bit mask); such decks play on the
+            reference engine.
+    """
+    from cya_sim.engine import batched_refusal
+
+    hand = rules.hand_size_for(n_players)
+    deck = rules.deck
+    why = batched_refusal(rules)
+    if why:
+        raise ValueError(f"{why} (play it with engine='reference')")
+    sp = ActionSpace.for_rules(rules)
+    counts = rules.deck_counts(n_players)
+    values = deck.values.astype(np.int64)
+    na, nw, t = deck.n_assets, deck.n_wilds, deck.n_types
+    n = int(counts.sum())
+    cap = int(counts[:na].max() + counts[na:].sum())
+    cfg = np.zeros(N_CFG, np.int64)
+    cfg[C_NA], cfg[C_NW], cfg[C_T] = na, nw, t
+    cfg[C_M], cfg[C_P], cfg[C_HAND] = rules.max_players, n_players, hand
+    cfg[C_ORDER] = ORDER_LOSER_FIRST if rules.challenge_draw_order == "loser_first" else ORDER_MOVER_FIRST
+    cfg[C_HIDDEN] = int(rules.hidden_wilds)
+    cfg[C_END_KIND], cfg[C_END_PARAM] = _ENDS[rules.end_kind], rules.end_param
+    cfg[C_TARGET] = rules.target_score
+    cfg[C_TIE] = TIE_SHARE if rules.tie_break == "share" else TIE_EXTRA
+    cfg[C_MAX_EXTRA] = rules.max_extra_rounds
+    cfg[C_N], cfg[C_S], cfg[C_CAP] = n, n // 2 + 1, cap
+    cfg[C_A], cfg[C_W] = sp.size, 1 + nw
+    st = sp.start
+    cfg[C_PD], cfg[C_CH], cfg[C_DI] = st["pair_discard"], st["challenge"], st["discard"]
+    cfg[C_RE], cfg[C_GU] = st["respond"], st["give_up"]
+    deck0 = np.repeat(np.arange(t, dtype=np.int64), counts)
+    wild_order = np.array(sorted(range(na, t), key=lambda x: (values[x], x)), np.int64)
+    discard_order = np.array(sorted(range(t), key=lambda c: (c >= na, values[c], c)), np.int64)
+    act_hi = np.zeros(sp.size, np.int64)
+    act_lo = np.zeros(sp.size, np.int64)
+    for a in range(sp.size):
+        d = sp.decode(a)
+        k = 0 if d.partner < 0 else d.partner - na + 1
+        if d.kind == "pair_hand":
+            act_hi[a], act_lo[a] = d.card, k
+        elif d.kind == "challenge":
+            act_hi[a], act_lo[a] = d.offset, k
+    lay = layout(n_players, t, n, n // 2 + 1, cap)
+    return Consts(cfg, values, deck0, counts.astype(np.int64), wild_order, discard_order, act_hi, act_lo, lay)
+
+
+def row_width(k: Consts) -> int:
+    """W, the int64 elements of one game row."""
+    return int(k.lay[B_SIZE])
+
+
+def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
+    """A named field of the rows ``(B, W)`` (or one row ``(W,)``) as a NumPy view (writes go through).
+
+    Scalars give ``(B,)``; blocks ``(B, P)``, ``(B, P, T)``, ``(B, N)``, ``(B, S)``, ``(B, S, T)`` or
+    ``(B, CAP)`` (without the leading B for one row). All int64.
+
+    Raises:
+        KeyError: ``name`` is not a scalar of :data:`SCALARS` nor a block of :data:`BLOCKS`.
+    """
+    if name in SCALARS:
+        return rows[..., SCALARS[name]]
+    blk, shape = BLOCKS[name]
+    cfg = k.cfg
+    p, t = int(cfg[C_P]), int(cfg[C_T])
+    dims = {"P": (p,), "PT": (p, t), "N": (int(cfg[C_N]),), "S": (int(cfg[C_S]),),
+            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),)}[shape]
+    start = int(k.lay[blk])
+    size = int(np.prod(dims))
+    return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)

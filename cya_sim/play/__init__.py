@@ -1,0 +1,30 @@
+"""The play layer: the loop that joins an engine and its agents (above both; issue 12).
+
+* :mod:`.reference` — ``play_games`` on the reference engine (Python agents made from specs).
+* :mod:`.batched` — ``play_games`` on the batched engine: compiled policies in the compiled
+  loop (:mod:`.loop`), Python agents through the reference observation of a row.
+* :mod:`.plugins` — the compiled loop specialized for a line-up's compiled plug-in policies.
+
+:func:`get_play_games` picks one by engine name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cya_sim.engine import ENGINES
+
+
+def get_play_games(engine: str) -> Callable:
+    """The ``play_games`` function of an engine by name.
+
+    Raises:
+        ValueError: unknown engine; the message lists the allowed names.
+    """
+    if engine == "reference":
+        from cya_sim.play.reference import play_games
+    elif engine == "batched":
+        from cya_sim.play.batched import play_games
+    else:
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    return play_games

@@ -1,0 +1,169 @@
+"""Playing games on the batched engine: compiled policies in the compiled loop, Python agents through the adapter.
+
+Seats of agents with a compiled form (the built-ins ``random``, ``greedy``,
+``heuristic``, ``wild_hoarder``, ``card_counter``, ``oracle`` and compiled
+plug-ins, :mod:`agents.plugin`) play inside compiled code (:mod:`cya_sim.play.loop`);
+a game with any other (Python) agent goes step by step: for each such decision
+:func:`~cya_sim.engine.batched.adapter.reference_observation` builds the
+reference :class:`~cya_sim.observation.Observation` for that seat and
+``agent.act(obs, rng)`` is called with the seat's NumPy stream (slower).
+Results do not depend on ``batch_size``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from agents import make_agent
+from agents.compiled import new_scratch
+from agents.registry import compiled_params, compiled_policy
+from cya_sim.engine.batched.adapter import reference_observation
+from cya_sim.engine.batched.api import DEFAULT_BATCH_SIZE, IllegalActionError, init, raise_illegal, results, step
+from cya_sim.engine.batched.loops import ERR_LOG_FULL
+from cya_sim.engine.batched.state import BatchState
+from cya_sim.play import plugins
+from cya_sim.rng import stream_generator
+from cya_sim.rules import RuleSet
+
+
+class Lineup:
+    """How each agent of a batch is played: its compiled policy code and parameters, and the compiled loop.
+
+    Attributes:
+        codes: (K,) int64 — policy code per agent (-1: a Python agent).
+        params: (K, N_AGENT_PARAMS) float64.
+        advance: the compiled loop (:func:`cya_sim.play.loop.advance`, or its specialization for the
+            line-up's compiled plug-ins, :func:`cya_sim.play.plugins.specialize`).
+
+    Raises:
+        ValueError: an unknown agent name or parameters an agent does not take.
+    """
+
+    def __init__(self, agents: Sequence[str]) -> None:
+        policies = [compiled_policy(a) for a in agents]
+        funcs = [p for p in policies if p is not None and not isinstance(p, int)]
+        mod = plugins.specialize("cya_sim.play.loop", funcs)
+        self.codes = np.array([-1 if p is None else p if isinstance(p, int) else plugins.code_of(p, funcs)
+                               for p in policies], np.int64)
+        self.params = np.array([compiled_params(a) for a in agents], np.float64).reshape(len(agents), -1)
+        self.advance = mod.advance
+
+
+def run_compiled(state: BatchState, progress: Callable[[int], None] | None = None,
+                 lineup: Lineup | None = None) -> int:
+    """Play the compiled seats of every row until a Python seat must act or the queue is empty.
+
+    Returns:
+        the number of rows waiting for a Python agent.
+
+    Raises:
+        IllegalActionError: a compiled policy chose an illegal action (names agent, seat, game, action).
+        RuntimeError: the action log (``log_cap``) is full.
+    """
+    lineup = lineup or Lineup(state.agent_names)
+    before = int(state.r_done.sum()) if progress else 0
+    waiting = lineup.advance(state.consts, state.rows, state.engine_rng, state.agent_rng, state.queue,
+                             lineup.codes, lineup.params, new_scratch(state.consts.cfg))
+    if waiting < 0:
+        row, action = int(state.err[1]), int(state.err[2])
+        if state.err[0] == ERR_LOG_FULL:
+            raise RuntimeError(f"action log full in game {int(state.game_index[row])}; raise log_cap")
+        raise_illegal(state, row, action)
+    if progress:
+        progress(int(state.r_done.sum()) - before)
+    return int(waiting)
+
+
+def play_with_python_agents(state: BatchState, lineup: Lineup,
+                            progress: Callable[[int], None] | None = None) -> None:
+    """Play every queued game of ``state`` to the end, Python seats step by step (module docstring).
+
+    Raises:
+        IllegalActionError: an agent returned an illegal action (or not an int); the
+            message names the game index, the seat, the agent and the action.
+    """
+    key = int(state.key[0])
+    b_n = state.batch_size
+    current: dict[int, tuple[int, list, list]] = {}
+    while True:
+        before = int(state.r_done.sum())
+        run_compiled(state, lineup=lineup)
+        actions = np.zeros(b_n, np.int64)
+        rows = np.zeros(b_n, bool)
+        for b in np.flatnonzero(state.done == 0):
+            b = int(b)
+            seat = int(state.to_act[b])
+            q = int(state.queue_pos[b])
+            if lineup.codes[int(state.q_seat_agent[q, seat])] >= 0:
+                continue
+            if b not in current or current[b][0] != q:
+                g = int(state.q_game_index[q])
+                names = [state.agent_names[int(j)] for j in state.q_seat_agent[q]]
+                current[b] = (q, [make_agent(nm) for nm in names],
+                              [stream_generator(key, g, 1 + s) for s in range(state.n_players)])
+            _, seat_agents, rngs = current[b]
+            action = seat_agents[seat].act(reference_observation(state, b), rngs[seat])
+            try:
+                actions[b] = int(action)
+            except (TypeError, ValueError):
+                name = state.agent_names[int(state.q_seat_agent[q, seat])]
+                raise IllegalActionError(
+                    f"agent {name!r} at seat {seat} in game {int(state.game_index[b])} returned {action!r}, "
+                    f"not an action id; allowed: an int in 0..{state.action_space.size - 1} where "
+                    "legal_action_mask is true",
+                    game_index=int(state.game_index[b]), seat=seat, agent=name, action=-1, row=b) from None
+            rows[b] = True
+        if rows.any():
+            step(state, actions, rows)
+        if progress:
+            progress(int(state.r_done.sum()) - before)
+        if not rows.any() and bool(state.done.all()):
+            break
+
+
+def play_games(rules: RuleSet, agents: Sequence[str], seat_agent, key: int, game_indices,
+               progress: Callable[[int], None] | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+               log_cap: int = 0, return_state: bool = False):
+    """Play many games on the batched engine; same arguments and results as the reference ``play_games``.
+
+    Args:
+        rules: the rule set. agents: agent specs (registered, see ``agents.make_agent``).
+        seat_agent: (G, P) int, for each game and seat an index into ``agents``.
+        key: 64-bit root key. game_indices: (G,) int64 global game indices.
+        progress: optional callable receiving the number of games just finished.
+        batch_size: rows played side by side (>= 1).
+        log_cap: keep each game's action ids (up to this many) in the state (0: off).
+        return_state: also return the final :class:`BatchState` (for action logs).
+
+    Returns:
+        a :class:`~cya_sim.engine.table.GameTable` in the order of ``game_indices`` (and the state if asked).
+
+    Raises:
+        ValueError: unknown agent name; shapes that do not match; an agent that reads the hidden
+            state (``sees_hidden``, e.g. a cheating baseline), which only the reference engine serves.
+        RulesError: table size not allowed by the rules.
+        IllegalActionError: an agent returned an illegal action (names game, seat, agent, action).
+    """
+    seat_agent = np.asarray(seat_agent, dtype=np.int16)
+    game_indices = np.asarray(game_indices, dtype=np.int64)
+    if seat_agent.ndim != 2 or seat_agent.shape[0] != game_indices.shape[0]:
+        raise ValueError(f"seat_agent must be (G, P) with G = len(game_indices); got {seat_agent.shape}")
+    p = seat_agent.shape[1]
+    rules.check_players(p)
+    for name in agents:
+        make_agent(name)  # refuse unknown names and bad parameters before playing
+    lineup = Lineup(agents)
+    for name, code in zip(agents, lineup.codes):
+        if code < 0 and getattr(make_agent(name), "sees_hidden", False):
+            raise ValueError(f"agent {name!r} reads the hidden game state, which the batched engine does not "
+                             "build; play it on the reference engine (engine='reference')")
+    state = init(rules, p, max(1, min(int(batch_size), max(1, len(game_indices)))), key, game_indices,
+                 seat_agent, agents, log_cap)
+    if (lineup.codes >= 0).all():
+        run_compiled(state, progress, lineup)
+    else:
+        play_with_python_agents(state, lineup, progress)
+    table = results(state)
+    return (table, state) if return_state else table

@@ -1,0 +1,68 @@
+"""The compiled play loop: the batched engine's rows played by compiled policies until a Python seat must act.
+
+:func:`advance` joins the engine (:mod:`cya_sim.engine.batched.loops`, the
+rules kernel :mod:`cya_sim.engine.compiled.rules`) and the compiled policies of
+``agents/`` (:func:`agents.compiled.builtin_act`). It is also the template of
+the loops specialized for compiled plug-ins (:mod:`cya_sim.play.plugins`
+rewrites ``builtin_act(`` into the generated dispatch), so there is one loop.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from agents.compiled import builtin_act
+from cya_sim.engine.batched.loops import ERR_ILLEGAL, ERR_LOG_FULL, finish_and_refill, log_action
+from cya_sim.engine.compiled.layout import G_DONE, G_QUEUE_POS, G_TO_ACT
+from cya_sim.engine.compiled.rules import apply_action, is_legal
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def advance(K, R, ER, AR, Q, pcode, params, sc):
+    """Play every row with its compiled policies until a Python agent must act or the queue is empty.
+
+    Args:
+        K, R, ER, AR, Q: the batched engine's constants, rows, engine and agent streams and queue
+            (:class:`~cya_sim.engine.batched.state.BatchState`).
+        pcode: (K_agents,) int64 — for each agent of the state's ``agent_names``, its compiled
+            policy code (``agents.compiled.POLICY_*``, or a plug-in's code), -1 for a Python agent.
+        params: (K_agents, N_AGENT_PARAMS) float64 — each agent's parameters.
+        sc: the policies' :class:`agents.compiled.Scratch`.
+
+    The policy of the seat to act is called, its action checked with
+    :func:`~cya_sim.engine.compiled.rules.is_legal`, logged and applied; a
+    finished game is recorded and the row takes the next queued game.
+
+    Returns:
+        the number of rows waiting for a Python agent (int >= 0), or -1 after
+        an error: ``Q.err = [code, row, action]`` (ERR_ILLEGAL, ERR_LOG_FULL);
+        the row with the error is left unchanged, other rows are consistent.
+    """
+    waiting = 0
+    for b in range(R.shape[0]):
+        G = R[b]
+        while True:
+            if G[G_DONE]:
+                if G[G_QUEUE_POS] < 0:
+                    break
+                finish_and_refill(K, R, ER, AR, Q, b)
+                continue
+            seat = G[G_TO_ACT]
+            ai = Q.q_seat_agent[G[G_QUEUE_POS], seat]
+            code = pcode[ai]
+            if code < 0:
+                waiting += 1
+                break
+            a = builtin_act(code, K, G, seat, params[ai], AR[b, seat], sc)
+            if not is_legal(K, G, a):
+                Q.err[0] = ERR_ILLEGAL
+                Q.err[1] = b
+                Q.err[2] = a
+                return -1
+            if not log_action(Q, G, a):
+                Q.err[0] = ERR_LOG_FULL
+                Q.err[1] = b
+                Q.err[2] = a
+                return -1
+            apply_action(K, G, ER[b], a)
+    return waiting

@@ -1,0 +1,111 @@
+"""Imports run one way (issue 12; /work/shared/ARCHITECTURE.md): game < engines < agents < play/search < runs/reports < cli.
+
+Every import statement of every module of ``cya_sim/`` and ``agents/`` —
+top-level or inside a function — is read with :mod:`ast`; an import of a
+module on a higher layer fails the test, and so does a module no layer
+claims (a new module must be placed here). The engines also must not know
+about agents: no ``KIND_*``/``POLICY_*`` agent enumeration in ``cya_sim/engine``.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Layers from the bottom; each entry is a module or a package prefix.
+LAYERS = (
+    ("game", ("cya_sim", "cya_sim.rules", "cya_sim.actions", "cya_sim.state", "cya_sim.rng", "cya_sim.position",
+              "cya_sim.data")),
+    ("engines", ("cya_sim.engine", "cya_sim.observation")),
+    ("agents", ("agents",)),
+    ("play/search", ("cya_sim.play", "cya_sim.search")),
+    ("runs/reports", ("cya_sim.experiment", "cya_sim.runner", "cya_sim.tournament", "cya_sim.bench", "cya_sim.stats",
+                      "cya_sim.comparisons", "cya_sim.ratings", "cya_sim.analysis", "cya_sim.plots", "cya_sim.report")),
+    ("cli", ("cya_sim.cli", "cya_sim.experiment_cli")),
+)
+
+
+def layer_of(module: str) -> int | None:
+    """Index of the layer of ``module`` (longest matching prefix), or None for a module outside the project."""
+    best, best_len = None, -1
+    for i, (_name, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best_len:
+                best, best_len = i, len(p)
+    return best
+
+
+def project_modules():
+    for base in ("cya_sim", "agents"):
+        for path in sorted((ROOT / base).rglob("*.py")):
+            rel = path.relative_to(ROOT).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            yield ".".join(parts), path
+
+
+def imports_of(module: str, path: Path):
+    """(line, imported module) of every import in the file, relative imports resolved."""
+    tree = ast.parse(path.read_text(), str(path))
+    pkg = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            yield node.lineno, target
+            for a in node.names:  # ``from cya_sim import play`` imports the module cya_sim.play
+                sub = f"{target}.{a.name}"
+                if layer_of(sub) is not None and (ROOT / Path(*sub.split("."))).with_suffix(".py").exists():
+                    yield node.lineno, sub
+
+
+def test_every_module_has_a_layer():
+    missing = [m for m, _ in project_modules() if layer_of(m) is None]
+    assert not missing, f"place these modules in tests/test_layers.py LAYERS: {missing}"
+
+
+def test_no_upward_import():
+    bad = []
+    for module, path in project_modules():
+        mine = layer_of(module)
+        for line, target in imports_of(module, path):
+            theirs = layer_of(target)
+            if theirs is not None and theirs > mine:
+                bad.append(f"{path.relative_to(ROOT)}:{line} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
+    assert not bad, "upward imports:\n" + "\n".join(bad)
+
+
+def test_layer_check_catches_an_upward_import(tmp_path):
+    """The check itself: an engine module importing agents is reported."""
+    f = tmp_path / "x.py"
+    f.write_text("def f():\n    from agents.registry import make_agent\n")
+    found = [t for _, t in imports_of("cya_sim.engine.batched.x", f)]
+    assert "agents.registry" in found and layer_of("agents.registry") > layer_of("cya_sim.engine.batched.x")
+
+
+def test_engines_do_not_enumerate_agents():
+    for path in sorted((ROOT / "cya_sim" / "engine").rglob("*.py")):
+        names = {n.id for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Name)}
+        assert not [n for n in names if n.startswith(("KIND_", "POLICY_"))], path
+
+
+@pytest.mark.parametrize("module", ["agents", "cya_sim.engine.batched", "cya_sim.search", "cya_sim.play.batched"])
+def test_each_layer_imports_on_its_own(module):
+    """No import order is needed to dodge a cycle: each package imports first in a fresh interpreter."""
+    r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,
+                       check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
