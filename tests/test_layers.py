@@ -26,7 +26,8 @@ LAYERS = (
     ("agents", ("agents",)),
     ("play/search", ("cya_sim.play", "cya_sim.search")),
     ("runs/reports", ("cya_sim.experiment", "cya_sim.runner", "cya_sim.tournament", "cya_sim.bench", "cya_sim.stats",
-                      "cya_sim.comparisons", "cya_sim.ratings", "cya_sim.analysis", "cya_sim.plots", "cya_sim.report")),
+                      "cya_sim.comparisons", "cya_sim.ratings", "cya_sim.analysis", "cya_sim.plots", "cya_sim.report",
+                      "cya_sim.validation")),
     ("cli", ("cya_sim.cli", "cya_sim.experiment_cli")),
 )
 

@@ -223,7 +223,7 @@ def test_config_accepts_preset_name_or_ruleset():
 
 
 def test_engine_falls_back_to_reference_only_when_batched_cannot_be_imported(monkeypatch):
-    import cya_sim.engine as eng
+    import cya_sim.play as eng
 
     assert config().run_engine == "reference" and config(engine="batched").run_engine == "auto"
     assert resolve_engine("reference") == ("reference", "")
