@@ -22,15 +22,15 @@ random stream, so both engines play the same games.
 from __future__ import annotations
 
 import numpy as np
+from numba.core.registry import CPUDispatcher
 
+from agents.compiled import N_AGENT_PARAMS
 from agents.view import build_view
 from cya_sim.observation import Observation
 
 
 def is_compiled_function(obj) -> bool:
     """Whether ``obj`` is a numba-compiled function (a plug-in decision function), not an agent class."""
-    from numba.core.registry import CPUDispatcher
-
     return isinstance(obj, CPUDispatcher)
 
 
@@ -59,8 +59,6 @@ class ViewPolicyAgent:
     """
 
     def __init__(self, decide, name: str, **params) -> None:
-        from agents.compiled import N_AGENT_PARAMS
-
         bad = [k for k, v in params.items() if not isinstance(v, (int, float)) or isinstance(v, bool)]
         if bad:
             raise ValueError(f"agent {name!r}: parameter(s) {', '.join(bad)} must be numbers")

@@ -22,6 +22,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.card_counter import CardCounterAgent
+from agents.compiled import BUILTIN_POLICIES, N_AGENT_PARAMS
 from agents.greedy import GreedyAgent
 from agents.heuristic import WILD_HOARDER, HeuristicAgent, HeuristicConfig, WildHoarderAgent
 from agents.oracle import OracleAgent
@@ -125,8 +126,6 @@ def compiled_policy(spec: str):
     Raises:
         ValueError: an unknown name or a malformed spec.
     """
-    from agents.compiled import BUILTIN_POLICIES
-
     s = _parse(spec)
     if s.name in BUILTIN_POLICIES:
         if s.name in ("random", "greedy", "wild_hoarder") and s.params:
@@ -149,8 +148,6 @@ def compiled_params(spec: str) -> np.ndarray:
     Raises:
         ValueError: parameters the agent does not take.
     """
-    from agents.compiled import N_AGENT_PARAMS
-
     s = _parse(spec)
     out = np.zeros(N_AGENT_PARAMS, np.float64)
     if s.name == "heuristic":

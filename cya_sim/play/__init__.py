@@ -5,7 +5,8 @@
   loop (:mod:`.loop`), Python agents through the reference observation of a row.
 * :mod:`.plugins` — the compiled loop specialized for a line-up's compiled plug-in policies.
 
-:func:`get_play_games` picks one by engine name.
+:func:`get_play_games` picks one by engine name (each is imported when first asked for, so that the
+reference engine runs where numba is missing or not yet compiled; not to dodge an import cycle).
 """
 
 from __future__ import annotations

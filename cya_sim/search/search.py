@@ -20,6 +20,7 @@ from cya_sim.engine.compiled.layout import C_A, C_N, C_T, row_width
 from cya_sim.engine.compiled.rules import legal_list
 from cya_sim.observation import Observation
 from cya_sim.play import plugins
+from cya_sim.search import kernels
 from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
 from cya_sim.search.kernels import UTIL_SHARE, UTIL_WIN
 
@@ -71,8 +72,6 @@ def rollout_policy(rollout: str):
     Raises:
         ValueError: ``rollout`` is not an agent spec with a compiled form; the message lists the built-ins.
     """
-    from cya_sim.search import kernels
-
     if rollout in ROLLOUTS:
         return kernels, ROLLOUTS[rollout], np.zeros(N_AGENT_PARAMS, np.float64)
     try:

@@ -13,6 +13,8 @@ import numpy as np
 from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.compiled.layout import C_N
 from cya_sim.engine.compiled.rules import legal_mask
+from cya_sim.engine.reference.legal import action_space
+from cya_sim.observation import ChallengeView, Observation, SetView
 
 
 def reference_observation(state: BatchState, row: int):
@@ -21,9 +23,6 @@ def reference_observation(state: BatchState, row: int):
     Raises:
         ValueError: the row has no game in progress.
     """
-    from cya_sim.engine.reference.legal import action_space
-    from cya_sim.observation import ChallengeView, Observation, SetView
-
     b = int(row)
     seat = int(state.to_act[b])
     if seat < 0:

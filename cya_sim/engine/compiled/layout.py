@@ -37,6 +37,7 @@ from collections import namedtuple
 import numpy as np
 
 from cya_sim.actions import ActionSpace
+from cya_sim.engine import batched_refusal
 from cya_sim.rules import RuleSet
 
 # -- scalars of a row ------------------------------------------------------------------------------
@@ -121,8 +122,6 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
             record and the compiled agents keep a set of card types as a 64-bit mask); such decks play on the
             reference engine.
     """
-    from cya_sim.engine import batched_refusal
-
     hand = rules.hand_size_for(n_players)
     deck = rules.deck
     why = batched_refusal(rules)
