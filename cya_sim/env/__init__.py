@@ -21,7 +21,8 @@ _WHERE = {
     "IllegalActionError": "game",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = ["CoverYourAssetsAEC", "CoverYourAssetsGym", "CoverYourAssetsVectorEnv", "EnvGame", "IllegalActionError",
+           "ObservationEncoder", "env", "register_openspiel"]
 
 
 def __getattr__(name: str):

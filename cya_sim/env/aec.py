@@ -7,7 +7,7 @@ to act is the mover, or during a challenge the side that must answer
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -53,7 +53,7 @@ class CoverYourAssetsAEC(AECEnv):
             (:class:`~cya_sim.env.game.IllegalActionError`, naming the agent, seat, game and action).
     """
 
-    metadata = {"name": "cover_your_assets_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, reward: str = "win_share",
                  render_mode: str | None = None, seat_names=None, stack_depth: int | None = DEFAULT_STACK_DEPTH):
