@@ -134,8 +134,8 @@ class ObservationEncoder:
         put("phase", onehot(np.where(live, ob.phase, -1), 2))
         put("hand", ob.hand)
         put("unseen", ob.unseen)
-        put("hand_sizes", np.take_along_axis(np.asarray(ob.hand_sizes), rel, 1))
-        put("totals", np.take_along_axis(np.asarray(ob.totals, np.float64), rel, 1) * M)
+        put("hand_sizes", np.asarray(ob.hand_sizes)[rows[:, None], rel])
+        put("totals", np.asarray(ob.totals, np.float64)[rows[:, None], rel] * M)
         dlen = np.asarray(ob.discard_len, np.int64)
         put("draw", np.stack([ob.draw_size, dlen], 1))
         pile = np.asarray(ob.discard_pile, np.int64)
@@ -167,31 +167,26 @@ class ObservationEncoder:
             onehot(np.where(active, to_rel(ob.ch_challenger), -1), p),
             onehot(np.where(active, to_rel(ob.ch_defender), -1), p),
             onehot(np.where(active, ob.ch_asset, -1), na), cc, cd, onehot(last, t)], 1))
-        put("gave_up", np.take_along_axis(np.asarray(ob.gave_up, np.float32), rel[:, :, None], 1))
-        # stacks, relative seats
-        slen = np.take_along_axis(np.asarray(ob.stack_len, np.int64), rel, 1)  # (B, P)
-        s_all = np.asarray(ob.set_asset).shape[2]
-        exists = np.arange(s_all)[None, None, :] < slen[:, :, None]  # (B, P, S)
+        put("gave_up", np.asarray(ob.gave_up)[rows[:, None], rel])
+        # stacks, relative seats (set slots past a stack's length are zero in both sources)
+        bi = rows[:, None]
+        slen = np.asarray(ob.stack_len, np.int64)[bi, rel]  # (B, P)
 
-        def by_rel(a) -> np.ndarray:
-            a = np.asarray(a)
-            return np.take_along_axis(a, rel.reshape(b_n, p, *([1] * (a.ndim - 2))), 1)
+        def seat_sum(a) -> np.ndarray:
+            return np.asarray(a).sum(2)[bi, rel]
 
-        vs, vl, vh = (by_rel(ob.set_value_seen) * exists, by_rel(ob.set_value_low) * exists,
-                      by_rel(ob.set_value_high) * exists)
-        known = by_rel(ob.set_known) * exists[..., None]
-        put("stacks", np.concatenate([slen[..., None], vs.sum(2)[..., None] * M, vl.sum(2)[..., None] * M,
-                                      vh.sum(2)[..., None] * M, known.sum(2)], 2))
+        put("stacks", np.concatenate([slen[..., None], seat_sum(ob.set_value_seen)[..., None] * M,
+                                      seat_sum(ob.set_value_low)[..., None] * M,
+                                      seat_sum(ob.set_value_high)[..., None] * M, seat_sum(ob.set_known)], 2))
         # the top D sets, top first: slot j of relative seat r is set index slen - 1 - j
-        j = np.arange(d)[None, None, :]
-        idx = slen[:, :, None] - 1 - j  # (B, P, D)
+        idx = slen[:, :, None] - 1 - np.arange(d)[None, None, :]  # (B, P, D)
         present = idx >= 0
         ix = np.maximum(idx, 0)
+        b3, r3 = rows[:, None, None], rel[:, :, None]
 
         def gather(a) -> np.ndarray:
-            a = by_rel(a)
-            g = np.take_along_axis(a, ix.reshape(b_n, p, d, *([1] * (a.ndim - 3))), 2)
-            return g * present.reshape(b_n, p, d, *([1] * (a.ndim - 3)))
+            g = np.asarray(a)[b3, r3, ix]
+            return g * present.reshape(b_n, p, d, *([1] * (g.ndim - 3)))
 
         asset = np.where(present, gather(ob.set_asset), -1)
         a1 = np.zeros((b_n, p, d, na), np.float32)
