@@ -172,8 +172,10 @@ class ObservationEncoder:
         bi = rows[:, None]
         slen = np.asarray(ob.stack_len, np.int64)[bi, rel]  # (B, P)
 
+        s_used = max(1, int(slen.max()))  # set slots past every stack's length are all zero
+
         def seat_sum(a) -> np.ndarray:
-            return np.asarray(a).sum(2)[bi, rel]
+            return np.asarray(a)[:, :, :s_used].sum(2)[bi, rel]
 
         put("stacks", np.concatenate([slen[..., None], seat_sum(ob.set_value_seen)[..., None] * M,
                                       seat_sum(ob.set_value_low)[..., None] * M,
@@ -182,10 +184,12 @@ class ObservationEncoder:
         idx = slen[:, :, None] - 1 - np.arange(d)[None, None, :]  # (B, P, D)
         present = idx >= 0
         ix = np.maximum(idx, 0)
-        b3, r3 = rows[:, None, None], rel[:, :, None]
+        s_all = np.asarray(ob.set_asset).shape[2]
+        flat = ((rows[:, None, None] * p + rel[:, :, None]) * s_all + ix).ravel()  # one index into (B*P*S)
 
         def gather(a) -> np.ndarray:
-            g = np.asarray(a)[b3, r3, ix]
+            a = np.asarray(a)
+            g = np.take(a.reshape(b_n * p * s_all, *a.shape[3:]), flat, axis=0).reshape(b_n, p, d, *a.shape[3:])
             return g * present.reshape(b_n, p, d, *([1] * (g.ndim - 3)))
 
         asset = np.where(present, gather(ob.set_asset), -1)
