@@ -9,7 +9,7 @@ the other way round. The game is the OpenSpiel registration of :mod:`cya_sim.env
   C = 0.15, win-share utility), from the §10 observation;
 - OpenSpiel: ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` with ``max_simulations=N``, one random
   rollout per leaf (``mcts.RandomRolloutEvaluator``), ``uct_c=1.41``, unlimited world samples drawn by
-  the game's ``resample_from_infostate`` (uniform determinizations, as ours).
+  the game's ``resample_from_infostate`` (uniform determinizations, as ours) from a seeded stream.
 
 The unit of the statistics is the game (Wilson interval of our win share over games) and the deal
 (t interval of our mean score over the two games of a deal; 0.5 = equal strength).
@@ -41,6 +41,8 @@ def play(game, deal: int, our_seat: int, iterations: int, seed: int) -> float:
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed + deal))
     bot = ismcts.ISMCTSBot(game, evaluator, uct_c=1.41, max_simulations=iterations,
                            random_state=np.random.RandomState(seed * 7919 + deal))
+    worlds = np.random.default_rng([seed, deal, 99])  # seeded determinizations: the run replays exactly
+    bot.set_resampler(lambda s, player: s.resample_from_infostate(player, worlds.random))
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
