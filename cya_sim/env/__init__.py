@@ -27,6 +27,5 @@ __all__ = ["CoverYourAssetsAEC", "CoverYourAssetsGym", "CoverYourAssetsVectorEnv
 
 def __getattr__(name: str):
     if name in _WHERE:
-        importlib.import_module("cya_sim.engine.reference")  # resolves the observation/reference import cycle
         return getattr(importlib.import_module(f"cya_sim.env.{_WHERE[name]}"), name)
     raise AttributeError(f"module 'cya_sim.env' has no attribute {name!r}")

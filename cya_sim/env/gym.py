@@ -14,6 +14,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from agents.registry import is_cheating, make_agent
+from agents.spec import split_agent_list
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
 from cya_sim.env.game import EnvGame, IllegalActionError, resolve_rules
 from cya_sim.rules import RuleSet
@@ -25,11 +27,9 @@ def opponent_specs(opponents: str, n_seats: int) -> list[str]:
     """Agent specs for ``n_seats`` opponent seats from a comma-separated list, cycled (``greedy,card_counter``).
 
     Raises:
-        ValueError: an empty list or an unknown agent spec (names the spec and the known agents).
+        ValueError: an empty list, an unknown agent spec (names the spec and the known agents), or an agent
+            that reads the hidden game state (``oracle``): the environments give agents observations only.
     """
-    from agents.registry import make_agent
-    from agents.spec import split_agent_list
-
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
@@ -38,6 +38,9 @@ def opponent_specs(opponents: str, n_seats: int) -> list[str]:
             make_agent(n)
         except (ValueError, TypeError) as e:
             raise ValueError(f"opponents: {e}") from None
+        if is_cheating(n):
+            raise ValueError(f"opponents: {n!r} reads the hidden game state; allowed: agents that play on "
+                             "observations (e.g. random, greedy, heuristic, card_counter)")
     return [names[i % len(names)] for i in range(n_seats)]
 
 
@@ -72,8 +75,6 @@ class CoverYourAssetsGym(gym.Env):
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str = "greedy,card_counter", reward: str = "win_share", illegal_action: str = "end",
                  render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
-        from agents.registry import make_agent
-
         self.rules = resolve_rules(rules)
         self.rules.check_players(n_players)
         if not 0 <= seat < n_players:

@@ -2,12 +2,12 @@
 
 Each sub-environment is one row of the batched engine
 (:mod:`cya_sim.env.batched_bridge`): the learner's B actions are applied in one
-compiled call, then the compiled loop plays every opponent seat of every row
-until the learner must act again; no Python runs per game or per opponent
-decision. Observations are the vectors of
+compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.batched`)
+plays every opponent seat of every row until the learner must act again; no
+Python runs per game or per opponent decision. Observations are the vectors of
 :class:`~cya_sim.env.encoding.ObservationEncoder`, encoded for the whole batch
 at once; opponents must have a compiled form (``random``, ``greedy``,
-``heuristic``, ``wild_hoarder``, ``card_counter``).
+``heuristic``, ``wild_hoarder``, ``card_counter``, or a compiled plug-in, :mod:`agents.plugin`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from agents.registry import compiled_policy
 from cya_sim.actions import ActionSpace
 from cya_sim.env import batched_bridge as bridge
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
@@ -59,8 +60,6 @@ class CoverYourAssetsVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 64, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str = "greedy,card_counter", reward: str = "win_share",
                  stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
-        from agents.registry import compiled_kind
-
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs: {num_envs!r}; allowed: an int >= 1")
         if reward != "win_share":
@@ -71,9 +70,9 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             raise ValueError(f"seat: {seat!r}; allowed: 0 to {n_players - 1}")
         specs = opponent_specs(opponents, n_players - 1)
         for s in specs:
-            if compiled_kind(s) is None:
+            if compiled_policy(s) is None:
                 raise ValueError(f"opponents: {s!r} has no compiled form; the vector environment takes compiled "
-                                 "agents (random, greedy, heuristic, wild_hoarder, card_counter)")
+                                 "agents (random, greedy, heuristic, wild_hoarder, card_counter, compiled plug-ins)")
         self.num_envs, self.n_players, self.seat = num_envs, n_players, seat
         self.opponent_specs = sorted(set(specs), key=specs.index)
         others = iter(specs)
@@ -86,22 +85,22 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         self.observation_space = spaces.Box(0.0, np.inf, (num_envs, self.encoder.size), np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, a))
         self._queue_len = max(16 * num_envs, 1024)
-        self._state = None
+        self._batch = None
         self._mask = np.zeros((num_envs, a), bool)
 
     def _observe(self) -> np.ndarray:
-        ob = bridge.observe(self._state)
+        ob = bridge.observe(self._batch)
         self._mask = ob.legal_action_mask.copy()
         return self.encoder.encode_batch(ob)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start games ``0 .. B-1`` of ``seed`` (a fresh random seed when None); return (obs, info)."""
         key = root_key(np.random.SeedSequence() if seed is None else int(seed))
-        self._state = bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
+        self._batch = bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
                                        self.opponent_specs, 0, self._queue_len)
-        bridge.advance(self._state)
+        bridge.advance(self._batch)
         obs = self._observe()
-        return obs, {"action_mask": self._mask.copy(), "game": bridge.game_index(self._state)}
+        return obs, {"action_mask": self._mask.copy(), "game": bridge.game_index(self._batch)}
 
     def action_masks(self) -> np.ndarray:
         """(B, A) bool legal action masks of the learner in each row."""
@@ -109,7 +108,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
 
     def step(self, actions):
         """Apply the learner's (B,) actions, play the opponents; return (obs, reward, terminated, truncated, info)."""
-        st = self._state
+        st = self._batch
         q0 = bridge.queue_pos(st)
         g0 = bridge.game_index(st)
         bridge.apply(st, np.asarray(actions, np.int64).reshape(self.num_envs), np.ones(self.num_envs, bool))
