@@ -62,6 +62,8 @@ def test_bad_arguments_name_the_field():
         CoverYourAssetsGym(seat=4)
     with pytest.raises(ValueError, match="opponents: "):
         CoverYourAssetsGym(opponents="greedy,nobody")
+    with pytest.raises(ValueError, match=r"opponents: 'oracle\(cheats=true\)' reads the hidden game state"):
+        CoverYourAssetsGym(opponents="oracle(cheats=true)")
     with pytest.raises(ValueError, match="opponents: 'ismcts' has no compiled form"):
         CoverYourAssetsVectorEnv(num_envs=2, opponents="ismcts")
     with pytest.raises(ValueError, match="num_envs: 0"):
