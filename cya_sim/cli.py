@@ -161,6 +161,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     play.add_argument("--game", type=_int_at_least(0, "game"), default=0, metavar="INDEX",
                       help="game index under the seed (default 0); a tournament's game g with its seat "
                            "order (games.parquet seat_s_agent) replays exactly")
+    play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
+                      help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
+                           "may see (RULES.md §10)")
 
     tour = sub.add_parser(
         "tournament", help="run an experiment file, or play one rotated line-up given by flags",
@@ -232,6 +235,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agents_module().make_agent(names[s % len(names)]) for s in range(n)]
+    if args.human:
+        bad = [h for h in args.human if h >= n]
+        if bad:
+            raise UsageError(f"--human: seat {bad[0]}; the seats are 0 to {n - 1}")
+        from cya_sim.env.terminal import play_human
+
+        return play_human(rules, seats, args.human, args.seed, args.game)
     play_game(rules, seats, root_key(args.seed), args.game, log=print)
     return 0
 
