@@ -414,6 +414,11 @@ def _parse_players(raw: Any, rules: RuleSet) -> tuple[int, ...]:
         where = f"players[{i}]" if isinstance(raw, list) else "players"
         if not _is_int(p) or not rules.min_players <= p <= rules.max_players:
             raise ExperimentError(where, f"{p!r}; give {allowed}")
+        try:
+            rules.check_table(p)  # enough cards at this size (hand_size, deck, R-DECK-MULTI)
+        except RulesError as e:
+            key = next((k for k in ("hand_size", "extra_deck_unit", "target_score", "deck") if repr(k) in str(e)), None)
+            raise ExperimentError(f"rules.options.{key}" if key else where, str(e)) from None
     if len(set(items)) != len(items):
         raise ExperimentError("players", f"{raw!r} lists a table size twice; list each once")
     return tuple(int(p) for p in items)

@@ -133,6 +133,10 @@ class TournamentConfig:
                 "n_players",
                 f"{self.n_players!r} players; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}",
             )
+        try:
+            rules.check_table(self.n_players)  # enough cards at this size (hand_size, deck, R-DECK-MULTI)
+        except RulesError as e:
+            raise TournamentError("rules", str(e)) from None
         if len(agents) > self.n_players:
             raise TournamentError(
                 "agents",
@@ -375,8 +379,9 @@ def games_frame(result: TournamentResult) -> pd.DataFrame:
     ``seat_{s}_win_share`` (float64, 1/k for each of k winners, R-TIE) for
     every seat s, ``winners`` (list of seats), ``winner_agents`` (str, the
     winners' agents joined by ","), ``rounds``, ``turns``, ``challenges``,
-    ``decisions`` (int64 counts) and ``largest_steal`` (int64 dollars, the
-    largest set won by a challenger).
+    ``decisions`` (int64 counts), ``largest_steal`` (int64 dollars, the
+    largest set won by a challenger) and ``capped`` (bool: stopped by the
+    rules' ``max_rounds`` cap, not by R-GAME-END).
     """
     t, names, cfg = result.table, result.agent_names, result.config
     p = t.seat_agent.shape[1]
@@ -403,6 +408,7 @@ def games_frame(result: TournamentResult) -> pd.DataFrame:
     cols["winner_agents"] = np.array(agents_of, dtype=object)[inverse]
     for k in ("rounds", "turns", "challenges", "decisions", "largest_steal"):
         cols[k] = getattr(t, k).astype(np.int64)
+    cols["capped"] = np.asarray(t.capped, bool)
     return pd.DataFrame(cols)
 
 

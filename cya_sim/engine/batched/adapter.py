@@ -102,10 +102,13 @@ def play_with_python_agents(state: BatchState, progress: Callable[[int], None] |
     """Play every queued game of ``state`` to the end, Python seats through the per-step loop above.
 
     Raises:
-        IllegalActionError: an agent returned an illegal action (or not an int); the
-            message names the game index, the seat, the agent and the action.
+        IllegalActionError: an agent returned an illegal action, or a value that is not an integer
+            (a Python or NumPy integer, not a bool; nothing is coerced); the message names the game
+            index, the seat, the agent and the value.
+        AgentError: an agent's ``act`` raised (:mod:`cya_sim.engine.agent_calls`).
     """
     from agents import make_agent
+    from cya_sim.engine.agent_calls import action_id, call_agent
     from cya_sim.engine.batched.api import IllegalActionError, run_compiled, step
     from cya_sim.rng import stream_generator
 
@@ -129,16 +132,13 @@ def play_with_python_agents(state: BatchState, progress: Callable[[int], None] |
                 current[b] = (q, [make_agent(nm) for nm in names],
                               [stream_generator(key, g, 1 + s) for s in range(state.n_players)])
             _, seat_agents, rngs = current[b]
-            action = seat_agents[seat].act(reference_observation(state, b), rngs[seat])
+            name = state.agent_names[int(state.q_seat_agent[q, seat])]
+            g = int(state.game_index[b])
+            action = call_agent(seat_agents[seat], name, seat, g, reference_observation(state, b), rngs[seat])
             try:
-                actions[b] = int(action)
-            except (TypeError, ValueError):
-                raise IllegalActionError(
-                    f"agent {state.agent_names[int(state.q_seat_agent[q, seat])]!r} at seat {seat} in game "
-                    f"{int(state.game_index[b])} returned {action!r}, not an action id; allowed: an int in "
-                    f"0..{state.action_space.size - 1} where legal_action_mask is true",
-                    game_index=int(state.game_index[b]), seat=seat,
-                    agent=state.agent_names[int(state.q_seat_agent[q, seat])], action=-1, row=b) from None
+                actions[b] = action_id(action, name, seat, g, state.action_space.size, ValueError)
+            except ValueError as e:
+                raise IllegalActionError(str(e), game_index=g, seat=seat, agent=name, action=-1, row=b) from None
             rows[b] = True
         if rows.any():
             step(state, actions, rows)

@@ -96,13 +96,15 @@ def step(state: BatchState, actions, rows=None) -> BatchState:
     Raises:
         IllegalActionError: some row's action is not legal; the message names
             the game index, the seat, the agent and the action. No row is changed.
-        ValueError: ``actions`` is not (B,).
+        ValueError: ``actions`` is not (B,) or not of an integer dtype (floats and bools are refused).
         RuntimeError: the per-game action log (``log_cap``) is full.
     """
     actions = np.asarray(actions)
     b = state.batch_size
     if actions.shape != (b,):
         raise ValueError(f"actions must have shape (B,) = ({b},); got {actions.shape}")
+    if actions.dtype == np.bool_ or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(f"actions must be integer action ids; got dtype {actions.dtype} (nothing is coerced)")
     actions = actions.astype(np.int64)
     rows = np.ones(b, bool) if rows is None else np.asarray(rows, bool)
     bad = check_actions(state.consts, state.arrays, actions, rows)
@@ -123,7 +125,8 @@ def results(state: BatchState) -> GameTable:
         game_index=state.q_game_index.copy(), seat_agent=state.q_seat_agent.copy(),
         first_dealer=state.r_first_dealer.copy(), totals=state.r_totals.copy(), win_share=share,
         rounds=state.r_rounds.copy(), turns=state.r_turns.copy(), challenges=state.r_challenges.copy(),
-        decisions=state.r_decisions.copy(), largest_steal=state.r_largest_steal.copy())
+        decisions=state.r_decisions.copy(), largest_steal=state.r_largest_steal.copy(),
+        capped=state.r_capped.copy())
 
 
 def run_compiled(state: BatchState, progress: Callable[[int], None] | None = None) -> int:

@@ -71,3 +71,16 @@ def invalidate_stale_caches() -> bool:
     except OSError:
         pass
     return deleted
+
+
+def cold_compile_expected() -> bool:
+    """Whether the next batched run compiles the play loop from scratch (no disk cache for it yet).
+
+    True when ``__pycache__`` holds no cached ``runner.advance`` (a fresh clone, or the first run
+    after an edit of the engine, agents or search, see :func:`invalidate_stale_caches`); False
+    with ``NUMBA_CACHE_DIR`` set (the cache lives elsewhere and is not inspected).
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    invalidate_stale_caches()
+    return not any((_HERE / "__pycache__").glob("runner.advance-*.nbi"))

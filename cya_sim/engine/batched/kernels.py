@@ -34,7 +34,8 @@ invalidate_stale_caches()  # numba's disk cache does not track the kernels inlin
 C_NA, C_NW, C_T, C_M, C_P, C_HAND, C_ORDER, C_HIDDEN = 0, 1, 2, 3, 4, 5, 6, 7
 C_END_KIND, C_END_PARAM, C_TARGET, C_TIE, C_MAX_EXTRA, C_N, C_S, C_CAP = 8, 9, 10, 11, 12, 13, 14, 15
 C_A, C_W, C_PD, C_CH, C_DI, C_RE, C_GU, C_LOG = 16, 17, 18, 19, 20, 21, 22, 23
-N_CFG = 24
+C_MAX_ROUNDS = 24  # RuleSet.max_rounds: a game still going after this round stops (flagged ``capped``)
+N_CFG = 25
 
 END_TARGET, END_ROUNDS, END_ROUND_WINS = 0, 1, 2
 TIE_SHARE, TIE_EXTRA = 0, 1
@@ -85,6 +86,7 @@ ARRAY_FIELDS = (
     "r_done", "r_first_dealer", "r_totals", "r_winners", "r_rounds", "r_turns", "r_challenges",
     "r_decisions", "r_largest_steal", "log_actions", "log_len", "err",
     "agent_params", "v_hdr", "v_hand", "v_unseen", "v_seats", "v_mask", "v_hands_all",
+    "capped", "r_capped",
 )
 Arrays = namedtuple("Arrays", ARRAY_FIELDS)
 Arrays.__doc__ = "The batch state as a named tuple of arrays (see BatchState for every field)."
@@ -331,6 +333,7 @@ def reset_row(K, S, b, q):
     S.eligible[b] = 0
     S.extra_rounds[b] = 0
     S.winners[b] = 0
+    S.capped[b] = False
     S.turns[b] = 0
     S.challenges[b] = 0
     S.decisions[b] = 0
@@ -363,6 +366,7 @@ def finish_and_refill(K, S, b):
         S.r_challenges[q] = S.challenges[b]
         S.r_decisions[q] = S.decisions[b]
         S.r_largest_steal[q] = S.largest_steal[b]
+        S.r_capped[q] = S.capped[b]
     nq = S.q_next[0]
     if nq < S.q_game_index.shape[0]:
         S.q_next[0] = nq + 1
@@ -569,7 +573,8 @@ def end_round(K, S, b):
 
     Round wins (R-GAME-END ``round_wins``) go to every seat tied for the
     round's highest score. When the game ends, ``winners`` holds the bitmask
-    of the seats sharing the win and ``done`` is set.
+    of the seats sharing the win and ``done`` is set. A game still going after
+    round ``max_rounds`` stops there with ``capped`` set (as the reference engine).
     """
     cfg = K.cfg
     p = cfg[C_P]
@@ -623,6 +628,21 @@ def end_round(K, S, b):
             return
         S.eligible[b] = tied
         S.extra_rounds[b] += 1
+    if S.round[b] >= cfg[C_MAX_ROUNDS]:  # the simulator's round cap (RuleSet.max_rounds), as the reference
+        cand = S.eligible[b] if S.eligible[b] != 0 else (1 << p) - 1
+        bt = -1
+        for s in range(p):
+            if (cand >> s) & 1 and S.totals[b, s] > bt:
+                bt = S.totals[b, s]
+        tied = 0
+        for s in range(p):
+            if (cand >> s) & 1 and S.totals[b, s] == bt:
+                tied |= 1 << s
+        S.winners[b] = tied
+        S.capped[b] = True
+        S.done[b] = True
+        S.to_act[b] = -1
+        return
     S.dealer[b] = seat_add(S.dealer[b], 1, p)
     start_round(K, S, b)
 

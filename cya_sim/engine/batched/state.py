@@ -88,6 +88,7 @@ class BatchState:
     v_hdr, v_hand, v_unseen, v_seats, v_mask, v_hands_all: per-row scratch of the compiled strategy
         agents' views (agents/compiled_strategy.py): (B, N_HDR), (B, T), (B, T), (B, P, N_SEATCOL) int64 (agents.view),
         (B, A) bool, (B, P, T) int64.
+    capped: (B,) bool — the row's game was stopped by the round cap (RuleSet.max_rounds); r_capped: (G,) bool.
     """
 
     rules: RuleSet
@@ -166,6 +167,8 @@ class BatchState:
     v_seats: np.ndarray
     v_mask: np.ndarray
     v_hands_all: np.ndarray
+    capped: np.ndarray
+    r_capped: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -189,10 +192,11 @@ def make_consts(rules: RuleSet, n_players: int) -> kn.Consts:
     """The :class:`~cya_sim.engine.batched.kernels.Consts` of ``rules`` at ``n_players`` seats.
 
     Raises:
-        RulesError: ``n_players`` not allowed by ``rules``.
+        RulesError: ``n_players`` not allowed by ``rules``, or too few cards to deal at that size.
         ValueError: the deck has more than :data:`cya_sim.engine.MAX_BATCHED_CARD_TYPES` card types (the compiled agents
             keep a hand as a 64-bit mask of types); such decks play on the reference engine.
     """
+    rules.check_table(n_players)
     hand = rules.hand_size_for(n_players)
     deck = rules.deck
     why = batched_refusal(rules)
@@ -213,6 +217,7 @@ def make_consts(rules: RuleSet, n_players: int) -> kn.Consts:
     cfg[kn.C_TARGET] = rules.target_score
     cfg[kn.C_TIE] = kn.TIE_SHARE if rules.tie_break == "share" else kn.TIE_EXTRA
     cfg[kn.C_MAX_EXTRA] = rules.max_extra_rounds
+    cfg[kn.C_MAX_ROUNDS] = rules.max_rounds
     cfg[kn.C_N], cfg[kn.C_S], cfg[kn.C_CAP] = n, n // 2 + 1, cap
     cfg[kn.C_A], cfg[kn.C_W] = sp.size, 1 + nw
     st = sp.start
@@ -293,6 +298,7 @@ def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_ind
                       else np.ascontiguousarray(agent_params, dtype=np.float64)),
         v_hdr=z((b, N_HDR), np.int64), v_hand=z((b, t), np.int64), v_unseen=z((b, t), np.int64),
         v_seats=z((b, p, N_SEATCOL), np.int64), v_mask=z((b, int(cfg[kn.C_A])), bool), v_hands_all=z((b, p, t), np.int64),
+        capped=z(b, bool), r_capped=z(g, bool),
     )
 
 
