@@ -34,6 +34,7 @@ import pandas as pd
 from cya_sim import __version__
 from cya_sim.engine import ENGINES, batched_refusal, get_play_games
 from cya_sim.engine.table import GameTable
+from cya_sim.limits import MAX_GAMES, MAX_SEED
 from cya_sim.rng import root_key
 from cya_sim.rules import RulesError, RuleSet, get_rules
 
@@ -143,10 +144,10 @@ class TournamentConfig:
                 f"{len(agents)} agents for {self.n_players} seats; give 1 to {self.n_players} agents "
                 "(they are cycled to fill the seats)",
             )
-        if not _is_int(self.games) or self.games < 1:
-            raise TournamentError("games", f"{self.games!r}; it must be an integer >= 1")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise TournamentError("seed", f"{self.seed!r}; it must be an integer >= 0")
+        if not _is_int(self.games) or not 1 <= self.games <= MAX_GAMES:
+            raise TournamentError("games", f"{self.games!r}; it must be an integer from 1 to {MAX_GAMES:,}")
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            raise TournamentError("seed", f"{self.seed!r}; it must be an integer from 0 to {MAX_SEED:,}")
         if self.engine not in ENGINES:
             raise TournamentError("engine", f"{self.engine!r}; choose one of: {', '.join(ENGINES)}")
         if self.workers is not None and (not _is_int(self.workers) or self.workers < 1):
