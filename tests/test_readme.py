@@ -66,7 +66,7 @@ def run_line(line: str, cwd: Path, timeout: float) -> subprocess.CompletedProces
     elif argv[0] == "python":
         argv[0] = sys.executable
         argv[1] = str(ROOT / argv[1])
-    r = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False, timeout=timeout)
     assert r.returncode == 0, f"{line}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
     assert "Traceback" not in r.stderr
     return r
@@ -141,7 +141,7 @@ def _script(i: int) -> str:
 def test_python_block(folder, tmp_path, i):
     path = tmp_path / f"block{i}.py"
     path.write_text(_script(i), encoding="utf-8")
-    r = subprocess.run([sys.executable, str(path)], cwd=folder, capture_output=True, text=True, timeout=600)
+    r = subprocess.run([sys.executable, str(path)], cwd=folder, capture_output=True, text=True, check=False, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
@@ -151,7 +151,7 @@ def test_python_block_slow(folder, tmp_path, i):
     """Blocks that play tournaments (worker processes are spawned: run as a script file, as a user would)."""
     path = tmp_path / f"block{i}.py"
     path.write_text(_script(i), encoding="utf-8")
-    r = subprocess.run([sys.executable, str(path)], cwd=folder, capture_output=True, text=True, timeout=3600)
+    r = subprocess.run([sys.executable, str(path)], cwd=folder, capture_output=True, text=True, check=False, timeout=3600)
     assert r.returncode == 0, r.stderr[-3000:]
 
 
