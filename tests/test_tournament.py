@@ -120,7 +120,7 @@ def test_output_files_and_columns(tmp_path):
     want = (["game_index", "seed", "rules", "first_dealer"]
             + [f"seat_{s}_agent" for s in range(p)] + [f"seat_{s}_total" for s in range(p)]
             + [f"seat_{s}_win_share" for s in range(p)]
-            + ["winners", "winner_agents", "rounds", "turns", "challenges", "decisions", "largest_steal"])
+            + ["winners", "winner_agents", "rounds", "turns", "challenges", "decisions", "largest_steal", "capped"])
     assert list(games.columns) == want
     assert games["game_index"].tolist() == list(range(8))
     assert (games["seed"] == 3).all() and (games["rules"] == "classic").all()
