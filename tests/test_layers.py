@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Layers from the bottom; each entry is a module or a package prefix.
 LAYERS = (
     ("game", ("cya_sim", "cya_sim.rules", "cya_sim.actions", "cya_sim.state", "cya_sim.rng", "cya_sim.position",
-              "cya_sim.data")),
+              "cya_sim.data", "cya_sim.limits")),
     ("engines", ("cya_sim.engine", "cya_sim.observation")),
     ("agents", ("agents",)),
     ("play/search", ("cya_sim.play", "cya_sim.search")),
