@@ -6,10 +6,11 @@ folder holding a copy of ``experiments/`` and the README's ``my-deck.toml``:
 ``cya-sim rules`` and ``cya-sim play`` lines (and every ``python`` block that
 plays on the reference engine) in the default run; lines that play thousands
 of games on the compiled engine, benchmarks and experiment scripts in the slow
-target (``make test-slow``), still as written. Two kinds of line are not run,
+target (``make test-slow``), still as written. Three kinds of line are not run,
 each named in :data:`NOT_RUN` with the reason: ``make`` targets (``make test``
-is what runs this very suite) and the Dask line, whose scheduler address is an
-example. The untagged block (a game log) must be what the ``play`` line above
+is what runs this very suite), the Dask line, whose scheduler address is an
+example, and ``play --human``, which waits for a person (its own test drives it
+through a pseudo-terminal). The untagged block (a game log) must be what the ``play`` line above
 it prints, line for line, except its ``...`` gaps. ``text`` blocks show what a
 ``make`` target prints (``make run``'s summary table); their header must be the
 one the command line prints. The ``peaceful`` agent block
@@ -37,6 +38,8 @@ CLI = str(Path(sys.executable).parent / "cya-sim")
 #: Lines not run, and why (matched by their start).
 NOT_RUN = {
     "make ": "a make target: `make test` runs this suite itself and `make run` installs; CI runs `make test`",
+    "cya-sim play --human": "waits for a person at the terminal; tests/test_env_terminal.py drives it through a "
+                            "pseudo-terminal for a whole game",
     "cya-sim tournament experiments/baseline.toml --scheduler tcp://10.0.0.5:8786":
         "needs a Dask scheduler at the example address (the Dask executor has its own tests)",
 }
@@ -75,9 +78,10 @@ def run_line(line: str, cwd: Path, timeout: float) -> subprocess.CompletedProces
 
 
 def test_every_block_is_accounted_for():
-    """Each block is a shell block, a Python block, the TOML deck, printed output, or the game log of the play line."""
+    """Each block is a shell block, a Python block, the TOML deck, printed output, the game log of the play line,
+    or (``console``) the transcript of a human seat at the terminal (driven by tests/test_env_terminal.py)."""
     kinds = [lang for lang, _ in BLOCKS]
-    assert set(kinds) <= {"sh", "python", "toml", "text", ""}, kinds
+    assert set(kinds) <= {"sh", "python", "toml", "text", "console", ""}, kinds
     assert kinds.count("toml") == 1 and kinds.count("") == 1
     assert len(BLOCKS) >= 10
 
