@@ -141,6 +141,21 @@ def test_round_cap_same_games_on_both_engines():
     assert (ref.rounds <= 2).all()
 
 
+def test_round_cap_flag_reaches_the_results_folder_report_and_console(tmp_path, capsys):
+    """The capped flag goes through the run pipeline: games.parquet column, REPORT.md line, console note."""
+    from cya_sim.runner import load_games
+
+    out = tmp_path / "capped"
+    assert main(["tournament", "--option", "max_rounds=1", "--games", "8", "--engine", "reference",
+                 "--workers", "1", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    games = load_games(out)
+    n = int(games["capped"].sum())
+    assert len(games) == 8 and n >= 1 and (games["rounds"] == 1).all()  # $1,000,000 is not reached in one round
+    assert f"{n:,} of 8 games were stopped by the round cap (option max_rounds = 1)" in printed
+    assert f"**{n:,} of 8 games were stopped by the round cap**" in (out / "REPORT.md").read_text(encoding="utf-8")
+
+
 def test_round_cap_during_tie_extra_rounds_ends_with_the_tied_seats():
     """R-TIE extra rounds count toward the cap; a capped game's winners come from the eligible seats."""
     rules = get_rules("classic", tie_break="extra_round", end_condition="rounds:1", max_rounds=1)
