@@ -72,14 +72,14 @@ def _rules_from_args(args: argparse.Namespace):
     Raises:
         UsageError: unknown preset, unreadable or invalid deck, unknown option key or bad value.
     """
-    from cya_sim.rules import DeckError, RulesError, get_rules, load_deck, option_names
+    from cya_sim.rules import DeckError, RulesError, get_rules, load_deck, rule_option_names
 
     try:
         rules = get_rules(args.rules)
     except RulesError as e:
         raise UsageError(f"--rules: {e}") from None
     options: dict[str, Any] = {}
-    allowed = [k for k in option_names() if k != "deck"]
+    allowed = [k for k in rule_option_names(rules) if k != "deck"]
     for item in args.option or []:
         key, eq, text = item.partition("=")
         key = key.strip()
@@ -91,6 +91,9 @@ def _rules_from_args(args: argparse.Namespace):
             raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
         options[key] = _option_value(text.strip())
     if args.deck is not None:
+        if rules.family != "classic":
+            raise UsageError(f"--deck: rules {rules.name!r} have their own deck; change it with --option "
+                             "(see `cya-sim rules " + args.rules + "`)")
         try:
             options["deck"] = load_deck(args.deck)
         except DeckError as e:
@@ -111,23 +114,32 @@ def _agents_module():
     return importlib.import_module("agents")
 
 
-def _agents_from_args(text: str) -> list[str]:
+def _agent_factory(rules):
+    """``make_agent`` of the rules' game family: the classic registry, or the theft game's (§9)."""
+    if rules.family == "theft":
+        from agents.theft import make_theft_agent
+
+        return make_theft_agent
+    return _agents_module().make_agent
+
+
+def _agents_from_args(text: str, rules=None) -> list[str]:
     from agents.spec import split_agent_list
 
     names = split_agent_list(text)
-    module = _agents_module()
+    make = _agent_factory(rules) if rules is not None else _agents_module().make_agent
     for a in names:
         try:
-            module.make_agent(a)
+            make(a)
         except (ValueError, TypeError) as e:
             raise UsageError(f"--agents: {e} (comma-separated)") from None
     return names
 
 
 def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None:
-    from cya_sim.rules import PRESETS
+    from cya_sim.rules import preset_names
 
-    text = f"rule preset: {', '.join(PRESETS)} (default {DEFAULT_RULES})"
+    text = f"rule preset: {', '.join(preset_names())} (default {DEFAULT_RULES})"
     if positional:
         p.add_argument("rules", nargs="?", default=DEFAULT_RULES, metavar="PRESET", help=text)
     else:
@@ -224,14 +236,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from cya_sim.rng import root_key
 
     rules = _rules_from_args(args)
-    names = _agents_from_args(args.agents or DEFAULT_AGENTS)
+    names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
     n = args.players if args.players is not None else (
         len(names) if args.agents and len(names) >= 2 else DEFAULT_PLAYERS)
     if not rules.min_players <= n <= rules.max_players:
         raise UsageError(f"--players: {n}; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}")
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
-    seats = [_agents_module().make_agent(names[s % len(names)]) for s in range(n)]
+    seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
+    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.theft)
+        from cya_sim.theft.play import play_game as play_theft_game
+
+        play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
+        return 0
     play_game(rules, seats, root_key(args.seed), args.game, log=print)
     return 0
 

@@ -10,17 +10,16 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from cya_sim.errors import RulesError
 from cya_sim.rules.deck import Deck, deck_2011
 
 CHALLENGE_DRAW_ORDERS = ("loser_first", "mover_first")
 TIE_BREAKS = ("share", "extra_round")
 EXTRA_DECK_UNITS = ("pack", "full")
 GAME_FAMILIES = ("classic",)  # room for "draft" (§7) and "theft" (§9)
+__all__ = ["RuleSet", "RulesError", "option_names"]
+
 _END_RE = re.compile(r"^(target|rounds:([1-9][0-9]*)|round_wins:([1-9][0-9]*))$")
-
-
-class RulesError(ValueError):
-    """An option of a rule set has a value outside what is allowed."""
 
 
 def _hand_size_table(spec: Any, min_players: int, max_players: int) -> tuple[tuple[int, int], ...]:
