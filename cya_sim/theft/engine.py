@@ -27,9 +27,9 @@ class TheftIllegalActionError(ValueError):
 
 # -- words for the log -----------------------------------------------------------------
 def card_text(rules: TheftRuleSet, cards) -> str:
-    """``"3 7 Gold"``: card type ids as names, in the given order."""
+    """``"3, 7, Gold Theft"``: card type ids as names, in the given order (``"nothing"`` for none)."""
     names = rules.card_names
-    return " ".join(names[c] for c in cards) or "nothing"
+    return ", ".join(names[c] for c in cards) or "nothing"
 
 
 def pair_text(rules: TheftRuleSet, cards) -> str:
@@ -38,7 +38,7 @@ def pair_text(rules: TheftRuleSet, cards) -> str:
 
 
 def hand_text(rules: TheftRuleSet, hand: list[int]) -> str:
-    """A hand (T counts) as names in card-type order, e.g. ``"3 3 7 Gold Theft"``."""
+    """A hand (T counts) as names in card-type order, e.g. ``"3, 3, 7, Gold, Theft"``."""
     return card_text(rules, [t for t, n in enumerate(hand) for _ in range(n)])
 
 
