@@ -127,3 +127,19 @@ def test_play_theft_games_returns_game_table_deterministic_and_by_index():
     assert tuple(t.totals[2]) == r.points and t.first_dealer[2] == (r.first_player - 1) % 4
     with pytest.raises(ValueError, match=r"unknown agent 'nobody'"):
         play_theft_games(rules, ["nobody"], sa, key, np.arange(3))
+
+
+def test_theft_and_classic_modules_stay_apart():
+    """The theft game imports nothing of the classic rules or engines; the classic engine loads only the
+    theft preset's rule set (the preset lookup), none of its engine."""
+    import subprocess
+    import sys
+
+    code = ("import sys, importlib; [importlib.import_module(m) for m in sys.argv[1:]]; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('cya_sim', 'agents')))))")
+    theft = subprocess.run([sys.executable, "-c", code, "cya_sim.theft.engine", "cya_sim.theft.observation",
+                            "cya_sim.theft.position"], capture_output=True, text=True, check=True).stdout.split()
+    assert all(m in ("cya_sim", "cya_sim.errors", "cya_sim.rng") or m.startswith("cya_sim.theft") for m in theft), theft
+    classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.reference"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert [m for m in classic if m.startswith("cya_sim.theft")] == ["cya_sim.theft", "cya_sim.theft.rules"], classic
