@@ -37,15 +37,15 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from scipy import stats  # noqa: E402
-from statsmodels.stats.multitest import multipletests  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
-from cya_sim.rng import root_key  # noqa: E402
-from cya_sim.rules import get_rules  # noqa: E402
-from cya_sim.theft.play import TheftTurnCapWarning, play_theft_games  # noqa: E402
+from cya_sim.rng import root_key
+from cya_sim.rules import get_rules
+from cya_sim.theft.play import TheftTurnCapWarning, play_theft_games
 
 HERE = Path(__file__).resolve().parent
 
@@ -152,14 +152,14 @@ def write_markdown(df: pd.DataFrame, path: Path, seed: int, command: str) -> Non
     lines = [
         "# Theft game: the seed's open choices (RULES.md §9)",
         "",
-        f"Made by `{command}` (seed {seed}); {int(df.games.iloc[0]):,} games per row, 4 players, seats rotated, "
+        (f"Made by `{command}` (seed {seed}); {int(df.games.iloc[0]):,} games per row, 4 players, seats rotated, "
         "the reference engine (the theft game has no compiled engine). Game g starts from the same deal in every "
         "row. Intervals are 95% Student-t over games (the game is the sampling unit); p-values compare a row with "
         "the default row of its line-up by Welch's t-test, Holm-adjusted over all 28 tests. Turns count every "
-        "player's turn; `capped` counts games that reached the turn cap (1000 turns, a safeguard).",
+        "player's turn; `capped` counts games that reached the turn cap (1000 turns, a safeguard)."),
         "",
-        "| line-up | variant | turns (95% CI) | median | thefts/game | greedy win share (95% CI) | first player "
-        "share (95% CI) | p turns | p greedy | capped |",
+        ("| line-up | variant | turns (95% CI) | median | thefts/game | greedy win share (95% CI) | first player "
+        "share (95% CI) | p turns | p greedy | capped |"),
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in df.itertuples(index=False):
