@@ -143,3 +143,19 @@ def test_theft_and_classic_modules_stay_apart():
     classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.reference"], capture_output=True, text=True,
                              check=True).stdout.split()
     assert [m for m in classic if m.startswith("cya_sim.theft")] == ["cya_sim.theft", "cya_sim.theft.rules"], classic
+
+
+def test_illegal_agent_action_names_agent_seat_game_and_action():
+    """An agent that returns an illegal action gets an error naming the agent, the seat, the game and the action."""
+    from cya_sim.theft.engine import TheftIllegalActionError
+
+    class Cheater:
+        name = "cheater"
+
+        def act(self, obs, rng):
+            return obs.action_space.end_turn if obs.phase == "setup" else int(np.flatnonzero(obs.legal_action_mask)[0])
+
+    agents = [Cheater(), make_theft_agent("random")]
+    with pytest.raises(TheftIllegalActionError, match=r"^agent 'cheater' at seat (0|1) in game 5 returned illegal "
+                                                      r"action \d+ \(end_turn\)$"):
+        play_game(TheftRuleSet(), agents, root_key(1), 5)
