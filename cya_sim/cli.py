@@ -116,11 +116,10 @@ def _agents_module():
 
 def _agent_factory(rules):
     """``make_agent`` of the rules' game family: the classic registry, or the theft game's (§9)."""
-    if rules.family == "theft":
-        from agents.theft import make_theft_agent
+    _agents_module()
+    from agents.family import agent_factory
 
-        return make_theft_agent
-    return _agents_module().make_agent
+    return agent_factory(rules)
 
 
 def _agents_from_args(text: str, rules=None) -> list[str]:
