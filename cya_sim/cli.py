@@ -288,7 +288,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
 
     rules = _rules_from_args(args)
-    names = _agents_from_args(args.agents)
+    names = _agents_from_args(args.agents, rules)
     try:
         config = TournamentConfig(rules=rules, agents=names, n_players=args.players, games=args.games,
                                   seed=args.seed, engine=args.engine, workers=args.workers,
