@@ -60,3 +60,44 @@ def test_refused_one_line_exit_2(argv, expected, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expected in err, err
+
+
+def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
+    """``cya-sim tournament --rules theft`` runs through the one run pipeline on the theft game's reference
+    engine (a note says so) and writes the usual files; per-game points match play_theft_games."""
+    import numpy as np
+    import pandas as pd
+
+    from cya_sim.rng import root_key
+    from cya_sim.theft.play import play_theft_games
+
+    out = tmp_path / "t"
+    assert main(["tournament", "--rules", "theft", "--agents", "greedy,defender", "--players", "3", "--games", "24",
+                 "--workers", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "engine: reference (the theft game (RULES.md §9) has no compiled engine; the reference engine plays)" in text
+    for name in ("summary.csv", "win_rates.png", "REPORT.md", "experiment.toml", "games.parquet"):
+        assert (out / name).exists(), name
+    assert "the theft game, RULES.md §9" in (out / "REPORT.md").read_text()
+    games = pd.read_parquet(out / "games.parquet").sort_values("game")
+    assert len(games) == 24 and set(games["seat_0_agent"]) == {"greedy", "defender"}
+    seat_agent = np.array([[0 if games[f"seat_{s}_agent"].iloc[i] == "greedy" else 1 for s in range(3)]
+                           for i in range(24)])
+    t = play_theft_games(get_rules("theft"), ["greedy", "defender"], seat_agent, root_key(1), np.arange(24))
+    assert np.array_equal(games[[f"seat_{s}_total" for s in range(3)]].to_numpy(), t.totals)
+
+
+def test_experiment_file_with_theft_rules(tmp_path, capsys):
+    """An experiment file with ``preset = "theft"`` and theft options; a classic agent or a deck is refused."""
+    exp = tmp_path / "theft.toml"
+    exp.write_text('name = "theft_small"\nseed = 3\ngames = 12\nplayers = 2\nagents = ["greedy", "random"]\n'
+                   f'out = "{(tmp_path / "r").as_posix()}"\n[rules]\npreset = "theft"\n[rules.options]\n'
+                   'max_thefts_per_turn = 1\n[design]\nkind = "round_robin"\n[run]\nworkers = 1\n')
+    assert main(["tournament", str(exp), "--quiet"]) == 0
+    capsys.readouterr()
+    assert "max_thefts_per_turn = 1" in (tmp_path / "r" / "experiment.toml").read_text()
+    assert main(["tournament", str(exp), "--set", 'agents=["card_counter", "greedy"]', "--out",
+                 str(tmp_path / "x")]) == 2
+    assert "unknown agent 'card_counter'; choose one of: random, greedy, defender" in capsys.readouterr().err
+    assert main(["tournament", str(exp), "--set", "run.engine=batched", "--out", str(tmp_path / "y")]) == 2
+    assert "the theft game (RULES.md §9) has no compiled engine" in capsys.readouterr().err
