@@ -1,6 +1,6 @@
 # cya-sim: two commands for a fresh machine with Python 3.11.
 #   make run    create .venv, install cya-sim, play the default tournament (results/default)
-#   make test   create/reuse .venv, install cya-sim with its test tools, run the default test suite
+#   make test   create/reuse .venv, install cya-sim with its test tools and RL extras, run the default test suite
 # Also: make test-slow (tests marked `slow`), make lint (ruff), make clean (remove .venv).
 
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
@@ -39,5 +39,5 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 
 $(VENV)/.installed-test: $(BIN)/python pyproject.toml
 	@echo "installing cya-sim with its test tools into $(VENV) (the first time takes a few minutes)"
-	$(PIP) install --quiet -e '.[test]'
+	$(PIP) install --quiet -e '.[test,rl]'
 	@touch $@ $(VENV)/.installed

@@ -312,6 +312,10 @@ class HeuristicAgent:
     """
 
     def __init__(self, config: HeuristicConfig | None = None, name: str = "heuristic", **switches) -> None:
+        allowed = [f.name for f in fields(HeuristicConfig)]
+        unknown = sorted(set(switches) - set(allowed))
+        if unknown:
+            raise ValueError(f"unknown switch(es) {', '.join(unknown)}; heuristic takes: {', '.join(allowed)}")
         self.config = config if config is not None else HeuristicConfig(**switches)
         self.name = name
         self._params = self.config.to_array()

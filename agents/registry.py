@@ -86,7 +86,8 @@ def make_agent(spec: str) -> Agent:
 
     Raises:
         ValueError: unknown name (lists the registered ones), a malformed spec,
-            or parameters the agent does not take (named).
+            parameters the agent does not take (named), a module that fails to
+            import, or a constructor that raises (its exception is the ``__cause__``).
         TypeError: the class has no ``act`` method.
     """
     s = _parse(spec)
@@ -102,8 +103,12 @@ def make_agent(spec: str) -> Agent:
                          f"{s.name} takes: {', '.join(_parameter_names(factory)) or 'none'}")
     try:
         agent = factory(**s.kwargs)
-    except TypeError as e:
-        raise ValueError(f"agent {spec!r}: {e}") from None
+    except Exception as e:  # the agent's own constructor failed: name the agent, keep the cause for --debug
+        text = " ".join(str(e).split())
+        if type(e) in (ValueError, TypeError) and text:  # a refused parameter value: the agent's own message
+            raise ValueError(f"agent {spec!r}: {text}") from e
+        raise ValueError(f"agent {spec!r}: its constructor raised {type(e).__name__}"
+                         + (f": {text}" if text else "")) from e
     if not callable(getattr(agent, "act", None)):
         raise TypeError(f"agent {spec!r}: {type(agent).__name__} has no act(obs, rng) method")
     return agent

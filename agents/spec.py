@@ -108,14 +108,19 @@ def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
 
     Raises:
         AgentSpecError: unknown name (lists the registered ones), a module
-            that cannot be imported, or a missing class.
+            that cannot be imported or raises while importing (its exception
+            is the ``__cause__``), or a missing class.
     """
     if name in registry:
         f = registry[name]
         return _load_path(f) if isinstance(f, str) else f
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
-            return ep.load()
+            try:
+                return ep.load()
+            except Exception as e:  # the plug-in's own module failed to import
+                raise AgentSpecError(f"agent {name!r}: cannot load entry point {ep.value!r} "
+                                     f"({_one_line(e)})") from e
     if ":" in name:
         return _load_path(name)
     plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
@@ -127,16 +132,39 @@ def _load_path(name: str) -> Callable:
     """The object ``module:attr`` names.
 
     Raises:
-        AgentSpecError: the module cannot be imported or has no such attribute.
+        AgentSpecError: the module cannot be found, raises while importing (SyntaxError, its own
+            bug...; the exception is the ``__cause__``) or has no such attribute.
     """
     module, cls = name.split(":", 1)
     try:
         mod = importlib.import_module(module)
-    except ImportError as e:
+    except ModuleNotFoundError as e:
         raise AgentSpecError(f"agent {name!r}: cannot import module {module!r} ({e})") from None
+    except Exception as e:  # the module exists but raised while importing (SyntaxError, its own bug...)
+        raise AgentSpecError(f"agent {name!r}: importing module {module!r} failed ({_one_line(e)})") from e
     if not hasattr(mod, cls):
         raise AgentSpecError(f"agent {name!r}: module {module!r} has no {cls!r}")
     return getattr(mod, cls)
+
+
+def _one_line(e: BaseException) -> str:
+    """``Type: message`` of an exception on one line (where a user's code failed)."""
+    text = " ".join(str(e).split())
+    where = ""
+    if isinstance(e, SyntaxError) and e.filename:
+        where = f" at {e.filename}:{e.lineno}"
+    return f"{type(e).__name__}{where}" + (f": {text}" if text else "")
+
+
+def normalise_spec(spec: str) -> str:
+    """The normal spelling of an agent spec (``heuristic( backup = true )`` -> ``heuristic(backup=true)``).
+
+    Two spellings of one agent are one agent: line-ups, pools and results use this text.
+
+    Raises:
+        AgentSpecError: the spec cannot be parsed (see :func:`parse_agent_spec`).
+    """
+    return parse_agent_spec(spec).text
 
 
 def split_agent_list(text: str) -> list[str]:

@@ -67,6 +67,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure the ISMCTS/PIMC search instead (issue 6; cya_sim.search.bench)")
     parser.add_argument("--mcts-iterations", type=int, default=20_000,
                         help="ISMCTS iterations per timed search with --mcts (default 20,000)")
+    parser.add_argument("--env", action="store_true",
+                        help="measure the RL environments instead: the batched vector environment against "
+                             "Gymnasium's SyncVectorEnv (issue 15; cya_sim.env.bench; needs .[rl])")
+    parser.add_argument("--env-seconds", type=float, default=10.0,
+                        help="CPU seconds per environment measured with --env (default 10)")
 
 
 def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
@@ -286,6 +291,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"cya-sim bench --mcts: ISMCTS {res['ismcts_iterations_per_s']:,.0f} iterations/s per core "
                   f"({res['ismcts_ms_per_1000_iterations']:.1f} ms per 1,000), PIMC "
                   f"{res['pimc_rollouts_per_s']:,.0f} rollouts/s; 4-player classic mid-game position")
+        return 0
+    if getattr(args, "env", False):
+        from cya_sim.env.bench import env_speed
+
+        res = env_speed(num_envs=args.batch_size, seconds=args.env_seconds, seed=args.seed)
+        if args.json:
+            print(json.dumps(res, indent=1))
+        else:
+            print(f"cya-sim bench --env: vector env {res['vector_steps_per_s']:,.0f} learner steps/s "
+                  f"({res['vector_num_envs']} games at once), SyncVectorEnv {res['sync_steps_per_s']:,.0f} steps/s "
+                  f"({res['sync_num_envs']} envs): {res['vector_vs_sync']:.1f}x; per CPU second")
         return 0
     res = measure(args)
     if args.json:

@@ -4,21 +4,30 @@
 ``cya-sim report FOLDER`` are handled by :mod:`cya_sim.experiment_cli`; a
 ``tournament`` with flags only plays one rotated line-up (:mod:`cya_sim.tournament`).
 
-Every refused option prints one line to stderr naming the option and what is
-allowed, exits with status 2, and writes nothing.
+Every refused input prints one line to stderr naming the option, file, field,
+agent, seat or game and what is allowed, exits with status 2, and writes
+nothing. :func:`main` is the one error boundary: every user-caused error
+raised anywhere below it (a rule option, a deck or experiment file, an agent
+that raises or returns a bad action, an unwritable or full disk...) becomes
+that one line; anything else is reported as an internal error (exit 1).
+``--debug`` (anywhere on the command line) prints the traceback as well.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 import textwrap
 import tomllib
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from cya_sim import __version__
+from cya_sim.limits import MAX_GAMES, MAX_SEED
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
 DEFAULT_RULES = "classic"
@@ -46,14 +55,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
-def _int_at_least(lo: int, what: str):
+def _int_at_least(lo: int, what: str, hi: int | None = None):
     def parse(text: str) -> int:
         try:
-            v = int(text)
+            v = int(text) if len(text) <= 40 else None
         except ValueError:
             v = None
-        if v is None or v < lo:
-            raise argparse.ArgumentTypeError(f"{text!r}; {what} must be an integer >= {lo}")
+        if v is None or v < lo or (hi is not None and v > hi):
+            allowed = f">= {lo}" if hi is None else f"from {lo} to {hi:,}"
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer {allowed}")
         return v
     return parse
 
@@ -123,16 +133,45 @@ def _agent_factory(rules):
 
 
 def _agents_from_args(text: str, rules=None) -> list[str]:
-    from agents.spec import split_agent_list
+    """The agent specs of ``--agents``, each checked (by the rules' game family) and in its normal spelling.
 
-    names = split_agent_list(text)
+    Raises:
+        UsageError: an empty entry, a malformed spec, an unknown agent, or an agent that cannot be made.
+    """
+    from agents.spec import AgentSpecError, normalise_spec, split_agent_list
+
     make = _agent_factory(rules) if rules is not None else _agents_module().make_agent
-    for a in names:
+    names = []
+    for i, a in enumerate(split_agent_list(text)):
+        if not a:
+            raise UsageError(f"--agents: entry {i + 1} of {text!r} is empty; give agent specs separated by commas, "
+                             "e.g. greedy,random")
         try:
+            a = normalise_spec(a)
             make(a)
-        except (ValueError, TypeError) as e:
-            raise UsageError(f"--agents: {e} (comma-separated)") from None
+        except (AgentSpecError, ValueError, TypeError) as e:
+            raise UsageError(f"--agents: {e}") from None
+        names.append(a)
     return names
+
+
+def _check_table(rules, n: int, args: argparse.Namespace) -> None:
+    """Refuse a table size the rules cannot set up, naming the flag of the option at fault.
+
+    Raises:
+        UsageError: ``--players`` outside the rules' range, or too few cards at that size (``--option``/``--deck``).
+    """
+    from cya_sim.rules import RulesError
+
+    if not rules.min_players <= n <= rules.max_players:
+        raise UsageError(f"--players: {n}; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}")
+    try:
+        rules.check_table(n)
+    except RulesError as e:
+        flag = "--deck" if args.deck is not None and "'hand_size'" not in str(e) else "--option"
+        if args.deck is None and not args.option:
+            flag = "--players"
+        raise UsageError(f"{flag}: {e}") from None
 
 
 def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None:
@@ -158,20 +197,26 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """
     parser = _Parser(prog="cya-sim", description="Cover Your Assets research simulator.")
     parser.add_argument("--version", action="version", version=f"cya-sim {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the Python traceback after the one-line message (anywhere on the "
+                             "command line)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     play = sub.add_parser("play", help="play one game and print a readable log of it",
                           description="Play one game on the reference engine and print every action, "
                                       "every challenge exchange, the round totals and the winner.")
     _add_rule_args(play)
-    play.add_argument("--players", type=_int_at_least(2, "players"), metavar="P",
+    play.add_argument("--players", type=_int_at_least(2, "players", 12), metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
     play.add_argument("--agents", metavar="A,B,...",
                       help="agent per seat, comma-separated, cycled to fill the seats (default greedy,random)")
-    play.add_argument("--seed", type=_int_at_least(0, "seed"), default=DEFAULT_SEED, help="random seed (default 1)")
-    play.add_argument("--game", type=_int_at_least(0, "game"), default=0, metavar="INDEX",
+    play.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
+    play.add_argument("--game", type=_int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
                       help="game index under the seed (default 0); a tournament's game g with its seat "
                            "order (games.parquet seat_s_agent) replays exactly")
+    play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
+                      help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
+                           "may see (RULES.md §10)")
 
     tour = sub.add_parser(
         "tournament", help="run an experiment file, or play one rotated line-up given by flags",
@@ -188,20 +233,20 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_rule_args(tour)
     tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
                       help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
-    tour.add_argument("--players", type=_int_at_least(2, "players"), default=DEFAULT_PLAYERS, metavar="P",
+    tour.add_argument("--players", type=_int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
                       help=f"table size (default {DEFAULT_PLAYERS})")
-    tour.add_argument("--games", type=_int_at_least(1, "games"), default=DEFAULT_GAMES, metavar="G",
+    tour.add_argument("--games", type=_int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
                       help=f"number of games (default {DEFAULT_GAMES}; a multiple of P balances the seats)")
-    tour.add_argument("--seed", type=_int_at_least(0, "seed"), default=DEFAULT_SEED,
+    tour.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
                       help=f"tournament seed (default {DEFAULT_SEED})")
     tour.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="FOLDER",
                       help=f"results folder: new, empty, or this same tournament's (default {DEFAULT_OUT})")
     tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
-    tour.add_argument("--workers", type=_int_at_least(1, "workers"), metavar="N",
+    tour.add_argument("--workers", type=_int_at_least(1, "workers", 1024), metavar="N",
                       help="local worker processes (default: all cores)")
-    tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size"), metavar="G",
+    tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
 
@@ -238,16 +283,24 @@ def _cmd_play(args: argparse.Namespace) -> int:
     names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
     n = args.players if args.players is not None else (
         len(names) if args.agents and len(names) >= 2 else DEFAULT_PLAYERS)
-    if not rules.min_players <= n <= rules.max_players:
-        raise UsageError(f"--players: {n}; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}")
+    _check_table(rules, n, args)
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
     if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.theft)
+        if args.human:
+            raise UsageError("--human: the theft game (RULES.md §9) has no human play")
         from cya_sim.theft.play import play_game as play_theft_game
 
         play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
         return 0
+    if args.human:
+        bad = [h for h in args.human if h >= n]
+        if bad:
+            raise UsageError(f"--human: seat {bad[0]}; the seats are 0 to {n - 1}")
+        from cya_sim.env.terminal import play_human
+
+        return play_human(rules, seats, args.human, args.seed, args.game)
     play_game(rules, seats, root_key(args.seed), args.game, log=print)
     return 0
 
@@ -281,6 +334,20 @@ def experiment_argument(args: Sequence[str]) -> int | None:
     return None
 
 
+def compile_note(engine: str) -> str | None:
+    """The line to print before a batched run that must first compile the engine (a fresh clone), else None."""
+    if engine != "batched":
+        return None
+    try:
+        from cya_sim.engine.compiled.cache_guard import cold_compile_expected
+    except ImportError:
+        return None
+    if not cold_compile_expected():
+        return None
+    return ("first run: compiling the batched engine with numba (about a minute, once; later runs load it from "
+            "the disk cache); the progress bar starts when it is done")
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     import shlex
 
@@ -289,6 +356,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents, rules)
+    _check_table(rules, args.players, args)
     try:
         config = TournamentConfig(rules=rules, agents=names, n_players=args.players, games=args.games,
                                   seed=args.seed, engine=args.engine, workers=args.workers,
@@ -305,6 +373,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         if config.games % config.n_players:
             print(f"note: {config.games} games is not a multiple of {config.n_players}; seats are balanced "
                   "to within one game")
+        note = compile_note(engine)
+        if note:
+            print(note, flush=True)
     try:
         result = run_tournament(config, progress=not args.quiet,
                                 command="cya-sim " + shlex.join(args.argv))
@@ -318,6 +389,12 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     from cya_sim.report import SUMMARY_LEGEND
 
     print(textwrap.fill(SUMMARY_LEGEND, width=110))
+    capped = int(result.table.capped.sum())
+    if capped:
+        cap = ("turn cap (option max_turns", rules.max_turns) if rules.family == "theft" else (
+            "round cap (option max_rounds", rules.max_rounds)
+        print(f"note: {capped:,} of {len(result.table):,} games were stopped by the {cap[0]} = "
+              f"{cap[1]:,}), not by an end condition; column capped of games.parquet flags them")
     print(f"wrote {config.out}: " + ", ".join(p.name for p in result.files))
     return 0
 
@@ -325,10 +402,38 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cya-sim`` with ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
-    0 on success; 2 for a refused command line (one line on stderr, nothing
-    written); 130 when interrupted.
+    The one error boundary of the command line: 0 on success; 2 for a refused
+    input, with one line on stderr naming the flag, file, field, agent, seat
+    or game (:func:`describe_error`); 1 for an internal error (a bug: one line,
+    and the traceback with ``--debug``); 130 when interrupted; 141 when the
+    output pipe is closed early. ``--debug`` anywhere on the command line also
+    prints the traceback of a refused input.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    command = next((a for a in argv if not a.startswith("-")), None)
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and closed early
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except Exception as e:  # noqa: BLE001 -- the one error boundary: every error becomes one line
+        if debug:
+            traceback.print_exc()
+        line, status = describe_error(e, command)
+        try:
+            print(line, file=sys.stderr)
+        except OSError:
+            pass
+        return status
+
+
+def _dispatch(argv: list[str]) -> int:
+    """Parse ``argv`` and run its command (exceptions go to :func:`main`'s boundary)."""
     if argv[:1] == ["report"]:
         from cya_sim.experiment_cli import report_main
 
@@ -338,31 +443,83 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         i = experiment_argument(argv[1:])
         return tournament_main([argv[1 + i], *argv[1:1 + i], *argv[2 + i:]])
+    parser = build_parser(argv)
     try:
-        parser = build_parser(argv)
-        try:
-            args = parser.parse_args(argv)
-            args.argv = argv
-        except SystemExit as e:  # --help, --version
-            return int(e.code or 0)
-        if args.command == "bench":
-            return int(args.run(args) or 0)
-        command = {"rules": _cmd_rules, "play": _cmd_play, "tournament": _cmd_tournament}[args.command]
-        try:
-            return command(args)
-        except UsageError as e:
-            raise UsageError(f"cya-sim {args.command}: error: {e}") from None
+        args = parser.parse_args(argv)
+        args.argv = argv
+    except SystemExit as e:  # --help, --version
+        return int(e.code or 0)
+    if args.command == "bench":
+        return int(args.run(args) or 0)
+    command = {"rules": _cmd_rules, "play": _cmd_play, "tournament": _cmd_tournament}[args.command]
+    try:
+        return command(args)
     except UsageError as e:
-        print(" ".join(str(e).split()), file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into `head` and closed early
-        import os
+        raise UsageError(f"cya-sim {args.command}: error: {e}") from None
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+
+#: Exceptions that report what the user gave (an input, a file, an agent), by qualified class name
+#: (matched along the class's MRO, so no module is imported just to name its error class).
+USER_ERRORS = frozenset({
+    "cya_sim.errors.RulesError", "cya_sim.rules.deck.DeckError", "agents.spec.AgentSpecError",
+    "cya_sim.theft.position.TheftPositionError", "cya_sim.theft.engine.TheftIllegalActionError",
+    "cya_sim.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
+    "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
+    "cya_sim.tournament.TournamentError", "cya_sim.experiment.ExperimentError",
+})
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def describe_error(e: BaseException, command: str | None = None) -> tuple[str, int]:
+    """The one line and exit status of an exception that reached the command line.
+
+    Returns:
+        (line, 2) for a user-caused error: a refused command line, rule option,
+        deck, position, experiment field or results folder; an agent that
+        raised or returned a bad action (agent, seat and game named); a file
+        that cannot be read or written (named), a full disk, a file that is
+        not UTF-8, memory exhausted. (line, 1) for anything else (a bug).
+    """
+    prefix = f"cya-sim {command}: error: " if command in ("play", "tournament", "rules", "report", "bench") \
+        else "cya-sim: error: "
+    if isinstance(e, UsageError):
+        return _one_line(str(e)), 2
+    names = {f"{c.__module__}.{c.__qualname__}" for c in type(e).__mro__}
+    if "cya_sim.tournament.TournamentError" in names:
+        return prefix + _one_line(f"{_FLAGS.get(e.field, e.field)}: {e.detail}"), 2
+    if "cya_sim.experiment.ExperimentError" in names:
+        from cya_sim.experiment_cli import FLAG_OF
+
+        flag = FLAG_OF.get(e.field)
+        return prefix + _one_line(f"field {e.field!r}" + (f" ({flag})" if flag else "") + f": {e.detail}"), 2
+    if names & USER_ERRORS:
+        return prefix + _one_line(str(e)), 2
+    if isinstance(e, OSError):
+        return prefix + _os_error_text(e), 2
+    if isinstance(e, UnicodeDecodeError):
+        return prefix + _one_line(f"a file is not UTF-8 text ({e}); save it as UTF-8"), 2
+    if isinstance(e, MemoryError):
+        return prefix + "out of memory; use fewer --workers, fewer games per chunk (--chunk-size) or a larger machine", 2
+    text = _one_line(str(e))
+    return (f"cya-sim: internal error (a bug in cya-sim, please report it): {type(e).__name__}"
+            + (f": {text}" if text else "") + "; rerun with --debug for the traceback"), 1
+
+
+def _os_error_text(e: OSError) -> str:
+    """One line for a file-system error: what failed, on which file, and what to do."""
+    files = " -> ".join(repr(str(f)) for f in (e.filename, e.filename2) if f)
+    what = e.strerror or _one_line(str(e)) or type(e).__name__
+    if e.errno == errno.ENOSPC:
+        return (f"no space left on device{' writing ' + files if files else ''}; free some space and run the same "
+                "command again (results already written are kept)")
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write or read {files or 'a file'}: {what}; give a folder you can write (--out)"
+    if e.errno == errno.ENOTDIR:
+        return f"{files or 'a path'}: a part of the path is a file, not a folder; give a folder path (--out)"
+    return _one_line(f"{files + ': ' if files else ''}{what}")
 
 
 if __name__ == "__main__":

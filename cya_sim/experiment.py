@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from cya_sim.limits import MAX_GAMES, MAX_SEED
 from cya_sim.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit")
@@ -255,6 +256,8 @@ def load_experiment(path: str | Path, overrides: Mapping[str, Any] | None = None
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ExperimentError("file", f"cannot read {str(path)!r} ({e.strerror or e}); give an experiment TOML file")
+    except UnicodeDecodeError as e:
+        raise ExperimentError("file", f"{str(path)!r} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -340,11 +343,11 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
     design = _parse_design(design_raw, agents, players)
 
     games = data.get("games")
-    if not _is_int(games) or games < 1:
-        raise ExperimentError("games", f"{games!r}; it must be an integer >= 1 (games per table size)")
+    if not _is_int(games) or not 1 <= games <= MAX_GAMES:
+        raise ExperimentError("games", f"{games!r}; it must be an integer from 1 to {MAX_GAMES:,} (games per table size)")
     seed = data.get("seed")
-    if not _is_int(seed) or seed < 0:
-        raise ExperimentError("seed", f"{seed!r}; it must be an integer >= 0")
+    if not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise ExperimentError("seed", f"{seed!r}; it must be an integer from 0 to {MAX_SEED:,}")
     out = data.get("out", f"results/{name}")
     if not isinstance(out, str) or not out.strip():
         raise ExperimentError("out", f"{out!r}; give a folder path as a string")
@@ -415,6 +418,11 @@ def _parse_players(raw: Any, rules: RuleSet) -> tuple[int, ...]:
         where = f"players[{i}]" if isinstance(raw, list) else "players"
         if not _is_int(p) or not rules.min_players <= p <= rules.max_players:
             raise ExperimentError(where, f"{p!r}; give {allowed}")
+        try:
+            rules.check_table(p)  # enough cards at this size (hand_size, deck, R-DECK-MULTI)
+        except RulesError as e:
+            key = next((k for k in ("hand_size", "extra_deck_unit", "target_score", "deck") if repr(k) in str(e)), None)
+            raise ExperimentError(f"rules.options.{key}" if key else where, str(e)) from None
     if len(set(items)) != len(items):
         raise ExperimentError("players", f"{raw!r} lists a table size twice; list each once")
     return tuple(int(p) for p in items)

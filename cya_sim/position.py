@@ -590,14 +590,16 @@ def load_position(path: str | Path) -> GameState:
     """The game state of a JSON position file.
 
     Raises:
-        PositionError: unreadable file (the message names the path), bad JSON,
-            or any check of :func:`state_from_dict`.
+        PositionError: unreadable file (the message names the path), not UTF-8,
+            bad JSON, or any check of :func:`state_from_dict`.
     """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise PositionError(f"position file {str(path)!r}: cannot read it ({e.strerror})") from None
+        raise PositionError(f"position file {str(path)!r}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise PositionError(f"position file {str(path)!r}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     try:
         return loads(text)
     except PositionError as e:

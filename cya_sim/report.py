@@ -95,6 +95,11 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
     put(EXPERIMENT_COPY, lambda p: p.write_text(manifest["experiment_toml"], encoding="utf-8"))
     total = int(manifest["total_games"])
     text = report_markdown(folder, manifest, read_runs(folder), analysis, len(games), total)
+    capped = int(games["capped"].sum()) if "capped" in games else 0
+    if capped:  # games that hit the rules' round cap (max_rounds), not an end condition (R-GAME-END)
+        text += (f"\n**{capped:,} of {len(games):,} games were stopped by the round cap** (rules option max_rounds) "
+                 "before any end condition of R-GAME-END; their winners are the highest totals at the cap "
+                 "(column `capped` of games.parquet).\n")
     put(REPORT, lambda p: p.write_text(text, encoding="utf-8"))
     return Report(folder, analysis, tuple(written), len(games) == total, len(games), total)
 

@@ -98,7 +98,7 @@ _CHUNK_RE = re.compile(r"^chunk-([0-9]{6,})\.parquet$")
 SCHEDULER_TIMEOUT_S = 10.0
 #: Seconds between a worker's checks that the main process still lives.
 PARENT_POLL_S = 0.5
-GAME_COLUMNS = ("rounds", "turns", "challenges", "decisions", "largest_steal")
+GAME_COLUMNS = ("rounds", "turns", "challenges", "decisions", "largest_steal", "capped")
 
 
 def chunk_file(index: int) -> str:
@@ -117,8 +117,10 @@ def games_schema(max_players: int) -> pa.Schema:
     ``seat_{s}_win_share`` float64 (1/k for each of k winners, R-TIE) — null
     for seats beyond the game's table size — then ``winner_agents`` string
     (winners' agents joined by ","), ``rounds``, ``turns``, ``challenges``
-    int32, ``decisions`` int64 and ``largest_steal`` int64 (dollars, the
-    largest set won by a challenger).
+    int32, ``decisions`` int64, ``largest_steal`` int64 (dollars, the
+    largest set won by a challenger) and ``capped`` bool (the game was stopped
+    by the rules' ``max_rounds`` cap, not by R-GAME-END; chunks written before
+    this column existed read as False).
     """
     f = [pa.field("game", pa.int64()), pa.field("deal", pa.int64()), pa.field("players", pa.int8()),
          pa.field("cycle", pa.int64()), pa.field("lineup", pa.int32()), pa.field("rotation", pa.int8()),
@@ -127,7 +129,8 @@ def games_schema(max_players: int) -> pa.Schema:
     f += [pa.field(f"seat_{s}_total", pa.int64()) for s in range(max_players)]
     f += [pa.field(f"seat_{s}_win_share", pa.float64()) for s in range(max_players)]
     f += [pa.field("winner_agents", pa.string()), pa.field("rounds", pa.int32()), pa.field("turns", pa.int32()),
-          pa.field("challenges", pa.int32()), pa.field("decisions", pa.int64()), pa.field("largest_steal", pa.int64())]
+          pa.field("challenges", pa.int32()), pa.field("decisions", pa.int64()), pa.field("largest_steal", pa.int64()),
+          pa.field("capped", pa.bool_())]
     return pa.schema(f)
 
 
@@ -659,8 +662,12 @@ def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataF
             out[name] = np.empty(n, typ.to_pandas_dtype())
     at = 0
     for f, k in zip(files, rows):
-        t = pq.read_table(f, columns=names)
+        present = set(pq.read_schema(f).names)
+        t = pq.read_table(f, columns=[c for c in names if c in present])
         for name in names:
+            if name not in present:  # a column added later (``capped``): its default in older chunks
+                out[name][at:at + k] = False
+                continue
             col = t.column(name)
             if name in cats:
                 codes = np.full(k, -1, np.int32)

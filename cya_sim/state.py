@@ -77,6 +77,7 @@ class GameState:
         eligible: seats that can still win during R-TIE extra rounds, else None.
         extra_rounds: R-TIE extra rounds played so far.
         winners: seats sharing the win once the game is over, else None.
+        capped: the game was stopped by the ``max_rounds`` cap (RuleSet), not by R-GAME-END.
         first_dealer: the dealer of round 1.
         turns, challenges, decisions: counters over the whole game.
         largest_steal: value in dollars of the largest set a challenger won.
@@ -103,6 +104,7 @@ class GameState:
     eligible: list[int] | None = None
     extra_rounds: int = 0
     winners: list[int] | None = None
+    capped: bool = False
     round_scores: list[list[int]] = field(default_factory=list)
     turns: int = 0
     challenges: int = 0

@@ -43,6 +43,7 @@ from cya_sim.experiment import (
     resolve_engine,
     worker_count,
 )
+from cya_sim.limits import MAX_GAMES, MAX_SEED
 from cya_sim.rng import root_key
 from cya_sim.rules import RulesError, RuleSet, get_rules
 from cya_sim.theft.rules import TheftRuleSet
@@ -136,16 +137,20 @@ class TournamentConfig:
                 "n_players",
                 f"{self.n_players!r} players; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}",
             )
+        try:
+            rules.check_table(self.n_players)  # enough cards at this size (hand_size, deck, R-DECK-MULTI)
+        except RulesError as e:
+            raise TournamentError("rules", str(e)) from None
         if len(agents) > self.n_players:
             raise TournamentError(
                 "agents",
                 f"{len(agents)} agents for {self.n_players} seats; give 1 to {self.n_players} agents "
                 "(they are cycled to fill the seats)",
             )
-        if not _is_int(self.games) or self.games < 1:
-            raise TournamentError("games", f"{self.games!r}; it must be an integer >= 1")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise TournamentError("seed", f"{self.seed!r}; it must be an integer >= 0")
+        if not _is_int(self.games) or not 1 <= self.games <= MAX_GAMES:
+            raise TournamentError("games", f"{self.games!r}; it must be an integer from 1 to {MAX_GAMES:,}")
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            raise TournamentError("seed", f"{self.seed!r}; it must be an integer from 0 to {MAX_SEED:,}")
         if self.engine not in ENGINES:
             raise TournamentError("engine", f"{self.engine!r}; choose one of: {', '.join(ENGINES)}")
         if self.workers is not None and (not _is_int(self.workers) or self.workers < 1):
@@ -332,6 +337,7 @@ def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
         totals=np.stack([games[f"seat_{s}_total"].to_numpy(np.int64) for s in range(p)], axis=1),
         win_share=np.stack([games[f"seat_{s}_win_share"].to_numpy(np.float64) for s in range(p)], axis=1),
         **{k: games[k].to_numpy(np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")},
+        capped=(games["capped"].to_numpy(bool) if "capped" in games else None),
     )
 
 

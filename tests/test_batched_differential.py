@@ -66,8 +66,8 @@ def first_difference_report(rules, n_players, key, game_index, seats, ref_action
             f"reference position before that step:\n{dumps(state)}")
 
 
-def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> None:
-    """Play the games in both engines and assert that they are identical, game by game."""
+def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> GameTable:
+    """Play the games in both engines and assert that they are identical, game by game (the batched table)."""
     table, state = batched_play_games(rules, AGENTS, seat_agent, key, game_indices, batch_size=batch_size,
                                       log_cap=LOG_CAP, return_state=True)
     assert isinstance(table, GameTable)
@@ -84,11 +84,13 @@ def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KE
             and list(ref.win_shares) == list(table.win_share[i])
             and (ref.rounds, ref.turns, ref.challenges, ref.decisions, ref.largest_steal)
             == (table.rounds[i], table.turns[i], table.challenges[i], table.decisions[i], table.largest_steal[i])
+            and ref.capped == bool(table.capped[i])
         )
         if not same:
             pytest.fail(first_difference_report(rules, n_players, key, g, seat_agent[i], list(ref.actions), ours)
                         + f"\nreference result {ref}\nbatched totals {table.totals[i]}, "
-                        f"win share {table.win_share[i]}, rounds {table.rounds[i]}")
+                        f"win share {table.win_share[i]}, rounds {table.rounds[i]}, capped {table.capped[i]}")
+    return table
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
@@ -133,6 +135,24 @@ def test_differential_rule_options(options):
     for p in (2, 3, 5):
         gi = np.arange(60, dtype=np.int64) + 5000 * p
         compare_games(rules, p, gi, seatings(60, p, p), batch_size=16)
+
+
+@pytest.mark.parametrize("options", [
+    {"max_rounds": 2},
+    {"max_rounds": 2, "tie_break": "extra_round", "end_condition": "round_wins:2"},
+])
+def test_differential_round_cap_max_rounds(options):
+    """The simulator's round cap (``max_rounds``): capped games stop at the same round with the same winners
+    (highest total among the seats still in contention) and the same ``capped`` flag in both engines."""
+    rules = get_rules("classic", **options)
+    capped = 0
+    for p in (2, 4):
+        gi = np.arange(60, dtype=np.int64) + 9000 * p
+        table = compare_games(rules, p, gi, seatings(60, p, p), batch_size=16)
+        assert (table.rounds <= rules.max_rounds).all()
+        assert (table.rounds[table.capped] == rules.max_rounds).all()
+        capped += int(table.capped.sum())
+    assert 0 < capped < 120  # some games hit the cap, some end by R-GAME-END first
 
 
 def test_differential_more_than_six_players():

@@ -133,7 +133,7 @@ def test_cli_runs_resumes_and_reports(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("flags", "words"), [
-    (["--games", "0"], "field 'games' (--games): 0; it must be an integer >= 1"),
+    (["--games", "0"], "field 'games' (--games): 0; it must be an integer from 1 to 100,000,000"),
     (["--games", "many"], "field 'games' (--games): 'many'"),
     (["--seed", "-3"], "field 'seed' (--seed)"),
     (["--players", "1"], "field 'players' (--players): 1; give an integer from 2 to 12"),

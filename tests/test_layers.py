@@ -1,4 +1,9 @@
-"""Imports run one way (issue 12; /work/shared/ARCHITECTURE.md): game < engines < agents < play/search < runs/reports < cli.
+"""Imports run one way (issue 12; /work/shared/ARCHITECTURE.md): game < engines < agents < play/search < env
+< runs/reports < cli.
+
+``env`` (issue 15) holds the toolkit environments (PettingZoo, Gymnasium, vector, OpenSpiel, the human
+terminal): they join the engines, the agents and the play layer, and ``cya-sim bench --env`` and
+``cya-sim play --human`` use them from above.
 
 Every import statement of every module of ``cya_sim/`` and ``agents/`` —
 top-level or inside a function — is read with :mod:`ast`; an import of a
@@ -21,12 +26,13 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Layers from the bottom; each entry is a module or a package prefix.
 LAYERS = (
     ("game", ("cya_sim", "cya_sim.rules", "cya_sim.actions", "cya_sim.state", "cya_sim.rng", "cya_sim.position",
-              "cya_sim.data")),
+              "cya_sim.data", "cya_sim.limits")),
     # the theft game (RULES.md §9) is one package whose modules sit on these same floors
     ("engines", ("cya_sim.engine", "cya_sim.observation", "cya_sim.theft.legal", "cya_sim.theft.engine",
                  "cya_sim.theft.observation")),
     ("agents", ("agents",)),
     ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play")),
+    ("env", ("cya_sim.env",)),
     ("runs/reports", ("cya_sim.experiment", "cya_sim.runner", "cya_sim.tournament", "cya_sim.bench", "cya_sim.stats",
                       "cya_sim.comparisons", "cya_sim.ratings", "cya_sim.analysis", "cya_sim.plots", "cya_sim.report",
                       "cya_sim.validation")),
@@ -106,9 +112,14 @@ def test_engines_do_not_enumerate_agents():
         assert not [n for n in names if n.startswith(("KIND_", "POLICY_"))], path
 
 
-@pytest.mark.parametrize("module", ["agents", "cya_sim.engine.batched", "cya_sim.search", "cya_sim.play.batched"])
-def test_each_layer_imports_on_its_own(module):
+@pytest.mark.parametrize(("module", "toolkit"), [
+    ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.batched", None),
+    ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.openspiel", "pyspiel"),
+])
+def test_each_layer_imports_on_its_own(module, toolkit):
     """No import order is needed to dodge a cycle: each package imports first in a fresh interpreter."""
+    if toolkit:
+        pytest.importorskip(toolkit)
     r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,
                        check=False)
     assert r.returncode == 0, r.stderr[-2000:]

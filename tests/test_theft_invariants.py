@@ -70,7 +70,7 @@ def test_turn_cap_stops_a_game_and_is_reported():
     rules = TheftRuleSet().with_options(max_turns=3)
     with pytest.warns(TheftTurnCapWarning, match=r"4 of 4 theft games stopped at the turn cap max_turns=3"):
         t = play_theft_games(rules, ["defender"], np.zeros((4, 4), int), root_key(1), np.arange(4))
-    assert (t.turns == 3).all()
+    assert (t.turns == 3).all() and t.capped.all()
     r = play_game(rules, [make_theft_agent("defender")] * 4, root_key(1), 0)
     assert r.capped and r.turns == 3
 

@@ -123,6 +123,7 @@ def test_output_folder_is_an_experiment_results_folder(tmp_path):
     games = load_games(out)
     p = 4
     assert games["game"].tolist() == list(range(8)) and games["deal"].tolist() == list(range(8))
+    assert "capped" in games.columns and not games["capped"].any()  # the round cap (max_rounds) flag
     assert games.loc[0, [f"seat_{s}_agent" for s in range(p)]].tolist() == ["greedy", "random", "greedy", "random"]
     assert games.loc[1, [f"seat_{s}_agent" for s in range(p)]].tolist() == ["random", "greedy", "random", "greedy"]
     assert np.array_equal(games[[f"seat_{s}_total" for s in range(p)]].to_numpy(), r.table.totals)

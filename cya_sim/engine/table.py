@@ -18,6 +18,8 @@ class GameTable:
     win_share: (G, P) float64 1/k for each of the k winners, else 0 (R-TIE).
     rounds, turns, challenges, decisions: (G,) int64 counts per game.
     largest_steal: (G,) int64 dollars, the largest set won by a challenger.
+    capped: (G,) bool, the game was stopped by the ``max_rounds`` cap (RuleSet), not by R-GAME-END;
+        default all False.
     """
 
     game_index: np.ndarray
@@ -30,6 +32,11 @@ class GameTable:
     challenges: np.ndarray
     decisions: np.ndarray
     largest_steal: np.ndarray
+    capped: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.capped is None:
+            self.capped = np.zeros(len(self.game_index), bool)
 
     def __len__(self) -> int:
         return int(self.game_index.shape[0])

@@ -19,6 +19,7 @@ import numpy as np
 from agents import make_agent
 from agents.compiled import new_scratch
 from agents.registry import compiled_params, compiled_policy
+from cya_sim.engine.agent_calls import action_id, call_agent
 from cya_sim.engine.batched.adapter import reference_observation
 from cya_sim.engine.batched.api import DEFAULT_BATCH_SIZE, IllegalActionError, init, raise_illegal, results, step
 from cya_sim.engine.batched.loops import ERR_LOG_FULL
@@ -81,8 +82,10 @@ def play_with_python_agents(state: BatchState, lineup: Lineup,
     """Play every queued game of ``state`` to the end, Python seats step by step (module docstring).
 
     Raises:
-        IllegalActionError: an agent returned an illegal action (or not an int); the
-            message names the game index, the seat, the agent and the action.
+        IllegalActionError: an agent returned an illegal action, or a value that is not an integer
+            (a Python or NumPy integer, not a bool; nothing is coerced); the message names the game
+            index, the seat, the agent and the value (:func:`cya_sim.engine.agent_calls.action_id`).
+        AgentError: an agent's ``act`` raised (:func:`cya_sim.engine.agent_calls.call_agent`).
     """
     key = int(state.key[0])
     b_n = state.batch_size
@@ -104,16 +107,13 @@ def play_with_python_agents(state: BatchState, lineup: Lineup,
                 current[b] = (q, [make_agent(nm) for nm in names],
                               [stream_generator(key, g, 1 + s) for s in range(state.n_players)])
             _, seat_agents, rngs = current[b]
-            action = seat_agents[seat].act(reference_observation(state, b), rngs[seat])
+            name = state.agent_names[int(state.q_seat_agent[q, seat])]
+            g = int(state.game_index[b])
+            action = call_agent(seat_agents[seat], name, seat, g, reference_observation(state, b), rngs[seat])
             try:
-                actions[b] = int(action)
-            except (TypeError, ValueError):
-                name = state.agent_names[int(state.q_seat_agent[q, seat])]
-                raise IllegalActionError(
-                    f"agent {name!r} at seat {seat} in game {int(state.game_index[b])} returned {action!r}, "
-                    f"not an action id; allowed: an int in 0..{state.action_space.size - 1} where "
-                    "legal_action_mask is true",
-                    game_index=int(state.game_index[b]), seat=seat, agent=name, action=-1, row=b) from None
+                actions[b] = action_id(action, name, seat, g, state.action_space.size, ValueError)
+            except ValueError as e:
+                raise IllegalActionError(str(e), game_index=g, seat=seat, agent=name, action=-1, row=b) from None
             rows[b] = True
         if rows.any():
             step(state, actions, rows)
@@ -144,7 +144,8 @@ def play_games(rules: RuleSet, agents: Sequence[str], seat_agent, key: int, game
         ValueError: unknown agent name; shapes that do not match; an agent that reads the hidden
             state (``sees_hidden``, e.g. a cheating baseline), which only the reference engine serves.
         RulesError: table size not allowed by the rules.
-        IllegalActionError: an agent returned an illegal action (names game, seat, agent, action).
+        IllegalActionError: an agent returned an illegal action or a non-integer (names game, seat, agent, value).
+        AgentError: a Python agent's ``act`` raised (names agent, seat and game).
     """
     seat_agent = np.asarray(seat_agent, dtype=np.int16)
     game_indices = np.asarray(game_indices, dtype=np.int64)

@@ -34,7 +34,9 @@ def play_games(
 
     Raises:
         ValueError: unknown agent name; shapes that do not match.
-        IllegalActionError: an agent returned an illegal action.
+        IllegalActionError: an agent returned an illegal action or a value that is not an integer
+            (names agent, seat, game and value; :mod:`cya_sim.engine.agent_calls`).
+        AgentError: an agent's ``act`` raised (names agent, seat and game).
     """
     seat_agent = np.asarray(seat_agent, dtype=np.int16)
     game_indices = np.asarray(game_indices, dtype=np.int64)
@@ -45,6 +47,7 @@ def play_games(
     for name in agents:
         make_agent(name)  # refuse unknown names before playing
     cols = {k: np.zeros(g_n, np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")}
+    capped = np.zeros(g_n, bool)
     first_dealer = np.zeros(g_n, np.int16)
     totals = np.zeros((g_n, p), np.int64)
     share = np.zeros((g_n, p), np.float64)
@@ -54,8 +57,9 @@ def play_games(
         first_dealer[i] = r.first_dealer
         totals[i] = r.totals
         share[i] = r.win_shares
+        capped[i] = r.capped
         for k, column in cols.items():
             column[i] = getattr(r, k)
         if progress is not None:
             progress(1)
-    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols)
+    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols, capped=capped)

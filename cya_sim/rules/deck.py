@@ -18,6 +18,11 @@ from pathlib import Path
 import numpy as np
 
 CARD_KINDS = ("asset", "wild", "action")
+#: Upper bounds of a card's ``value`` (dollars) and ``copies``: with them every count fits the
+#: batched engine's 8-bit card counts (at most 3 decks in play, R-DECK-MULTI) and every total its
+#: 64-bit integers (see also ``RuleSet``'s ``max_rounds`` check).
+MAX_CARD_VALUE = 10**12
+MAX_COPIES = 40
 
 
 class DeckError(ValueError):
@@ -49,9 +54,9 @@ class Deck:
         cards: tuple of :class:`CardType`; index = card type id used everywhere.
 
     Raises:
-        DeckError: on construction, for negative values, zero copies, no asset,
-            two cards with one name or an unknown kind (R-DECK-CUSTOM); the
-            message names the entry.
+        DeckError: on construction, for values outside 0..MAX_CARD_VALUE,
+            copies outside 1..MAX_COPIES, no asset, two cards with one name or
+            an unknown kind (R-DECK-CUSTOM); the message names the entry.
     """
 
     name: str
@@ -70,10 +75,12 @@ class Deck:
             seen.add(c.name)
             if c.kind not in CARD_KINDS:
                 raise DeckError(f"{where}: field 'kind' is {c.kind!r}; choose one of: {', '.join(CARD_KINDS)}")
-            if not isinstance(c.value, int) or isinstance(c.value, bool) or c.value < 0:
-                raise DeckError(f"{where}: field 'value' is {c.value!r}; it must be an integer >= 0 (dollars)")
-            if not isinstance(c.copies, int) or isinstance(c.copies, bool) or c.copies < 1:
-                raise DeckError(f"{where}: field 'copies' is {c.copies!r}; it must be an integer >= 1")
+            if not isinstance(c.value, int) or isinstance(c.value, bool) or not 0 <= c.value <= MAX_CARD_VALUE:
+                raise DeckError(f"{where}: field 'value' is {c.value!r}; it must be an integer from 0 to "
+                                f"{MAX_CARD_VALUE:,} (dollars)")
+            if not isinstance(c.copies, int) or isinstance(c.copies, bool) or not 1 <= c.copies <= MAX_COPIES:
+                raise DeckError(f"{where}: field 'copies' is {c.copies!r}; it must be an integer from 1 to "
+                                f"{MAX_COPIES}")
         if not any(c.kind == "asset" for c in self.cards):
             raise DeckError(f"deck {self.name!r}: no asset card; a deck needs at least one asset")
         order = [c.kind for c in self.cards]
@@ -149,7 +156,7 @@ class Deck:
     @property
     def total_value(self) -> int:
         """Dollar value of one full deck ($1,360,000 for R-DECK-2011)."""
-        return int((self.values * self.copies).sum())
+        return sum(c.value * c.copies for c in self.cards)
 
     def type_id(self, name: str) -> int:
         """Type id of the card called ``name``.
@@ -198,13 +205,15 @@ def load_deck(path: str | Path) -> Deck:
     See ``cya_sim/data/deck_2011.toml``.
 
     Raises:
-        DeckError: unreadable file, bad TOML, or an invalid entry (named).
+        DeckError: unreadable file, not UTF-8, bad TOML, or an invalid entry (named).
     """
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        raise DeckError(f"deck file {str(path)!r}: cannot read it ({e.strerror})") from None
+        raise DeckError(f"deck file {str(path)!r}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise DeckError(f"deck file {str(path)!r}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise DeckError(f"deck file {str(path)!r}: not valid TOML ({e})") from None
     if "cards" not in data or not isinstance(data["cards"], list):

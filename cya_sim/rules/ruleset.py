@@ -6,6 +6,7 @@ a preset's name. Presets live in :mod:`cya_sim.rules.presets`.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -20,6 +21,22 @@ GAME_FAMILIES = ("classic",)  # room for "draft" (§7) and "theft" (§9)
 __all__ = ["RuleSet", "RulesError", "option_names"]
 
 _END_RE = re.compile(r"^(target|rounds:([1-9][0-9]*)|round_wins:([1-9][0-9]*))$")
+
+#: Default cap on rounds per game (``max_rounds``). Real games end far sooner: over 1,000,000
+#: classic, guide and basic games at 2 to 12 players with the built-in agents the longest took
+#: MEASURED_LONGEST rounds (see tests/test_robust_limits.py); only a game that cannot end (cards
+#: worth $0, agents that only discard) reaches it.
+DEFAULT_MAX_ROUNDS = 1000
+#: Upper bounds that keep every total inside the engines' 64-bit integers (R-SCORE).
+MAX_ROUNDS_LIMIT = 100_000
+MAX_TARGET_SCORE = 10**15
+MAX_EXTRA_ROUNDS_LIMIT = 10_000
+#: Largest total a game may reach: ``max_rounds`` rounds of every card in play must stay below it.
+TOTAL_LIMIT = 2**62
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _hand_size_table(spec: Any, min_players: int, max_players: int) -> tuple[tuple[int, int], ...]:
@@ -72,6 +89,19 @@ class RuleSet:
         max_extra_rounds: cap on R-TIE extra rounds, after which the tied
             players share the win (a simulator safeguard, not a printed rule).
         extra_deck_unit: ``pack`` | ``full`` (R-DECK-MULTI).
+        max_rounds: cap on the rounds of one game, R-TIE extra rounds included
+            (a simulator safeguard, not a printed rule): a game still going
+            after round ``max_rounds`` ends there, the highest total among the
+            seats that could still win wins (ties share, R-TIE), and the game
+            is flagged ``capped`` in the results. The default
+            (:data:`DEFAULT_MAX_ROUNDS`) is far above any real game.
+
+    Checked on construction: every option's type and range, ``target_score``
+    at most :data:`MAX_TARGET_SCORE` and reachable (some card is worth more
+    than $0), ``max_rounds`` rounds of every card in play below
+    :data:`TOTAL_LIMIT` dollars. Checked per table size by
+    :meth:`check_players` (so a size the run does not use never refuses it):
+    enough cards to deal and turn up a discard (R-SETUP), R-DECK-MULTI packs.
 
     Raises:
         RulesError: on construction, when an option is outside its allowed
@@ -92,6 +122,7 @@ class RuleSet:
     tie_break: str = "share"
     max_extra_rounds: int = 50
     extra_deck_unit: str = "pack"
+    max_rounds: int = DEFAULT_MAX_ROUNDS
 
     def __post_init__(self) -> None:
         def bad(opt: str, allowed: str) -> RulesError:
@@ -116,27 +147,63 @@ class RuleSet:
             raise bad("hidden_wilds", "choose one of: true, false")
         if not isinstance(self.end_condition, str) or not _END_RE.match(self.end_condition):
             raise bad("end_condition", "choose one of: target, rounds:N, round_wins:K (N, K integers >= 1)")
-        if not isinstance(self.target_score, int) or isinstance(self.target_score, bool) or self.target_score < 1:
-            raise bad("target_score", "it must be an integer >= 1 (dollars)")
+        if not _is_int(self.target_score) or not 1 <= self.target_score <= MAX_TARGET_SCORE:
+            raise bad("target_score", f"it must be an integer from 1 to {MAX_TARGET_SCORE:,} (dollars)")
         if self.tie_break not in TIE_BREAKS:
             raise bad("tie_break", f"choose one of: {', '.join(TIE_BREAKS)}")
-        if not isinstance(self.max_extra_rounds, int) or self.max_extra_rounds < 0:
-            raise bad("max_extra_rounds", "it must be an integer >= 0")
+        if not _is_int(self.max_extra_rounds) or not 0 <= self.max_extra_rounds <= MAX_EXTRA_ROUNDS_LIMIT:
+            raise bad("max_extra_rounds", f"it must be an integer from 0 to {MAX_EXTRA_ROUNDS_LIMIT:,}")
         if self.extra_deck_unit not in EXTRA_DECK_UNITS:
             raise bad("extra_deck_unit", f"choose one of: {', '.join(EXTRA_DECK_UNITS)}")
+        if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
+            raise bad("max_rounds", f"it must be an integer from 1 to {MAX_ROUNDS_LIMIT:,} (rounds per game)")
         if self.deck.n_wilds + self.deck.n_assets != self.deck.n_types:
             raise RulesError(f"option 'deck': action cards are not built yet (deck {self.deck.name!r} has some)")
-        for n in range(self.min_players, self.max_players + 1):
-            try:
-                self.deck_counts(n)  # R-DECK-MULTI must be possible at every allowed size
-            except ValueError as e:  # refused as a RulesError, like every other bad option
-                raise RulesError(f"option 'deck' at {n} players: {e}") from None
-            need = n * self.hand_size_for(n) + 1
-            have = int(self.deck_counts(n).sum())
-            if have < need:
+        if self.end_kind == "target" and int(self.deck.values.max()) == 0:
+            raise RulesError(
+                f"option 'target_score': every card of deck {self.deck.name!r} is worth $0, so no total can reach "
+                f"${self.target_score:,}; give some card a value > 0 or use end_condition rounds:N"
+            )
+        # The most cards in play at any allowed size (R-DECK-MULTI with full extra decks bounds packs).
+        extra = max(0, math.ceil((self.max_players - 6) / 3))
+        most = (1 + extra) * self.deck.total_value
+        if most * self.max_rounds >= TOTAL_LIMIT:
+            raise RulesError(
+                f"option 'deck': deck {self.deck.name!r} is worth ${self.deck.total_value:,}; {self.max_rounds:,} "
+                f"rounds (option 'max_rounds') of it at {self.max_players} players could exceed ${TOTAL_LIMIT:,}, "
+                "the engines' integer range; use smaller card values or a lower max_rounds"
+            )
+
+    def check_table(self, n_players: int) -> None:
+        """Raise :class:`RulesError` unless a game at ``n_players`` seats can be set up (R-SETUP, R-DECK-MULTI).
+
+        Checks that ``n_players`` is allowed, that the cards in play can deal
+        ``hand_size`` to every seat and turn up a discard, and that the extra
+        decks of R-DECK-MULTI can be formed; the message names the option at
+        fault (``hand_size``, ``deck``, ``extra_deck_unit``) and the table size.
+        """
+        self.check_players(n_players)
+        try:
+            counts = self.deck_counts(n_players)
+        except ValueError as e:  # a pack of odd copies (R-DECK-MULTI)
+            raise RulesError(f"{e} (needed at {n_players} players)") from None
+        hand = dict(self.hand_size)[n_players]
+        need = n_players * hand + 1
+        have = int(counts.sum())
+        if have < need:
+            most = (have - 1) // n_players
+            raise RulesError(
+                f"option 'hand_size' is {hand} at {n_players} players: deck {self.deck.name!r} has {have} cards in "
+                f"play, enough for at most {most} each and a discard ({need} needed); lower hand_size, "
+                "play fewer players or use a larger deck"
+            )
+        if self.end_kind == "target":
+            most = self.max_rounds * self.round_total(n_players)
+            if self.target_score > most:
                 raise RulesError(
-                    f"option 'deck': {have} cards cannot deal {self.hand_size_for(n)} to {n} players "
-                    f"and turn up a discard ({need} needed)"
+                    f"option 'target_score' is ${self.target_score:,}: at {n_players} players every card in play is "
+                    f"worth ${self.round_total(n_players):,} a round, so {self.max_rounds:,} rounds (option "
+                    f"'max_rounds') reach at most ${most:,}; lower target_score or raise max_rounds"
                 )
 
     def __hash__(self) -> int:
@@ -158,7 +225,7 @@ class RuleSet:
         return dict(self.hand_size)[n_players]
 
     def check_players(self, n_players: int) -> None:
-        """Raise :class:`RulesError` unless ``n_players`` is an allowed table size."""
+        """Raise :class:`RulesError` unless ``n_players`` is an allowed table size (see also :meth:`check_table`)."""
         if (
             not isinstance(n_players, int)
             or isinstance(n_players, bool)

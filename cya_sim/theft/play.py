@@ -123,7 +123,8 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
     winner; ``first_dealer`` = the seat before the first player, so that turn
     order is ``(first_dealer + 1 + q) % P`` as in the classic game; ``rounds`` = 1;
     ``turns``; ``challenges`` = theft cards played; ``decisions``;
-    ``largest_steal`` = points of the largest asset a thief won.
+    ``largest_steal`` = points of the largest asset a thief won; ``capped`` = stopped at
+    ``rules.max_turns`` (a safeguard, also warned about).
 
     Args:
         rules: the theft rule set. agents: agent specs (``agents.theft``).
@@ -154,6 +155,7 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
     totals = np.zeros((g_n, p), np.int64)
     share = np.zeros((g_n, p), np.float64)
     capped = []
+    capped_col = np.zeros(g_n, bool)
     for i in range(g_n):
         seats = [make_theft_agent(agents[j]) for j in seat_agent[i]]
         r = play_game(rules, seats, key, int(game_indices[i]))
@@ -167,10 +169,11 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
         cols["largest_steal"][i] = r.largest_steal
         if r.capped:
             capped.append(int(game_indices[i]))
+            capped_col[i] = True
         if progress is not None:
             progress(1)
     if capped:
         warnings.warn(f"{len(capped)} of {g_n} theft games stopped at the turn cap max_turns={rules.max_turns} "
                       f"(game indices {capped[:10]}{' ...' if len(capped) > 10 else ''})",
                       TheftTurnCapWarning, stacklevel=2)
-    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols)
+    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols, capped=capped_col)

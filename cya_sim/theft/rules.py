@@ -181,6 +181,13 @@ class TheftRuleSet:
             raise RulesError(f"option 'players' is {n_players!r}; rules {self.name!r} allow "
                              f"{self.min_players} to {self.max_players} players")
 
+    def check_table(self, n_players: int) -> None:
+        """Raise :class:`RulesError` unless a game at ``n_players`` seats can be set up (R-T-SETUP).
+
+        The deck's size for the largest table is checked when the rule set is made.
+        """
+        self.check_players(n_players)
+
     def with_options(self, **options: Any) -> TheftRuleSet:
         """A copy with some options overridden (validated again).
 

@@ -85,13 +85,15 @@ def step(state: BatchState, actions, rows=None) -> BatchState:
     Raises:
         IllegalActionError: some row's action is not legal; the message names
             the game index, the seat, the agent and the action. No row is changed.
-        ValueError: ``actions`` is not (B,).
+        ValueError: ``actions`` is not (B,) or not of an integer dtype (floats and bools are refused).
         RuntimeError: the per-game action log (``log_cap``) is full.
     """
     actions = np.asarray(actions)
     b = state.batch_size
     if actions.shape != (b,):
         raise ValueError(f"actions must have shape (B,) = ({b},); got {actions.shape}")
+    if actions.dtype == np.bool_ or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(f"actions must be integer action ids; got dtype {actions.dtype} (nothing is coerced)")
     actions = actions.astype(np.int64)
     rows = np.ones(b, bool) if rows is None else np.asarray(rows, bool)
     bad = check_actions(state.consts, state.rows, actions, rows)
@@ -114,4 +116,4 @@ def results(state: BatchState) -> GameTable:
         game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(),
         first_dealer=q.r_first_dealer.copy(), totals=q.r_totals.copy(), win_share=share,
         rounds=q.r_rounds.copy(), turns=q.r_turns.copy(), challenges=q.r_challenges.copy(),
-        decisions=q.r_decisions.copy(), largest_steal=q.r_largest_steal.copy())
+        decisions=q.r_decisions.copy(), largest_steal=q.r_largest_steal.copy(), capped=q.r_capped.copy())

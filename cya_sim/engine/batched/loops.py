@@ -13,6 +13,7 @@ from numba import njit
 from cya_sim.engine.compiled.layout import (
     B_TOTAL,
     C_P,
+    G_CAPPED,
     G_CHALLENGES,
     G_DECISIONS,
     G_DONE,
@@ -73,6 +74,7 @@ def finish_and_refill(K, R, ER, AR, Q, b):
         Q.r_challenges[q] = G[G_CHALLENGES]
         Q.r_decisions[q] = G[G_DECISIONS]
         Q.r_largest_steal[q] = G[G_LARGEST_STEAL]
+        Q.r_capped[q] = G[G_CAPPED] != 0
     nq = Q.q_next[0]
     if nq < Q.q_game_index.shape[0]:
         Q.q_next[0] = nq + 1

@@ -13,7 +13,7 @@ from cya_sim.rules import RuleSet
 
 QUEUE_FIELDS = ("q_game_index", "q_seat_agent", "q_next", "key", "r_done", "r_first_dealer", "r_totals",
                 "r_winners", "r_rounds", "r_turns", "r_challenges", "r_decisions", "r_largest_steal",
-                "log_actions", "log_len", "err")
+                "log_actions", "log_len", "err", "r_capped")
 Queue = namedtuple("Queue", QUEUE_FIELDS)
 Queue.__doc__ = """The queue of games a batch plays, their results, action logs and the error slot.
 
@@ -27,6 +27,7 @@ r_rounds, r_turns, r_challenges, r_decisions, r_largest_steal: (G,) int64 — re
 log_actions: (G, L) int16 — every action of each game when logging is on, else shape (0, 0).
 log_len: (G,) int32 — actions logged per game, else shape (0,).
 err: (3,) int64 — [error code, row, action] set by a compiled loop (``loops.ERR_*``).
+r_capped: (G,) bool — the game was stopped by the round cap (``RuleSet.max_rounds``), not by R-GAME-END.
 """
 
 
@@ -126,7 +127,7 @@ def allocate(rules: RuleSet, n_players: int, batch_size: int, key: int, game_ind
         r_totals=z((g, p), np.int64), r_winners=z(g, np.int32), r_rounds=z(g, np.int64), r_turns=z(g, np.int64),
         r_challenges=z(g, np.int64), r_decisions=z(g, np.int64), r_largest_steal=z(g, np.int64),
         log_actions=z((g, log_cap) if log_cap else (0, 0), np.int16), log_len=z(g if log_cap else 0, np.int32),
-        err=z(3, np.int64))
+        err=z(3, np.int64), r_capped=z(g, bool))
     return BatchState(rules=rules, n_players=p, action_space=ActionSpace.for_rules(rules),
                       agent_names=tuple(agent_names), consts=k, rows=rows, engine_rng=z((b, 4), np.uint64),
                       agent_rng=z((b, p, 4), np.uint64), queue=queue)

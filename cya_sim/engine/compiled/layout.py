@@ -44,8 +44,8 @@ from cya_sim.rules import RuleSet
 (G_TO_ACT, G_CUR, G_DEALER, G_ROUND, G_DRAW_POS, G_DISC_LEN, G_N_SETS, G_CH_ACTIVE,
  G_CH_CHAL, G_CH_DEF, G_CH_ASSET, G_CH_LEN, G_DONE, G_WINNERS, G_ELIGIBLE, G_EXTRA,
  G_FIRST_DEALER, G_TURNS, G_CHALLENGES, G_DECISIONS, G_LARGEST_STEAL, G_ROUND_AUDIT, G_GAME_INDEX,
- G_QUEUE_POS) = range(24)
-N_SCALARS = 24
+ G_QUEUE_POS, G_CAPPED) = range(25)
+N_SCALARS = 25
 #: Meaning of each scalar (name -> offset), for readers and the batched engine's named views.
 SCALARS = {
     "to_act": G_TO_ACT, "current_player": G_CUR, "dealer": G_DEALER, "round": G_ROUND,
@@ -54,7 +54,7 @@ SCALARS = {
     "done": G_DONE, "winners": G_WINNERS, "eligible": G_ELIGIBLE, "extra_rounds": G_EXTRA,
     "first_dealer": G_FIRST_DEALER, "turns": G_TURNS, "challenges": G_CHALLENGES, "decisions": G_DECISIONS,
     "largest_steal": G_LARGEST_STEAL, "round_audit": G_ROUND_AUDIT, "game_index": G_GAME_INDEX,
-    "queue_pos": G_QUEUE_POS,
+    "queue_pos": G_QUEUE_POS, "capped": G_CAPPED,
 }
 
 # -- blocks: indices into K.lay ------------------------------------------------------------------
@@ -77,7 +77,8 @@ BLOCKS = {
 C_NA, C_NW, C_T, C_M, C_P, C_HAND, C_ORDER, C_HIDDEN = 0, 1, 2, 3, 4, 5, 6, 7
 C_END_KIND, C_END_PARAM, C_TARGET, C_TIE, C_MAX_EXTRA, C_N, C_S, C_CAP = 8, 9, 10, 11, 12, 13, 14, 15
 C_A, C_W, C_PD, C_CH, C_DI, C_RE, C_GU, C_LOG = 16, 17, 18, 19, 20, 21, 22, 23
-N_CFG = 24
+C_MAX_ROUNDS = 24  # RuleSet.max_rounds: a game still going after this round stops (G_CAPPED set)
+N_CFG = 25
 
 END_TARGET, END_ROUNDS, END_ROUND_WINS = 0, 1, 2
 TIE_SHARE, TIE_EXTRA = 0, 1
@@ -117,11 +118,13 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
     """The :class:`Consts` of ``rules`` at ``n_players`` seats.
 
     Raises:
-        RulesError: ``n_players`` not allowed by ``rules``.
+        RulesError: ``n_players`` not allowed by ``rules``, or too few cards to deal at that size
+            (:meth:`~cya_sim.rules.RuleSet.check_table`).
         ValueError: the deck has more than :data:`cya_sim.engine.MAX_BATCHED_CARD_TYPES` card types (the give-up
             record and the compiled agents keep a set of card types as a 64-bit mask); such decks play on the
             reference engine.
     """
+    rules.check_table(n_players)
     hand = rules.hand_size_for(n_players)
     deck = rules.deck
     why = batched_refusal(rules)
@@ -142,6 +145,7 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
     cfg[C_TARGET] = rules.target_score
     cfg[C_TIE] = TIE_SHARE if rules.tie_break == "share" else TIE_EXTRA
     cfg[C_MAX_EXTRA] = rules.max_extra_rounds
+    cfg[C_MAX_ROUNDS] = rules.max_rounds
     cfg[C_N], cfg[C_S], cfg[C_CAP] = n, n // 2 + 1, cap
     cfg[C_A], cfg[C_W] = sp.size, 1 + nw
     st = sp.start

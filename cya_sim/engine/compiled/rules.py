@@ -61,6 +61,7 @@ from cya_sim.engine.compiled.layout import (
     C_HAND,
     C_HIDDEN,
     C_MAX_EXTRA,
+    C_MAX_ROUNDS,
     C_N,
     C_NA,
     C_NW,
@@ -74,6 +75,7 @@ from cya_sim.engine.compiled.layout import (
     C_W,
     END_ROUNDS,
     END_TARGET,
+    G_CAPPED,
     G_CH_ACTIVE,
     G_CH_ASSET,
     G_CH_CHAL,
@@ -555,6 +557,9 @@ def end_round(K, G, rng):
     Round wins (R-GAME-END ``round_wins``) go to every seat tied for the
     round's highest score. When the game ends, ``G_WINNERS`` holds the
     bitmask of the seats sharing the win, ``G_DONE`` is 1 and ``G_TO_ACT`` -1.
+    A game still going after round ``max_rounds`` (``C_MAX_ROUNDS``, a simulator
+    cap, not a printed rule) stops there with ``G_CAPPED`` = 1, as the reference
+    engine: the highest total among the seats that could still win wins (ties share).
     ``G_ROUND_AUDIT`` gets the dollars in every stack and the discard pile
     (R-SCORE invariant: ``rules.round_total(P)``).
     """
@@ -611,6 +616,21 @@ def end_round(K, G, rng):
             return
         G[G_ELIGIBLE] = tied
         G[G_EXTRA] += 1
+    if G[G_ROUND] >= cfg[C_MAX_ROUNDS]:  # the simulator's round cap (RuleSet.max_rounds), as the reference
+        cand = G[G_ELIGIBLE] if G[G_ELIGIBLE] != 0 else (1 << p) - 1
+        bt = -1
+        for s in range(p):
+            if (cand >> s) & 1 and G[L[B_TOTAL] + s] > bt:
+                bt = G[L[B_TOTAL] + s]
+        tied = 0
+        for s in range(p):
+            if (cand >> s) & 1 and G[L[B_TOTAL] + s] == bt:
+                tied |= 1 << s
+        G[G_WINNERS] = tied
+        G[G_CAPPED] = 1
+        G[G_DONE] = 1
+        G[G_TO_ACT] = -1
+        return
     G[G_DEALER] = seat_add(G[G_DEALER], 1, p)
     start_round(K, G, rng)
 

@@ -6,13 +6,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cya_sim import observation  # module import: observation itself imports this package
+from cya_sim.engine.agent_calls import AgentError, action_id, call_agent
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import IllegalActionError, apply_action
 from cya_sim.rng import stream_generator
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
 
-__all__ = ["GameResult", "IllegalActionError", "play_game", "result_of"]
+__all__ = ["AgentError", "GameResult", "IllegalActionError", "play_game", "result_of"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class GameResult:
     rounds, turns, challenges, decisions: counts over the game.
     largest_steal: dollars, the largest set won by a challenger.
     actions: every action id in order, when recorded, else None.
+    capped: the game was stopped by the ``max_rounds`` cap, not by R-GAME-END.
     """
 
     game_index: int
@@ -37,6 +39,7 @@ class GameResult:
     decisions: int
     largest_steal: int
     actions: tuple[int, ...] | None = None
+    capped: bool = False
 
     @property
     def win_shares(self) -> tuple[float, ...]:
@@ -58,6 +61,7 @@ def result_of(state: GameState, game_index: int, actions: list[int] | None = Non
         decisions=state.decisions,
         largest_steal=state.largest_steal,
         actions=tuple(actions) if actions is not None else None,
+        capped=state.capped,
     )
 
 
@@ -80,42 +84,40 @@ def play_game(
 
     Raises:
         RulesError: table size not allowed by the rules.
-        IllegalActionError: an agent returned an illegal action; the message
-            names the agent, the seat, the game and the action.
+        IllegalActionError: an agent returned an illegal action, or a value that is
+            not an integer (nothing is coerced); the message names the agent, the
+            seat, the game and the value.
+        AgentError: an agent's ``act`` raised; the message names the agent, seat and game.
     """
     state = new_game(rules, len(agents), key, game_index)
     rngs = [stream_generator(key, game_index, 1 + s) for s in range(len(agents))]
     names = rules.deck.names
     actions: list[int] | None = [] if record_actions else None
+    labels = [str(getattr(a, "name", type(a).__name__)) for a in agents]
     if log:
-        log(f"game {game_index}: {len(agents)} players, rules {rules.name}")
-        log(f"round 1: seat {state.dealer} deals; the discard pile shows {names[state.discard_pile[-1]]}")
         seat_log = log
 
         def tagged(msg: str) -> None:
             for s in range(len(agents)):
-                msg = msg.replace(f"seat {s} ", f"seat {s} ({agents[s].name}) ")
+                msg = msg.replace(f"seat {s} ", f"seat {s} ({labels[s]}) ")
             seat_log(msg)
 
         log = tagged
+        log(f"game {game_index}: {len(agents)} players, rules {rules.name}")
+        log(f"round 1: seat {state.dealer} deals; the discard pile shows {names[state.discard_pile[-1]]}")
     while state.to_act >= 0:
         seat = state.to_act
         obs = observation.observe(state, seat)
         if getattr(agents[seat], "sees_hidden", False):  # a labelled cheating baseline (agents/oracle.py)
-            action = agents[seat].act(obs, rngs[seat], state)
+            action = call_agent(agents[seat], labels[seat], seat, game_index, obs, rngs[seat], state)
         else:
-            action = agents[seat].act(obs, rngs[seat])
-        try:
-            action = int(action)
-            ok = bool(obs.legal_action_mask[action]) if 0 <= action < len(obs.legal_action_mask) else False
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            sp = obs.action_space
-            shown = sp.name(action) if isinstance(action, int) and 0 <= action < sp.size else "outside the action space"
+            action = call_agent(agents[seat], labels[seat], seat, game_index, obs, rngs[seat])
+        action = action_id(action, labels[seat], seat, game_index, len(obs.legal_action_mask), IllegalActionError)
+        if not obs.legal_action_mask[action]:
             raise IllegalActionError(
-                f"agent {getattr(agents[seat], 'name', type(agents[seat]).__name__)!r} at seat {seat} "
-                f"in game {game_index} returned illegal action {action!r} ({shown})"
+                f"agent {labels[seat]!r} at seat {seat} in game {game_index} returned illegal action {action} "
+                f"({obs.action_space.name(action)}); legal: "
+                + ", ".join(f"{a} ({obs.action_space.name(a)})" for a in obs.legal_action_mask.nonzero()[0])
             )
         if actions is not None:
             actions.append(action)

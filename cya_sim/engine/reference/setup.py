@@ -19,8 +19,10 @@ def new_game(rules: RuleSet, n_players: int, key: int, game_index: int = 0) -> G
     engine stream (R-SETUP: "chosen by the game's random seed").
 
     Raises:
-        RulesError: ``n_players`` not allowed by ``rules``.
+        RulesError: ``n_players`` not allowed by ``rules``, or too few cards to deal at that size
+            (:meth:`~cya_sim.rules.RuleSet.check_table`).
     """
+    rules.check_table(n_players)
     hand_size = rules.hand_size_for(n_players)
     rng = stream_generator(key, game_index, 0)
     dealer = uniform_index(rng, n_players)

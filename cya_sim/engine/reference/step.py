@@ -31,18 +31,23 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
             already computed it for this very state (saves recomputing it).
 
     Raises:
-        IllegalActionError: the game is over, or ``action`` is not in
-            :func:`legal_action_mask`; ``state`` is left unchanged.
+        IllegalActionError: the game is over, ``action`` is not an integer (a
+            Python or NumPy integer, not a bool; nothing is coerced), or it is not
+            in :func:`legal_action_mask`; ``state`` is left unchanged.
     """
     sp = action_space(state.rules)
     seat = state.to_act
     if seat < 0:
         raise IllegalActionError("the game is over; no action can be applied")
     mask = legal_action_mask(state) if legal_mask is None else legal_mask
-    if not (0 <= int(action) < sp.size) or not mask[int(action)]:
-        shown = sp.name(action) if 0 <= int(action) < sp.size else "outside the action space"
+    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+        raise IllegalActionError(f"seat {seat} chose {action!r} ({type(action).__name__}), not an action id; "
+                                 f"allowed: an integer from 0 to {sp.size - 1} where the legal action mask is true")
+    action = int(action)
+    if not (0 <= action < sp.size) or not mask[action]:
+        shown = sp.name(action) if 0 <= action < sp.size else "outside the action space"
         raise IllegalActionError(
-            f"seat {seat} chose illegal action {int(action)} ({shown}); legal: "
+            f"seat {seat} chose illegal action {action} ({shown}); legal: "
             + ", ".join(f"{a} ({sp.name(a)})" for a in mask.nonzero()[0])
         )
     d = sp.decode(action)
@@ -177,7 +182,12 @@ def _end_turn(state: GameState, draw_order: list[int], say: Callable[[str], None
 
 
 def _end_round(state: GameState, say: Callable[[str], None]) -> None:
-    """R-ROUND-END and R-SCORE; then R-GAME-END or the next round (R-NEW-ROUND)."""
+    """R-ROUND-END and R-SCORE; then R-GAME-END or the next round (R-NEW-ROUND).
+
+    A game still going after round ``rules.max_rounds`` stops there (a simulator
+    safeguard): the highest total among the seats that could still win wins
+    (ties share) and ``state.capped`` is set.
+    """
     scores = score_round(state)
     say(
         f"round {state.round} ends: scores "
@@ -192,6 +202,13 @@ def _end_round(state: GameState, say: Callable[[str], None]) -> None:
             state.winners = winners
             return
         say(f"seats {', '.join(map(str, state.eligible))} are tied: one more round (R-TIE)")
+    if state.round >= state.rules.max_rounds:  # the simulator's cap (RuleSet.max_rounds), not a printed rule
+        seats = list(state.eligible) if state.eligible is not None else list(range(state.n_players))
+        best = max(state.totals[s] for s in seats)
+        state.winners = [s for s in seats if state.totals[s] == best]
+        state.capped = True
+        say(f"round cap reached: the game stops after {state.round} rounds (option max_rounds)")
+        return
     state.dealer = (state.dealer + 1) % state.n_players
     start_round(state)
     say(f"round {state.round}: seat {state.dealer} deals; the discard pile shows "

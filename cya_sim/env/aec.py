@@ -1,0 +1,167 @@
+"""PettingZoo AEC environment of Cover Your Assets (every preset), on the reference engine.
+
+Agents are ``player_0 .. player_{P-1}`` (seat ``s`` = ``player_s``). The agent
+to act is the mover, or during a challenge the side that must answer
+(R-CH-EXCHANGE), so the order of agents is the game's, not a fixed cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
+from cya_sim.env.game import EnvGame, resolve_rules
+from cya_sim.observation import Observation
+from cya_sim.rules import RuleSet
+
+REWARDS = ("win_share", "total_change")
+
+
+class CoverYourAssetsAEC(AECEnv):
+    """Cover Your Assets as a PettingZoo AEC environment (RULES.md; §10 observations).
+
+    Args:
+        rules: preset name (``classic``, ``guide``, ``basic``) or a :class:`RuleSet`.
+        n_players: P, allowed by the rules (default 4).
+        reward: ``win_share`` (default): at game end each winner gets 1/k (k winners, R-TIE), others 0;
+            ``total_change``: the win share at game end plus, at each round end, the change of the seat's
+            total in millions of dollars (R-SCORE).
+        render_mode: None or ``ansi``: :meth:`render` returns the readable log lines since the last call,
+            the very lines of ``cya-sim play`` (concatenated over a game they equal its output).
+        seat_names: names shown in the log after each seat (default the agent names ``player_s``).
+        stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.encoding.ObservationEncoder`).
+
+    Observations: ``{"observation": (D_obs,) float32, "action_mask": (A,) int8}``; the mask is 1 for
+    the legal actions of the agent to act and all 0 for the others (and once the game is over). The
+    structured form is :meth:`structured_observation` (a :class:`~cya_sim.observation.Observation`).
+    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.actions.ActionSpace`.
+
+    Seeding: ``reset(seed=S)`` plays game 0 under seed ``S``, ``reset(seed=S, options={"game": g})``
+    game ``g``, and a later ``reset()`` without a seed the next game index under the same seed, so
+    successive resets play the games of ``cya-sim tournament --seed S`` in order, and game ``g`` deals
+    as ``cya-sim play --seed S --game g``. :meth:`agent_rng` is the seat's own random stream, the one
+    ``cya-sim play``/``tournament`` give the agent in that seat (a ``random`` agent that draws from it
+    chooses exactly as the built-in ``random``).
+
+    Raises:
+        RulesError: unknown preset or a table size the rules do not allow.
+        ValueError: unknown ``reward`` or ``render_mode``; an illegal action in :meth:`step`
+            (:class:`~cya_sim.env.game.IllegalActionError`, naming the agent, seat, game and action).
+    """
+
+    metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, reward: str = "win_share",
+                 render_mode: str | None = None, seat_names=None, stack_depth: int | None = DEFAULT_STACK_DEPTH):
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"reward: {reward!r}; allowed: {', '.join(REWARDS)}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi'")
+        self.rules = resolve_rules(rules)
+        self.n_players = n_players
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{s}" for s in range(n_players)]
+        self._lines: list[str] = []
+        self.game = EnvGame(self.rules, n_players, seat_names if seat_names is not None else self.possible_agents,
+                            log=self._lines.append if render_mode == "ansi" else None)
+        self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
+        a = self.game.space.size
+
+        def obs_space() -> spaces.Dict:
+            return spaces.Dict({"observation": spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32),
+                                "action_mask": spaces.Box(0, 1, (a,), np.int8)})
+
+        # one space object per agent, so each can be seeded on its own
+        self.observation_spaces = {ag: obs_space() for ag in self.possible_agents}
+        self.action_spaces = {ag: spaces.Discrete(a) for ag in self.possible_agents}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The Dict space of ``agent``'s observations (same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(A)`` (same object every call)."""
+        return self.action_spaces[agent]
+
+    def _seat(self, agent: str) -> int:
+        return self.possible_agents.index(agent)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a game; see the class docstring for ``seed`` and ``options={"game": g}``.
+
+        Raises:
+            ValueError: negative seed or game.
+        """
+        game = (options or {}).get("game")  # other keys are ignored (PettingZoo's api_test passes one)
+        self._lines.clear()
+        self.game.start(seed, game)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.to_act]
+
+    def structured_observation(self, agent: str) -> Observation:
+        """The §10 :class:`~cya_sim.observation.Observation` of ``agent`` (copies, no hidden information)."""
+        return self.game.observe(self._seat(agent))
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": (D_obs,) float32, "action_mask": (A,) int8}`` of ``agent`` (RULES.md §10)."""
+        obs = self.game.observe(self._seat(agent))
+        return {"observation": self.encoder.encode(obs), "action_mask": obs.legal_action_mask.astype(np.int8)}
+
+    def agent_rng(self, agent: str) -> np.random.Generator:
+        """The seat's own random stream for this game (stream ``1 + seat``, :mod:`cya_sim.rng`)."""
+        return self.game.seat_rngs[self._seat(agent)]
+
+    def step(self, action) -> None:
+        """Apply the action of ``agent_selection`` (None for an agent already terminated).
+
+        Raises:
+            IllegalActionError: the action is not legal (names the agent, seat, game and action).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        before = self.game.totals() if self.reward_kind == "total_change" else None
+        self.game.step(action, who=f"agent {agent!r}")
+        rewards = np.zeros(self.n_players)
+        if before is not None:
+            rewards += (self.game.totals() - before) * 1e-6
+        if self.game.over:
+            rewards += self.game.win_shares()
+            for a in self.agents:
+                self.terminations[a] = True
+        else:
+            self.agent_selection = self.possible_agents[self.game.to_act]
+        self.rewards = {a: float(rewards[self._seat(a)]) for a in self.agents}
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The readable log lines since the last call (``render_mode="ansi"``), else None with a warning."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = "\n".join(self._lines)
+        self._lines.clear()
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs) -> AECEnv:
+    """A :class:`CoverYourAssetsAEC` (PettingZoo's ``env()`` convention); arguments as the class."""
+    return CoverYourAssetsAEC(**kwargs)

@@ -1,0 +1,158 @@
+"""Gymnasium single-agent environment: one seat learns, the other seats are agents given by spec.
+
+The game runs on the reference engine exactly as ``cya-sim play`` runs it: the
+same deal for the same seed and game index, and each opponent draws from its
+own seat's stream (:mod:`cya_sim.rng`), so a game here replays with
+``cya-sim play --seed S --game g`` when the learner's choices are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents.registry import is_cheating, make_agent
+from agents.spec import split_agent_list
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
+from cya_sim.env.game import EnvGame, IllegalActionError, resolve_rules
+from cya_sim.rules import RuleSet
+
+ILLEGAL = ("end", "raise")
+
+
+def opponent_specs(opponents: str, n_seats: int) -> list[str]:
+    """Agent specs for ``n_seats`` opponent seats from a comma-separated list, cycled (``greedy,card_counter``).
+
+    Raises:
+        ValueError: an empty list, an unknown agent spec (names the spec and the known agents), or an agent
+            that reads the hidden game state (``oracle``): the environments give agents observations only.
+    """
+    names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
+    if not names:
+        raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
+    for n in names:
+        try:
+            make_agent(n)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"opponents: {e}") from None
+        if is_cheating(n):
+            raise ValueError(f"opponents: {n!r} reads the hidden game state; allowed: agents that play on "
+                             "observations (e.g. random, greedy, heuristic, card_counter)")
+    return [names[i % len(names)] for i in range(n_seats)]
+
+
+class CoverYourAssetsGym(gym.Env):
+    """One learning seat against agents by spec (RULES.md; §10 observation), on the reference engine.
+
+    Args:
+        rules: preset name (``classic``, ``guide``, ``basic``) or a :class:`RuleSet`. n_players: P.
+        seat: the learning seat (0..P-1).
+        opponents: agent specs for the other seats, comma-separated, cycled in seat order
+            (default ``greedy,card_counter``).
+        reward: ``win_share`` (1/k at game end for each of k winners, R-TIE) or ``total_change``
+            (also the change of the seat's total in $M at each round end).
+        illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and
+            ``info["illegal_action"]`` naming the seat, game and action; ``raise``: raise
+            :class:`~cya_sim.env.game.IllegalActionError` with that message.
+        render_mode: None or ``ansi`` (the readable log lines of ``cya-sim play`` since the last call).
+        stack_depth: see :class:`~cya_sim.env.encoding.ObservationEncoder`.
+
+    Spaces: observation ``Box(0, inf, (D_obs,), float32)``, action ``Discrete(A)``. The legal action
+    mask is :meth:`action_masks` ((A,) bool, the method MaskablePPO-style trainers call) and
+    ``info["action_mask"]``. Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
+    game 0 under S, ``options={"game": g}`` game g, a later ``reset()`` the next game.
+
+    Raises:
+        ValueError: bad seat, opponents, reward, illegal_action or render_mode (naming the field).
+        RulesError: unknown preset or a table size the rules do not allow.
+    """
+
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
+
+    def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
+                 opponents: str = "greedy,card_counter", reward: str = "win_share", illegal_action: str = "end",
+                 render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
+        self.rules = resolve_rules(rules)
+        self.rules.check_players(n_players)
+        if not 0 <= seat < n_players:
+            raise ValueError(f"seat: {seat!r}; allowed: 0 to {n_players - 1}")
+        if reward not in ("win_share", "total_change"):
+            raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(f"illegal_action: {illegal_action!r}; allowed: {', '.join(ILLEGAL)}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi'")
+        self.n_players, self.seat, self.reward_kind, self.illegal_action = n_players, seat, reward, illegal_action
+        self.render_mode = render_mode
+        specs = opponent_specs(opponents, n_players - 1)
+        self.seat_specs = specs[:seat] + ["learner"] + specs[seat:]
+        self._opponents = {s: make_agent(self.seat_specs[s]) for s in range(n_players) if s != seat}
+        self._lines: list[str] = []
+        self.game = EnvGame(self.rules, n_players, self.seat_specs,
+                            log=self._lines.append if render_mode == "ansi" else None)
+        self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
+        self.observation_space = spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+        self.action_space = spaces.Discrete(self.game.space.size)
+        self._mask = np.zeros(self.game.space.size, bool)
+
+    def _play_opponents(self) -> None:
+        g = self.game
+        while not g.over and g.to_act != self.seat:
+            s = g.to_act
+            g.step(self._opponents[s].act(g.observe(s), g.seat_rngs[s]), who=f"agent {self.seat_specs[s]!r}")
+
+    def _obs_info(self) -> tuple[np.ndarray, dict]:
+        obs = self.game.observe(self.seat)
+        self._mask = obs.legal_action_mask
+        return self.encoder.encode(obs), {"action_mask": self._mask.copy(), "game": self.game.game_index}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a game and play the opponents up to the learner's first decision; return (obs, info)."""
+        super().reset(seed=seed)
+        self._lines.clear()
+        self.game.start(seed, (options or {}).get("game"))
+        self._play_opponents()
+        return self._obs_info()
+
+    def action_masks(self) -> np.ndarray:
+        """(A,) bool legal action mask of the learner's current decision."""
+        return self._mask.copy()
+
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply the learner's action, play the opponents to its next decision or the game end.
+
+        Returns:
+            (obs, reward, terminated, truncated, info); reward at game end (see ``reward``).
+
+        Raises:
+            IllegalActionError: with ``illegal_action="raise"``, an action outside the mask.
+        """
+        g = self.game
+        before = g.totals()
+        try:
+            g.step(action, who="learner")
+        except IllegalActionError as e:
+            if self.illegal_action == "raise":
+                raise
+            obs, info = self._obs_info()
+            return obs, -1.0, True, False, {**info, "illegal_action": str(e)}
+        self._play_opponents()
+        reward = 0.0
+        if self.reward_kind == "total_change":
+            reward += float(g.totals()[self.seat] - before[self.seat]) * 1e-6
+        if g.over:
+            reward += float(g.win_shares()[self.seat])
+        obs, info = self._obs_info()
+        return obs, reward, g.over, False, info
+
+    def render(self) -> str | None:
+        """The readable log lines since the last call (``render_mode="ansi"``), else None."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = "\n".join(self._lines)
+        self._lines.clear()
+        return text

@@ -1,0 +1,378 @@
+"""Cover Your Assets as an OpenSpiel Python game (``python_cover_your_assets``), on the reference engine.
+
+Game type: sequential, imperfect information, explicit chance, constant-sum (the
+win shares of R-TIE sum to 1), terminal rewards. Chance nodes are the shuffles:
+the first dealer (R-SETUP: ``P`` outcomes, uniform) and, at the start of every
+round, the deck order card by card (outcome = card type, probability = copies
+of it left / cards left), which gives each order of the cards with the
+probability of a uniform shuffle (R-NEW-ROUND). The order is then dealt by the
+reference engine's own round setup (:func:`cya_sim.engine.reference.setup.start_round`,
+fed the order through the inverse of its Fisher–Yates shuffle), so dealing,
+play and scoring are the reference engine's.
+
+Information state and observation (strings and tensors) are the §10
+observation of the player: what RULES.md §10 says a player sees and remembers
+(the tensor is :class:`~cya_sim.env.encoding.ObservationEncoder`'s vector, the
+string a canonical text of the same observation). They are not the full private
+action history; two histories with the same §10 observation share an
+information state.
+
+:meth:`CoverYourAssetsState.resample_from_infostate` samples a determinization
+(the hidden cards: opponents' hands, the draw pile, each hidden set card, an
+asset of its set's type or a wild, R-HIDDEN-WILD) uniformly among the
+placements consistent with the player's observation, as
+:mod:`cya_sim.search.determinize` does for our own search, so OpenSpiel's
+``ISMCTSBot`` can run on the game.
+
+Parameters: ``players`` (default 4), ``rules`` (preset, default ``classic``), ``rounds`` (0: the
+preset's end condition; n > 0: the game ends after n rounds, ``end_condition=rounds:n``).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pyspiel
+
+from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
+from cya_sim.engine.reference.legal import action_space
+from cya_sim.engine.reference.setup import start_round
+from cya_sim.env.encoding import ObservationEncoder
+from cya_sim.observation import Observation, observe
+from cya_sim.rules import RuleSet, get_rules
+
+SHORT_NAME = "python_cover_your_assets"
+_DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0}
+#: A bound on chance and player moves in one game (OpenSpiel's ``max_game_length``).
+MAX_GAME_LENGTH = 100_000
+
+
+def game_rules(params: dict) -> RuleSet:
+    """The RuleSet of the game parameters ``rules`` and ``rounds``.
+
+    Raises:
+        RulesError: unknown preset; ValueError: negative ``rounds``.
+    """
+    rules = get_rules(str(params.get("rules", _DEFAULTS["rules"])))
+    rounds = int(params.get("rounds", 0))
+    if rounds < 0:
+        raise ValueError(f"rounds: {rounds}; allowed: 0 (the preset's end condition) or a number of rounds >= 1")
+    return rules.with_options(end_condition=f"rounds:{rounds}") if rounds else rules
+
+
+def _game_type(max_players: int) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=SHORT_NAME, long_name="Cover Your Assets (cya-sim)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max_players, min_num_players=2,
+        provides_information_state_string=True, provides_information_state_tensor=True,
+        provides_observation_string=True, provides_observation_tensor=True,
+        parameter_specification=dict(_DEFAULTS))
+
+
+class _ShuffleFeed:
+    """Stands in for the engine's random stream: returns the uniforms that make
+    :func:`cya_sim.rng.shuffle_in_place` produce a given order (zeros when none is queued)."""
+
+    def __init__(self) -> None:
+        self.queue: list[float] = []
+
+    def random(self, size=None):
+        n = 1 if size is None else int(size)
+        out = np.array([self.queue.pop(0) if self.queue else 0.0 for _ in range(n)])
+        return out[0] if size is None else out
+
+    @staticmethod
+    def uniforms_for(order: list[int]) -> list[float]:
+        """Uniforms ``u`` such that the Fisher–Yates of :func:`cya_sim.rng.shuffle_in_place` turns the cards
+        in type-id order into ``order`` (``j = floor(u * (i + 1))`` picks a card equal to ``order[i]``)."""
+        cards = sorted(order)
+        us = []
+        for i in range(len(cards) - 1, 0, -1):
+            j = cards.index(order[i], 0, i + 1)
+            us.append((j + 0.5) / (i + 1))
+            cards[i], cards[j] = cards[j], cards[i]
+        return us
+
+
+class _Shared:
+    """Holds what every state of one game shares (the game); copying a state does not copy it."""
+
+    def __init__(self, game) -> None:
+        self.game = game
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _Box:
+    """Holds a reference :class:`~cya_sim.state.GameState`; a deep copy shares its frozen RuleSet."""
+
+    def __init__(self, gs) -> None:
+        self.gs = gs
+
+    def __deepcopy__(self, memo):
+        if self.gs is None:
+            return _Box(None)
+        memo[id(self.gs.rules)] = self.gs.rules
+        memo[id(self.gs.deck_counts)] = self.gs.deck_counts
+        return _Box(copy.deepcopy(self.gs, memo))
+
+
+class CoverYourAssetsGame(pyspiel.Game):
+    """The OpenSpiel game; see the module docstring for its type, chance nodes and parameters."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = {**_DEFAULTS, **(params or {})}
+        self.rules = game_rules(params)
+        self.n_players = int(params["players"])
+        self.rules.check_players(self.n_players)
+        self.space = action_space(self.rules)
+        self.encoder = ObservationEncoder(self.rules, self.n_players)
+        t = self.rules.deck.n_types
+        info = pyspiel.GameInfo(num_distinct_actions=self.space.size, max_chance_outcomes=max(t, self.n_players),
+                                num_players=self.n_players, min_utility=0.0, max_utility=1.0, utility_sum=1.0,
+                                max_game_length=MAX_GAME_LENGTH)
+        super().__init__(_game_type(12), info, params)
+
+    def new_initial_state(self) -> CoverYourAssetsState:
+        """A game at its first chance node (the first dealer)."""
+        return CoverYourAssetsState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
+        """The §10 observer (the same for information states and observations)."""
+        return _Observer(self)
+
+
+class CoverYourAssetsState(pyspiel.State):
+    """A game state: chance nodes while dealing, then the reference engine's game."""
+
+    def __init__(self, game: CoverYourAssetsGame) -> None:
+        super().__init__(game)
+        self._shared = _Shared(game)
+        self._box = _Box(None)  # the reference GameState once round 1 is dealt
+        self.dealer = -1
+        self.order: list[int] = []  # the deck order drawn so far by chance
+        self.left = None  # (T,) copies of each type not yet placed in the order
+
+    @property
+    def _g(self) -> CoverYourAssetsGame:
+        return self._shared.game
+
+    @property
+    def gs(self):
+        """The reference :class:`~cya_sim.state.GameState` (None before round 1 is dealt)."""
+        return self._box.gs
+
+    # -- chance -----------------------------------------------------------------------------
+    def _dealing(self) -> bool:
+        return self.left is not None
+
+    def current_player(self) -> int:
+        """The seat to act, CHANCE while dealing, TERMINAL at the end."""
+        if self.gs is None or self._dealing():
+            return pyspiel.PlayerId.CHANCE
+        if self.gs.winners is not None:
+            return pyspiel.PlayerId.TERMINAL
+        return self.gs.to_act
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """First dealer: seats, uniform. Deck order: card types, copies left / cards left."""
+        if self.dealer < 0:
+            p = self._g.n_players
+            return [(s, 1.0 / p) for s in range(p)]
+        n = int(self.left.sum())
+        return [(int(t), float(c) / n) for t, c in enumerate(self.left) if c > 0]
+
+    def _start_deal(self) -> None:
+        self.order = []
+        self.left = self._g.rules.deck_counts(self._g.n_players).astype(np.int64)
+
+    def _finish_deal(self) -> None:
+        g = self._g
+        if self.gs is None:
+            self._box.gs = new_game(g.rules, g.n_players, 0, 0)  # then re-dealt below from the chance outcomes
+            self.gs.dealer = self.gs.first_dealer = self.dealer
+            self.gs.rng = _ShuffleFeed()
+        self.gs.round -= 1  # start_round counts the round again
+        self.gs.rng.queue = _ShuffleFeed.uniforms_for(self.order)
+        start_round(self.gs)
+        self.left = None
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.gs is None or self._dealing() or player != self.gs.to_act:
+            return []
+        return [int(a) for a in np.flatnonzero(legal_action_mask(self.gs))]
+
+    def _apply_action(self, action: int) -> None:
+        if self.gs is None and self.dealer < 0:
+            self.dealer = int(action)
+            self._start_deal()
+            return
+        if self._dealing():
+            self.order.append(int(action))
+            self.left[int(action)] -= 1
+            if not self.left.any():
+                self._finish_deal()
+            return
+        before = self.gs.round
+        apply_action(self.gs, int(action))
+        if self.gs.winners is None and self.gs.round != before:  # a new round: its shuffle is chance's
+            self._start_deal()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"first dealer: seat {action}" if self.dealer < 0 else f"deal {self._g.rules.deck.names[action]}"
+        return self._g.space.name(action)
+
+    def is_terminal(self) -> bool:
+        """The game is over (R-GAME-END)."""
+        return self.gs is not None and not self._dealing() and self.gs.winners is not None
+
+    def returns(self) -> list[float]:
+        """Win shares at the end (1/k for each of the k winners, R-TIE), zeros before."""
+        p = self._g.n_players
+        if not self.is_terminal():
+            return [0.0] * p
+        w = self.gs.winners
+        return [1.0 / len(w) if s in w else 0.0 for s in range(p)]
+
+    def observation(self, player: int) -> Observation | None:
+        """The §10 observation of ``player`` (None before round 1 is dealt)."""
+        if self.gs is None:
+            return None
+        return observe(self.gs, player)
+
+    def __str__(self) -> str:
+        if self.gs is None:
+            return "dealing round 1"
+        return f"round {self.gs.round}, seat {self.gs.to_act} to act, totals {self.gs.totals}" + (
+            " (dealing)" if self._dealing() else "")
+
+    # -- determinization ------------------------------------------------------------------------
+    def resample_from_infostate(self, player: int, probability_sampler=None) -> CoverYourAssetsState:
+        """A state with the same §10 observation for ``player`` and its hidden cards sampled uniformly.
+
+        Hidden cards are the other players' hands, the draw pile order and every set card ``player``
+        does not know (R-HIDDEN-WILD: an asset of its set's type or a wild); they are placed uniformly
+        among the placements consistent with the observation (:func:`sample_hidden`).
+        """
+        u = probability_sampler() if probability_sampler is not None else np.random.random()
+        rng = np.random.default_rng(int(u * 2**53))
+        new = self.clone()
+        if new.gs is not None and not new._dealing() and new.gs.winners is None:
+            sample_hidden(new.gs, player, rng)
+        return new
+
+
+def _ff(x: int, k: int) -> float:
+    """Falling factorial (x)_k, 0 when k > x."""
+    return 0.0 if k > x else float(math.perm(x, k))
+
+
+def sample_hidden(gs, player: int, rng: np.random.Generator) -> None:
+    """Replace, in place, every card of ``gs`` that ``player`` cannot see by a uniform consistent placement.
+
+    With ``n_a`` hidden set cards over asset ``a``, ``U_a`` unseen copies of ``a`` and ``W`` unseen
+    wilds, ``j_a`` of group ``a``'s hidden cards are wilds with probability proportional to
+    ``prod_a C(n_a, j_a) (U_a)_(n_a - j_a) * (W)_J`` (J = sum j_a), the same law as
+    :mod:`cya_sim.search.determinize`; the rest of the unseen cards are shuffled into the other
+    hands (sizes kept) and the draw pile.
+    """
+    obs = observe(gs, player)
+    deck = gs.rules.deck
+    na = deck.n_assets
+    unseen = obs.unseen.astype(np.int64).copy()
+    bit = 1 << player
+    slots: dict[int, list[tuple[int, int, int]]] = {}
+    for owner, stack in enumerate(gs.stacks):
+        for si, s in enumerate(stack):
+            for ci, k in enumerate(s.known_by):
+                if not k & bit:
+                    slots.setdefault(s.asset, []).append((owner, si, ci))
+    groups = sorted(slots)
+    w_total = int(unseen[na:].sum())
+    f = [[1.0] + [0.0] * w_total]
+    for a in groups:
+        n_a, u_a = len(slots[a]), int(unseen[a])
+        row = [0.0] * (w_total + 1)
+        for j_prev, v in enumerate(f[-1]):
+            if v:
+                for j in range(min(n_a, w_total - j_prev) + 1):
+                    row[j_prev + j] += v * math.comb(n_a, j) * _ff(u_a, n_a - j)
+        f.append(row)
+    weights = np.array([f[-1][j] * _ff(w_total, j) for j in range(w_total + 1)])
+    left = int(rng.choice(w_total + 1, p=weights / weights.sum()))
+    wilds = [c for c in range(na, deck.n_types) for _ in range(int(unseen[c]))]
+    rng.shuffle(wilds)
+    wi = 0
+    for gi in range(len(groups), 0, -1):
+        a = groups[gi - 1]
+        n_a, u_a = len(slots[a]), int(unseen[a])
+        wj = np.array([math.comb(n_a, j) * _ff(u_a, n_a - j) * f[gi - 1][left - j] if 0 <= left - j else 0.0
+                       for j in range(min(n_a, left) + 1)])
+        j = int(rng.choice(len(wj), p=wj / wj.sum()))
+        left -= j
+        wild_slots = set(rng.choice(n_a, size=j, replace=False).tolist()) if j else set()
+        for i, (owner, si, ci) in enumerate(slots[a]):
+            card = wilds[wi] if i in wild_slots else a
+            if i in wild_slots:
+                wi += 1
+            gs.stacks[owner][si].cards[ci] = card
+            unseen[card] -= 1
+    rest = [c for c in range(deck.n_types) for _ in range(int(unseen[c]))]
+    rng.shuffle(rest)
+    k = 0
+    for s in range(gs.n_players):
+        if s == player:
+            continue
+        n = sum(gs.hands[s])
+        hand = [0] * deck.n_types
+        for c in rest[k:k + n]:
+            hand[c] += 1
+        gs.hands[s] = hand
+        k += n
+    gs.draw_pile = rest[k:]
+
+
+class _Observer:
+    """OpenSpiel observer: the §10 observation as a tensor (:class:`ObservationEncoder`) and a string."""
+
+    def __init__(self, game: CoverYourAssetsGame) -> None:
+        self.game = game
+        self.tensor = np.zeros(game.encoder.size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: CoverYourAssetsState, player: int) -> None:
+        obs = state.observation(player)
+        self.tensor[:] = 0.0 if obs is None else self.game.encoder.encode(obs)
+
+    def string_from(self, state: CoverYourAssetsState, player: int) -> str:
+        obs = state.observation(player)
+        if obs is None:
+            return f"p{player} dealing"
+        return observation_text(obs) + (" dealing" if state._dealing() else "")
+
+
+def observation_text(obs: Observation) -> str:
+    """A canonical one-line text of a §10 observation (equal texts = equal observations)."""
+    stacks = ";".join("|".join(f"{v.asset}:{v.size}:{','.join(map(str, v.known))}:{v.n_hidden}" for v in st)
+                      for st in obs.stacks)
+    ch = obs.challenge
+    chs = "-" if ch is None else f"{ch.challenger}>{ch.defender}:{ch.asset}:{ch.cards}:{ch.players}:{ch.to_act}"
+    return (f"p{obs.seat} r{obs.round} d{obs.dealer} c{obs.current_player} {obs.phase} "
+            f"hand{obs.hand.tolist()} sizes{obs.hand_sizes.tolist()} totals{obs.totals.tolist()} "
+            f"draw{obs.draw_size} discard{list(obs.discard_pile)} stacks[{stacks}] ch[{chs}] "
+            f"gaveup{np.flatnonzero(obs.gave_up).tolist()}")
+
+
+def register_openspiel() -> None:
+    """Register ``python_cover_your_assets`` with pyspiel (``pyspiel.load_game("python_cover_your_assets")``)."""
+    if SHORT_NAME not in pyspiel.registered_names():
+        pyspiel.register_game(_game_type(12), CoverYourAssetsGame)

@@ -1,0 +1,219 @@
+"""A human at the terminal: ``cya-sim play --human SEAT`` (RULES.md §10 decides what is shown).
+
+The game runs on the reference engine (:class:`~cya_sim.env.game.EnvGame`, the
+deal of ``cya-sim play --seed S --game G``). Every move is narrated as it
+happens, but only with what the viewer may know: with one human seat the
+viewer is that seat (its own hidden set cards are shown), with several human
+seats (players sharing one screen) only public information is narrated, and
+each human's hand and own sets are shown at that human's decision. A hidden
+set card (R-HIDDEN-WILD) is written ``a hidden card``; set values are shown as
+the viewer can know them (a range when a hidden card could be a wild).
+
+At a decision the legal actions are listed with numbers and short names
+(:meth:`cya_sim.actions.ActionSpace.name`); the player types a number or a
+name (any case). Anything else gets a one-line hint and the question again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from cya_sim.env.game import EnvGame
+from cya_sim.observation import Observation
+from cya_sim.rules import RuleSet
+from cya_sim.state import GameState
+
+PROMPT = "your move (number or name): "
+
+
+class InputClosed(Exception):
+    """The terminal's input ended (EOF) before the game did."""
+
+
+def _money(v: int) -> str:
+    return f"${v:,}"
+
+
+class Narrator:
+    """Readable lines of each move as seen by ``viewer`` (a seat, or -1 for public information only).
+
+    Reads the full state to decide what is public; writes only what the viewer may know (§10).
+    """
+
+    def __init__(self, game: EnvGame, viewer: int, out: Callable[[str], None]) -> None:
+        self.game, self.viewer, self.out = game, viewer, out
+        self.names = game.rules.deck.names
+        self.values = game.rules.deck.values
+
+    def _known(self, known_by: int, state: GameState) -> bool:
+        return known_by == state.public_mask or (self.viewer >= 0 and bool(known_by >> self.viewer & 1))
+
+    def who(self, seat: int) -> str:
+        """``seat 2 (greedy)`` or ``seat 1 (you)``."""
+        return f"seat {seat} ({'you' if seat == self.viewer else self.game.seat_names[seat]})"
+
+    def set_text(self, state: GameState, owner: int, index: int = -1) -> str:
+        """A set as the viewer knows it: its cards (hidden ones as ``a hidden card``) and value."""
+        s = state.stacks[owner][index]
+        return self.cards_text(s.asset, [(c, self._known(k, state)) for c, k in zip(s.cards, s.known_by)])
+
+    def cards_text(self, asset: int, cards: list[tuple[int, bool]]) -> str:
+        """``Jewels set [Jewels, a hidden card] worth $15,000 to $65,000`` from (card, known) pairs."""
+        shown = [self.names[c] for c, known in cards if known]
+        n_hidden = sum(1 for _, known in cards if not known)
+        base = sum(int(self.values[c]) for c, known in cards if known)
+        parts = ", ".join(shown + ["a hidden card"] * n_hidden)
+        if not n_hidden:
+            return f"{self.names[asset]} set [{parts}] worth {_money(base)}"
+        deck = self.game.rules.deck
+        options = [int(self.values[asset])] + [int(v) for v in self.values[deck.n_assets:]]
+        lo, hi = base + n_hidden * min(options), base + n_hidden * max(options)
+        worth = _money(lo) if lo == hi else f"{_money(lo)} to {_money(hi)}"
+        return f"{self.names[asset]} set [{parts}] worth {worth}"
+
+    def _pair_text(self, seat: int, d, top: int) -> tuple[str, str]:
+        """(source, set text) of a pair just laid by ``seat`` (R-PAIR-HAND, R-PAIR-DISCARD, R-HIDDEN-WILD)."""
+        hidden_ok = seat == self.viewer or not self.game.rules.hidden_wilds
+        if d.kind == "pair_hand":
+            partner = d.card if d.partner < 0 else d.partner
+            return "from hand", self.cards_text(d.card, [(partner, hidden_ok), (d.card, True)])
+        src = f"with the {self.names[top]} from the discard pile"
+        if top < self.game.rules.deck.n_assets:  # the hand card goes beneath the face-up asset
+            return src, self.cards_text(top, [(d.card, hidden_ok), (top, True)])
+        return src, self.cards_text(d.card, [(top, True), (d.card, True)])
+
+    def move(self, before: dict, seat: int, action: int, state: GameState) -> None:
+        """Narrate ``action`` of ``seat``; ``before`` is :meth:`snapshot` taken just before it."""
+        d = self.game.space.decode(action)
+        nm = self.names
+        w = self.who(seat)
+        if d.kind in ("pair_hand", "pair_discard"):
+            src, text = self._pair_text(seat, d, before["top"])
+            self.out(f"{w} lays a set {src}: {text}")
+        elif d.kind == "discard":
+            self.out(f"{w} discards {nm[d.card]}")
+        elif d.kind == "challenge":
+            target = (seat + d.offset) % self.game.n_players
+            ch = state.challenge
+            self.out(f"{w} challenges {self.who(target)} for its top {self.set_text(state, target)}")
+            self.out(f"  {w} shows {nm[ch.cards[-1]]}")
+        elif d.kind == "respond":
+            self.out(f"  {w} answers with {nm[state.challenge.cards[-1]]}")
+        else:
+            self.out(f"  {w} gives up")
+            ch = before["challenge"]
+            winner = ch[1] if seat == ch[0] else ch[0]
+            if winner == ch[0]:
+                won = f": {self.set_text(state, winner)}" if state.round == before["round"] else ""
+                self.out(f"  {self.who(winner)} wins the challenge and takes the set{won}")
+            else:
+                self.out(f"  {self.who(winner)} defends its set")
+        if state.round != before["round"] or state.winners is not None:
+            scores = [t - b for t, b in zip(state.totals, before["totals"])]
+            self.out(f"round {before['round']} ends: scores " + ", ".join(
+                f"seat {s} {_money(v)}" for s, v in enumerate(scores)) + "; totals " + ", ".join(
+                f"seat {s} {_money(v)}" for s, v in enumerate(state.totals)))
+            if state.winners is None:
+                self.out(f"round {state.round}: seat {state.dealer} deals; the discard pile shows "
+                         f"{nm[state.discard_pile[-1]]}")
+
+    @staticmethod
+    def snapshot(state: GameState) -> dict:
+        """What :meth:`move` needs from the state before a move."""
+        ch = state.challenge
+        return {"round": state.round, "totals": list(state.totals),
+                "top": state.discard_pile[-1] if state.discard_pile else -1,
+                "challenge": (ch.challenger, ch.defender) if ch else None}
+
+
+def describe(obs: Observation, narrator: Narrator) -> list[str]:
+    """The lines shown to a human at its decision: hand, table as it may see it, totals, challenge."""
+    nm = obs.rules.deck.names
+    st = narrator.game.state
+    lines = [f"--- seat {obs.seat}, your decision (round {obs.round}) ---",
+             "your hand: " + (", ".join(f"{nm[c]} x{int(n)}" for c, n in enumerate(obs.hand) if n) or "empty"),
+             f"discard pile: {len(obs.discard_pile)} cards, top " + (nm[obs.top_discard] if obs.discard_pile
+                                                                     else "none") + f"; draw pile: {obs.draw_size}"]
+    for s in range(obs.n_players):
+        n = len(obs.stacks[s])
+        top = f"top {narrator.set_text(st, s)}" if n else "no sets"
+        lines.append(f"  {narrator.who(s)}: {int(obs.hand_sizes[s])} cards in hand, {n} sets, {top}; "
+                     f"total {_money(int(obs.totals[s]))}")
+    if obs.challenge is not None:
+        c = obs.challenge
+        lines.append(f"challenge: seat {c.challenger} against seat {c.defender} over {nm[c.asset]}; cards shown: "
+                     + ", ".join(nm[x] for x in c.cards))
+    return lines
+
+
+def choose(obs: Observation, ask: Callable[[str], str], out: Callable[[str], None]) -> int:
+    """List the legal actions, read a number or a name until one is legal; return its action id.
+
+    Raises:
+        InputClosed: the input ended.
+    """
+    sp = obs.action_space
+    legal = [int(a) for a in np.flatnonzero(obs.legal_action_mask)]
+    names = [sp.name(a) for a in legal]
+    for i, n in enumerate(names, 1):
+        out(f"  {i:2d}  {n}")
+    by_name = {n.lower(): a for n, a in zip(names, legal)}
+    while True:
+        try:
+            text = ask(PROMPT).strip()
+        except EOFError:
+            raise InputClosed() from None
+        if text.isdigit() and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        if text.lower() in by_name:
+            return by_name[text.lower()]
+        out(f"{text!r} is not a choice: type a number from 1 to {len(legal)} or a name such as {names[0]}")
+
+
+def play_human(rules: RuleSet, agents: Sequence, humans: Sequence[int], key_seed: int, game_index: int = 0,
+               ask: Callable[[str], str] = input, out: Callable[[str], None] | None = None) -> int:
+    """Play one game with humans at ``humans`` and ``agents[s]`` elsewhere; return 0, or 1 if input ended.
+
+    Args:
+        rules: the rule set. agents: one agent per seat (P = len(agents)); human seats' entries are ignored.
+        humans: seats played at the terminal. key_seed: the seed (``cya-sim play --seed``).
+        game_index: the game under the seed (``--game``). ask: reads one line (``input``).
+        out: prints one line (default ``print`` with flush).
+    """
+    out = out or (lambda line: print(line, flush=True))
+    p = len(agents)
+    names = ["human" if s in humans else getattr(agents[s], "name", type(agents[s]).__name__) for s in range(p)]
+    game = EnvGame(rules, p, names)
+    game.start(key_seed, game_index)
+    viewer = humans[0] if len(set(humans)) == 1 else -1
+    narrator = Narrator(game, viewer, out)
+    st = game.state
+    out(f"game {game_index}: {p} players, rules {rules.name}; you play seat{'s' if len(humans) > 1 else ''} "
+        + ", ".join(map(str, sorted(set(humans)))))
+    out(f"round 1: seat {st.dealer} deals; the discard pile shows {rules.deck.names[st.discard_pile[-1]]}")
+    while not game.over:
+        seat = game.to_act
+        obs = game.observe(seat)
+        if seat in humans:
+            if viewer < 0:
+                narrator.viewer = seat
+            for line in describe(obs, narrator):
+                out(line)
+            try:
+                action = choose(obs, ask, out)
+            except InputClosed:
+                out("input closed; the game is abandoned")
+                return 1
+        else:
+            action = agents[seat].act(obs, game.seat_rngs[seat])
+        before = Narrator.snapshot(game.state)
+        game.step(action, who=f"agent {names[seat]!r}")
+        if viewer < 0:
+            narrator.viewer = -1
+        narrator.move(before, seat, action, game.state)
+    w = game.state.winners
+    out("game over: winner(s) " + ", ".join(narrator.who(s) for s in w) + "; final totals "
+        + ", ".join(f"seat {s} {_money(t)}" for s, t in enumerate(game.state.totals)))
+    return 0

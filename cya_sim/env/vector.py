@@ -1,0 +1,132 @@
+"""A batched Gymnasium vector environment on the compiled engine: B games stepped at once.
+
+Each sub-environment is one row of the batched engine
+(:mod:`cya_sim.env.batched_bridge`): the learner's B actions are applied in one
+compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.batched`)
+plays every opponent seat of every row until the learner must act again; no
+Python runs per game or per opponent decision. Observations are the vectors of
+:class:`~cya_sim.env.encoding.ObservationEncoder`, encoded for the whole batch
+at once; opponents must have a compiled form (``random``, ``greedy``,
+``heuristic``, ``wild_hoarder``, ``card_counter``, or a compiled plug-in, :mod:`agents.plugin`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from agents.registry import compiled_policy
+from cya_sim.actions import ActionSpace
+from cya_sim.env import batched_bridge as bridge
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
+from cya_sim.env.game import resolve_rules
+from cya_sim.env.gym import opponent_specs
+from cya_sim.rng import root_key
+from cya_sim.rules import RuleSet
+
+
+class CoverYourAssetsVectorEnv(VectorEnv):
+    """``num_envs`` games of one learning seat against compiled agents, on the batched engine.
+
+    Args:
+        num_envs: B, games stepped at once (>= 1). rules, n_players, seat, opponents, stack_depth: as
+            :class:`~cya_sim.env.gym.CoverYourAssetsGym` (opponents must be compiled agents).
+        reward: ``win_share`` only (1/k at game end for each of the k winners, R-TIE).
+
+    Spaces: ``single_observation_space`` ``Box(0, inf, (D_obs,), float32)``, ``single_action_space``
+    ``Discrete(A)``; batched: ``(B, D_obs)`` and ``MultiDiscrete([A] * B)``. :meth:`action_masks`
+    is ``(B, A) bool``, also in ``info["action_mask"]``.
+
+    Games and seeding: ``reset(seed=S)`` starts games ``0 .. B-1`` of seed S, one per row; a row whose
+    game ends takes the next game index not yet started (``B, B+1, ...``) in the same step (autoreset
+    mode SAME_STEP: that step returns the new game's first observation, ``terminated`` true, the
+    finished game's reward, and ``info["final_game"]`` with its index; the terminal observation of a
+    finished game is not built, ``info["final_obs"]`` is zeros). Game ``g`` deals and the opponents
+    choose as in ``cya-sim play --seed S --game g`` (the batched engine equals the reference engine
+    game by game).
+
+    Raises:
+        ValueError: bad num_envs, seat, reward, or an opponent without a compiled form (naming it).
+        RulesError: unknown preset or a table size the rules do not allow.
+        IllegalActionError: (from :meth:`step`) an action outside a row's mask, naming the game,
+            seat, agent and action; no row is changed.
+    """
+
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int = 64, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
+                 opponents: str = "greedy,card_counter", reward: str = "win_share",
+                 stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs: {num_envs!r}; allowed: an int >= 1")
+        if reward != "win_share":
+            raise ValueError(f"reward: {reward!r}; allowed: win_share")
+        self.rules = resolve_rules(rules)
+        self.rules.check_players(n_players)
+        if not 0 <= seat < n_players:
+            raise ValueError(f"seat: {seat!r}; allowed: 0 to {n_players - 1}")
+        specs = opponent_specs(opponents, n_players - 1)
+        for s in specs:
+            if compiled_policy(s) is None:
+                raise ValueError(f"opponents: {s!r} has no compiled form; the vector environment takes compiled "
+                                 "agents (random, greedy, heuristic, wild_hoarder, card_counter, compiled plug-ins)")
+        self.num_envs, self.n_players, self.seat = num_envs, n_players, seat
+        self.opponent_specs = sorted(set(specs), key=specs.index)
+        others = iter(specs)
+        self._seat_agent = np.array([0 if s == seat else 1 + self.opponent_specs.index(next(others))
+                                     for s in range(n_players)], np.int16)
+        self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
+        a = ActionSpace.for_rules(self.rules).size
+        self.single_observation_space = spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+        self.single_action_space = spaces.Discrete(a)
+        self.observation_space = spaces.Box(0.0, np.inf, (num_envs, self.encoder.size), np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, a))
+        self._queue_len = max(16 * num_envs, 1024)
+        self._batch = None
+        self._mask = np.zeros((num_envs, a), bool)
+
+    def _observe(self) -> np.ndarray:
+        ob = bridge.observe(self._batch)
+        self._mask = ob.legal_action_mask.copy()
+        return self.encoder.encode_batch(ob)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start games ``0 .. B-1`` of ``seed`` (a fresh random seed when None); return (obs, info)."""
+        key = root_key(np.random.SeedSequence() if seed is None else int(seed))
+        self._batch = bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
+                                       self.opponent_specs, 0, self._queue_len)
+        bridge.advance(self._batch)
+        obs = self._observe()
+        return obs, {"action_mask": self._mask.copy(), "game": bridge.game_index(self._batch)}
+
+    def action_masks(self) -> np.ndarray:
+        """(B, A) bool legal action masks of the learner in each row."""
+        return self._mask.copy()
+
+    def step(self, actions):
+        """Apply the learner's (B,) actions, play the opponents; return (obs, reward, terminated, truncated, info)."""
+        st = self._batch
+        q0 = bridge.queue_pos(st)
+        g0 = bridge.game_index(st)
+        bridge.apply(st, np.asarray(actions, np.int64).reshape(self.num_envs), np.ones(self.num_envs, bool))
+        bridge.advance(st)
+        ended = bridge.queue_pos(st) != q0
+        reward = np.zeros(self.num_envs, np.float64)
+        if ended.any():
+            share, _ = bridge.finished_results(st, q0[ended], self.n_players)
+            reward[ended] = share[:, self.seat]
+            bridge.recycle_queue(st, 2 * self.num_envs)
+        if bridge.idle_rows(st).any():  # a row outran the queue (see batched_bridge.recycle_queue)
+            raise RuntimeError(f"the game queue of the vector environment ran out ({self._queue_len} games); "
+                               "make _queue_len larger")
+        obs = self._observe()
+        info = {"action_mask": self._mask.copy(), "game": bridge.game_index(st)}
+        if ended.any():
+            info["final_game"] = np.where(ended, g0, -1)
+            info["_final_game"] = ended
+            info["final_obs"] = np.zeros_like(obs)
+            info["_final_obs"] = ended
+        return obs, reward, ended, np.zeros(self.num_envs, bool), info

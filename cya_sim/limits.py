@@ -1,0 +1,14 @@
+"""Upper bounds of the numbers a user gives (issue 14: no input may overflow, exhaust memory or hang).
+
+Rule-set bounds (``target_score``, ``max_rounds``, card values and copies) live
+with the rules (:mod:`cya_sim.rules`); these are the run's own.
+"""
+
+from __future__ import annotations
+
+#: Most games of one tournament or one table size of an experiment. A flags-only tournament
+#: keeps one row per game in memory (about 100 bytes at 4 players), and a report reads every
+#: stored game (about 130 MB per million), so 100 million games need about 13 GB.
+MAX_GAMES = 100_000_000
+#: Largest seed: stored as a signed 64-bit integer (``games.parquet``'s ``seed`` column).
+MAX_SEED = 2**63 - 1

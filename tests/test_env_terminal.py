@@ -1,0 +1,90 @@
+"""A human at the terminal (``cya-sim play --human SEAT``, issue 15): a whole game driven through a
+pseudo-terminal, refused input, several human seats, and what a human may see (RULES.md §10, R-HIDDEN-WILD)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from cya_sim.cli import main
+from cya_sim.env.terminal import PROMPT, play_human
+from cya_sim.rules import get_rules
+
+
+def test_a_whole_game_at_a_pseudo_terminal():
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(sys.executable, ["-m", "cya_sim.cli", "play", "--human", "0", "--players", "2",
+                                           "--agents", "random", "--seed", "4"], encoding="utf-8", timeout=60)
+    child.expect(re.escape(PROMPT))
+    first = child.before
+    assert "your hand:" in first and "   1  " in first
+    child.sendline("nonsense")  # refused with a one-line hint, then asked again
+    child.expect(r"'nonsense' is not a choice: type a number from 1 to \d+ or a name such as \S+")
+    child.expect(re.escape(PROMPT))
+    decisions, by_name, text = 0, 0, first
+    while True:
+        options = re.findall(r"^\s+(\d+)  (\S.*?)\r?$", child.before, re.MULTILINE)
+        if decisions % 2 and options:  # every other decision by name (any case), else by number
+            child.sendline(options[-1][1].upper())
+            by_name += 1
+        else:
+            child.sendline("1")
+        decisions += 1
+        i = child.expect([re.escape(PROMPT), r"game over: winner\(s\) [^\r\n]+", pexpect.EOF])
+        text += child.before
+        if i == 1:
+            text += child.after
+            break
+        assert i == 0, "the game ended without its game-over line"
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert decisions > 10 and by_name > 5
+    assert "seat 1 (random)" in text  # the other seat's moves are printed as they happen
+    assert re.search(r"round \d+ ends: scores", text)
+    # R-HIDDEN-WILD: the other seat's pair from hand always shows one hidden card to seat 0
+    other_pairs = re.findall(r"seat 1 \(random\) lays a set from hand: [^\r\n]+", text)
+    assert other_pairs and all("a hidden card" in line for line in other_pairs)
+    own_pairs = re.findall(r"seat 0 \(you\) lays a set from hand: [^\r\n]+", text)
+    assert all("a hidden card" not in line for line in own_pairs)
+
+
+def _scripted(answers):
+    it = iter(answers)
+
+    def ask(prompt: str) -> str:
+        return next(it)
+    return ask
+
+
+def test_several_human_seats_see_only_public_narration_and_their_own_hand():
+    lines: list[str] = []
+    from agents import make_agent
+
+    rules = get_rules("classic")
+    status = play_human(rules, [make_agent("random")] * 3, [0, 2], 3, 0, ask=_scripted(["1"] * 10_000),
+                        out=lines.append)
+    assert status == 0 and lines[-1].startswith("game over")
+    text = "\n".join(lines)
+    assert "seat 0, your decision" in text and "seat 2, your decision" in text
+    # with two humans at one screen, nobody's hidden pair card is narrated
+    pairs = [ln for ln in lines if "lays a set from hand" in ln]
+    assert pairs and all("a hidden card" in ln for ln in pairs)
+
+
+def test_input_closed_abandons_the_game_with_status_1():
+    from agents import make_agent
+
+    def closed(prompt: str) -> str:
+        raise EOFError
+    lines: list[str] = []
+    assert play_human(get_rules("basic"), [make_agent("greedy")] * 2, [1], 1, ask=closed, out=lines.append) == 1
+    assert lines[-1] == "input closed; the game is abandoned"
+
+
+def test_a_human_seat_outside_the_table_is_refused(capsys):
+    assert main(["play", "--human", "5", "--players", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "cya-sim play: error: --human: seat 5; the seats are 0 to 2"
