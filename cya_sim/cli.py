@@ -82,14 +82,14 @@ def _rules_from_args(args: argparse.Namespace):
     Raises:
         UsageError: unknown preset, unreadable or invalid deck, unknown option key or bad value.
     """
-    from cya_sim.rules import DeckError, RulesError, get_rules, load_deck, option_names
+    from cya_sim.rules import DeckError, RulesError, get_rules, load_deck, rule_option_names
 
     try:
         rules = get_rules(args.rules)
     except RulesError as e:
         raise UsageError(f"--rules: {e}") from None
     options: dict[str, Any] = {}
-    allowed = [k for k in option_names() if k != "deck"]
+    allowed = [k for k in rule_option_names(rules) if k != "deck"]
     for item in args.option or []:
         key, eq, text = item.partition("=")
         key = key.strip()
@@ -101,6 +101,9 @@ def _rules_from_args(args: argparse.Namespace):
             raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
         options[key] = _option_value(text.strip())
     if args.deck is not None:
+        if rules.family != "classic":
+            raise UsageError(f"--deck: rules {rules.name!r} have their own deck; change it with --option "
+                             "(see `cya-sim rules " + args.rules + "`)")
         try:
             options["deck"] = load_deck(args.deck)
         except DeckError as e:
@@ -121,15 +124,23 @@ def _agents_module():
     return importlib.import_module("agents")
 
 
-def _agents_from_args(text: str) -> list[str]:
-    """The agent specs of ``--agents``, each checked and in its normal spelling (two spellings, one agent).
+def _agent_factory(rules):
+    """``make_agent`` of the rules' game family: the classic registry, or the theft game's (§9)."""
+    _agents_module()
+    from agents.family import agent_factory
+
+    return agent_factory(rules)
+
+
+def _agents_from_args(text: str, rules=None) -> list[str]:
+    """The agent specs of ``--agents``, each checked (by the rules' game family) and in its normal spelling.
 
     Raises:
         UsageError: an empty entry, a malformed spec, an unknown agent, or an agent that cannot be made.
     """
     from agents.spec import AgentSpecError, normalise_spec, split_agent_list
 
-    module = _agents_module()
+    make = _agent_factory(rules) if rules is not None else _agents_module().make_agent
     names = []
     for i, a in enumerate(split_agent_list(text)):
         if not a:
@@ -137,7 +148,7 @@ def _agents_from_args(text: str) -> list[str]:
                              "e.g. greedy,random")
         try:
             a = normalise_spec(a)
-            module.make_agent(a)
+            make(a)
         except (AgentSpecError, ValueError, TypeError) as e:
             raise UsageError(f"--agents: {e}") from None
         names.append(a)
@@ -164,9 +175,9 @@ def _check_table(rules, n: int, args: argparse.Namespace) -> None:
 
 
 def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None:
-    from cya_sim.rules import PRESETS
+    from cya_sim.rules import preset_names
 
-    text = f"rule preset: {', '.join(PRESETS)} (default {DEFAULT_RULES})"
+    text = f"rule preset: {', '.join(preset_names())} (default {DEFAULT_RULES})"
     if positional:
         p.add_argument("rules", nargs="?", default=DEFAULT_RULES, metavar="PRESET", help=text)
     else:
@@ -269,13 +280,20 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from cya_sim.rng import root_key
 
     rules = _rules_from_args(args)
-    names = _agents_from_args(args.agents or DEFAULT_AGENTS)
+    names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
     n = args.players if args.players is not None else (
         len(names) if args.agents and len(names) >= 2 else DEFAULT_PLAYERS)
     _check_table(rules, n, args)
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
-    seats = [_agents_module().make_agent(names[s % len(names)]) for s in range(n)]
+    seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
+    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.theft)
+        if args.human:
+            raise UsageError("--human: the theft game (RULES.md §9) has no human play")
+        from cya_sim.theft.play import play_game as play_theft_game
+
+        play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
+        return 0
     if args.human:
         bad = [h for h in args.human if h >= n]
         if bad:
@@ -337,7 +355,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
 
     rules = _rules_from_args(args)
-    names = _agents_from_args(args.agents)
+    names = _agents_from_args(args.agents, rules)
     _check_table(rules, args.players, args)
     try:
         config = TournamentConfig(rules=rules, agents=names, n_players=args.players, games=args.games,
@@ -373,8 +391,10 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     print(textwrap.fill(SUMMARY_LEGEND, width=110))
     capped = int(result.table.capped.sum())
     if capped:
-        print(f"note: {capped:,} of {len(result.table):,} games were stopped by the round cap (option max_rounds = "
-              f"{rules.max_rounds:,}), not by an end condition; column capped of games.parquet flags them")
+        cap = ("turn cap (option max_turns", rules.max_turns) if rules.family == "theft" else (
+            "round cap (option max_rounds", rules.max_rounds)
+        print(f"note: {capped:,} of {len(result.table):,} games were stopped by the {cap[0]} = "
+              f"{cap[1]:,}), not by an end condition; column capped of games.parquet flags them")
     print(f"wrote {config.out}: " + ", ".join(p.name for p in result.files))
     return 0
 
@@ -441,7 +461,8 @@ def _dispatch(argv: list[str]) -> int:
 #: Exceptions that report what the user gave (an input, a file, an agent), by qualified class name
 #: (matched along the class's MRO, so no module is imported just to name its error class).
 USER_ERRORS = frozenset({
-    "cya_sim.rules.ruleset.RulesError", "cya_sim.rules.deck.DeckError", "agents.spec.AgentSpecError",
+    "cya_sim.errors.RulesError", "cya_sim.rules.deck.DeckError", "agents.spec.AgentSpecError",
+    "cya_sim.theft.position.TheftPositionError", "cya_sim.theft.engine.TheftIllegalActionError",
     "cya_sim.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
     "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
     "cya_sim.tournament.TournamentError", "cya_sim.experiment.ExperimentError",

@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from cya_sim.limits import MAX_GAMES, MAX_SEED
-from cya_sim.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, option_names
+from cya_sim.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -308,7 +308,7 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
     Raises:
         ExperimentError: the first invalid field, named by its dotted path.
     """
-    from agents import agent_names
+    from agents.family import agent_names_for
 
     if not isinstance(data, Mapping):
         raise ExperimentError("file", "the experiment must be a TOML table")
@@ -322,12 +322,12 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
 
     rules = _parse_rules(data.get("rules", {}), Path(base_dir))
 
-    known = agent_names()
+    known = agent_names_for(rules)
     agents_raw = data.get("agents")
     if not isinstance(agents_raw, list) or not agents_raw:
         raise ExperimentError("agents", f"{agents_raw!r}; give a non-empty list of agent names from: {', '.join(known)}")
     for i, a in enumerate(agents_raw):
-        _check_agent(a, f"agents[{i}]", known)
+        _check_agent(a, f"agents[{i}]", known, rules)
     if len(set(agents_raw)) != len(agents_raw):
         dup = next(a for a in agents_raw if agents_raw.count(a) > 1)
         raise ExperimentError("agents", f"{dup!r} is listed twice; list each agent of the pool once")
@@ -370,7 +370,7 @@ def _parse_rules(raw: Any, base_dir: Path) -> RuleSet:
     options = raw.get("options", {})
     if not isinstance(options, Mapping):
         raise ExperimentError("rules.options", f"{options!r}; it must be a table of rule options")
-    allowed = option_names()
+    allowed = rule_option_names(rules)
     options = dict(options)
     for k in options:
         if k not in allowed:
@@ -378,6 +378,8 @@ def _parse_rules(raw: Any, base_dir: Path) -> RuleSet:
     if isinstance(options.get("deck"), Mapping):
         options["deck"] = _deck_from_dict(options["deck"])
     deck = raw.get("deck")
+    if deck is not None and getattr(rules, "family", "classic") != "classic":
+        raise ExperimentError("rules.deck", f"rules {rules.name!r} have their own deck; change it in [rules.options]")
     if deck is not None:
         if not isinstance(deck, str):
             raise ExperimentError("rules.deck", f"{deck!r}; give the path of a TOML deck file as a string")
@@ -511,10 +513,12 @@ def _parse_run(raw: Any) -> RunOptions:
                       chunk_size=None if chunk is None else int(chunk), scheduler=sched)
 
 
-def _check_agent(spec: Any, where: str, known: Sequence[str]) -> None:
-    """Refuse an agent the engines cannot build: whatever ``agents.make_agent`` accepts is allowed
-    (registered names today; specs with parameters where the registry supports them)."""
-    from agents import make_agent
+def _check_agent(spec: Any, where: str, known: Sequence[str], rules=None) -> None:
+    """Refuse an agent the engines cannot build: whatever the rules' game family's ``make_agent``
+    accepts is allowed (``agents.family``: registered names, specs with parameters, module:Class)."""
+    from agents.family import agent_factory
+
+    make_agent = agent_factory(rules)
 
     if not isinstance(spec, str) or not spec.strip():
         raise ExperimentError(where, f"{spec!r}; give an agent name as a string, one of: {', '.join(known)}")
@@ -658,7 +662,10 @@ def resolve_engine(name: str, rules=None) -> tuple[str, str]:
 
     if name == "reference":
         return "reference", ""
-    why = batched_refusal(rules) if rules is not None else ""
+    if getattr(rules, "family", "classic") == "theft":
+        why = "the theft game (RULES.md §9) has no compiled engine"
+    else:
+        why = batched_refusal(rules) if rules is not None else ""
     if why:
         if name == "batched":
             raise ExperimentError("run.engine", f"'batched': {why}; use auto or reference")

@@ -195,9 +195,14 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
         lines += [manifest["description"], ""]
     design = exp["design"]
     rules = exp["rules"]
+    if rules.get("family") == "theft":  # RULES.md §9: its own options; totals are points, not dollars
+        rules_line = (f"- rules: `{rules['name']}` (the theft game, RULES.md §9: end at {rules['assets_to_end']} "
+                      f"assets, end of turn `{rules['end_of_turn']}`; totals are points)")
+    else:
+        rules_line = (f"- rules: `{rules['name']}` (end `{rules['end_condition']}`, target ${rules['target_score']:,}, "
+                      f"ties `{rules['tie_break']}`); deck `{rules['deck']['name']}`")
     lines += [
-        (f"- rules: `{rules['name']}` (end `{rules['end_condition']}`, target ${rules['target_score']:,}, "
-        f"ties `{rules['tie_break']}`); deck `{rules['deck']['name']}`"),
+        rules_line,
         f"- table sizes: {', '.join(map(str, exp['players']))}; agents: {', '.join(exp['agents'])}",
         f"- design: `{design['kind']}`" + (", duplicate deals" if design.get("duplicate") else "")
         + f"; seats rotated; {exp['games']:,} games per table size",

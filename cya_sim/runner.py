@@ -166,10 +166,10 @@ def play_chunk_games(task: ChunkTask, progress: Callable[[int], None] | None = N
     Raises:
         IllegalActionError: an agent returned an illegal action (from the engine).
     """
-    from cya_sim.play import get_play_games
+    from cya_sim.play import play_games_for
 
     g = task.schedule.games_of(task.start, task.stop)
-    play_games = get_play_games(task.engine)
+    play_games = play_games_for(task.rules, task.engine)
     return play_games(task.rules, list(task.agents), g["seat_agent"], task.key, g["deal"], progress=progress)
 
 

@@ -46,6 +46,7 @@ from cya_sim.experiment import (
 from cya_sim.limits import MAX_GAMES, MAX_SEED
 from cya_sim.rng import root_key
 from cya_sim.rules import RulesError, RuleSet, get_rules
+from cya_sim.theft.rules import TheftRuleSet
 
 #: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
 EXPERIMENT_NAME = "tournament"
@@ -110,19 +111,20 @@ class TournamentConfig:
     out: Path | str | None = None
 
     def __post_init__(self) -> None:
-        from agents import agent_names, make_agent
+        from agents.family import agent_factory, agent_names_for
         rules = self.rules
         if isinstance(rules, str):
             try:
                 rules = get_rules(rules)
             except RulesError as e:
                 raise TournamentError("rules", str(e)) from None
-        if not isinstance(rules, RuleSet):
+        if not isinstance(rules, RuleSet | TheftRuleSet):
             raise TournamentError("rules", f"{rules!r} is not a RuleSet or a preset name")
         object.__setattr__(self, "rules", rules)
         agents = (self.agents,) if isinstance(self.agents, str) else tuple(self.agents)
         object.__setattr__(self, "agents", agents)
-        known = agent_names()
+        known = agent_names_for(rules)
+        make_agent = agent_factory(rules)  # the rules' game family's agents (agents.family)
         if not agents:
             raise TournamentError("agents", f"no agents given; choose from: {', '.join(known)}")
         for a in agents:

@@ -29,3 +29,21 @@ def get_play_games(engine: str) -> Callable:
     else:
         raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     return play_games
+
+
+def play_games_for(rules, engine: str) -> Callable:
+    """The ``play_games`` of the rules' game family on an engine.
+
+    The classic family plays on ``engine`` (:func:`get_play_games`); the theft game
+    (RULES.md §9, ``rules.family == "theft"``) has only its reference engine,
+    :func:`cya_sim.theft.play.play_theft_games`, whatever ``engine`` says
+    (:func:`cya_sim.experiment.resolve_engine` reports it as ``reference``).
+
+    Raises:
+        ValueError: unknown engine for the classic family.
+    """
+    if getattr(rules, "family", "classic") == "theft":
+        from cya_sim.theft.play import play_theft_games
+
+        return play_theft_games
+    return get_play_games(engine)

@@ -1,10 +1,11 @@
 """Rules as data: decks, the rule set and its presets (RULES.md §1, §3–5, §8)."""
 
 from cya_sim.rules.deck import CardType, Deck, DeckError, deck_2011, load_deck
-from cya_sim.rules.presets import PRESETS, get_rules
+from cya_sim.rules.presets import FAMILY_PRESETS, PRESETS, get_rules, preset_names, rule_option_names
 from cya_sim.rules.ruleset import RulesError, RuleSet, option_names
 
 __all__ = [
+    "FAMILY_PRESETS",
     "PRESETS",
     "CardType",
     "Deck",
@@ -15,4 +16,6 @@ __all__ = [
     "get_rules",
     "load_deck",
     "option_names",
+    "preset_names",
+    "rule_option_names",
 ]

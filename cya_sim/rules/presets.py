@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cya_sim.rules.ruleset import RulesError, RuleSet
+from cya_sim.rules.ruleset import RulesError, RuleSet, option_names
+from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
 
-#: Presets that are built. ``advanced``, ``two_player_draft``,
-#: ``three_player_draft`` (§6–7) and ``theft`` (§9) are planned.
+#: Presets of the classic game family that are built. ``advanced``, ``two_player_draft``,
+#: ``three_player_draft`` (§6–7) are planned; ``theft`` (§9) is another game family (below).
 PRESETS: dict[str, RuleSet] = {
     # seed 001: 4 cards, 5 for two players; the loser of a challenge draws first.
     "classic": RuleSet(name="classic"),
@@ -26,22 +27,40 @@ PRESETS: dict[str, RuleSet] = {
     ),
 }
 
-PLANNED_PRESETS = ("advanced", "two_player_draft", "three_player_draft", "theft")
+PLANNED_PRESETS = ("advanced", "two_player_draft", "three_player_draft")
+
+#: Presets of other game families, each a rule set of its own type: the theft game (§9,
+#: :class:`cya_sim.theft.rules.TheftRuleSet`).
+FAMILY_PRESETS: dict[str, TheftRuleSet] = dict(THEFT_PRESETS)
 
 
-def get_rules(preset: str = "classic", **options: Any) -> RuleSet:
+def preset_names() -> tuple[str, ...]:
+    """Every preset name, classic family first, then the other families (``theft``)."""
+    return tuple(PRESETS) + tuple(FAMILY_PRESETS)
+
+
+def rule_option_names(rules: RuleSet | TheftRuleSet) -> tuple[str, ...]:
+    """The overridable option names of a rule set of any family."""
+    return theft_option_names() if isinstance(rules, TheftRuleSet) else option_names()
+
+
+def get_rules(preset: str = "classic", **options: Any) -> RuleSet | TheftRuleSet:
     """The rule set of a preset, with options overridden.
 
     Args:
-        preset: one of :data:`PRESETS`.
+        preset: one of :func:`preset_names` (``theft`` gives a
+            :class:`~cya_sim.theft.rules.TheftRuleSet`, §9).
         **options: any option of :class:`RuleSet` (``hand_size=5``,
             ``end_condition="rounds:3"``, ``deck=load_deck(path)``, ...).
 
     Raises:
         RulesError: unknown or unbuilt preset, unknown option, bad value.
     """
+    if preset in FAMILY_PRESETS:
+        rules = FAMILY_PRESETS[preset]
+        return rules.with_options(**options) if options else rules
     if preset not in PRESETS:
         hint = " (planned, not built yet)" if preset in PLANNED_PRESETS else ""
-        raise RulesError(f"unknown rule preset {preset!r}{hint}; choose one of: {', '.join(PRESETS)}")
+        raise RulesError(f"unknown rule preset {preset!r}{hint}; choose one of: {', '.join(preset_names())}")
     rules = PRESETS[preset]
     return rules.with_options(**options) if options else rules

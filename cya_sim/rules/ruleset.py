@@ -11,12 +11,15 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from cya_sim.errors import RulesError
 from cya_sim.rules.deck import Deck, deck_2011
 
 CHALLENGE_DRAW_ORDERS = ("loser_first", "mover_first")
 TIE_BREAKS = ("share", "extra_round")
 EXTRA_DECK_UNITS = ("pack", "full")
 GAME_FAMILIES = ("classic",)  # room for "draft" (§7) and "theft" (§9)
+__all__ = ["RuleSet", "RulesError", "option_names"]
+
 _END_RE = re.compile(r"^(target|rounds:([1-9][0-9]*)|round_wins:([1-9][0-9]*))$")
 
 #: Default cap on rounds per game (``max_rounds``). Real games end far sooner: over 1,000,000
@@ -30,10 +33,6 @@ MAX_TARGET_SCORE = 10**15
 MAX_EXTRA_ROUNDS_LIMIT = 10_000
 #: Largest total a game may reach: ``max_rounds`` rounds of every card in play must stay below it.
 TOTAL_LIMIT = 2**62
-
-
-class RulesError(ValueError):
-    """An option of a rule set has a value outside what is allowed."""
 
 
 def _is_int(v: Any) -> bool:

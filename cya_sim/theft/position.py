@@ -1,0 +1,291 @@
+"""Theft game positions as JSON: write a :class:`~cya_sim.theft.state.TheftState` out, read it back.
+
+A position is the whole state of one theft game (RULES.md §9), hidden
+information included: tests build exact situations from it; users report bugs
+with it. Reading refuses a malformed or impossible position with a
+:class:`TheftPositionError` whose message starts with the JSON path of the
+offending field (``assets[2][0].cards[1]``) and says what is allowed.
+
+The document (``version`` 1); fields marked *optional* may be omitted::
+
+    {
+      "format": "cya-sim-theft-position",   # required, exactly this tag
+      "version": 1,                          # required
+      "rules": {"preset": "theft", "options": {"max_thefts_per_turn": 1}},  # options optional
+      "players": 4,                          # table size P
+      "phase": "play",                       # setup | play | defence | discard | over
+      "current_player": 1,                   # whose turn it is (in setup: the seat laying)
+      "first_player": 0,                     # optional (current_player)
+      "hands": [["3", "3", "Gold", "Theft"], ...],   # card names per seat
+      "draw_pile": ["7", ...],               # top first
+      "discard_pile": ["2", ...],            # top last
+      "assets": [[{"cards": ["4", "9"],      # per seat, oldest first; two cards each, as laid
+                   "known_by": [[0], [0, 1, 2, 3]]}],  # optional (public): seats knowing each card
+                 ...],
+      "theft": null | {"thief": 1, "target": 2, "slot": 0, "card": "Theft"},  # required in defence
+      "thefts_this_turn": 0,                 # optional (0)
+      "final_turns_left": null | 2,          # optional (null)
+      "trigger_seat": -1,                    # optional (-1)
+      "winners": null | [2],                 # optional (null); required when phase is over
+      "capped": false,                       # optional (false)
+      "counters": {"turns": 0, "thefts": 0, "cancelled": 0, "decisions": 0, "largest_steal": 0},  # optional
+      "rng": {"seed": 7} | {"state": "...", "inc": "...", "has_uint32": 0, "uinteger": 0}  # optional
+    }
+
+Checked: the tag and version, unknown fields, JSON types, the preset and
+options, seats in range, card names, that every card type adds up exactly to
+the deck (R-T-DECK), assets of exactly two asset cards (numbers or gold), a
+pending theft exactly in the defence phase, on an existing asset of another
+seat, winners exactly when the game is over. Not checked: whether play can reach it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from cya_sim.errors import RulesError
+from cya_sim.rng import root_key, stream_generator
+from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet
+from cya_sim.theft.state import DEFENCE, OVER, PHASES, Asset, PendingTheft, TheftState
+
+FORMAT = "cya-sim-theft-position"
+VERSION = 1
+_TOP = ("format", "version", "rules", "players", "phase", "current_player", "first_player", "hands", "draw_pile",
+        "discard_pile", "assets", "theft", "thefts_this_turn", "final_turns_left", "trigger_seat", "winners",
+        "capped", "counters", "rng")
+_REQUIRED = ("format", "version", "rules", "players", "phase", "current_player", "hands", "draw_pile",
+             "discard_pile", "assets")
+_COUNTERS = ("turns", "thefts", "cancelled", "decisions", "largest_steal")
+
+
+class TheftPositionError(ValueError):
+    """A theft position is malformed or impossible; the message starts with the field's JSON path."""
+
+
+def _fail(path: str, msg: str) -> TheftPositionError:
+    return TheftPositionError(f"{path}: {msg}")
+
+
+# -- writing -----------------------------------------------------------------------------
+def state_to_dict(state: TheftState) -> dict[str, Any]:
+    """The position of ``state`` as a JSON-ready dict (every field, ``known_by`` and the RNG included)."""
+    r = state.rules
+    names = r.card_names
+    p = state.n_players
+    base = THEFT_PRESETS["theft"]
+    options = {k: v for k, v in r.to_dict().items() if k not in ("name", "family") and v != getattr(base, k)}
+    rng = None
+    if state.rng is not None:
+        st = state.rng.bit_generator.state
+        rng = {"state": str(int(st["state"]["state"])), "inc": str(int(st["state"]["inc"])),
+               "has_uint32": int(st["has_uint32"]), "uinteger": int(st["uinteger"])}
+    th = state.theft
+    return {
+        "format": FORMAT, "version": VERSION,
+        "rules": {"preset": "theft", "options": options},
+        "players": p, "phase": state.phase, "current_player": state.current_player,
+        "first_player": state.first_player,
+        "hands": [[names[t] for t, n in enumerate(h) for _ in range(n)] for h in state.hands],
+        "draw_pile": [names[c] for c in state.draw_pile],
+        "discard_pile": [names[c] for c in state.discard_pile],
+        "assets": [[{"cards": [names[c] for c in a.cards],
+                     "known_by": [[s for s in range(p) if k >> s & 1] for k in a.known_by]} for a in assets]
+                   for assets in state.assets],
+        "theft": None if th is None else {"thief": th.thief, "target": th.target, "slot": th.slot,
+                                          "card": names[th.card]},
+        "thefts_this_turn": state.thefts_this_turn, "final_turns_left": state.final_turns_left,
+        "trigger_seat": state.trigger_seat,
+        "winners": None if state.winners is None else list(state.winners),
+        "capped": state.capped,
+        "counters": {k: int(getattr(state, k)) for k in _COUNTERS},
+        "rng": rng,
+    }
+
+
+def dumps(state: TheftState, indent: int | None = 1) -> str:
+    """The position of ``state`` as JSON text."""
+    return json.dumps(state_to_dict(state), indent=indent)
+
+
+# -- reading -----------------------------------------------------------------------------
+def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _fail(path, f"expected an integer; got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise _fail(path, f"is {v}; allowed: an integer from {lo} to {hi}" if hi is not None
+                    else f"is {v}; allowed: an integer >= {lo}")
+    return v
+
+
+def _list(v: Any, path: str, length: int | None = None) -> list:
+    if not isinstance(v, list):
+        raise _fail(path, f"expected a list; got {type(v).__name__}")
+    if length is not None and len(v) != length:
+        raise _fail(path, f"has {len(v)} entries; expected {length}")
+    return v
+
+
+def _card(v: Any, path: str, names: tuple[str, ...]) -> int:
+    if not isinstance(v, str) or v not in names:
+        raise _fail(path, f"unknown card {v!r}; this deck has: {', '.join(names)}")
+    return names.index(v)
+
+
+def _fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict:
+    if not isinstance(d, dict):
+        raise _fail(path, f"expected an object with fields {', '.join(allowed)}")
+    for k in d:
+        if k not in allowed:
+            raise _fail(k if path == "position" else f"{path}.{k}", f"unknown field; allowed: {', '.join(allowed)}")
+    for k in required:
+        if k not in d:
+            raise _fail(k if path == "position" else f"{path}.{k}", "missing; it is required")
+    return d
+
+
+def _rules(d: Any) -> TheftRuleSet:
+    d = _fields(d, "rules", ("preset", "options", "name"), ("preset",))
+    if d["preset"] not in THEFT_PRESETS:
+        raise _fail("rules.preset", f"unknown theft preset {d['preset']!r}; choose one of: {', '.join(THEFT_PRESETS)}")
+    options = d.get("options", {})
+    if not isinstance(options, dict):
+        raise _fail("rules.options", "expected an object of option -> value")
+    try:
+        return THEFT_PRESETS[d["preset"]].with_options(**options) if options else THEFT_PRESETS[d["preset"]]
+    except (RulesError, TypeError) as e:
+        raise _fail("rules.options", str(e)) from None
+
+
+def state_from_dict(d: Any) -> TheftState:
+    """A :class:`TheftState` from a position dict (see the module docstring).
+
+    Raises:
+        TheftPositionError: the first problem found, with its JSON path.
+    """
+    d = _fields(d, "position", _TOP, _REQUIRED)
+    if d["format"] != FORMAT:
+        raise _fail("format", f"is {d['format']!r}; expected {FORMAT!r}")
+    if d["version"] != VERSION:
+        raise _fail("version", f"is {d['version']!r}; this reader knows version {VERSION}")
+    r = _rules(d["rules"])
+    p = _int(d["players"], "players", r.min_players, r.max_players)
+    names = r.card_names
+    if d["phase"] not in PHASES:
+        raise _fail("phase", f"is {d['phase']!r}; choose one of: {', '.join(PHASES)}")
+    phase = d["phase"]
+    cur = _int(d["current_player"], "current_player", 0, p - 1)
+    first = _int(d.get("first_player", cur), "first_player", 0, p - 1)
+    counts = np.zeros(r.n_types, dtype=np.int64)
+    hands = []
+    for s, h in enumerate(_list(d["hands"], "hands", p)):
+        row = [0] * r.n_types
+        for i, c in enumerate(_list(h, f"hands[{s}]")):
+            row[_card(c, f"hands[{s}][{i}]", names)] += 1
+        hands.append(row)
+        counts += row
+    piles = {}
+    for key in ("draw_pile", "discard_pile"):
+        piles[key] = [_card(c, f"{key}[{i}]", names) for i, c in enumerate(_list(d[key], key))]
+        for c in piles[key]:
+            counts[c] += 1
+    full = (1 << p) - 1
+    assets = []
+    for s, row in enumerate(_list(d["assets"], "assets", p)):
+        out = []
+        for j, a in enumerate(_list(row, f"assets[{s}]")):
+            path = f"assets[{s}][{j}]"
+            a = _fields(a, path, ("cards", "known_by"), ("cards",))
+            cards = [_card(c, f"{path}.cards[{i}]", names) for i, c in enumerate(_list(a["cards"], f"{path}.cards", 2))]
+            for i, c in enumerate(cards):
+                if c >= r.n_asset_types:
+                    raise _fail(f"{path}.cards[{i}]", f"{names[c]!r} cannot lie in an asset; numbers or Gold only")
+                counts[c] += 1
+            known = [full, full]
+            if "known_by" in a:
+                kb = _list(a["known_by"], f"{path}.known_by", 2)
+                known = []
+                for i, seats in enumerate(kb):
+                    m = 0
+                    for k, x in enumerate(_list(seats, f"{path}.known_by[{i}]")):
+                        m |= 1 << _int(x, f"{path}.known_by[{i}][{k}]", 0, p - 1)
+                    if not m >> s & 1:
+                        raise _fail(f"{path}.known_by[{i}]", f"the owner, seat {s}, must know its own asset's cards")
+                    known.append(m)
+            out.append(Asset(cards, known))
+        assets.append(out)
+    theft = None
+    if d.get("theft") is not None:
+        t = _fields(d["theft"], "theft", ("thief", "target", "slot", "card"), ("thief", "target", "slot", "card"))
+        thief = _int(t["thief"], "theft.thief", 0, p - 1)
+        target = _int(t["target"], "theft.target", 0, p - 1)
+        if target == thief:
+            raise _fail("theft.target", "a theft targets another player's asset")
+        slot = _int(t["slot"], "theft.slot", 0, max(0, len(assets[target]) - 1))
+        if not assets[target]:
+            raise _fail("theft.slot", f"seat {target} has no asset")
+        card = _card(t["card"], "theft.card", names)
+        if card not in (r.theft, r.gold_theft):
+            raise _fail("theft.card", "must be 'Theft' or 'Gold Theft'")
+        counts[card] += 1
+        theft = PendingTheft(thief, target, slot, card)
+    if (theft is not None) != (phase == DEFENCE):
+        raise _fail("theft", "a pending theft is given exactly in the defence phase")
+    if theft is not None and theft.thief != cur:
+        raise _fail("theft.thief", f"is seat {theft.thief}; the thief is the current player, seat {cur}")
+    bad = np.flatnonzero(counts != r.counts)
+    if bad.size:
+        c = int(bad[0])
+        raise _fail("position", f"{int(counts[c])} cards {names[c]!r} in play; the deck has {int(r.counts[c])} "
+                                "(R-T-DECK: every card is in a hand, a pile, an asset or the pending theft)")
+    winners = d.get("winners")
+    if winners is not None:
+        winners = [_int(x, f"winners[{i}]", 0, p - 1) for i, x in enumerate(_list(winners, "winners"))]
+    if (winners is not None) != (phase == OVER):
+        raise _fail("winners", "winners are given exactly when the phase is over")
+    counters = _fields(d.get("counters", {}), "counters", _COUNTERS)
+    ftl = d.get("final_turns_left")
+    capped = d.get("capped", False)
+    if not isinstance(capped, bool):
+        raise _fail("capped", "expected true or false")
+    state = TheftState(
+        rules=r, n_players=p, hands=hands, draw_pile=piles["draw_pile"], discard_pile=piles["discard_pile"],
+        assets=assets, phase=phase, current_player=cur, first_player=first, theft=theft,
+        thefts_this_turn=_int(d.get("thefts_this_turn", 0), "thefts_this_turn", 0),
+        final_turns_left=None if ftl is None else _int(ftl, "final_turns_left", 0, p - 1),
+        trigger_seat=_int(d.get("trigger_seat", -1), "trigger_seat", -1, p - 1),
+        winners=winners, capped=capped,
+        **{k: _int(counters.get(k, 0), f"counters.{k}", 0) for k in _COUNTERS},
+        rng=_rng(d.get("rng")),
+    )
+    return state
+
+
+def _rng(v: Any) -> np.random.Generator:
+    if v is None:
+        v = {"seed": 0}
+    if isinstance(v, dict) and set(v) == {"seed"}:
+        return stream_generator(root_key(_int(v["seed"], "rng.seed", 0)), 0, 0)
+    v = _fields(v, "rng", ("state", "inc", "has_uint32", "uinteger"), ("state", "inc"))
+    bg = np.random.PCG64()
+    try:
+        bg.state = {"bit_generator": "PCG64", "state": {"state": int(v["state"]), "inc": int(v["inc"])},
+                    "has_uint32": int(v.get("has_uint32", 0)), "uinteger": int(v.get("uinteger", 0))}
+    except (TypeError, ValueError) as e:
+        raise _fail("rng", f"not a PCG64 state ({e})") from None
+    return np.random.Generator(bg)
+
+
+def loads(text: str) -> TheftState:
+    """A :class:`TheftState` from JSON text.
+
+    Raises:
+        TheftPositionError: invalid JSON or an invalid position.
+    """
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail("position", f"not JSON ({e})") from None
+    return state_from_dict(d)

@@ -1,0 +1,103 @@
+"""``cya-sim rules theft`` and ``cya-sim play --rules theft``: the options, a complete game log checked line by
+line against RULES.md §9 by an independent reader, a pinned playthrough, and refused input (exit 2, one line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from theft_log_check import check_log
+
+from cya_sim.cli import main
+from cya_sim.rules import get_rules
+
+PLAYTHROUGH = Path(__file__).parent / "positions" / "theft_playthrough_seed1.txt"
+DONE_WHEN = ["play", "--rules", "theft", "--players", "4", "--agents", "greedy,random", "--seed", "1"]
+
+
+def test_rules_theft_lists_every_option_with_its_default(capsys):
+    assert main(["rules", "theft"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("rules theft (game family theft, RULES.md §9, seed 003)")
+    for name, value in get_rules("theft").to_dict().items():
+        if name not in ("name", "family"):
+            assert f"  {name} " in out and str(value) in out.split(f"  {name} ")[1].split("\n")[0]
+    assert "end_of_turn                  discard_down" in out and "deck: 112 cards" in out
+
+
+def test_play_theft_prints_a_game_every_line_checked_against_section_9(capsys):
+    """The issue's command: a complete game whose every line the independent reader accepts (R-T-SETUP,
+    R-T-TURN, R-T-END), identical to the pinned playthrough."""
+    assert main(DONE_WHEN) == 0
+    out = capsys.readouterr().out
+    summary = check_log(out.splitlines())
+    assert summary["players"] == 4 and summary["turns"] >= 4
+    assert out == PLAYTHROUGH.read_text(encoding="utf-8"), "the game changed; regenerate the playthrough if meant"
+
+
+@pytest.mark.parametrize("seed", range(2, 14))
+def test_play_theft_many_seeds_and_agents_checked(seed, capsys):
+    """Every line of games at 2–6 players, all three agents, is accepted by the independent reader."""
+    players = 2 + seed % 5
+    names = ["greedy", "random", "defender"]
+    agents = ",".join((names[seed % 3:] + names[: seed % 3])[: min(players, 3)])
+    assert main(["play", "--rules", "theft", "--players", str(players), "--agents", agents, "--seed", str(seed)]) == 0
+    check_log(capsys.readouterr().out.splitlines())
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["play", "--rules", "theft", "--agents", "ismcts"], ("--agents: unknown agent 'ismcts'; choose one of: random, "
+                                                         "greedy, defender")),
+    (["play", "--rules", "theft", "--deck", "x.toml"], "--deck: rules 'theft' have their own deck"),
+    (["play", "--rules", "theft", "--option", "end_of_turn=never"], ("--option: option 'end_of_turn' is 'never'; "
+                                                                     "choose one of: discard_down, discard_and_draw_up, "
+                                                                     "keep")),
+    (["rules", "theft", "--option", "hand_size=4", "--option", "challenge_draw_order=mover_first"],
+     "--option: unknown rule option 'challenge_draw_order'; choose from: numbers,"),
+    (["play", "--rules", "theft", "--players", "7"], "--players: 7; rules 'theft' allow 2 to 6"),
+])
+def test_refused_one_line_exit_2(argv, expected, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expected in err, err
+
+
+def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
+    """``cya-sim tournament --rules theft`` runs through the one run pipeline on the theft game's reference
+    engine (a note says so) and writes the usual files; per-game points match play_theft_games."""
+    import numpy as np
+    import pandas as pd
+
+    from cya_sim.rng import root_key
+    from cya_sim.theft.play import play_theft_games
+
+    out = tmp_path / "t"
+    assert main(["tournament", "--rules", "theft", "--agents", "greedy,defender", "--players", "3", "--games", "24",
+                 "--workers", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "engine: reference (the theft game (RULES.md §9) has no compiled engine; the reference engine plays)" in text
+    for name in ("summary.csv", "win_rates.png", "REPORT.md", "experiment.toml", "games.parquet"):
+        assert (out / name).exists(), name
+    assert "the theft game, RULES.md §9" in (out / "REPORT.md").read_text()
+    games = pd.read_parquet(out / "games.parquet").sort_values("game")
+    assert len(games) == 24 and set(games["seat_0_agent"]) == {"greedy", "defender"}
+    seat_agent = np.array([[0 if games[f"seat_{s}_agent"].iloc[i] == "greedy" else 1 for s in range(3)]
+                           for i in range(24)])
+    t = play_theft_games(get_rules("theft"), ["greedy", "defender"], seat_agent, root_key(1), np.arange(24))
+    assert np.array_equal(games[[f"seat_{s}_total" for s in range(3)]].to_numpy(), t.totals)
+
+
+def test_experiment_file_with_theft_rules(tmp_path, capsys):
+    """An experiment file with ``preset = "theft"`` and theft options; a classic agent or a deck is refused."""
+    exp = tmp_path / "theft.toml"
+    exp.write_text('name = "theft_small"\nseed = 3\ngames = 12\nplayers = 2\nagents = ["greedy", "random"]\n'
+                   f'out = "{(tmp_path / "r").as_posix()}"\n[rules]\npreset = "theft"\n[rules.options]\n'
+                   'max_thefts_per_turn = 1\n[design]\nkind = "round_robin"\n[run]\nworkers = 1\n')
+    assert main(["tournament", str(exp), "--quiet"]) == 0
+    capsys.readouterr()
+    assert "max_thefts_per_turn = 1" in (tmp_path / "r" / "experiment.toml").read_text()
+    assert main(["tournament", str(exp), "--set", 'agents=["card_counter", "greedy"]', "--out",
+                 str(tmp_path / "x")]) == 2
+    assert "unknown agent 'card_counter'; choose one of: random, greedy, defender" in capsys.readouterr().err
+    assert main(["tournament", str(exp), "--set", "run.engine=batched", "--out", str(tmp_path / "y")]) == 2
+    assert "the theft game (RULES.md §9) has no compiled engine" in capsys.readouterr().err
