@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.compiled import builtin_act
+from agents.compiled import POLICY_GREEDY, builtin_act, greedy_act
 from cya_sim.engine.batched.loops import ERR_ILLEGAL, ERR_LOG_FULL, finish_and_refill, log_action
 from cya_sim.engine.compiled.layout import G_DONE, G_QUEUE_POS, G_TO_ACT
-from cya_sim.engine.compiled.rules import apply_action, is_legal
+from cya_sim.engine.compiled.rules import apply_action, is_legal_inline
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -30,7 +30,7 @@ def advance(K, R, ER, AR, Q, pcode, params, sc):
         sc: the policies' :class:`agents.compiled.Scratch`.
 
     The policy of the seat to act is called, its action checked with
-    :func:`~cya_sim.engine.compiled.rules.is_legal`, logged and applied; a
+    :func:`~cya_sim.engine.compiled.rules.is_legal` (inlined), logged and applied; a
     finished game is recorded and the row takes the next queued game.
 
     Returns:
@@ -53,8 +53,11 @@ def advance(K, R, ER, AR, Q, pcode, params, sc):
             if code < 0:
                 waiting += 1
                 break
-            a = builtin_act(code, K, G, seat, params[ai], AR[b, seat], sc)
-            if not is_legal(K, G, a):
+            if code == POLICY_GREEDY:  # the common policy inlined here (no call with the constants' arrays)
+                a = greedy_act(K, G, seat, params[ai], AR[b, seat], sc)
+            else:
+                a = builtin_act(code, K, G, seat, params[ai], AR[b, seat], sc)
+            if not is_legal_inline(K, G, a):
                 Q.err[0] = ERR_ILLEGAL
                 Q.err[1] = b
                 Q.err[2] = a

@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.compiled import builtin_act
+from agents.compiled import POLICY_GREEDY, builtin_act, greedy_act
 from cya_sim.engine.compiled.layout import (
     B_DISC,
     B_TOTAL,
@@ -105,7 +105,10 @@ def rollout(K, G, rng, sc, round0, pcode, params, utility_kind):
     n = 0
     last = round0 if utility_kind == UTIL_SHARE else round0 + MAX_EXTRA_ROUNDS
     while G[G_DONE] == 0 and G[G_ROUND] <= last:
-        a = builtin_act(pcode, K, G, G[G_TO_ACT], params, rng, sc)
+        if pcode == POLICY_GREEDY:  # the common rollout policy inlined here (no call with the constants' arrays)
+            a = greedy_act(K, G, G[G_TO_ACT], params, rng, sc)
+        else:
+            a = builtin_act(pcode, K, G, G[G_TO_ACT], params, rng, sc)
         apply_action(K, G, rng, a)
         n += 1
     return n

@@ -132,14 +132,9 @@ def value_seen(K, G, st, observer):
     return v
 
 
-@njit(**_JIT)
-def is_legal(K, G, a):
-    """Whether action id ``a`` is legal for the seat to act (bool).
-
-    Same answer as ``legal_action_mask(state)[a]`` of the reference (R-TURN,
-    R-NO-WILD-PAIR, R-CH-ALLOWED, R-CH-EXCHANGE); False when the game is
-    over or ``a`` is outside ``0..A-1``.
-    """
+@njit(inline="always", **_JIT)
+def is_legal_inline(K, G, a):
+    """:func:`is_legal`, inlined into its caller (the play loops check every decision; no call overhead)."""
     cfg = K.cfg
     L = K.lay
     seat = G[G_TO_ACT]
@@ -186,6 +181,17 @@ def is_legal(K, G, a):
     if a < cfg[C_RE]:  # R-DISCARD
         return G[h0 + a - cfg[C_DI]] > 0
     return False
+
+
+@njit(**_JIT)
+def is_legal(K, G, a):
+    """Whether action id ``a`` is legal for the seat to act (bool).
+
+    Same answer as ``legal_action_mask(state)[a]`` of the reference (R-TURN,
+    R-NO-WILD-PAIR, R-CH-ALLOWED, R-CH-EXCHANGE); False when the game is
+    over or ``a`` is outside ``0..A-1``. (The code is :func:`is_legal_inline`.)
+    """
+    return is_legal_inline(K, G, a)
 
 
 @njit(**_JIT)
