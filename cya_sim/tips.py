@@ -47,6 +47,7 @@ value; at most $1,360,000 scored for the classic deck) are stored in
 from __future__ import annotations
 
 import math
+import time
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -76,7 +77,7 @@ class Study:
 
     Attributes:
         name: identifier. seed: root seed (every cell derives its own seed from it and its position).
-        deals: duplicated deals per cell. players: (S,) table sizes. presets: rule presets. fields: field agents.
+        deals: (S,) duplicated deals per cell at each table size (:meth:`deals_at`). players: (S,) table sizes. presets: rule presets. fields: field agents.
         tips: (id, treatment spec, control spec) per tip. reasons: id -> why it has no verdict row.
         margin_pp: TOST margin, percentage points of win rate. confidence: two-sided level.
         log_deals: deals per cell replayed with action logs (the inert check; <= deals).
@@ -87,7 +88,7 @@ class Study:
 
     name: str
     seed: int
-    deals: int
+    deals: tuple[int, ...]
     players: tuple[int, ...]
     presets: tuple[str, ...]
     fields: tuple[str, ...]
@@ -108,6 +109,10 @@ class Study:
         """Distinct treatment and control specs in order of first mention."""
         return tuple(dict.fromkeys(a for _i, t, c in self.tips for a in (t, c)))
 
+    def deals_at(self, p: int) -> int:
+        """Duplicated deals per cell at table size ``p``."""
+        return self.deals[self.players.index(p)]
+
     def cells(self) -> list[tuple[str, str, int]]:
         """(preset, field, P) of every cell, in run order."""
         return [(pr, f, p) for pr in self.presets for f in self.fields for p in self.players]
@@ -127,7 +132,7 @@ class Study:
             "name": f"{self.name}-{self.cell_name(preset, fld, p)}",
             "description": f"tip study {self.name}: ablation cell {preset}, field {fld}, {p} players",
             "seed": int(self.seed) * 1000 + i,
-            "games": int(self.deals) * len(self.arms) * p,
+            "games": self.deals_at(p) * len(self.arms) * p,
             "players": p,
             "agents": [*self.arms, fld],
             "out": str(self.out / "cells" / self.cell_name(preset, fld, p)),
@@ -201,8 +206,9 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     if not isinstance(name, str) or not name:
         raise ExperimentError("name", f"{name!r}; give a name of letters, digits, '_', '.' or '-'")
     players = d.get("players")
-    if not isinstance(players, list) or not players or not all(isinstance(p, int) and p >= 2 for p in players):
-        raise ExperimentError("players", f"{players!r}; give a list of table sizes (integers >= 2)")
+    if not isinstance(players, list) or not players or not all(isinstance(p, int) and p >= 2 for p in players) \
+            or len(set(players)) != len(players):
+        raise ExperimentError("players", f"{players!r}; give a list of distinct table sizes (integers >= 2)")
     presets = names("presets", tuple(PRESETS))
     from agents import agent_names
 
@@ -230,8 +236,16 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     conf = d.get("confidence", 0.95)
     if not isinstance(conf, float) or not 0 < conf < 1:
         raise ExperimentError("confidence", f"{conf!r}; give a level strictly between 0 and 1, e.g. 0.95")
-    deals = intval("deals", 2)
-    log_deals = min(intval("log_deals", 1, 200), deals)
+    deals_raw = d.get("deals")
+    if isinstance(deals_raw, list):
+        if len(deals_raw) != len(players) or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 2
+                                                     for x in deals_raw):
+            raise ExperimentError("deals", f"{deals_raw!r}; give an integer >= 2, or one per table size of players "
+                                  f"({len(players)} integers >= 2)")
+        deals = tuple(int(x) for x in deals_raw)
+    else:
+        deals = (intval("deals", 2),) * len(players)
+    log_deals = min(intval("log_deals", 1, 200), min(deals))
     trace = min(intval("trace_deals", 1, 20), log_deals)
     workers = d.get("workers")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
@@ -532,7 +546,8 @@ class StudyResult:
         big_pot: TIP-BIG-POT per cell: round ends with one holder of the largest set, P(win | held it)
             with its deal-clustered interval, the base rate 1/P, and the same at the game's last round.
         fact_1360: FACT-1360 per cell: rounds checked, invariant failures, largest round score (dollars).
-        timings: per cell, games and seconds of play (from ``runs.json``).
+        timings: per cell: games, ``play_s`` (wall seconds of play over its finished runs, ``runs.json``),
+            ``this_run_s``, ``log_s`` (the logged replays), ``trace_s`` (the reference replays).
     """
 
     verdicts: pd.DataFrame
@@ -586,13 +601,16 @@ def run_study(study: Study, progress: bool = True, command: str | None = None) -
         exp = study.experiment(*cell)
         res = run_experiment(exp, progress=progress, command=command)
         games = load_games(exp.out)
+        t0 = time.perf_counter()
         logged = logged_games(exp, study.log_deals)
         logs = changed_decisions(exp, logged)
+        t1 = time.perf_counter()
         tab = tip_effects(games, exp, study.confidence, study.margin_pp, logs)
         ctx = {"preset": cell[0], "field": cell[1], "players": cell[2]}
         effects.append(tab.assign(**ctx))
         rounds.append({**ctx, **rounds_table(games)})
         tr = trace_rounds(exp, logged, study.trace_deals)
+        t2 = time.perf_counter()
         del logged
         traces.append(tr.assign(preset=cell[0], field=cell[1]))
         bigpot.append({**ctx, **big_pot_table(tr, cell[2], study.confidence)})
@@ -601,7 +619,7 @@ def run_study(study: Study, progress: bool = True, command: str | None = None) -
                       "over_1360000": int((tr["scored"] > FACT_1360).sum())})
         runs = [r for r in read_runs(exp.out) if r.get("status") == "finished"]
         timings.append({**ctx, "games": int(exp.games), "play_s": float(sum(r.get("elapsed_s") or 0 for r in runs)),
-                        "this_run_s": float(res.elapsed_s)})
+                        "this_run_s": float(res.elapsed_s), "log_s": t1 - t0, "trace_s": t2 - t1})
         del games
     result = StudyResult(finish(pd.concat(effects, ignore_index=True), study.confidence), pd.DataFrame(rounds),
                          pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings))
@@ -752,9 +770,10 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
           f"Command: `{command or 'cya-sim tips ' + str(study.source)}`", "",
           (f"{len(study.tips)} ablations x {len(study.cells())} contexts (table sizes "
           f"{', '.join(map(str, study.players))}; presets {', '.join(study.presets)}; fields "
-          f"{', '.join(f'P-1 {f}' for f in study.fields)}). Each context plays {study.deals:,} duplicated deals, "
-          f"every arm ({len(study.arms)} arms) in every rotation: {games:,} games in all "
-          f"({study.deals * len(study.arms)} x P games per context), seed {study.seed}. "
+          f"{', '.join(f'P-1 {f}' for f in study.fields)}). Each context plays "
+          + ", ".join(f"{d:,} duplicated deals at {p}p" for p, d in zip(study.players, study.deals))
+          + f", every arm ({len(study.arms)} arms) in every rotation (deals x {len(study.arms)} x P games per "
+          f"context): {games:,} games in all, seed {study.seed}. "
           f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum():,.0f} s."), "",
           f"Effects are treatment minus control, paired on deals (the sampling unit), with 95% Student-t "
           f"intervals on deals - 1 df; p is the two-sided t test of no difference, TOST p the equivalence test "
@@ -781,6 +800,20 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
         md.append(f"| {x.preset} | {x.field} | {x.players} | {x.round_ends} | {100 * x.p_win_held:.1f} % "
                   f"[{100 * x.low:.1f}, {100 * x.high:.1f}] | {100 * x.base_rate:.1f} % | "
                   f"{100 * x.p_win_held_last:.1f} % [{100 * x.low_last:.1f}, {100 * x.high_last:.1f}] |")
+    fam = v[v["tip"].str.startswith("TIP-WILD-USE")].copy()
+    if len(fam):
+        fam["p_family"] = holm(np.where(fam["inert"], np.nan, fam["p"].to_numpy(np.float64)))
+        md += ["", "## TIP-WILD-USE as one family", "",
+               ("The three uses of a wild, each the effect of allowing it (treatment: every use allowed; control: "
+               "that use forbidden), win rate in pp [95% CI], with Holm over this family alone (the three uses x "
+               f"{len(study.cells())} contexts) beside the study-wide verdict."), "",
+               "| preset | field | P | sets | challenges | defence | largest effect |", "|---|---|---|---|---|---|---|"]
+        for (pr, fl, pl), sub in fam.groupby(["preset", "field", "players"], sort=False):
+            cells = {x.tip.split(":")[-1]: f"{_pp(x.win_diff)} [{_pp(x.win_low)}, {_pp(x.win_high)}] "
+                     f"p<sub>fam</sub> {_pv(x.p_family)}, {x.verdict}" for x in sub.itertuples()}
+            best = sub.loc[sub["win_diff"].abs().idxmax(), "tip"].split(":")[-1]
+            md.append(f"| {pr} | {fl} | {pl} | {cells.get('sets', '—')} | {cells.get('challenges', '—')} | "
+                      f"{cells.get('defence', '—')} | {best} |")
     md += ["", "## FACT-1360", "",
            ("Every stored round (rounds.parquet) is checked: stacks + discard pile + draw pile + hands = the "
            "deck's value, and each seat's round score = its stack's value."), "",
