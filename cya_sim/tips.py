@@ -312,6 +312,19 @@ def _paired_outcome_changes(cols: dict[str, np.ndarray], t: int, c: int) -> tupl
     return len(common), sum(1 for k in common if not np.array_equal(kt[k], kc[k]))
 
 
+def _constant_bounds(value: float, n: int, confidence: float) -> tuple[float, float]:
+    """Interval of a mean of per-deal differences in [-1, 1] when all ``n`` observed ones equal ``value``.
+
+    The t interval is then of zero width and claims too much. The share of
+    deals whose difference is not ``value`` has the exact upper confidence
+    bound ``u = 1 - (alpha / 2) ** (1 / n)`` (Clopper–Pearson with no such deal;
+    about 3.7/n at 95%, the "rule of three"), and each such deal moves the
+    mean by at most 2, so the mean lies in ``value ± 2u``, clipped to [-1, 1].
+    """
+    u = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    return max(-1.0, value - 2 * u), min(1.0, value + 2 * u)
+
+
 def tost_p(effect: float, se: float, df: int, margin: float) -> float:
     """p-value of the TOST equivalence test of ``|effect| < margin`` (Schuirmann 1987).
 
@@ -377,10 +390,15 @@ def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, 
         dt = _per_deal(cols, t, deals, "total") - _per_deal(cols, c, deals, "total")
         e = ratio_estimate(wt - wc, 1.0, np.arange(deals.size), confidence)
         se = e.se
-        lo, hi = (e.value, e.value) if (np.isfinite(se) and se == 0) else (e.low, e.high)
         df = deals.size - 1
-        p = float("nan") if not np.isfinite(se) else (
-            (1.0 if e.value == 0 else 0.0) if se == 0 else float(2 * sps.t.sf(abs(e.value) / se, df)))
+        if np.isfinite(se) and se == 0:  # every deal gave the same difference: no spread to test with
+            lo, hi, p, p_tost = *_constant_bounds(e.value, deals.size, confidence), float(e.value == 0), 1.0
+            if max(abs(lo), abs(hi)) < margin_pp / 100.0:
+                p_tost = 0.0
+        else:
+            lo, hi = e.low, e.high
+            p = float("nan") if not np.isfinite(se) else float(2 * sps.t.sf(abs(e.value) / se, df))
+            p_tost = tost_p(e.value, se, df, margin_pp / 100.0)
         m_tot, lo_tot, hi_tot = mean_interval(dt, confidence)
         pairs, changed = _paired_outcome_changes(cols, t, c)
         lg = (log_changes or {}).get(tid, (0, 0, 0))
@@ -388,7 +406,7 @@ def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, 
                      "win_treatment": float(wt.mean()), "win_control": float(wc.mean()),
                      "win_diff": e.value, "win_se": se, "win_low": lo, "win_high": hi,
                      "total_diff": m_tot, "total_low": lo_tot, "total_high": hi_tot,
-                     "p": p, "p_tost": tost_p(e.value, se, df, margin_pp / 100.0),
+                     "p": p, "p_tost": p_tost,
                      "pairs": pairs, "pairs_outcome_changed": changed,
                      "logged_pairs": lg[0], "decisions_changed": lg[1], "logged_decisions": lg[2]})
     return pd.DataFrame(rows)

@@ -13,7 +13,7 @@ from scipy import stats as sps
 
 from cya_sim.cli import main
 from cya_sim.experiment import ExperimentError, Schedule, parse_experiment
-from cya_sim.tips import load_study, parse_study, run_study, tost_p, verdict
+from cya_sim.tips import _constant_bounds, load_study, parse_study, run_study, tost_p, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "tips.ipynb"
@@ -82,6 +82,10 @@ def test_verdicts():
     assert verdict(0.001, 0.6, 0.2, False) == "inconclusive"
     assert verdict(0.0, float("nan"), float("nan"), True) == "inert"
     assert tost_p(0.0, 0.0, 10, 0.005) == 0.0 and tost_p(0.01, 0.0, 10, 0.005) == 1.0
+    # every deal with the same difference: an exact bound instead of a zero-width interval
+    lo, hi = _constant_bounds(0.0, 10, 0.95)
+    assert lo == pytest.approx(-2 * (1 - 0.025 ** 0.1)) and hi == -lo and hi > 0.005  # 10 deals: nothing shown
+    assert _constant_bounds(0.0, 5000, 0.95)[1] < 0.005  # 5,000 deals without a difference: within ±0.5 pp
 
 
 def _small_study(out: Path) -> dict:
