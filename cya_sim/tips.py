@@ -564,6 +564,7 @@ class StudyResult:
         big_pot: TIP-BIG-POT per cell: round ends with one holder of the largest set, P(win | held it)
             with its deal-clustered interval, the base rate 1/P, and the same at the game's last round.
         fact_1360: FACT-1360 per cell: rounds checked, invariant failures, largest round score (dollars).
+        missing: cells not analysed because they are not complete on disk (``play=False`` only).
         timings: per cell: games, ``play_s`` (wall seconds of play over its finished runs, ``runs.json``),
             ``this_run_s``, ``log_s`` (the logged replays), ``trace_s`` (the reference replays).
     """
@@ -573,6 +574,7 @@ class StudyResult:
     big_pot: pd.DataFrame
     fact_1360: pd.DataFrame
     timings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    missing: tuple[str, ...] = ()
 
 
 def rounds_table(games: pd.DataFrame) -> dict[str, float]:
@@ -601,8 +603,24 @@ def big_pot_table(trace: pd.DataFrame, p: int, confidence: float = 0.95) -> dict
             "last_round_ends": len(last), "p_win_held_last": e2.value, "low_last": e2.low, "high_last": e2.high}
 
 
-def run_study(study: Study, progress: bool = True, command: str | None = None) -> StudyResult:
+def cell_complete(exp: Experiment) -> bool:
+    """Whether a cell's results folder holds every planned chunk, each as recorded (:func:`cya_sim.runner.check_chunks`)."""
+    from cya_sim.runner import check_chunks, plan_of, read_manifest
+
+    try:
+        ranges = plan_of(read_manifest(exp.out))
+    except ExperimentError:
+        return False
+    return len(check_chunks(exp.out, ranges).good) == len(ranges)
+
+
+def run_study(study: Study, progress: bool = True, command: str | None = None, play: bool = True) -> StudyResult:
     """Play every cell (resuming finished chunks), replay the logged and traced samples, analyse, write the report.
+
+    Args:
+        study: the study. progress: progress bars. command: recorded in the runs and REPORT.md.
+        play: False analyses only the cells already complete on disk and plays nothing; the report
+            then names the missing cells (``StudyResult.missing``).
 
     Returns:
         the :class:`StudyResult` (also written: ``verdicts.csv``, ``rounds.csv``, ``big_pot.csv``,
@@ -614,10 +632,16 @@ def run_study(study: Study, progress: bool = True, command: str | None = None) -
     from cya_sim.runner import load_games, read_runs, run_experiment
 
     study.out.mkdir(parents=True, exist_ok=True)
-    effects, rounds, bigpot, facts, traces, timings = [], [], [], [], [], []
+    effects, rounds, bigpot, facts, traces, timings, missing = [], [], [], [], [], [], []
     for cell in study.cells():
         exp = study.experiment(*cell)
-        res = run_experiment(exp, progress=progress, command=command)
+        if play:
+            elapsed = run_experiment(exp, progress=progress, command=command).elapsed_s
+        elif cell_complete(exp):
+            elapsed = 0.0
+        else:
+            missing.append(study.cell_name(*cell))
+            continue
         games = load_games(exp.out)
         t0 = time.perf_counter()
         logged = logged_games(exp, study.log_deals)
@@ -637,10 +661,12 @@ def run_study(study: Study, progress: bool = True, command: str | None = None) -
                       "over_1360000": int((tr["scored"] > FACT_1360).sum())})
         runs = [r for r in read_runs(exp.out) if r.get("status") == "finished"]
         timings.append({**ctx, "games": int(exp.games), "play_s": float(sum(r.get("elapsed_s") or 0 for r in runs)),
-                        "this_run_s": float(res.elapsed_s), "log_s": t1 - t0, "trace_s": t2 - t1})
+                        "this_run_s": float(elapsed), "log_s": t1 - t0, "trace_s": t2 - t1})
         del games
+    if not effects:
+        raise ExperimentError("out", f"no complete cell in {str(study.out)!r}; run `cya-sim tips` without --report-only")
     result = StudyResult(finish(pd.concat(effects, ignore_index=True), study.confidence), pd.DataFrame(rounds),
-                         pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings))
+                         pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings), tuple(missing))
     pd.concat(traces, ignore_index=True).to_parquet(study.out / "rounds.parquet")
     write_report(study, result, command)
     return result
@@ -792,7 +818,8 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
           + ", ".join(f"{d:,} duplicated deals at {p}p" for p, d in zip(study.players, study.deals))
           + f", every arm ({len(study.arms)} arms) in every rotation (deals x {len(study.arms)} x P games per "
           f"context): {games:,} games in all, seed {study.seed}. "
-          f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum():,.0f} s."), "",
+          f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum():,.0f} s.")
+          + (f" **Not analysed (cells not complete on disk): {', '.join(r.missing)}.**" if r.missing else ""), "",
           f"Effects are treatment minus control, paired on deals (the sampling unit), with 95% Student-t "
           f"intervals on deals - 1 df; p is the two-sided t test of no difference, TOST p the equivalence test "
           f"of |effect| < {study.margin_pp:g} pp (Schuirmann 1987); both Holm-adjusted over the family of "

@@ -38,6 +38,8 @@ def tips_parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=int, metavar="N", help="duplicated deals per context (field deals)")
     p.add_argument("--out", metavar="FOLDER", help="study folder (field out)")
     p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
+    p.add_argument("--report-only", action="store_true",
+                   help="play nothing: analyse the cells already complete in the study folder and name the others")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -55,7 +57,7 @@ def tips_main(argv: Sequence[str]) -> int:
     try:
         study = load_study(args.study, quick=args.quick, overrides=over)
         command = "cya-sim tips " + shlex.join([str(a) for a in argv])
-        result = run_study(study, progress=not args.quiet, command=command)
+        result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)
     except ExperimentError as e:
         print(f"cya-sim tips: error: {e}", file=sys.stderr)
         return 2

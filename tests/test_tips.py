@@ -131,9 +131,11 @@ def test_small_study_end_to_end_aa_inert_report_and_notebook(tmp_path, monkeypat
                    "FACT-1360", "FACT-ROUNDS", "forest.png", "heatmap.png"):
         assert needle in text
     assert (out / "forest.png").stat().st_size > 0 and (out / "heatmap.png").stat().st_size > 0
-    # a second run resumes (nothing to play) and gives the same table
+    # a second run resumes (nothing to play) and gives the same table; so does analysing what is on disk
     again = run_study(study, progress=False).verdicts
     pd.testing.assert_frame_equal(again, r.verdicts)
+    only = run_study(study, progress=False, play=False)
+    assert only.missing == () and only.verdicts.equals(r.verdicts)
 
     monkeypatch.setenv("CYA_TIPS", str(out))
     monkeypatch.delenv("MPLBACKEND", raising=False)
