@@ -848,17 +848,18 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
     fam = v[v["tip"].str.startswith("TIP-WILD-USE")].copy()
     if len(fam):
         fam["p_family"] = holm(np.where(fam["inert"], np.nan, fam["p"].to_numpy(np.float64)))
+        uses = list(dict.fromkeys(t.split(":", 1)[-1] for t in fam["tip"]))
         md += ["", "## TIP-WILD-USE as one family", "",
-               ("The three uses of a wild, each the effect of allowing it (treatment: every use allowed; control: "
-               "that use forbidden), win rate in pp [95% CI], with Holm over this family alone (the three uses x "
+               ("The uses of a wild, each the effect of allowing it (treatment: every use allowed; control: "
+               "that use forbidden), win rate in pp [95% CI], with Holm over this family alone (its rows x "
                f"{len(study.cells())} contexts) beside the study-wide verdict."), "",
-               "| preset | field | P | sets | challenges | defence | largest effect |", "|---|---|---|---|---|---|---|"]
+               "| preset | field | P | " + " | ".join(uses) + " | largest effect |",
+               "|---|---|---|" + "---|" * (len(uses) + 1)]
         for (pr, fl, pl), sub in fam.groupby(["preset", "field", "players"], sort=False):
-            cells = {x.tip.split(":")[-1]: f"{_pp(x.win_diff)} [{_pp(x.win_low)}, {_pp(x.win_high)}] "
+            cells = {x.tip.split(":", 1)[-1]: f"{_pp(x.win_diff)} [{_pp(x.win_low)}, {_pp(x.win_high)}] "
                      f"p<sub>fam</sub> {_pv(x.p_family)}, {x.verdict}" for x in sub.itertuples()}
-            best = sub.loc[sub["win_diff"].abs().idxmax(), "tip"].split(":")[-1]
-            md.append(f"| {pr} | {fl} | {pl} | {cells.get('sets', '—')} | {cells.get('challenges', '—')} | "
-                      f"{cells.get('defence', '—')} | {best} |")
+            best = sub.loc[sub["win_diff"].abs().idxmax(), "tip"].split(":", 1)[-1]
+            md.append(f"| {pr} | {fl} | {pl} | " + " | ".join(cells.get(u, "—") for u in uses) + f" | {best} |")
     md += ["", "## FACT-1360", "",
            ("Every stored round (rounds.parquet) is checked: stacks + discard pile + draw pile + hands = the "
            "deck's value, and each seat's round score = its stack's value."), "",
