@@ -877,10 +877,14 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
                           ("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8plus"))
         md.append(f"| {x.preset} | {x.field} | {x.players} | {x.games:,} | {x.mean_rounds:.2f} | "
                   f"{100 * x.in_3_5:.1f} % | {100 * x.in_4_5:.1f} % | {hist} |")
-    md += ["", "## Games and time per context", "", "| preset | field | P | games | play time (s) |",
-           "|---|---|---|---|---|"]
+    md += ["", "## Games and time per context", "",
+           "| preset | field | P | deals | games | play time (s) | win-rate half-width, largest / median (pp) |",
+           "|---|---|---|---|---|---|---|"]
     for x in t.itertuples():
-        md.append(f"| {x.preset} | {x.field} | {x.players} | {x.games:,} | {x.play_s:,.1f} |")
+        h = v[(v["preset"] == x.preset) & (v["field"] == x.field) & (v["players"] == x.players) & ~v["inert"]]
+        hw_cell = f"{h['half_width_pp'].max():.2f} / {h['half_width_pp'].median():.2f}" if len(h) else "—"
+        md.append(f"| {x.preset} | {x.field} | {x.players} | {study.deals_at(x.players):,} | {x.games:,} | "
+                  f"{x.play_s:,.1f} | {hw_cell} |")
     path = out / "REPORT.md"
     path.write_text("\n".join(md) + "\n", encoding="utf-8")
     return path
