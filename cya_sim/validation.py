@@ -103,7 +103,7 @@ def play_design(d: CoverageDesign, reps: int, seed: int = 11) -> list[GameTable]
         ``reps`` GameTables of ``d.games`` rows; ``game_index`` is the deal
         (the sampling unit), distinct across replications.
     """
-    from cya_sim.engine import get_play_games
+    from cya_sim.play import get_play_games
     from cya_sim.rng import root_key
     from cya_sim.rules import get_rules
 
