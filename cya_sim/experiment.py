@@ -17,11 +17,13 @@ An experiment file (``experiments/<name>.toml``) looks like::
     end_condition = "rounds:3"
 
     [design]
-    kind = "round_robin"              # round_robin | one_vs_field | explicit
+    kind = "round_robin"              # round_robin | one_vs_field | explicit | ablation
     repeats = false                   # round_robin: allow an agent more than once at a table
     duplicate = false                 # replay each deal with every rotation of every line-up
     # one_vs_field: candidates = ["greedy"], field = "random"
     # explicit:     tables = [["greedy", "random", "random", "random"]]
+    # ablation:     field = "greedy", tips = [{id = "TIP-BACKUP", treatment = "heuristic(backup=true)",
+    #                                          control = "heuristic"}]   (duplicate deals always)
 
     [run]                             # how to run; never changes a single game
     engine = "auto"                   # auto | batched | reference
@@ -46,6 +48,13 @@ with ``duplicate = true`` every game of one cycle plays the same deal, so
 every agent gets every seat's cards against the same cards of the others —
 the duplicate format of bridge and of computer poker's duplicate matches
 (Billings et al., AAAI 2002 Workshop; the Annual Computer Poker Competition).
+
+**Ablation** (issue 11, tip studies): each tip names a *treatment* and a
+*control* policy, the same policy with only the tip's switch changed. Every
+distinct arm (treatment or control) sits against P - 1 copies of ``field``,
+on duplicate deals (always), so the treatment and the control play the same
+deals in the same seats against the same field, seats rotated; the paired
+analysis is :mod:`cya_sim.tips`.
 """
 
 from __future__ import annotations
@@ -65,7 +74,7 @@ import numpy as np
 from cya_sim.limits import MAX_GAMES, MAX_SEED
 from cya_sim.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 
-DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit")
+DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
 ENGINE_CHOICES = ("auto", "batched", "reference")
 TOP_KEYS = ("name", "description", "seed", "games", "players", "agents", "out", "rules", "design", "run")
 RULES_KEYS = ("preset", "deck", "options")
@@ -73,7 +82,9 @@ DESIGN_KEYS = {
     "round_robin": ("kind", "repeats", "duplicate"),
     "one_vs_field": ("kind", "candidates", "field", "duplicate"),
     "explicit": ("kind", "tables", "duplicate"),
+    "ablation": ("kind", "tips", "field", "duplicate"),
 }
+_TIP_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 RUN_KEYS = ("engine", "workers", "chunk_size", "scheduler")
 #: Largest and smallest automatic chunk, in games, per engine (one chunk = one Parquet file = one unit of
 #: progress); the batched engine needs big batches to be fast.
@@ -115,6 +126,8 @@ class Design:
         tables: explicit only — the line-ups as agent names, each of one
             table size.
         duplicate: every game of a cycle plays the same deal (module docstring).
+        tips: ablation only — (id, treatment, control) agent specs per tip;
+            ``field`` is the opponents' agent and ``duplicate`` is always true.
     """
 
     kind: str
@@ -123,6 +136,12 @@ class Design:
     field: str = ""
     tables: tuple[tuple[str, ...], ...] = ()
     duplicate: bool = False
+    tips: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        """Ablation: the distinct treatment and control specs, in order of first mention (one line-up each)."""
+        return tuple(dict.fromkeys(a for _tid, t, c in self.tips for a in (t, c)))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON/TOML-ready dict of the fields this kind uses."""
@@ -132,6 +151,9 @@ class Design:
         elif self.kind == "one_vs_field":
             d["candidates"] = list(self.candidates)
             d["field"] = self.field
+        elif self.kind == "ablation":
+            d["field"] = self.field
+            d["tips"] = [{"id": i, "treatment": t, "control": c} for i, t, c in self.tips]
         else:
             d["tables"] = [list(t) for t in self.tables]
         d["duplicate"] = self.duplicate
@@ -470,6 +492,8 @@ def _parse_design(raw: Any, agents: tuple[str, ...], players: tuple[int, ...]) -
         if fld in cands:
             raise ExperimentError("design.field", f"{fld!r} is also a candidate; the field must be another agent")
         return Design(kind, candidates=tuple(cands), field=fld, duplicate=duplicate)
+    if kind == "ablation":
+        return _parse_ablation(raw, agents, duplicate)
     tables = raw.get("tables")
     if not isinstance(tables, list) or not tables:
         raise ExperimentError("design.tables", "give a non-empty list of line-ups, each a list of agent names "
@@ -490,6 +514,43 @@ def _parse_design(raw: Any, agents: tuple[str, ...], players: tuple[int, ...]) -
         if p not in seen_sizes:
             raise ExperimentError("design.tables", f"no line-up of {p} seats, but players lists {p}")
     return Design(kind, tables=tuple(tuple(t) for t in tables), duplicate=duplicate)
+
+
+def _parse_ablation(raw: Mapping[str, Any], agents: tuple[str, ...], duplicate: bool) -> Design:
+    """``design.kind = "ablation"``: tips as {id, treatment, control}, a field, duplicate deals (issue 11)."""
+    if not duplicate and "duplicate" in raw:
+        raise ExperimentError("design.duplicate", "false; an ablation always plays duplicate deals (treatment and "
+                              "control on the same deals); omit it or set it true")
+    fld = raw.get("field")
+    if fld not in agents:
+        raise ExperimentError("design.field", f"{fld!r}; choose the opponents' agent from the pool: {', '.join(agents)}")
+    tips = raw.get("tips")
+    if not isinstance(tips, list) or not tips:
+        raise ExperimentError("design.tips", "give a non-empty list of tables {id, treatment, control} "
+                              "(agent specs from the pool)")
+    out, seen = [], set()
+    for i, t in enumerate(tips):
+        where = f"design.tips[{i}]"
+        if not isinstance(t, Mapping):
+            raise ExperimentError(where, f"{t!r}; give a table {{id, treatment, control}}")
+        _check_keys(t, ("id", "treatment", "control"), where)
+        tid = t.get("id")
+        if not isinstance(tid, str) or not _TIP_ID_RE.match(tid):
+            raise ExperimentError(f"{where}.id", f"{tid!r}; give an id of letters, digits, '_', '.', ':' or '-'")
+        if tid in seen:
+            raise ExperimentError(f"{where}.id", f"{tid!r} is listed twice; give each tip once")
+        seen.add(tid)
+        for arm in ("treatment", "control"):
+            a = t.get(arm)
+            if a not in agents:
+                raise ExperimentError(f"{where}.{arm}", f"{a!r} is not in the pool; choose from: {', '.join(agents)}")
+            if a == fld:
+                raise ExperimentError(f"{where}.{arm}", f"{a!r} is the field; an arm must be another agent")
+        if t["treatment"] == t["control"]:
+            raise ExperimentError(f"{where}.control", f"{t['control']!r} is also the treatment; give the same policy "
+                                  "with the switch changed (an A/A check may spell the same policy another way)")
+        out.append((tid, t["treatment"], t["control"]))
+    return Design("ablation", field=fld, tips=tuple(out), duplicate=True)
 
 
 def _parse_run(raw: Any) -> RunOptions:
@@ -539,6 +600,7 @@ def design_lineups(design: Design, agents: Sequence[str], n_players: int) -> np.
       the single-agent ones. Seat order within a line-up is pool order; the
       rotations then seat them every way round.
     - ``one_vs_field``: per candidate, ``[candidate, field, ..., field]``.
+    - ``ablation``: per arm (:attr:`Design.arms`), ``[arm, field, ..., field]``.
     - ``explicit``: the listed tables of P seats, as written.
 
     Returns:
@@ -554,6 +616,8 @@ def design_lineups(design: Design, agents: Sequence[str], n_players: int) -> np.
         rows = combos
     elif design.kind == "one_vs_field":
         rows = [[idx[c]] + [idx[design.field]] * (n_players - 1) for c in design.candidates]
+    elif design.kind == "ablation":
+        rows = [[idx[c]] + [idx[design.field]] * (n_players - 1) for c in design.arms]
     else:
         rows = [[idx[a] for a in t] for t in design.tables if len(t) == n_players]
     return np.asarray(rows, dtype=np.int16).reshape(len(rows), n_players)

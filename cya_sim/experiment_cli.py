@@ -59,7 +59,7 @@ def tournament_parser(prog: str = "cya-sim tournament") -> argparse.ArgumentPars
     p.add_argument("--players", metavar="P[,P...]", help="table size(s) (field players)")
     p.add_argument("--agents", metavar="A,B,...", help="the agent pool (field agents)")
     p.add_argument("--rules", metavar="PRESET", help="rule preset (field rules.preset)")
-    p.add_argument("--design", metavar="KIND", help="round_robin | one_vs_field | explicit (field design.kind)")
+    p.add_argument("--design", metavar="KIND", help="round_robin | one_vs_field | explicit | ablation (field design.kind)")
     dup = p.add_mutually_exclusive_group()
     dup.add_argument("--duplicate", dest="duplicate", action="store_const", const=True,
                      help="duplicate deals: every rotation of every line-up plays the same deal")

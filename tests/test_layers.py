@@ -35,8 +35,8 @@ LAYERS = (
     ("env", ("cya_sim.env",)),
     ("runs/reports", ("cya_sim.experiment", "cya_sim.runner", "cya_sim.tournament", "cya_sim.bench", "cya_sim.stats",
                       "cya_sim.comparisons", "cya_sim.ratings", "cya_sim.analysis", "cya_sim.plots", "cya_sim.report",
-                      "cya_sim.validation")),
-    ("cli", ("cya_sim.cli", "cya_sim.experiment_cli")),
+                      "cya_sim.validation", "cya_sim.tips")),
+    ("cli", ("cya_sim.cli", "cya_sim.experiment_cli", "cya_sim.tips_cli")),
 )
 
 

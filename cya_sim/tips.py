@@ -1,0 +1,896 @@
+"""The tip study (issue 11): every strategy tip of TIPS.md as an ablation, with an effect, an interval and a verdict.
+
+A *study file* (``experiments/tips.toml``) lists tips, each a treatment and a
+control agent spec (the same ``heuristic`` with only the tip's switch changed),
+and the contexts: table sizes, rule presets and fields. Each context *cell*
+(preset, field, P) is one experiment of ``design.kind = "ablation"``
+(:mod:`cya_sim.experiment`): every arm sits against P - 1 copies of the field
+on the same duplicated deals, seats rotated, so treatment and control play
+the same cards in the same seats against the same opponents. A cell plays
+``deals x arms x P`` games into its own results folder (resumable).
+
+Per tip and cell (:func:`tip_effects`):
+
+- the paired difference, treatment minus control, in per-game win rate and in
+  mean final total (dollars). The sampling unit is the deal: per deal, each
+  arm's mean over its P rotations; the effect is the mean over deals of the
+  per-deal difference, with a Student-t interval on deals - 1 df
+  (:func:`cya_sim.stats.mean_interval`, the deal-clustered interval);
+- a two-sided t test of no difference (:func:`cya_sim.stats.t_test`) and an
+  equivalence test, TOST (Schuirmann 1987, J. Pharmacokinet. Biopharm.
+  15:657–680), of ``|effect| < m`` with the margin ``m`` in percentage points;
+- Holm (1979) adjustment of both p-value columns over the whole family of
+  tip x cell rows of the study (inert rows carry no test);
+- the verdict (:func:`verdict`): *inert* when the switch changed no decision
+  in the run (no paired game's action log differed in the logged sample and no
+  paired game's outcome differed anywhere), else *supported* / *refuted* when
+  the Holm-adjusted difference test rejects (sign of the effect), else *no
+  effect within ±m* when the Holm-adjusted TOST rejects, else *inconclusive*.
+
+Decisions changed (:func:`changed_decisions`): for ``log_deals`` deals per
+cell every arm is replayed on the batched engine with action logs; a paired
+game (same deal, same rotation) whose treatment and control logs differ has at
+least one decision the switch changed — the first divergence, where both games
+are in the same state (agents and engine are deterministic given the deal).
+The count is of such first divergences in the logged sample, plus, over all
+games, the paired games whose outcome (totals, rounds, turns, challenges,
+decisions) differs.
+
+Per-round records (:func:`trace_rounds`; TIP-BIG-POT, FACT-1360): the same
+sample of deals, first arm, every rotation, replayed on the reference engine;
+at every round's end the per-seat scores, the largest set and its holder, and
+the R-SCORE invariant (stacks + discard pile + leftover cards = the deck's
+value; at most $1,360,000 scored for the classic deck) are stored in
+``rounds.parquet``. FACT-ROUNDS uses the ``rounds`` column of every game.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from cya_sim.experiment import Experiment, ExperimentError, RunOptions, Schedule, parse_experiment
+from cya_sim.stats import holm, mean_interval, ratio_estimate
+
+STUDY_KEYS = ("name", "seed", "deals", "players", "presets", "fields", "margin_pp", "confidence", "log_deals",
+              "trace_deals", "out", "workers", "quick", "tip", "reason", "description")
+QUICK_KEYS = ("deals", "players", "presets", "fields", "log_deals", "trace_deals", "out", "workers")
+VERDICTS = ("supported", "refuted", "no effect within ±m", "inconclusive", "inert")
+#: Actions kept per logged game (a game of the presets here takes a few hundred).
+LOG_CAP = 4000
+#: Dollars at most scored in one round with the classic deck (seed 001; FACT-1360).
+FACT_1360 = 1_360_000
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated tip study.
+
+    Attributes:
+        name: identifier. seed: root seed (every cell derives its own seed from it and its position).
+        deals: (S,) duplicated deals per cell at each table size (:meth:`deals_at`). players: (S,) table sizes. presets: rule presets. fields: field agents.
+        tips: (id, treatment spec, control spec) per tip. reasons: id -> why it has no verdict row.
+        margin_pp: TOST margin, percentage points of win rate. confidence: two-sided level.
+        log_deals: deals per cell replayed with action logs (the inert check; <= deals).
+        trace_deals: of those, deals replayed on the reference engine for per-round records (<= log_deals).
+        out: study folder. workers: local worker processes (None: all cores). quick: the --quick form.
+        source: the study file.
+    """
+
+    name: str
+    seed: int
+    deals: tuple[int, ...]
+    players: tuple[int, ...]
+    presets: tuple[str, ...]
+    fields: tuple[str, ...]
+    tips: tuple[tuple[str, str, str], ...]
+    reasons: tuple[tuple[str, str], ...] = ()
+    margin_pp: float = 0.5
+    confidence: float = 0.95
+    log_deals: int = 200
+    trace_deals: int = 20
+    out: Path = Path("results/tips")
+    workers: int | None = None
+    quick: bool = False
+    source: Path | None = None
+    description: str = ""
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        """Distinct treatment and control specs in order of first mention."""
+        return tuple(dict.fromkeys(a for _i, t, c in self.tips for a in (t, c)))
+
+    def deals_at(self, p: int) -> int:
+        """Duplicated deals per cell at table size ``p``."""
+        return self.deals[self.players.index(p)]
+
+    def cells(self) -> list[tuple[str, str, int]]:
+        """(preset, field, P) of every cell, in run order."""
+        return [(pr, f, p) for pr in self.presets for f in self.fields for p in self.players]
+
+    def cell_name(self, preset: str, fld: str, p: int) -> str:
+        """Folder name of a cell inside ``out/cells``."""
+        return f"{preset}-{fld}-{p}p"
+
+    def experiment(self, preset: str, fld: str, p: int) -> Experiment:
+        """The ablation experiment of one cell: ``deals x arms x P`` games, duplicate deals, seats rotated.
+
+        Raises:
+            ExperimentError: a field the experiment refuses (named).
+        """
+        i = self.cells().index((preset, fld, p)) if (preset, fld, p) in self.cells() else 0
+        doc = {
+            "name": f"{self.name}-{self.cell_name(preset, fld, p)}",
+            "description": f"tip study {self.name}: ablation cell {preset}, field {fld}, {p} players",
+            "seed": int(self.seed) * 1000 + i,
+            "games": self.deals_at(p) * len(self.arms) * p,
+            "players": p,
+            "agents": [*self.arms, fld],
+            "out": str(self.out / "cells" / self.cell_name(preset, fld, p)),
+            "rules": {"preset": preset},
+            "design": {"kind": "ablation", "field": fld,
+                       "tips": [{"id": i_, "treatment": t, "control": c} for i_, t, c in self.tips]},
+        }
+        exp = parse_experiment(doc)
+        return replace(exp, run=RunOptions(engine="batched", workers=self.workers))
+
+
+def load_study(path: str | Path, quick: bool = False, overrides: Mapping[str, Any] | None = None) -> Study:
+    """Read and validate a study file (``experiments/tips.toml``); ``quick`` applies its ``[quick]`` table.
+
+    Args:
+        path: the TOML file. quick: the CI form. overrides: field -> value applied last (``deals``, ``out``...).
+
+    Raises:
+        ExperimentError: unreadable file or an invalid field, named (``tip[3].control``).
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ExperimentError("file", f"cannot read {str(path)!r} ({e.strerror or e}); give a tip study TOML file")
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError("file", f"{str(path)!r} is not valid TOML ({e})") from None
+    return parse_study(data, quick=quick, overrides=overrides, source=path)
+
+
+def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping[str, Any] | None = None,
+                source: Path | None = None) -> Study:
+    """Validate a parsed study document (see :func:`load_study`).
+
+    Raises:
+        ExperimentError: the first invalid field, named.
+    """
+    from cya_sim.rules import PRESETS
+
+    d = dict(data)
+    for k in d:
+        if k not in STUDY_KEYS:
+            raise ExperimentError(k, f"unknown field; allowed: {', '.join(STUDY_KEYS)}")
+    q = d.get("quick", {})
+    if not isinstance(q, Mapping):
+        raise ExperimentError("quick", f"{q!r}; it must be a table of {', '.join(QUICK_KEYS)}")
+    for k in q:
+        if k not in QUICK_KEYS:
+            raise ExperimentError(f"quick.{k}", f"unknown field; allowed: {', '.join(QUICK_KEYS)}")
+    if quick:
+        d.update(q)
+    d.update(overrides or {})
+
+    def intval(k: str, lo: int, default: Any = None) -> int:
+        v = d.get(k, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise ExperimentError(k, f"{v!r}; it must be an integer >= {lo}")
+        return int(v)
+
+    def names(k: str, allowed: Sequence[str] | None = None) -> tuple[str, ...]:
+        v = d.get(k)
+        if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v) or len(set(v)) != len(v):
+            raise ExperimentError(k, f"{v!r}; give a non-empty list of distinct names"
+                                  + (f" from: {', '.join(allowed)}" if allowed else ""))
+        for i, x in enumerate(v):
+            if allowed is not None and x not in allowed:
+                raise ExperimentError(f"{k}[{i}]", f"{x!r}; choose from: {', '.join(allowed)}")
+        return tuple(v)
+
+    name = d.get("name")
+    if not isinstance(name, str) or not name:
+        raise ExperimentError("name", f"{name!r}; give a name of letters, digits, '_', '.' or '-'")
+    players = d.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, int) and p >= 2 for p in players) \
+            or len(set(players)) != len(players):
+        raise ExperimentError("players", f"{players!r}; give a list of distinct table sizes (integers >= 2)")
+    presets = names("presets", tuple(PRESETS))
+    from agents import agent_names
+
+    fields_ = names("fields")
+    for i, f in enumerate(fields_):
+        if f not in agent_names():
+            raise ExperimentError(f"fields[{i}]", f"{f!r}; choose registered agents: {', '.join(agent_names())}")
+    tips_raw = d.get("tip")
+    if not isinstance(tips_raw, list) or not tips_raw:
+        raise ExperimentError("tip", "give at least one [[tip]] with id, treatment and control")
+    tips = []
+    for i, t in enumerate(tips_raw):
+        if not isinstance(t, Mapping) or set(t) - {"id", "treatment", "control"} or not all(
+                isinstance(t.get(k), str) for k in ("id", "treatment", "control")):
+            raise ExperimentError(f"tip[{i}]", f"{t!r}; give id, treatment and control as strings (agent specs)")
+        tips.append((t["id"], t["treatment"], t["control"]))
+    reasons = []
+    for i, r in enumerate(d.get("reason", [])):
+        if not isinstance(r, Mapping) or not isinstance(r.get("id"), str) or not isinstance(r.get("reason"), str):
+            raise ExperimentError(f"reason[{i}]", f"{r!r}; give id and reason as strings")
+        reasons.append((r["id"], " ".join(r["reason"].split())))
+    margin = d.get("margin_pp", 0.5)
+    if not isinstance(margin, (int, float)) or isinstance(margin, bool) or not 0 < margin < 100:
+        raise ExperimentError("margin_pp", f"{margin!r}; give the equivalence margin in percentage points, > 0")
+    conf = d.get("confidence", 0.95)
+    if not isinstance(conf, float) or not 0 < conf < 1:
+        raise ExperimentError("confidence", f"{conf!r}; give a level strictly between 0 and 1, e.g. 0.95")
+    deals_raw = d.get("deals")
+    if isinstance(deals_raw, list):
+        if len(deals_raw) != len(players) or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 2
+                                                     for x in deals_raw):
+            raise ExperimentError("deals", f"{deals_raw!r}; give an integer >= 2, or one per table size of players "
+                                  f"({len(players)} integers >= 2)")
+        deals = tuple(int(x) for x in deals_raw)
+    else:
+        deals = (intval("deals", 2),) * len(players)
+    log_deals = min(intval("log_deals", 1, 200), min(deals))
+    trace = min(intval("trace_deals", 1, 20), log_deals)
+    workers = d.get("workers")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise ExperimentError("workers", f"{workers!r}; it must be an integer >= 1 (omit it for all cores)")
+    out = d.get("out", f"results/{name}")
+    if not isinstance(out, str) or not out:
+        raise ExperimentError("out", f"{out!r}; give a folder path as a string")
+    study = Study(name=name, seed=intval("seed", 0), deals=deals, players=tuple(players), presets=presets,
+                  fields=fields_, tips=tuple(tips), reasons=tuple(reasons), margin_pp=float(margin),
+                  confidence=conf, log_deals=log_deals, trace_deals=trace, out=Path(out), workers=workers, quick=quick,
+                  source=source, description=str(d.get("description", "")))
+    for cell in study.cells():  # every cell's experiment validates its agents, sizes and design
+        try:
+            study.experiment(*cell)
+        except ExperimentError as e:
+            field_ = e.field.replace("design.tips", "tip").replace("agents", "tip")
+            raise ExperimentError(field_, f"{e.detail} (cell {study.cell_name(*cell)})") from None
+    return study
+
+
+# -- per-game columns of one cell -------------------------------------------------------------
+def arm_columns(games: pd.DataFrame, exp: Experiment) -> dict[str, np.ndarray]:
+    """Per game of an ablation cell: the arm (line-up) and the arm's seat outcome.
+
+    The arm sits at line-up position 0, so in rotation r it holds seat r
+    (:class:`~cya_sim.experiment.Schedule`).
+
+    Returns:
+        dict of ``arm`` (G,) int32 (index into ``exp.design.arms``), ``deal`` (G,) int64,
+        ``rotation`` (G,) int16, ``win`` (G,) float64 (the arm's win share, R-TIE),
+        ``total`` (G,) float64 (dollars), ``outcome`` (G, P + 4) int64 (totals, rounds, turns,
+        challenges, decisions: equal rows of a pair mean the same game result).
+    """
+    p = exp.players[0]
+    rot = games["rotation"].to_numpy().astype(np.int64)
+    share = np.stack([games[f"seat_{s}_win_share"].to_numpy(np.float64) for s in range(p)], axis=1)
+    totals = np.stack([games[f"seat_{s}_total"].to_numpy(np.float64) for s in range(p)], axis=1)
+    rows = np.arange(len(games))
+    outcome = np.column_stack([totals.astype(np.int64)] + [games[k].to_numpy().astype(np.int64)
+                                                           for k in ("rounds", "turns", "challenges", "decisions")])
+    return {"arm": games["lineup"].to_numpy().astype(np.int32), "deal": games["deal"].to_numpy().astype(np.int64),
+            "rotation": rot.astype(np.int16), "win": share[rows, rot], "total": totals[rows, rot],
+            "outcome": outcome}
+
+
+def _per_deal(cols: dict[str, np.ndarray], arm: int, deals: np.ndarray, key: str) -> np.ndarray:
+    """(D,) float64 mean over the arm's rotations of ``key`` on each deal (deals in ``deals`` order)."""
+    sel = cols["arm"] == arm
+    d = cols["deal"][sel]
+    pos = np.searchsorted(deals, d)
+    s = np.bincount(pos, weights=cols[key][sel], minlength=deals.size)
+    n = np.bincount(pos, minlength=deals.size)
+    return s / np.maximum(n, 1)
+
+
+def _paired_outcome_changes(cols: dict[str, np.ndarray], t: int, c: int) -> tuple[int, int]:
+    """(pairs, pairs whose outcome differs) over every (deal, rotation) both arms played."""
+    def keyed(a: int) -> dict[tuple[int, int], np.ndarray]:
+        sel = np.flatnonzero(cols["arm"] == a)
+        return {(int(cols["deal"][i]), int(cols["rotation"][i])): cols["outcome"][i] for i in sel}
+
+    kt, kc = keyed(t), keyed(c)
+    common = kt.keys() & kc.keys()
+    return len(common), sum(1 for k in common if not np.array_equal(kt[k], kc[k]))
+
+
+def _constant_bounds(value: float, n: int, confidence: float) -> tuple[float, float]:
+    """Interval of a mean of per-deal differences in [-1, 1] when all ``n`` observed ones equal ``value``.
+
+    The t interval is then of zero width and claims too much. The share of
+    deals whose difference is not ``value`` has the exact upper confidence
+    bound ``u = 1 - (alpha / 2) ** (1 / n)`` (Clopper–Pearson with no such deal;
+    about 3.7/n at 95%, the "rule of three"), and each such deal moves the
+    mean by at most 2, so the mean lies in ``value ± 2u``, clipped to [-1, 1].
+    """
+    u = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    return max(-1.0, value - 2 * u), min(1.0, value + 2 * u)
+
+
+def tost_p(effect: float, se: float, df: int, margin: float) -> float:
+    """p-value of the TOST equivalence test of ``|effect| < margin`` (Schuirmann 1987).
+
+    The larger of the two one-sided t-test p-values, ``H0: effect <= -margin``
+    and ``H0: effect >= margin``, on ``df`` degrees of freedom. A zero standard
+    error gives 0.0 when the effect lies strictly inside the margin, else 1.0.
+
+    Args:
+        effect, se, margin: in the same unit (win-rate fraction or dollars); df >= 1.
+
+    Returns:
+        float in [0, 1]; NaN when the effect or se is not finite or df < 1.
+    """
+    if not (np.isfinite(effect) and np.isfinite(se)) or df < 1:
+        return float("nan")
+    if se <= 0:
+        return 0.0 if abs(effect) < margin else 1.0
+    p_low = float(sps.t.sf((effect + margin) / se, df))
+    p_high = float(sps.t.cdf((effect - margin) / se, df))
+    return max(p_low, p_high)
+
+
+def verdict(effect: float, p_holm: float, tost_holm: float, inert: bool, alpha: float = 0.05) -> str:
+    """The verdict of one tip row (module docstring): one of :data:`VERDICTS`.
+
+    Args:
+        effect: win-rate difference, treatment minus control. p_holm: Holm-adjusted p of no difference.
+        tost_holm: Holm-adjusted TOST p. inert: the switch changed no decision in the run.
+        alpha: 1 - confidence.
+    """
+    if inert:
+        return "inert"
+    if np.isfinite(p_holm) and p_holm < alpha:
+        return "supported" if effect > 0 else "refuted"
+    if np.isfinite(tost_holm) and tost_holm < alpha:
+        return "no effect within ±m"
+    return "inconclusive"
+
+
+def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, margin_pp: float = 0.5,
+                log_changes: Mapping[str, tuple[int, int, int]] | None = None) -> pd.DataFrame:
+    """Paired effects of every tip of one ablation cell (Holm and verdicts come later, :func:`finish`).
+
+    Args:
+        games: the cell's games (:func:`cya_sim.runner.load_games`). exp: its experiment.
+        confidence: two-sided level. margin_pp: TOST margin, percentage points.
+        log_changes: tip id -> (logged pairs, pairs whose action logs differ, logged decisions),
+            from :func:`changed_decisions`.
+
+    Returns:
+        one row per tip: ``tip``, ``treatment``, ``control``, ``deals``, ``win_diff`` (fraction) with
+        ``win_low``/``win_high``/``win_se``, ``win_treatment``, ``win_control``, ``total_diff`` (dollars)
+        with ``total_low``/``total_high``, ``p`` (two-sided t test, deals - 1 df), ``p_tost``,
+        ``pairs``, ``pairs_outcome_changed``, ``logged_pairs``, ``decisions_changed``, ``logged_decisions``.
+    """
+    cols = arm_columns(games, exp)
+    arms = exp.design.arms
+    deals = np.unique(cols["deal"])
+    rows = []
+    for tid, tr, co in exp.design.tips:
+        t, c = arms.index(tr), arms.index(co)
+        wt, wc = _per_deal(cols, t, deals, "win"), _per_deal(cols, c, deals, "win")
+        dt = _per_deal(cols, t, deals, "total") - _per_deal(cols, c, deals, "total")
+        e = ratio_estimate(wt - wc, 1.0, np.arange(deals.size), confidence)
+        se = e.se
+        df = deals.size - 1
+        if np.isfinite(se) and se == 0:  # every deal gave the same difference: no spread to test with
+            lo, hi, p, p_tost = *_constant_bounds(e.value, deals.size, confidence), float(e.value == 0), 1.0
+            if max(abs(lo), abs(hi)) < margin_pp / 100.0:
+                p_tost = 0.0
+        else:
+            lo, hi = e.low, e.high
+            p = float("nan") if not np.isfinite(se) else float(2 * sps.t.sf(abs(e.value) / se, df))
+            p_tost = tost_p(e.value, se, df, margin_pp / 100.0)
+        m_tot, lo_tot, hi_tot = mean_interval(dt, confidence)
+        pairs, changed = _paired_outcome_changes(cols, t, c)
+        lg = (log_changes or {}).get(tid, (0, 0, 0))
+        rows.append({"tip": tid, "treatment": tr, "control": co, "deals": int(deals.size),
+                     "win_treatment": float(wt.mean()), "win_control": float(wc.mean()),
+                     "win_diff": e.value, "win_se": se, "win_low": lo, "win_high": hi,
+                     "total_diff": m_tot, "total_low": lo_tot, "total_high": hi_tot,
+                     "p": p, "p_tost": p_tost,
+                     "pairs": pairs, "pairs_outcome_changed": changed,
+                     "logged_pairs": lg[0], "decisions_changed": lg[1], "logged_decisions": lg[2]})
+    return pd.DataFrame(rows)
+
+
+def finish(effects: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Holm over the family (every non-inert row of the study) and the verdicts.
+
+    A row is *inert* when no paired game's outcome differed and no logged
+    paired game's actions differed (``pairs_outcome_changed == 0`` and
+    ``decisions_changed == 0``); inert rows carry no test (p columns NaN).
+
+    Returns:
+        ``effects`` with ``inert``, ``p_holm``, ``p_tost_holm``, ``verdict`` and ``half_width_pp`` added.
+    """
+    df = effects.copy()
+    df["inert"] = (df["pairs_outcome_changed"] == 0) & (df["decisions_changed"] == 0)
+    p = np.where(df["inert"], np.nan, df["p"].to_numpy(np.float64))
+    pt = np.where(df["inert"], np.nan, df["p_tost"].to_numpy(np.float64))
+    df["p_holm"], df["p_tost_holm"] = holm(p), holm(pt)
+    alpha = 1.0 - confidence
+    df["verdict"] = [verdict(e, a, b, i, alpha) for e, a, b, i in
+                     zip(df["win_diff"], df["p_holm"], df["p_tost_holm"], df["inert"])]
+    df["half_width_pp"] = 100.0 * (df["win_high"] - df["win_low"]) / 2.0
+    return df
+
+
+# -- decisions changed: action logs of paired games -------------------------------------------
+def logged_games(exp: Experiment, n_deals: int) -> dict[str, np.ndarray]:
+    """The first ``n_deals`` deals of a cell replayed on the batched engine with action logs (every arm and rotation).
+
+    The games are the run's own (same key, deals and seats; agents and engine
+    are deterministic given the deal).
+
+    Returns:
+        :meth:`~cya_sim.experiment.Schedule.games_of` columns plus ``actions`` (G, LOG_CAP) int16 and
+        ``n_actions`` (G,) int32.
+
+    Raises:
+        RuntimeError: a game longer than :data:`LOG_CAP` actions.
+    """
+    from cya_sim.play import get_play_games
+    from cya_sim.rng import root_key
+
+    p = exp.players[0]
+    g = Schedule.of(exp).games_of(0, min(exp.games, n_deals * len(exp.design.arms) * p))
+    _table, state = get_play_games("batched")(exp.rules, list(exp.agents), g["seat_agent"], root_key(exp.seed),
+                                              g["deal"], log_cap=LOG_CAP, return_state=True)
+    return {**g, "actions": np.asarray(state.queue.log_actions), "n_actions": np.asarray(state.queue.log_len)}
+
+
+def changed_decisions(exp: Experiment, logged: Mapping[str, np.ndarray]) -> dict[str, tuple[int, int, int]]:
+    """Per tip: (paired games logged, paired games whose action logs differ, actions logged in those treatment games).
+
+    Two paired games (same deal, same rotation) share every state until their
+    first differing action, which is therefore a decision of the tip's seat
+    that the switch changed; each differing pair counts one such decision.
+
+    Args:
+        exp: the cell. logged: :func:`logged_games`.
+    """
+    arms = exp.design.arms
+    acts, lens = logged["actions"], logged["n_actions"]
+    key = {(int(d), int(r), int(a)): i for i, (d, r, a) in
+           enumerate(zip(logged["deal"], logged["rotation"], logged["lineup"]))}
+    out = {}
+    for tid, tr, co in exp.design.tips:
+        t, c = arms.index(tr), arms.index(co)
+        pairs = diff = decisions = 0
+        for (d, r, a), i in key.items():
+            if a != t or (d, r, c) not in key:
+                continue
+            j = key[(d, r, c)]
+            pairs += 1
+            decisions += int(lens[i])
+            if lens[i] != lens[j] or not np.array_equal(acts[i, :lens[i]], acts[j, :lens[j]]):
+                diff += 1
+        out[tid] = (pairs, diff, decisions)
+    return out
+
+
+# -- per-round records on the reference engine ------------------------------------------------
+def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int, arm: int = 0) -> pd.DataFrame:
+    """Per-round records of the first ``n_deals`` logged deals, one arm in every rotation, replayed on the reference engine.
+
+    Each logged game's actions are applied to the reference engine (R-* rules
+    in :mod:`cya_sim.engine.reference`; an action it refuses raises, so the
+    replay also checks the batched engine game by game). At every round's end
+    (R-ROUND-END, R-SCORE): each seat's round score, the largest set in any
+    stack and the seat holding it, and the dollars in play (stacks + discard
+    pile + draw pile + hands) against the deck's value
+    (:meth:`~cya_sim.rules.RuleSet.round_total`).
+
+    Returns:
+        one row per (game, round): ``deal``, ``rotation``, ``players``, ``round``, ``scored`` (dollars, sum
+        of the round's scores), ``in_play`` (dollars), ``deck_value`` (dollars), ``invariant_ok`` (bool:
+        ``in_play == deck_value`` and each score equals its stack's value), ``largest_set`` (dollars),
+        ``largest_holder`` (seat, -1 when shared), ``holder_won`` (float, the holder's win share of the game),
+        ``game_rounds``, ``scores`` (list of dollars per seat).
+
+    Raises:
+        IllegalActionError: a logged action the reference engine refuses.
+        RuntimeError: the replay's final totals differ from the logged game's.
+    """
+    from cya_sim.engine.reference.setup import new_game
+    from cya_sim.engine.reference.step import apply_action
+    from cya_sim.rng import root_key
+
+    p = exp.players[0]
+    key = root_key(exp.seed)
+    values = np.asarray(exp.rules.deck.values, np.int64)
+    deck_value = exp.rules.round_total(p)
+    first = np.unique(logged["deal"])[:n_deals]
+    rows = []
+    for i in np.flatnonzero((logged["lineup"] == arm) & np.isin(logged["deal"], first)):
+        deal, rot = int(logged["deal"][i]), int(logged["rotation"][i])
+        state = new_game(exp.rules, p, key, deal)
+        game_rows = []
+        for a in logged["actions"][i, : logged["n_actions"][i]]:
+            stacks, discard, draw, hands = state.stacks, state.discard_pile, state.draw_pile, state.hands
+            n_rounds = len(state.round_scores)
+            apply_action(state, int(a))
+            if len(state.round_scores) > n_rounds:  # the round just scored; stacks as they were scored
+                scores = [int(x) for x in state.round_scores[-1]]
+                sets = [(int(sum(values[c] for c in cs.cards)), seat) for seat, st in enumerate(stacks) for cs in st]
+                stack_vals = [int(sum(v for v, o in sets if o == seat)) for seat in range(p)]
+                big = max((v for v, _ in sets), default=0)
+                holders = sorted({o for v, o in sets if v == big}) if sets else []
+                in_play = (sum(stack_vals) + int(sum(values[c] for c in discard)) + int(sum(values[c] for c in draw))
+                           + int(sum(int(n) * int(values[t]) for h in hands for t, n in enumerate(h))))
+                game_rows.append({"deal": deal, "rotation": rot, "players": p, "round": n_rounds + 1,
+                                  "scored": int(sum(scores)), "in_play": in_play, "deck_value": deck_value,
+                                  "invariant_ok": in_play == deck_value and stack_vals == scores,
+                                  "largest_set": big, "largest_holder": holders[0] if len(holders) == 1 else -1,
+                                  "scores": scores})
+        if state.winners is None:
+            raise RuntimeError(f"replay of deal {deal} rotation {rot} did not finish the game")
+        shares = [1.0 / len(state.winners) if s in state.winners else 0.0 for s in range(p)]
+        for r in game_rows:
+            r["holder_won"] = shares[r["largest_holder"]] if r["largest_holder"] >= 0 else float("nan")
+            r["game_rounds"] = len(game_rows)
+        rows += game_rows
+    return pd.DataFrame(rows)
+
+
+# -- the whole study ---------------------------------------------------------------------------
+@dataclass
+class StudyResult:
+    """Tables of an analysed study.
+
+    Attributes:
+        verdicts: one row per tip x cell (:func:`finish` columns plus ``preset``, ``field``, ``players``).
+        rounds: FACT-ROUNDS, one row per cell: games, mean rounds, shares in 3–5 and 4–5, and a
+            histogram (``r1`` .. ``r8plus``, fractions of games).
+        big_pot: TIP-BIG-POT per cell: round ends with one holder of the largest set, P(win | held it)
+            with its deal-clustered interval, the base rate 1/P, and the same at the game's last round.
+        fact_1360: FACT-1360 per cell: rounds checked, invariant failures, largest round score (dollars).
+        missing: cells not analysed because they are not complete on disk (``play=False`` only).
+        timings: per cell: games, ``play_s`` (wall seconds of play over its finished runs, ``runs.json``),
+            ``this_run_s``, ``log_s`` (the logged replays), ``trace_s`` (the reference replays).
+    """
+
+    verdicts: pd.DataFrame
+    rounds: pd.DataFrame
+    big_pot: pd.DataFrame
+    fact_1360: pd.DataFrame
+    timings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    missing: tuple[str, ...] = ()
+
+
+def rounds_table(games: pd.DataFrame) -> dict[str, float]:
+    """FACT-ROUNDS of one cell: ``games``, ``mean_rounds``, ``in_3_5``, ``in_4_5`` and ``r1``..``r8plus`` fractions."""
+    r = games["rounds"].to_numpy()
+    out: dict[str, float] = {"games": int(r.size), "mean_rounds": float(r.mean()),
+                             "in_3_5": float(((r >= 3) & (r <= 5)).mean()), "in_4_5": float(((r >= 4) & (r <= 5)).mean())}
+    for k in range(1, 8):
+        out[f"r{k}"] = float((r == k).mean())
+    out["r8plus"] = float((r >= 8).mean())
+    return out
+
+
+def big_pot_table(trace: pd.DataFrame, p: int, confidence: float = 0.95) -> dict[str, float]:
+    """TIP-BIG-POT of one cell's round records: P(win | held the largest set at a round's end) vs 1/P.
+
+    Units are deals (every game of a deal shares its cards); round ends where
+    the largest set was shared are left out (counted in ``shared``).
+    """
+    one = trace[trace["largest_holder"] >= 0]
+    e = ratio_estimate(one["holder_won"], 1.0, one["deal"], confidence, proportion=True)
+    last = one[one["round"] == one["game_rounds"]]
+    e2 = ratio_estimate(last["holder_won"], 1.0, last["deal"], confidence, proportion=True)
+    return {"round_ends": len(one), "shared": int((trace["largest_holder"] < 0).sum()),
+            "p_win_held": e.value, "low": e.low, "high": e.high, "base_rate": 1.0 / p,
+            "last_round_ends": len(last), "p_win_held_last": e2.value, "low_last": e2.low, "high_last": e2.high}
+
+
+def cell_complete(exp: Experiment) -> bool:
+    """Whether a cell's results folder holds every planned chunk, each as recorded (:func:`cya_sim.runner.check_chunks`)."""
+    from cya_sim.runner import check_chunks, plan_of, read_manifest
+
+    try:
+        ranges = plan_of(read_manifest(exp.out))
+    except ExperimentError:
+        return False
+    return len(check_chunks(exp.out, ranges).good) == len(ranges)
+
+
+def run_study(study: Study, progress: bool = True, command: str | None = None, play: bool = True) -> StudyResult:
+    """Play every cell (resuming finished chunks), replay the logged and traced samples, analyse, write the report.
+
+    Args:
+        study: the study. progress: progress bars. command: recorded in the runs and REPORT.md.
+        play: False analyses only the cells already complete on disk and plays nothing; the report
+            then names the missing cells (``StudyResult.missing``).
+
+    Returns:
+        the :class:`StudyResult` (also written: ``verdicts.csv``, ``rounds.csv``, ``big_pot.csv``,
+        ``fact_1360.csv``, ``rounds.parquet``, ``forest.png``, ``heatmap.png``, ``REPORT.md`` in ``study.out``).
+
+    Raises:
+        ExperimentError: a cell's folder is refused (named). Errors of the engines propagate; a rerun resumes.
+    """
+    from cya_sim.runner import load_games, read_runs, run_experiment
+
+    study.out.mkdir(parents=True, exist_ok=True)
+    effects, rounds, bigpot, facts, traces, timings, missing = [], [], [], [], [], [], []
+    for cell in study.cells():
+        exp = study.experiment(*cell)
+        if play:
+            elapsed = run_experiment(exp, progress=progress, command=command).elapsed_s
+        elif cell_complete(exp):
+            elapsed = 0.0
+        else:
+            missing.append(study.cell_name(*cell))
+            continue
+        games = load_games(exp.out)
+        t0 = time.perf_counter()
+        logged = logged_games(exp, study.log_deals)
+        logs = changed_decisions(exp, logged)
+        t1 = time.perf_counter()
+        tab = tip_effects(games, exp, study.confidence, study.margin_pp, logs)
+        ctx = {"preset": cell[0], "field": cell[1], "players": cell[2]}
+        effects.append(tab.assign(**ctx))
+        rounds.append({**ctx, **rounds_table(games)})
+        tr = trace_rounds(exp, logged, study.trace_deals)
+        t2 = time.perf_counter()
+        del logged
+        traces.append(tr.assign(preset=cell[0], field=cell[1]))
+        bigpot.append({**ctx, **big_pot_table(tr, cell[2], study.confidence)})
+        facts.append({**ctx, "rounds_checked": len(tr), "invariant_failures": int((~tr["invariant_ok"]).sum()),
+                      "max_scored": int(tr["scored"].max()), "deck_value": int(tr["deck_value"].iloc[0]),
+                      "over_1360000": int((tr["scored"] > FACT_1360).sum())})
+        runs = [r for r in read_runs(exp.out) if r.get("status") == "finished"]
+        timings.append({**ctx, "games": int(exp.games), "play_s": float(sum(r.get("elapsed_s") or 0 for r in runs)),
+                        "this_run_s": float(elapsed), "log_s": t1 - t0, "trace_s": t2 - t1})
+        del games
+    if not effects:
+        raise ExperimentError("out", f"no complete cell in {str(study.out)!r}; run `cya-sim tips` without --report-only")
+    result = StudyResult(finish(pd.concat(effects, ignore_index=True), study.confidence), pd.DataFrame(rounds),
+                         pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings), tuple(missing))
+    pd.concat(traces, ignore_index=True).to_parquet(study.out / "rounds.parquet")
+    write_report(study, result, command)
+    return result
+
+
+def load_result(folder: str | Path) -> StudyResult:
+    """The tables of a finished study folder (``verdicts.csv`` and the others; notebooks use it).
+
+    Raises:
+        FileNotFoundError: the folder holds no ``verdicts.csv`` (run ``cya-sim tips`` first).
+    """
+    f = Path(folder)
+    if not (f / "verdicts.csv").exists():
+        raise FileNotFoundError(f"{str(f)!r} holds no verdicts.csv; run `cya-sim tips` into it first")
+    read = {k: pd.read_csv(f / f"{k}.csv") for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings")}
+    return StudyResult(**read)
+
+
+# -- plots and report --------------------------------------------------------------------------
+def forest_figure(verdicts: pd.DataFrame, margin_pp: float):
+    """Forest plot: one row per tip x context, the win-rate effect (pp) with its interval, the ±m band shaded.
+
+    Returns:
+        a matplotlib Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    v = verdicts.reset_index(drop=True)
+    n = len(v)
+    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.16 * n + 1.2)))
+    y = np.arange(n)[::-1]
+    colour = {"supported": "tab:green", "refuted": "tab:red", "no effect within ±m": "tab:blue",
+              "inconclusive": "tab:gray", "inert": "black"}
+    ax.axvspan(-margin_pp, margin_pp, color="tab:blue", alpha=0.12, label=f"±{margin_pp:g} pp margin")
+    ax.axvline(0, color="k", lw=0.6)
+    for verd, sub in v.groupby("verdict"):
+        yy = y[sub.index.to_numpy()]
+        ax.errorbar(100 * sub["win_diff"], yy, xerr=[100 * (sub["win_diff"] - sub["win_low"]).clip(lower=0),
+                                                    100 * (sub["win_high"] - sub["win_diff"]).clip(lower=0)],
+                    fmt="o", ms=3, lw=0.8, color=colour.get(verd, "tab:gray"), label=verd)
+    labels = [f"{r.tip} | {r.preset} {r.field} {r.players}p" for r in v.itertuples()]
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=6)
+    ax.set_xlabel("win rate, treatment minus control (percentage points), 95% deal-clustered interval")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def heatmap_figure(verdicts: pd.DataFrame):
+    """Heat map of the win-rate effect (pp) by tip (rows) and table size (columns), averaged over presets and fields.
+
+    Returns:
+        a matplotlib Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    m = verdicts.pivot_table(index="tip", columns="players", values="win_diff", aggfunc="mean") * 100
+    fig, ax = plt.subplots(figsize=(1.2 * m.shape[1] + 3, 0.4 * m.shape[0] + 1.5))
+    lim = float(np.nanmax(np.abs(m.to_numpy()))) if m.size else 1.0
+    im = ax.imshow(m.to_numpy(), cmap="RdBu", vmin=-max(lim, 0.5), vmax=max(lim, 0.5), aspect="auto")
+    ax.set_xticks(range(m.shape[1]), [f"{c}p" for c in m.columns])
+    ax.set_yticks(range(m.shape[0]), m.index, fontsize=8)
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            ax.text(j, i, f"{m.iat[i, j]:+.1f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(im, ax=ax, label="win rate effect (pp), mean over presets and fields")
+    fig.tight_layout()
+    return fig
+
+
+def _pp(x: float) -> str:
+    return "—" if not np.isfinite(x) else f"{100 * x:+.2f}"
+
+
+def _pv(x: float) -> str:
+    return "—" if not np.isfinite(x) else ("<0.0001" if x < 1e-4 else f"{x:.4f}")
+
+
+def verdict_markdown(study: Study, r: StudyResult) -> str:
+    """The verdict table (one row per tip x context) and the rows of entries without a verdict, as Markdown."""
+    v = r.verdicts
+    lines = [("| tip | preset | field | P | win rate effect (pp) [95% CI] | total effect ($) [95% CI] | p (Holm) "
+             "| TOST p (Holm) | decisions changed | verdict |"), "|---|---|---|---|---|---|---|---|---|---|"]
+    for x in v.itertuples():
+        ch = (f"{x.decisions_changed} of {x.logged_pairs} logged pairs; outcome differs in "
+              f"{x.pairs_outcome_changed:,} of {x.pairs:,}")
+        lines.append(f"| {x.tip} | {x.preset} | {x.field} | {x.players} | {_pp(x.win_diff)} [{_pp(x.win_low)}, "
+                     f"{_pp(x.win_high)}] | {x.total_diff:+,.0f} [{x.total_low:+,.0f}, {x.total_high:+,.0f}] | "
+                     f"{_pv(x.p_holm)} | {_pv(x.p_tost_holm)} | {ch} | {x.verdict} |")
+    return "\n".join(lines)
+
+
+def summary_markdown(study: Study, r: StudyResult) -> str:
+    """One row per tip over every context: verdict counts, effect range, largest half-width."""
+    v = r.verdicts
+    lines = ["| tip | treatment | control | verdicts over the contexts | win-rate effect range (pp) |",
+             "|---|---|---|---|---|"]
+    for tid, sub in v.groupby("tip", sort=False):
+        counts = ", ".join(f"{k} {n}" for k, n in sub["verdict"].value_counts().items())
+        lines.append(f"| {tid} | `{sub['treatment'].iloc[0]}` | `{sub['control'].iloc[0]}` | {counts} | "
+                     f"{_pp(sub['win_diff'].min())} to {_pp(sub['win_diff'].max())} |")
+    for tid, why in study.reasons:
+        lines.append(f"| {tid} | — | — | no verdict row: {why} | — |")
+    bp = r.big_pot
+    lines.append(f"| TIP-BIG-POT | (measurement) | | P(win \\| held the largest set at a round's end) in "
+                 f"{_pp(bp['p_win_held'].min())[1:]}–{_pp(bp['p_win_held'].max())[1:]} % against base rates "
+                 f"{100 * bp['base_rate'].min():.1f}–{100 * bp['base_rate'].max():.1f} % (table below) | — |")
+    f = r.fact_1360
+    lines.append(f"| FACT-1360 | (invariant) | | {int(f['rounds_checked'].sum()):,} stored rounds checked, "
+                 f"{int(f['invariant_failures'].sum())} failures; largest classic round score "
+                 f"${int(f[f['preset'] == 'classic']['max_scored'].max() if (f['preset'] == 'classic').any() else 0):,}"
+                 f" | — |")
+    ro = r.rounds
+    lines.append(f"| FACT-ROUNDS | (distribution) | | mean rounds per game {ro['mean_rounds'].min():.2f}–"
+                 f"{ro['mean_rounds'].max():.2f}; share in 3–5 {100 * ro['in_3_5'].min():.1f}–"
+                 f"{100 * ro['in_3_5'].max():.1f} %, in 4–5 {100 * ro['in_4_5'].min():.1f}–{100 * ro['in_4_5'].max():.1f} % "
+                 f"(table below) | — |")
+    return "\n".join(lines)
+
+
+def write_report(study: Study, r: StudyResult, command: str | None = None) -> Path:
+    """Write the CSV tables, ``forest.png``, ``heatmap.png`` and ``REPORT.md`` into ``study.out``.
+
+    Returns:
+        the path of REPORT.md.
+    """
+    import matplotlib.pyplot as plt
+
+    out = study.out
+    for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings"):
+        getattr(r, k).to_csv(out / f"{k}.csv", index=False)
+    fig = forest_figure(r.verdicts, study.margin_pp)
+    fig.savefig(out / "forest.png", dpi=110)
+    plt.close(fig)
+    fig = heatmap_figure(r.verdicts)
+    fig.savefig(out / "heatmap.png", dpi=110)
+    plt.close(fig)
+    v = r.verdicts
+    hw = v.loc[~v["inert"], "half_width_pp"]
+    t = r.timings
+    games = int(t["games"].sum()) if len(t) else 0
+    cnt = v["verdict"].value_counts()
+    md = [f"# Tip study `{study.name}`" + (" (quick form)" if study.quick else ""), "",
+          f"Command: `{command or 'cya-sim tips ' + str(study.source)}`", "",
+          (f"{len(study.tips)} ablations x {len(study.cells())} contexts (table sizes "
+          f"{', '.join(map(str, study.players))}; presets {', '.join(study.presets)}; fields "
+          f"{', '.join(f'P-1 {f}' for f in study.fields)}). Each context plays "
+          + ", ".join(f"{d:,} duplicated deals at {p}p" for p, d in zip(study.players, study.deals))
+          + f", every arm ({len(study.arms)} arms) in every rotation (deals x {len(study.arms)} x P games per "
+          f"context): {games:,} games in all, seed {study.seed}. "
+          f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum():,.0f} s.")
+          + (f" **Not analysed (cells not complete on disk): {', '.join(r.missing)}.**" if r.missing else ""), "",
+          f"Effects are treatment minus control, paired on deals (the sampling unit), with 95% Student-t "
+          f"intervals on deals - 1 df; p is the two-sided t test of no difference, TOST p the equivalence test "
+          f"of |effect| < {study.margin_pp:g} pp (Schuirmann 1987); both Holm-adjusted over the family of "
+          f"{int((~v['inert']).sum())} non-inert tip x context rows. Verdicts: " +
+          ", ".join(f"{k} {cnt.get(k, 0)}" for k in VERDICTS) + ".", "",
+          f"Win-rate interval half-widths (non-inert rows): median {hw.median():.2f} pp, largest "
+          f"{hw.max():.2f} pp" + (" (target <= 1.0 pp: met)" if len(hw) and hw.max() <= 1.0 else
+                                   " (target <= 1.0 pp: NOT met at this size)") + ".", "",
+          ("*Decisions changed*: paired games (same deal, same rotation) of the first "
+          f"{study.log_deals} deals replayed with action logs whose logs differ — each has one decision "
+          "the switch changed, at the first divergence; and, over all games, paired games whose outcome differs. "
+          "A row with both zero is *inert* and carries no test."), "",
+          "## Summary per tip", "", summary_markdown(study, r), "",
+          "![forest plot](forest.png)", "", "![heat map](heatmap.png)", "",
+          "## Verdict table", "", verdict_markdown(study, r), "",
+          "## TIP-BIG-POT", "",
+          ("Per context, the first arm's games of the first "
+          f"{study.trace_deals} deals replayed on the reference engine; each round end with a single holder of "
+          "the largest set; P(win) is the holder's win share of the game, deal-clustered Wilson interval."), "",
+          ("| preset | field | P | round ends | P(win \\| held largest) [95% CI] | base rate | at the last round "
+          "[95% CI] |"), "|---|---|---|---|---|---|---|"]
+    for x in r.big_pot.itertuples():
+        md.append(f"| {x.preset} | {x.field} | {x.players} | {x.round_ends} | {100 * x.p_win_held:.1f} % "
+                  f"[{100 * x.low:.1f}, {100 * x.high:.1f}] | {100 * x.base_rate:.1f} % | "
+                  f"{100 * x.p_win_held_last:.1f} % [{100 * x.low_last:.1f}, {100 * x.high_last:.1f}] |")
+    fam = v[v["tip"].str.startswith("TIP-WILD-USE")].copy()
+    if len(fam):
+        fam["p_family"] = holm(np.where(fam["inert"], np.nan, fam["p"].to_numpy(np.float64)))
+        uses = list(dict.fromkeys(t.split(":", 1)[-1] for t in fam["tip"]))
+        md += ["", "## TIP-WILD-USE as one family", "",
+               ("The uses of a wild, each the effect of allowing it (treatment: every use allowed; control: "
+               "that use forbidden), win rate in pp [95% CI], with Holm over this family alone (its rows x "
+               f"{len(study.cells())} contexts) beside the study-wide verdict."), "",
+               "| preset | field | P | " + " | ".join(uses) + " | largest effect |",
+               "|---|---|---|" + "---|" * (len(uses) + 1)]
+        for (pr, fl, pl), sub in fam.groupby(["preset", "field", "players"], sort=False):
+            cells = {x.tip.split(":", 1)[-1]: f"{_pp(x.win_diff)} [{_pp(x.win_low)}, {_pp(x.win_high)}] "
+                     f"p<sub>fam</sub> {_pv(x.p_family)}, {x.verdict}" for x in sub.itertuples()}
+            best = sub.loc[sub["win_diff"].abs().idxmax(), "tip"].split(":", 1)[-1]
+            md.append(f"| {pr} | {fl} | {pl} | " + " | ".join(cells.get(u, "—") for u in uses) + f" | {best} |")
+    md += ["", "## FACT-1360", "",
+           ("Every stored round (rounds.parquet) is checked: stacks + discard pile + draw pile + hands = the "
+           "deck's value, and each seat's round score = its stack's value."), "",
+           ("| preset | field | P | rounds checked | failures | largest round score ($) | deck value ($) | "
+           "rounds over $1,360,000 |"), "|---|---|---|---|---|---|---|---|"]
+    for x in r.fact_1360.itertuples():
+        md.append(f"| {x.preset} | {x.field} | {x.players} | {x.rounds_checked} | {x.invariant_failures} | "
+                  f"{x.max_scored:,} | {x.deck_value:,} | {x.over_1360000} |")
+    md += ["", "## FACT-ROUNDS", "",
+           "Rounds per game over every game of the context (the seeds say 3–5, seed 002; 4–5, seed 000).", "",
+           "| preset | field | P | games | mean | in 3–5 | in 4–5 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8+ |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in r.rounds.itertuples():
+        hist = " | ".join(f"{100 * getattr(x, k):.1f}" for k in
+                          ("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8plus"))
+        md.append(f"| {x.preset} | {x.field} | {x.players} | {x.games:,} | {x.mean_rounds:.2f} | "
+                  f"{100 * x.in_3_5:.1f} % | {100 * x.in_4_5:.1f} % | {hist} |")
+    md += ["", "## Games and time per context", "",
+           "| preset | field | P | deals | games | play time (s) | win-rate half-width, largest / median (pp) |",
+           "|---|---|---|---|---|---|---|"]
+    for x in t.itertuples():
+        h = v[(v["preset"] == x.preset) & (v["field"] == x.field) & (v["players"] == x.players) & ~v["inert"]]
+        hw_cell = f"{h['half_width_pp'].max():.2f} / {h['half_width_pp'].median():.2f}" if len(h) else "—"
+        md.append(f"| {x.preset} | {x.field} | {x.players} | {study.deals_at(x.players):,} | {x.games:,} | "
+                  f"{x.play_s:,.1f} | {hw_cell} |")
+    path = out / "REPORT.md"
+    path.write_text("\n".join(md) + "\n", encoding="utf-8")
+    return path
+
+
+def half_width_needed(sd_pp: float, target_pp: float = 1.0, confidence: float = 0.95) -> int:
+    """Deals needed for a t interval of half-width ``target_pp`` given a per-deal standard deviation (pp)."""
+    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    return math.ceil((z * sd_pp / target_pp) ** 2)

@@ -1,0 +1,70 @@
+"""Command line of the tip study: ``cya-sim tips [STUDY.toml] [--quick] [--deals N] [--out DIR] [--workers N]``.
+
+Runs every cell of the study (:mod:`cya_sim.tips`; each cell resumes like any
+experiment), then writes REPORT.md, the verdict table (``verdicts.csv``), the
+forest plot and the heat map into the study folder. A refused input prints
+one line naming the field and exits with status 2 before any game is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+DEFAULT_STUDY = Path("experiments/tips.toml")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def tips_parser() -> argparse.ArgumentParser:
+    """Parser of ``cya-sim tips``."""
+    p = _Parser(prog="cya-sim tips", description=(
+        "Run the tip study (every TIP-* entry of TIPS.md as a treatment-versus-control ablation on duplicate deals, "
+        "seats rotated, at every table size, rule preset and field of the study file) and write REPORT.md with the "
+        "verdict table, forest plot and heat map into the study folder. Rerunning resumes finished cells."))
+    p.add_argument("study", nargs="?", type=Path, default=DEFAULT_STUDY,
+                   help=f"the study TOML file (default {DEFAULT_STUDY})")
+    p.add_argument("--quick", action="store_true", help="the small CI form (the file's [quick] table)")
+    p.add_argument("--deals", type=int, metavar="N", help="duplicated deals per context (field deals)")
+    p.add_argument("--out", metavar="FOLDER", help="study folder (field out)")
+    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
+    p.add_argument("--report-only", action="store_true",
+                   help="play nothing: analyse the cells already complete in the study folder and name the others")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    return p
+
+
+def tips_main(argv: Sequence[str]) -> int:
+    """Run ``cya-sim tips`` with the words after ``tips``; return the exit status (0, 2 refused, 130 interrupted)."""
+    from cya_sim.experiment import ExperimentError
+    from cya_sim.tips import load_study, run_study
+
+    try:
+        args = tips_parser().parse_args(list(argv))
+    except SystemExit as e:
+        return int(e.code or 0)
+    over = {k: v for k, v in (("deals", args.deals), ("out", args.out), ("workers", args.workers)) if v is not None}
+    try:
+        study = load_study(args.study, quick=args.quick, overrides=over)
+        command = "cya-sim tips " + shlex.join([str(a) for a in argv])
+        result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)
+    except ExperimentError as e:
+        print(f"cya-sim tips: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    v = result.verdicts
+    print(f"{len(v)} tip x context rows: " + ", ".join(f"{k} {n}" for k, n in v["verdict"].value_counts().items()))
+    print(f"wrote {study.out / 'REPORT.md'}")
+    return 0

@@ -1,0 +1,170 @@
+"""The tip study (issue 11): ablation design, paired effects, TOST, verdicts, inert switches, report, notebook, CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbclient
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from cya_sim.cli import main
+from cya_sim.experiment import ExperimentError, Schedule, parse_experiment
+from cya_sim.tips import _constant_bounds, load_study, parse_study, run_study, tost_p, verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "tips.ipynb"
+
+
+def _ablation(**design):
+    doc = {"name": "abl", "seed": 1, "games": 2 * 3 * 3, "players": 3,
+           "agents": ["heuristic", "heuristic(backup=true)", "greedy"],
+           "design": {"kind": "ablation", "field": "greedy",
+                      "tips": [{"id": "TIP-BACKUP", "treatment": "heuristic(backup=true)", "control": "heuristic"}],
+                      **design}}
+    return parse_experiment(doc)
+
+
+def test_ablation_plays_treatment_and_control_on_the_same_deals_and_seats():
+    exp = _ablation()
+    assert exp.design.duplicate and exp.design.arms == ("heuristic(backup=true)", "heuristic")
+    g = Schedule.of(exp).games_of(0, exp.games)
+    arm_seat = g["rotation"]  # the arm sits at line-up position 0: seat = rotation
+    pool = np.array([exp.agents.index(a) for a in exp.design.arms])
+    assert (g["seat_agent"][np.arange(exp.games), arm_seat] == pool[g["lineup"]]).all()
+    for d in np.unique(g["deal"]):  # every deal: both arms, every rotation once
+        sel = g["deal"] == d
+        assert sorted(zip(g["lineup"][sel], g["rotation"][sel])) == [(a, r) for a in (0, 1) for r in range(3)]
+    assert (g["seat_agent"][g["seat_agent"] != pool[g["lineup"]][:, None]] == 2).all()  # the field elsewhere
+
+
+@pytest.mark.parametrize(("design", "field"), [
+    ({"duplicate": False}, "design.duplicate"),
+    ({"tips": [{"id": "T", "treatment": "heuristic", "control": "nope"}]}, "design.tips[0].control"),
+    ({"tips": [{"id": "T", "treatment": "heuristic", "control": "heuristic"}]}, "design.tips[0].control"),
+    ({"tips": [{"id": "T", "treatment": "greedy", "control": "heuristic"}]}, "design.tips[0].treatment"),
+    ({"field": "random"}, "design.field"),
+    ({"tips": []}, "design.tips"),
+])
+def test_ablation_design_refuses_bad_fields_by_name(design, field):
+    with pytest.raises(ExperimentError) as e:
+        _ablation(**design)
+    assert e.value.field == field
+    assert "\n" not in str(e.value)
+
+
+def test_tost_and_t_test_hold_their_size_on_simulated_nulls():
+    """Per-deal differences drawn under the nulls (Schuirmann 1987): the equivalence test at the margin and the
+    difference test at zero each reject at most about 5% (2,000 replications, 300 deals)."""
+    rng = np.random.default_rng(5)
+    reps, n, sd, margin = 2000, 300, 0.3, 0.005
+    for true, which in ((0.0, "t"), (margin, "tost"), (-margin, "tost")):
+        x = rng.normal(true, sd, size=(reps, n))
+        m, se = x.mean(1), x.std(1, ddof=1) / np.sqrt(n)
+        if which == "t":
+            rej = (2 * sps.t.sf(np.abs(m) / se, n - 1) < 0.05).mean()
+        else:
+            rej = np.mean([tost_p(a, b, n - 1, margin) < 0.05 for a, b in zip(m, se)])
+        assert rej <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), (true, which, rej)
+    # and TOST has power when the effect is well inside the margin
+    x = rng.normal(0.0, 0.1, size=(200, 20000))
+    m, se = x.mean(1), x.std(1, ddof=1) / np.sqrt(20000)
+    assert np.mean([tost_p(a, b, 19999, margin) < 0.05 for a, b in zip(m, se)]) > 0.8
+
+
+def test_verdicts():
+    assert verdict(0.03, 0.001, 1.0, False) == "supported"
+    assert verdict(-0.03, 0.001, 1.0, False) == "refuted"
+    assert verdict(0.001, 0.6, 0.01, False) == "no effect within ±m"
+    assert verdict(0.001, 0.6, 0.2, False) == "inconclusive"
+    assert verdict(0.0, float("nan"), float("nan"), True) == "inert"
+    assert tost_p(0.0, 0.0, 10, 0.005) == 0.0 and tost_p(0.01, 0.0, 10, 0.005) == 1.0
+    # every deal with the same difference: an exact bound instead of a zero-width interval
+    lo, hi = _constant_bounds(0.0, 10, 0.95)
+    assert lo == pytest.approx(-2 * (1 - 0.025 ** 0.1)) and hi == -lo and hi > 0.005  # 10 deals: nothing shown
+    assert _constant_bounds(0.0, 5000, 0.95)[1] < 0.005  # 5,000 deals without a difference: within ±0.5 pp
+
+
+def _small_study(out: Path) -> dict:
+    return {"name": "t", "seed": 3, "deals": 8, "players": [2, 3], "presets": ["classic"], "fields": ["greedy"],
+            "margin_pp": 0.5, "log_deals": 8, "trace_deals": 3, "out": str(out), "workers": 1,
+            "tip": [{"id": "AA-CHECK", "treatment": "heuristic", "control": "heuristic(cover=false)"},
+                    {"id": "TIP-COVER", "treatment": "heuristic(cover=true)", "control": "heuristic"},
+                    {"id": "TIP-BACKUP", "treatment": "heuristic(backup=true)", "control": "heuristic"}],
+            "reason": [{"id": "TIP-HIDE-WILD", "reason": "no choice in the rules"}]}
+
+
+def test_small_study_end_to_end_aa_inert_report_and_notebook(tmp_path, monkeypatch):
+    out = tmp_path / "study"
+    study = parse_study(_small_study(out))
+    r = run_study(study, progress=False)
+    v = r.verdicts.set_index(["tip", "players"])
+    assert len(v) == 3 * 2
+    for p in (2, 3):
+        # A/A (the same switches spelled twice): identical games, inert with zero changed decisions
+        aa = v.loc[("AA-CHECK", p)]
+        assert aa["verdict"] == "inert" and aa["decisions_changed"] == 0 and aa["pairs_outcome_changed"] == 0
+        assert aa["logged_pairs"] == 8 * p and aa["win_diff"] == 0.0
+        # cover=true on greedy's order (sets first) changes nothing either
+        assert v.loc[("TIP-COVER", p), "verdict"] == "inert"
+        # backup=true changes decisions; its effect is real numbers, not a stub
+        b = v.loc[("TIP-BACKUP", p)]
+        assert b["verdict"] != "inert" and b["decisions_changed"] > 0 and b["logged_decisions"] > 0
+        assert b["win_low"] <= b["win_diff"] <= b["win_high"]
+        assert np.isfinite(b["p_holm"]) and b["p_holm"] >= b["p"]
+    # FACT-1360: every stored round checked on the reference engine
+    f = r.fact_1360
+    assert (f["rounds_checked"] > 0).all() and (f["invariant_failures"] == 0).all()
+    assert (f["max_scored"] <= 1_360_000).all()
+    rounds = pd.read_parquet(out / "rounds.parquet")
+    assert rounds["invariant_ok"].all() and len(rounds) == f["rounds_checked"].sum()
+    # FACT-ROUNDS histogram sums to 1; TIP-BIG-POT has an interval around its estimate
+    h = r.rounds[["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8plus"]].sum(axis=1)
+    assert np.allclose(h, 1.0)
+    bp = r.big_pot
+    assert ((bp["low"] <= bp["p_win_held"]) & (bp["p_win_held"] <= bp["high"])).all()
+    text = (out / "REPORT.md").read_text()
+    for needle in ("AA-CHECK", "TIP-HIDE-WILD", "no verdict row: no choice in the rules", "TIP-BIG-POT",
+                   "FACT-1360", "FACT-ROUNDS", "forest.png", "heatmap.png"):
+        assert needle in text
+    assert (out / "forest.png").stat().st_size > 0 and (out / "heatmap.png").stat().st_size > 0
+    # a second run resumes (nothing to play) and gives the same table; so does analysing what is on disk
+    again = run_study(study, progress=False).verdicts
+    pd.testing.assert_frame_equal(again, r.verdicts)
+    only = run_study(study, progress=False, play=False)
+    assert only.missing == () and only.verdicts.equals(r.verdicts)
+
+    monkeypatch.setenv("CYA_TIPS", str(out))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert len([o for o in outputs if "image/png" in o.get("data", {})]) >= 2  # forest plot, heat map
+
+
+def test_shipped_study_covers_every_tip_of_tips_md():
+    ids = {line.split("|")[1].strip() for line in (ROOT.parent / "shared" / "TIPS.md").read_text().splitlines()
+           if line.startswith(("| TIP-", "| FACT-"))}
+    study = load_study(ROOT / "experiments" / "tips.toml")
+    have = {t.split(":")[0] for t, _tr, _co in study.tips} | {i for i, _ in study.reasons}
+    have |= {"TIP-BIG-POT", "FACT-1360", "FACT-ROUNDS"}  # measurements in every study report
+    assert ids <= have, ids - have
+    assert study.presets == ("classic", "guide", "basic") and study.players == (2, 3, 4, 5, 6)
+    assert study.fields == ("greedy", "card_counter") and study.margin_pp == 0.5
+    assert load_study(ROOT / "experiments" / "tips.toml", quick=True).quick
+
+
+def test_cli_refuses_a_bad_study_field_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nseed = 1\ndeals = 0\nplayers = [2]\npresets = ["classic"]\nfields = ["greedy"]\n'
+                   '[[tip]]\nid = "T"\ntreatment = "heuristic(backup=true)"\ncontrol = "heuristic"\n')
+    assert main(["tips", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'deals'" in err
+    assert not (tmp_path / "o").exists()
+    assert main(["tips", str(tmp_path / "missing.toml")]) == 2
