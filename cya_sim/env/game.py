@@ -97,8 +97,8 @@ class EnvGame:
         if self._log is not None:
             names = self.rules.deck.names
             self._log(f"game {g}: {self.n_players} players, rules {self.rules.name}")
-            self._log(f"round 1: seat {self.state.dealer} deals; the discard pile shows "
-                      f"{names[self.state.discard_pile[-1]]}")
+            self.say(f"round 1: seat {self.state.dealer} deals; the discard pile shows "
+                     f"{names[self.state.discard_pile[-1]]}")
 
     @property
     def over(self) -> bool:
