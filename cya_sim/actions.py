@@ -17,9 +17,24 @@ block              size                 meaning
 ``discard``        ``T``                R-DISCARD: hand card ``c``
 ``respond``        ``1 + nW``           R-CH-EXCHANGE: play a matching asset (k=0) or wild ``k-1``
 ``give_up``        ``1``                R-CH-EXCHANGE: stop; the other side wins
+``draft_take``     ``D * nA * (1+nW)``  R-2P-DRAFT / R-3P-DRAFT: play hand asset ``a`` and take
+                                        every face-up draft-pile top of type ``a`` within
+                                        reach (k=0), or, when none is, one face-up wild
+                                        ``k-1`` (the reachable pile nearest the mover's left)
+``draft_wild``     ``D * nW * nA``      the same with hand wild ``w`` naming asset ``a``: take
+                                        every face-up top of type ``a`` within reach
+``draft_challenge`` ``D * (1 + nW)``    the offered neighbour opens the immediate challenge of
+                                        the freshly drafted set with a matching asset (k=0)
+                                        or wild ``k-1`` (R-CH-ALLOWED's draft exception)
+``draft_decline``  ``D``                the offered neighbour lets the drafted set be
 =================  ===================  =================================================
 
-For the 2011 deck and 12 players: 30 + 12 + 33 + 12 + 3 + 1 = 91 actions.
+``D`` is 1 when the rule set has draft piles (``rules.draft != "none"``) and 0
+otherwise: the classic presets keep exactly their ids and size. An immediate
+challenge, once opened, goes on with ``respond``/``give_up``.
+
+For the 2011 deck and 12 players: 30 + 12 + 33 + 12 + 3 + 1 = 91 actions; with
+draft piles (2 players): 30 + 12 + 3 + 12 + 3 + 1 + 30 + 20 + 3 + 1 = 115.
 """
 
 from __future__ import annotations
@@ -29,7 +44,8 @@ from functools import cached_property
 
 from cya_sim.rules import RuleSet
 
-KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up")
+KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up",
+         "draft_take", "draft_wild", "draft_challenge", "draft_decline")
 
 
 @dataclass(frozen=True)
@@ -38,9 +54,13 @@ class Action:
 
     kind: one of :data:`KINDS`.
     card: card type id — the asset of ``pair_hand``, the hand card of
-        ``pair_discard`` and ``discard``; -1 otherwise.
-    partner: for ``pair_hand``/``challenge``/``respond``: -1 = a matching asset,
-        else the wild type id played; -1 otherwise.
+        ``pair_discard`` and ``discard``, the hand asset of ``draft_take``, the
+        asset type named by ``draft_wild``; -1 otherwise.
+    partner: for ``pair_hand``/``challenge``/``respond``/``draft_challenge``:
+        -1 = a matching asset, else the wild type id played; for
+        ``draft_take``: -1 = the face-up tops of the asset's type, else the
+        face-up wild type taken; for ``draft_wild``: the wild played from the
+        hand; -1 otherwise.
     offset: for ``challenge``: the target is the seat ``offset`` places to the
         left of the challenger (1..max_players-1); 0 otherwise.
     """
@@ -57,6 +77,7 @@ class ActionSpace:
 
     Attributes:
         n_assets, n_wilds, max_players: from the rule set.
+        draft: whether the draft blocks are present (RULES.md §7).
         size: A, the number of actions (``legal_action_mask`` is ``(A,) bool``).
         start: dict kind -> first id of its block.
     """
@@ -65,11 +86,13 @@ class ActionSpace:
     n_wilds: int
     max_players: int
     card_names: tuple[str, ...]
+    draft: bool = False
 
     @classmethod
     def for_rules(cls, rules: RuleSet) -> ActionSpace:
-        """The action space of ``rules`` (depends on its deck and max_players)."""
-        return cls(rules.deck.n_assets, rules.deck.n_wilds, rules.max_players, rules.deck.names)
+        """The action space of ``rules`` (depends on its deck, max_players and whether it drafts)."""
+        return cls(rules.deck.n_assets, rules.deck.n_wilds, rules.max_players, rules.deck.names,
+                   rules.draft != "none")
 
     @property
     def n_types(self) -> int:
@@ -80,6 +103,7 @@ class ActionSpace:
     def block_sizes(self) -> dict[str, int]:
         """Block sizes in id order."""
         w = 1 + self.n_wilds
+        d = int(self.draft)
         return {
             "pair_hand": self.n_assets * w,
             "pair_discard": self.n_types,
@@ -87,6 +111,10 @@ class ActionSpace:
             "discard": self.n_types,
             "respond": w,
             "give_up": 1,
+            "draft_take": d * self.n_assets * w,
+            "draft_wild": d * self.n_wilds * self.n_assets,
+            "draft_challenge": d * w,
+            "draft_decline": d,
         }
 
     @cached_property
@@ -133,6 +161,25 @@ class ActionSpace:
         """Id of giving up a challenge."""
         return self.start["give_up"]
 
+    def draft_take(self, asset: int, wild: int = -1) -> int:
+        """Id of a draft take with hand asset ``asset``: the face-up tops of its type (wild=-1) or
+        face-up wild ``wild`` (R-2P-DRAFT)."""
+        return self.start["draft_take"] + asset * (1 + self.n_wilds) + self._partner_index(wild)
+
+    def draft_wild(self, wild: int, asset: int) -> int:
+        """Id of a draft take with hand wild ``wild`` naming asset type ``asset`` (R-2P-DRAFT)."""
+        return self.start["draft_wild"] + (wild - self.n_assets) * self.n_assets + asset
+
+    def draft_challenge(self, partner: int = -1) -> int:
+        """Id of opening the immediate challenge of a drafted set with a matching asset (partner=-1)
+        or wild ``partner`` (R-2P-DRAFT, R-3P-DRAFT)."""
+        return self.start["draft_challenge"] + self._partner_index(partner)
+
+    @property
+    def draft_decline(self) -> int:
+        """Id of letting a freshly drafted set be (no immediate challenge)."""
+        return self.start["draft_decline"]
+
     # -- decoding --------------------------------------------------------------
     def decode(self, action: int) -> Action:
         """The :class:`Action` of an id.
@@ -158,8 +205,12 @@ class ActionSpace:
             return Action(kind, card=i)
         if kind == "challenge":
             return Action(kind, partner=partner(i % w), offset=i // w + 1)
-        if kind == "respond":
+        if kind in ("respond", "draft_challenge"):
             return Action(kind, partner=partner(i))
+        if kind == "draft_take":
+            return Action(kind, card=i // w, partner=partner(i % w))
+        if kind == "draft_wild":
+            return Action(kind, card=i % self.n_assets, partner=self.n_assets + i // self.n_assets)
         return Action(kind)
 
     def name(self, action: int) -> str:
@@ -173,9 +224,13 @@ class ActionSpace:
             return f"{d.kind}:{nm[d.card]}"
         if d.kind == "challenge":
             return f"challenge:+{d.offset}:{p}"
-        if d.kind == "respond":
-            return f"respond:{p}"
-        return "give_up"
+        if d.kind in ("respond", "draft_challenge"):
+            return f"{d.kind}:{p}"
+        if d.kind == "draft_take":
+            return f"draft_take:{nm[d.card]}+{'match' if d.partner < 0 else 'pile ' + p}"
+        if d.kind == "draft_wild":
+            return f"draft_wild:{p}={nm[d.card]}"
+        return d.kind
 
     def names(self) -> list[str]:
         """Names of all ids, index = id."""

@@ -16,6 +16,7 @@ from cya_sim.rules import RuleSet
 PHASE_TURN = "turn"
 PHASE_CHALLENGE = "challenge"
 PHASE_OVER = "over"
+PHASE_DRAFT_OFFER = "draft_offer"  # a neighbour may open the immediate challenge of a drafted set (§7)
 
 
 @dataclass
@@ -82,6 +83,12 @@ class GameState:
         turns, challenges, decisions: counters over the whole game.
         largest_steal: value in dollars of the largest set a challenger won.
         rng: the engine's random stream (first dealer, shuffles).
+        draft_piles: per draft pile (R-2P-DRAFT, R-3P-DRAFT) its cards, bottom first (top = last);
+            empty without a draft. Under ``neighbours`` pile i lies between seats i and i+1.
+        draft_down: per draft pile, whether its top card is still face-down (a pile taken from
+            this turn is turned up once the immediate challenge is settled, :mod:`.engine.reference.draft`).
+        draft_offer: seats still to be asked whether they open the immediate challenge of the set
+            just drafted, the one asked now first; empty outside that decision.
     """
 
     rules: RuleSet
@@ -111,6 +118,9 @@ class GameState:
     decisions: int = 0
     largest_steal: int = 0
     rng: np.random.Generator | None = field(default=None, repr=False, compare=False)
+    draft_piles: list[list[int]] = field(default_factory=list)
+    draft_down: list[bool] = field(default_factory=list)
+    draft_offer: list[int] = field(default_factory=list)
 
     @property
     def public_mask(self) -> int:
@@ -119,17 +129,21 @@ class GameState:
 
     @property
     def phase(self) -> str:
-        """``turn``, ``challenge`` or ``over``."""
+        """``turn``, ``challenge``, ``draft_offer`` or ``over``."""
         if self.winners is not None:
             return PHASE_OVER
-        return PHASE_CHALLENGE if self.challenge is not None else PHASE_TURN
+        if self.challenge is not None:
+            return PHASE_CHALLENGE
+        return PHASE_DRAFT_OFFER if self.draft_offer else PHASE_TURN
 
     @property
     def to_act(self) -> int:
         """Seat that must choose the next action; -1 when the game is over."""
         if self.winners is not None:
             return -1
-        return self.challenge.to_act if self.challenge is not None else self.current_player
+        if self.challenge is not None:
+            return self.challenge.to_act
+        return self.draft_offer[0] if self.draft_offer else self.current_player
 
     def hand_count(self, seat: int) -> int:
         """Cards in ``seat``'s hand."""
@@ -143,6 +157,9 @@ class GameState:
             c += np.asarray(h, dtype=np.int64)
         for card in self.draw_pile + self.discard_pile:
             c[card] += 1
+        for pile in self.draft_piles:
+            for card in pile:
+                c[card] += 1
         for stack in self.stacks:
             for s in stack:
                 for card in s.cards:

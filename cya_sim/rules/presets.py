@@ -7,8 +7,8 @@ from typing import Any
 from cya_sim.rules.ruleset import RulesError, RuleSet, option_names
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
 
-#: Presets of the classic game family that are built. ``advanced``, ``two_player_draft``,
-#: ``three_player_draft`` (§6–7) are planned; ``theft`` (§9) is another game family (below).
+#: Presets of the classic game family that are built. ``advanced`` (§6) is planned; ``theft`` (§9)
+#: is another game family (below).
 PRESETS: dict[str, RuleSet] = {
     # seed 001: 4 cards, 5 for two players; the loser of a challenge draws first.
     "classic": RuleSet(name="classic"),
@@ -25,9 +25,33 @@ PRESETS: dict[str, RuleSet] = {
         hand_size=5,
         challenge_draw_order="mover_first",
     ),
+    # seed 000, R-2P-DRAFT: three shared draft piles of 10 from a deck without the eight 8-copy
+    # assets (Home), 2 Silver and 1 Gold (99 cards, $1,100,000); hand size 6.
+    "two_player_draft": RuleSet(
+        name="two_player_draft",
+        min_players=2,
+        max_players=2,
+        hand_size=6,
+        challenge_draw_order="mover_first",
+        draft="shared",
+        draft_piles=3,
+        draft_pile_size=10,
+        draft_removed=(("Home", 8), ("Silver", 2), ("Gold", 1)),
+    ),
+    # seed 000, R-3P-DRAFT: one draft pile of 10 between each pair of neighbours, the whole deck; hand size 5.
+    "three_player_draft": RuleSet(
+        name="three_player_draft",
+        min_players=3,
+        max_players=3,
+        hand_size=5,
+        challenge_draw_order="mover_first",
+        draft="neighbours",
+        draft_piles=3,
+        draft_pile_size=10,
+    ),
 }
 
-PLANNED_PRESETS = ("advanced", "two_player_draft", "three_player_draft")
+PLANNED_PRESETS = ("advanced",)
 
 #: Presets of other game families, each a rule set of its own type: the theft game (§9,
 #: :class:`cya_sim.theft.rules.TheftRuleSet`).

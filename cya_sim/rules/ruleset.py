@@ -17,6 +17,10 @@ from cya_sim.rules.deck import Deck, deck_2011
 CHALLENGE_DRAW_ORDERS = ("loser_first", "mover_first")
 TIE_BREAKS = ("share", "extra_round")
 EXTRA_DECK_UNITS = ("pack", "full")
+#: Draft layouts (RULES.md §7): ``none``; ``shared`` (R-2P-DRAFT: every pile is reachable by both
+#: players, the opponent may challenge); ``neighbours`` (R-3P-DRAFT: one pile between each pair of
+#: neighbouring seats, a seat uses the two piles beside it, the other neighbour may challenge).
+DRAFT_LAYOUTS = ("none", "shared", "neighbours")
 GAME_FAMILIES = ("classic",)  # room for "draft" (§7) and "theft" (§9)
 __all__ = ["RuleSet", "RulesError", "option_names"]
 
@@ -89,6 +93,14 @@ class RuleSet:
         max_extra_rounds: cap on R-TIE extra rounds, after which the tied
             players share the win (a simulator safeguard, not a printed rule).
         extra_deck_unit: ``pack`` | ``full`` (R-DECK-MULTI).
+        draft: ``none`` | ``shared`` | ``neighbours`` (:data:`DRAFT_LAYOUTS`, R-2P-DRAFT, R-3P-DRAFT).
+        draft_piles: number of draft piles: ``shared`` any number >= 1 (3 in R-2P-DRAFT);
+            ``neighbours`` one per pair of neighbours, so it must equal the table size (3 in
+            R-3P-DRAFT); 0 when ``draft`` is ``none``.
+        draft_pile_size: cards dealt face-down to each draft pile (10 in both drafts).
+        draft_removed: ((card name, copies), ...) taken out of the deck before shuffling
+            (R-2P-DRAFT: the eight 8-copy assets — Home in R-DECK-2011 —, 2 Silver, 1 Gold;
+            R-3P-DRAFT removes nothing). Cards removed score nothing and are not in play.
         max_rounds: cap on the rounds of one game, R-TIE extra rounds included
             (a simulator safeguard, not a printed rule): a game still going
             after round ``max_rounds`` ends there, the highest total among the
@@ -123,6 +135,10 @@ class RuleSet:
     max_extra_rounds: int = 50
     extra_deck_unit: str = "pack"
     max_rounds: int = DEFAULT_MAX_ROUNDS
+    draft: str = "none"
+    draft_piles: int = 0
+    draft_pile_size: int = 0
+    draft_removed: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         def bad(opt: str, allowed: str) -> RulesError:
@@ -157,6 +173,7 @@ class RuleSet:
             raise bad("extra_deck_unit", f"choose one of: {', '.join(EXTRA_DECK_UNITS)}")
         if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
             raise bad("max_rounds", f"it must be an integer from 1 to {MAX_ROUNDS_LIMIT:,} (rounds per game)")
+        self._check_draft()
         if self.deck.n_wilds + self.deck.n_assets != self.deck.n_types:
             raise RulesError(f"option 'deck': action cards are not built yet (deck {self.deck.name!r} has some)")
         if self.end_kind == "target" and int(self.deck.values.max()) == 0:
@@ -174,6 +191,67 @@ class RuleSet:
                 "the engines' integer range; use smaller card values or a lower max_rounds"
             )
 
+    def _check_draft(self) -> None:
+        """Validate the draft options (R-2P-DRAFT, R-3P-DRAFT); normalise ``draft_removed`` to a tuple."""
+        def bad(opt: str, allowed: str) -> RulesError:
+            return RulesError(f"option {opt!r} is {getattr(self, opt)!r}; {allowed}")
+
+        if self.draft not in DRAFT_LAYOUTS:
+            raise bad("draft", f"choose one of: {', '.join(DRAFT_LAYOUTS)}")
+        removed = self.draft_removed
+        if isinstance(removed, dict):
+            removed = tuple(removed.items())
+        if not isinstance(removed, tuple | list) or not all(
+            isinstance(e, tuple | list) and len(e) == 2 and isinstance(e[0], str) and _is_int(e[1]) for e in removed
+        ):
+            raise bad("draft_removed", "give ((card name, copies), ...) or a mapping card name -> copies")
+        removed = tuple((str(n), int(c)) for n, c in removed)
+        object.__setattr__(self, "draft_removed", removed)
+        names = self.deck.names
+        for n, c in removed:
+            if n not in names:
+                raise RulesError(f"option 'draft_removed' names {n!r}, not a card of deck {self.deck.name!r}; "
+                                 f"choose from: {', '.join(names)}")
+            have = self.deck.cards[names.index(n)].copies
+            if not 1 <= c <= have:
+                raise RulesError(f"option 'draft_removed' removes {c} {n}; deck {self.deck.name!r} has {have} "
+                                 f"(give 1 to {have})")
+        if len({n for n, _ in removed}) != len(removed):
+            raise bad("draft_removed", "name each card once")
+        if self.draft == "none":
+            for opt in ("draft_piles", "draft_pile_size"):
+                if getattr(self, opt) != 0:
+                    raise bad(opt, "it must be 0 when option 'draft' is 'none' (no draft piles)")
+            if removed:
+                raise bad("draft_removed", "it must be empty when option 'draft' is 'none'")
+            return
+        if not _is_int(self.draft_pile_size) or not 1 <= self.draft_pile_size <= 40:
+            raise bad("draft_pile_size", "it must be an integer from 1 to 40 (cards per draft pile)")
+        if self.draft == "shared":
+            if not _is_int(self.draft_piles) or not 1 <= self.draft_piles <= 12:
+                raise bad("draft_piles", "it must be an integer from 1 to 12 under draft 'shared'")
+            if self.min_players != 2 or self.max_players != 2:
+                raise RulesError(
+                    f"option 'draft' is 'shared' (R-2P-DRAFT: the opponent challenges a drafted set), which needs "
+                    f"exactly 2 players; min_players/max_players are {self.min_players}/{self.max_players}"
+                )
+        else:  # neighbours: one pile between each pair of neighbours
+            if not _is_int(self.draft_piles) or not 3 <= self.draft_piles <= 12:
+                raise bad("draft_piles", "it must be the table size (3 to 12) under draft 'neighbours'")
+            if self.min_players != self.draft_piles or self.max_players != self.draft_piles:
+                raise RulesError(
+                    f"option 'draft' is 'neighbours' with draft_piles {self.draft_piles} (one pile between each pair "
+                    f"of neighbours, R-3P-DRAFT), which needs exactly {self.draft_piles} players; "
+                    f"min_players/max_players are {self.min_players}/{self.max_players}"
+                )
+        if self.actions_per_turn != 1:
+            raise RulesError("option 'draft' with actions_per_turn 2 is not built (§6 with §7)")
+
+    @property
+    def draft_cards(self) -> int:
+        """Cards dealt to the draft piles each round (R-2P-DRAFT, R-3P-DRAFT); 0 without a draft."""
+        return self.draft_piles * self.draft_pile_size if self.draft != "none" else 0
+
     def check_table(self, n_players: int) -> None:
         """Raise :class:`RulesError` unless a game at ``n_players`` seats can be set up (R-SETUP, R-DECK-MULTI).
 
@@ -188,13 +266,13 @@ class RuleSet:
         except ValueError as e:  # a pack of odd copies (R-DECK-MULTI)
             raise RulesError(f"{e} (needed at {n_players} players)") from None
         hand = dict(self.hand_size)[n_players]
-        need = n_players * hand + 1
+        need = n_players * hand + 1 + self.draft_cards
         have = int(counts.sum())
         if have < need:
-            most = (have - 1) // n_players
+            most = (have - 1 - self.draft_cards) // n_players
             raise RulesError(
                 f"option 'hand_size' is {hand} at {n_players} players: deck {self.deck.name!r} has {have} cards in "
-                f"play, enough for at most {most} each and a discard ({need} needed); lower hand_size, "
+                f"play, enough for at most {most} each, the draft piles and a discard ({need} needed); lower hand_size, "
                 "play fewer players or use a larger deck"
             )
         if self.end_kind == "target":
@@ -237,11 +315,17 @@ class RuleSet:
             )
 
     def deck_counts(self, n_players: int):
-        """(T,) int64 copies of each card type in play (R-DECK-MULTI)."""
-        return self.deck.counts_for_players(n_players, self.extra_deck_unit)
+        """(T,) int64 copies of each card type in play (R-DECK-MULTI), less ``draft_removed`` (R-2P-DRAFT)."""
+        counts = self.deck.counts_for_players(n_players, self.extra_deck_unit)
+        for name, c in self.draft_removed:
+            counts[self.deck.type_id(name)] -= c
+        return counts
 
     def round_total(self, n_players: int) -> int:
-        """Dollar value of every card in play: stacks + discard pile each round (R-SCORE)."""
+        """Dollar value of every card in play: stacks + discard pile (+ leftover draft cards, R-2P-DRAFT) each round (R-SCORE).
+
+        R-2P-DRAFT's reduced deck (99 cards): $1,360,000 - 8 x $20,000 - 2 x $25,000 - $50,000 = $1,100,000.
+        """
         return int((self.deck_counts(n_players) * self.deck.values).sum())
 
     @property
@@ -280,6 +364,8 @@ class RuleSet:
                 v = {"name": v.name, "cards": [c.__dict__ for c in v.cards]}
             elif f.name == "hand_size":
                 v = {str(n): s for n, s in v}
+            elif f.name == "draft_removed":
+                v = {n: c for n, c in v}
             out[f.name] = v
         return out
 
@@ -292,9 +378,15 @@ class RuleSet:
             v = getattr(self, f.name)
             if f.name == "hand_size":
                 v = ", ".join(f"{n}p: {s}" for n, s in v)
+            elif f.name == "draft_removed":
+                v = ", ".join(f"{c} {n}" for n, c in v) or "nothing"
             lines.append(f"  {f.name:22s} {v}")
         d = self.deck
         lines.append(f"deck {d.name}: {int(d.copies.sum())} cards, ${d.total_value:,}")
+        if self.draft_removed:
+            counts = self.deck_counts(self.min_players)
+            lines.append(f"  in play after draft_removed: {int(counts.sum())} cards, "
+                         f"${self.round_total(self.min_players):,} a round")
         lines.append(f"  {'card':26s} {'kind':6s} {'value':>9s} {'copies':>6s}")
         for c in d.cards:
             lines.append(f"  {c.name:26s} {c.kind:6s} {'$' + format(c.value, ','):>9s} {c.copies:>6d}")

@@ -7,6 +7,7 @@ from functools import lru_cache
 import numpy as np
 
 from cya_sim.actions import ActionSpace
+from cya_sim.engine.reference import draft
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
 
@@ -23,7 +24,9 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     Turn phase (R-TURN): R-PAIR-HAND, R-PAIR-DISCARD, R-CHALLENGE (when
     R-CH-ALLOWED holds) and R-DISCARD of any hand card. Challenge phase
     (R-CH-EXCHANGE): play a matching asset or a wild, or give up. Two wilds
-    never form a set (R-NO-WILD-PAIR). All False once the game is over.
+    never form a set (R-NO-WILD-PAIR). With draft piles (§7): the draft takes in the turn
+    phase, and the offered neighbour's immediate challenge or decline
+    (:mod:`cya_sim.engine.reference.draft`). All False once the game is over.
     """
     sp = action_space(state.rules)
     mask = np.zeros(sp.size, dtype=bool)
@@ -40,6 +43,9 @@ def legal_action_mask(state: GameState) -> np.ndarray:
         for k in held_wilds:
             mask[base + k] = True
         mask[sp.give_up] = True
+        return mask
+    if state.draft_offer:  # R-2P-DRAFT / R-3P-DRAFT: open the immediate challenge or let the set be
+        draft.legal_offer(state, mask, sp)
         return mask
     base = sp.start["pair_hand"]  # R-PAIR-HAND
     for a in range(n_a):
@@ -70,6 +76,8 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     base = sp.start["discard"]  # R-DISCARD
     for c in range(n_t):
         mask[base + c] = hand[c] > 0
+    if state.draft_piles:  # R-2P-DRAFT, R-3P-DRAFT
+        draft.legal_takes(state, seat, mask, sp)
     return mask
 
 

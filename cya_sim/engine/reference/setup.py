@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cya_sim.engine.reference import draft
 from cya_sim.rng import shuffle_in_place, stream_generator, uniform_index
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
@@ -54,7 +55,8 @@ def start_round(state: GameState) -> None:
     :func:`cya_sim.rng.shuffle_in_place`); ``hand_size`` cards are dealt one
     at a time from the top of the pile, starting left of the dealer; the next
     card starts the discard pile; the player left of the dealer moves first.
-    Only the totals carry over.
+    Only the totals carry over. With draft piles (R-2P-DRAFT, R-3P-DRAFT) the piles are dealt
+    first (:func:`cya_sim.engine.reference.draft.deal_piles`), then the hands and the discard.
     """
     p = state.n_players
     cards = [t for t, n in enumerate(state.deck_counts) for _ in range(int(n))]
@@ -65,7 +67,7 @@ def start_round(state: GameState) -> None:
     state.challenge = None
     state.played_this_turn = [False] * p
     state.gave_up = [[False] * state.rules.deck.n_types for _ in range(p)]
-    k = 0
+    k = draft.deal_piles(state, cards) if state.rules.draft != "none" else 0
     for _ in range(state.hand_size):
         for i in range(p):
             state.hands[(state.dealer + 1 + i) % p][cards[k]] += 1

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cya_sim.engine.reference import draft
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.reference.scoring import decide_winners, game_end_candidates, score_round
 from cya_sim.engine.reference.setup import start_round
@@ -70,6 +71,10 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
         _resolve_challenge(state, say)
         return
 
+    if d.kind.startswith("draft_"):  # R-2P-DRAFT, R-3P-DRAFT
+        draft.apply(state, seat, d, sp, say, _end_turn)
+        return
+
     # A new turn action (R-TURN).
     if d.kind == "pair_hand":  # R-PAIR-HAND: the asset on top, the partner hidden beneath it
         partner = d.card if d.partner < 0 else d.partner
@@ -125,7 +130,9 @@ def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
     A winning challenger puts them, as one set keeping its asset type, on top
     of its own stack and learns all its cards (R-HIDDEN-WILD); a winning
     defender's top set grows by the challenge cards. Then R-CH-ONE: the turn
-    ends and both players draw (R-REFILL).
+    ends and both players draw (R-REFILL; ``mover_first``: the player whose
+    turn it is first — the challenger, or the drafter in an immediate challenge
+    of a drafted set, §7, whose piles are turned up first).
     """
     ch = state.challenge
     values = state.rules.deck.values
@@ -150,8 +157,12 @@ def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
     state.challenge = None
     if state.rules.challenge_draw_order == "loser_first":
         order = [loser, winner]
-    else:
+    elif ch.challenger == state.current_player:
         order = [ch.challenger, ch.defender]
+    else:  # the immediate challenge of a drafted set (§7): the mover is the defender
+        order = [ch.defender, ch.challenger]
+    if state.draft_piles:
+        draft.finish(state, say)
     _end_turn(state, order, say)
 
 
