@@ -38,8 +38,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from agents.compiled_draft import best_take, open_if_able
 from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act
 from agents.view import N_HDR, N_SEATCOL
+from cya_sim.engine.compiled.draft import legal_takes
 from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
     B_DISC,
@@ -50,6 +52,7 @@ from cya_sim.engine.compiled.layout import (
     C_A,
     C_CH,
     C_DI,
+    C_DRAFT,
     C_GU,
     C_NA,
     C_NW,
@@ -61,6 +64,7 @@ from cya_sim.engine.compiled.layout import (
     G_CH_ACTIVE,
     G_CH_ASSET,
     G_DISC_LEN,
+    G_DRAFT_OFFER,
 )
 from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.engine.compiled.rules import legal_list, seat_add, value_seen
@@ -140,6 +144,8 @@ def greedy_act(K, G, seat, params, rng, sc):
             if G[h0 + wd] > 0:
                 return cfg[C_RE] + 1 + wd - na
         return cfg[C_GU]
+    if cfg[C_DRAFT] != 0 and G[G_DRAFT_OFFER] != 0:  # §7: open the immediate challenge when able
+        return open_if_able(K, G, seat)
     held = 0  # bit c: at least one card of type c
     held2 = 0  # bit c: at least two
     for c in range(t):
@@ -184,6 +190,8 @@ def greedy_act(K, G, seat, params, rng, sc):
         elif asset_c >= 0 and vt + asset_v > best_v:  # a wild on top: any asset
             best = cfg[C_PD] + asset_c
             best_v = vt + asset_v
+    if cfg[C_DRAFT] != 0:  # §7: a draft take is a set, worth its hand card and the cards taken
+        best, best_v = best_take(K, G, seat, sc.ids, legal_takes(K, G, sc.ids, 0), best, best_v)
     if best >= 0:
         return best
     p = cfg[C_P]

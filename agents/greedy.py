@@ -24,6 +24,12 @@ class GreedyAgent:
     In a challenge (R-CH-EXCHANGE), as defender or challenger, it **answers
     while it can**: a matching asset first, else its lowest-value wild; it
     gives up only when it holds neither.
+
+    Draft piles (R-2P-DRAFT, R-3P-DRAFT): a draft take counts as laying a set
+    in rule 1, worth its hand card plus every face-up card it takes (pairs win
+    ties, having lower ids). Asked about the immediate challenge of a drafted
+    set, it opens it whenever it can, as it answers a challenge: a matching
+    asset first, else its lowest-value wild.
     """
 
     name = "greedy"
@@ -39,6 +45,11 @@ class GreedyAgent:
                 if mask[sp.respond(partner)]:
                     return sp.respond(partner)
             return sp.give_up
+        if obs.phase == "draft_offer":
+            for partner in [-1] + wilds:
+                if mask[sp.draft_challenge(partner)]:
+                    return sp.draft_challenge(partner)
+            return sp.draft_decline
 
         best, best_value = -1, -1
         for act in np.flatnonzero(mask[: sp.start["challenge"]]):  # pair_hand, then pair_discard ids
@@ -49,6 +60,12 @@ class GreedyAgent:
                 v = values[obs.top_discard] + values[d.card]
             if v > best_value:  # ids ascend, so ties keep the lowest id
                 best, best_value = int(act), v
+        if obs.draft_tops:
+            lo = sp.start["draft_take"]
+            for act in lo + np.flatnonzero(mask[lo: sp.start["draft_challenge"]]):
+                v = draft_take_value(obs, int(act))
+                if v > best_value:
+                    best, best_value = int(act), v
         if best >= 0:
             return best
 
@@ -69,3 +86,19 @@ class GreedyAgent:
             if obs.hand[c] > 0:
                 return sp.discard(c)
         raise AssertionError("greedy: no legal action")  # the engine never asks an empty hand
+
+
+def draft_take_value(obs: Observation, action: int) -> int:
+    """Dollars of the set a legal draft take ``action`` forms: its hand card plus every face-up card it takes.
+
+    R-2P-DRAFT, R-3P-DRAFT: with a matching asset or a wild, every face-up top of the asset's type
+    within reach (``obs.draft_reach``); with an asset taking a face-up wild, that one wild.
+    """
+    sp = obs.action_space
+    values = obs.rules.deck.values
+    d = sp.decode(action)
+    if d.kind == "draft_take" and d.partner >= 0:
+        return int(values[d.card] + values[d.partner])
+    n = sum(1 for j in obs.draft_reach if obs.draft_tops[j] == d.card)
+    hand_card = d.card if d.kind == "draft_take" else d.partner
+    return int(values[hand_card] + n * values[d.card])

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from cya_sim.actions import ActionSpace
+from cya_sim.engine.reference import draft
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
@@ -70,7 +71,8 @@ class Observation:
         totals: (P,) int64 running totals in dollars.
         round, dealer, current_player: round number (1-based), dealer seat,
             seat whose turn it is.
-        phase: ``turn`` or ``challenge``.
+        phase: ``turn``, ``challenge`` or ``draft_offer`` (asked whether to open the immediate
+            challenge of a freshly drafted set, §7).
         challenge: a :class:`ChallengeView` or None.
         unseen: (T,) int16 cards the observer has not seen: the cards in play
             minus its hand, the discard pile, the challenge cards and every
@@ -78,6 +80,10 @@ class Observation:
         gave_up: (P, T) bool, public: the seat gave up a challenge over that
             asset type and has drawn no card since (§10's public history).
         legal_action_mask: (A,) bool.
+        draft_tops: per draft pile (R-2P-DRAFT, R-3P-DRAFT), the card id of its face-up top,
+            -1 when the pile is empty or its next card is not turned up yet; () without a draft.
+        draft_sizes: per draft pile, its cards (the face-down ones are hidden, §10); ().
+        draft_reach: the piles the observer may draft from on its turn, in reach order; ().
     """
 
     seat: int
@@ -98,6 +104,9 @@ class Observation:
     unseen: np.ndarray
     gave_up: np.ndarray
     legal_action_mask: np.ndarray
+    draft_tops: tuple[int, ...] = ()
+    draft_sizes: tuple[int, ...] = ()
+    draft_reach: tuple[int, ...] = ()
 
     @property
     def top_discard(self) -> int:
@@ -168,6 +177,12 @@ def observe(state: GameState, seat: int) -> Observation:
         for card in c.cards:
             seen[card] += 1
         ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act)
+    tops: tuple[int, ...] = ()
+    if state.draft_piles:  # §10: the face-up tops and the pile sizes, not the face-down cards
+        tops = tuple(draft.face_up_top(state, j) for j in range(len(state.draft_piles)))
+        for c in tops:
+            if c >= 0:
+                seen[c] += 1
     hand = np.array(state.hands[seat], dtype=np.int16)
     unseen = (state.deck_counts - hand - np.array(seen, dtype=np.int64)).astype(np.int16)
     space = action_space(state.rules)
@@ -191,4 +206,7 @@ def observe(state: GameState, seat: int) -> Observation:
         unseen=unseen,
         gave_up=_gave_up_array(state),
         legal_action_mask=mask,
+        draft_tops=tops,
+        draft_sizes=tuple(len(pile) for pile in state.draft_piles),
+        draft_reach=tuple(draft.reach(state, seat)) if state.draft_piles else (),
     )

@@ -27,7 +27,15 @@ Blocks (element meaning; dollars for values):
   card that can be hidden —, ``B_SKNOWN0`` bitmask of the seats that know it,
   ``B_SBELOW`` the slot beneath it in its stack (-1: bottom), ``B_SSIZE`` cards;
   ``B_SCOUNTS`` (S*T) cards of each type in each set, slot-major;
-* ``B_CHCARDS``, ``B_CHPLAYERS`` (CAP each) challenge cards shown in order and who showed each.
+* ``B_CHCARDS``, ``B_CHPLAYERS`` (CAP each) challenge cards shown in order and who showed each;
+* ``B_DRAFT_LEN`` (D, the draft piles; 0 without a draft) cards left in each draft pile
+  (R-2P-DRAFT, R-3P-DRAFT). Pile j's cards are ``deck[j * size : j * size + len_j]`` (the piles
+  are dealt first), its top the last of them.
+
+Draft scalars (0 without a draft): ``G_DRAFT_OFFER`` 1 + the seat asked now whether it opens the
+immediate challenge of a freshly drafted set (0: no such decision), ``G_DRAFT_OFFER2`` 1 + the
+seat asked next (0: none), ``G_DRAFT_DOWN`` bitmask of the piles whose next card is not
+turned up yet (:mod:`cya_sim.engine.compiled.draft`).
 """
 
 from __future__ import annotations
@@ -44,8 +52,8 @@ from cya_sim.rules import RuleSet
 (G_TO_ACT, G_CUR, G_DEALER, G_ROUND, G_DRAW_POS, G_DISC_LEN, G_N_SETS, G_CH_ACTIVE,
  G_CH_CHAL, G_CH_DEF, G_CH_ASSET, G_CH_LEN, G_DONE, G_WINNERS, G_ELIGIBLE, G_EXTRA,
  G_FIRST_DEALER, G_TURNS, G_CHALLENGES, G_DECISIONS, G_LARGEST_STEAL, G_ROUND_AUDIT, G_GAME_INDEX,
- G_QUEUE_POS, G_CAPPED) = range(25)
-N_SCALARS = 25
+ G_QUEUE_POS, G_CAPPED, G_DRAFT_OFFER, G_DRAFT_OFFER2, G_DRAFT_DOWN) = range(28)
+N_SCALARS = 28
 #: Meaning of each scalar (name -> offset), for readers and the batched engine's named views.
 SCALARS = {
     "to_act": G_TO_ACT, "current_player": G_CUR, "dealer": G_DEALER, "round": G_ROUND,
@@ -54,14 +62,15 @@ SCALARS = {
     "done": G_DONE, "winners": G_WINNERS, "eligible": G_ELIGIBLE, "extra_rounds": G_EXTRA,
     "first_dealer": G_FIRST_DEALER, "turns": G_TURNS, "challenges": G_CHALLENGES, "decisions": G_DECISIONS,
     "largest_steal": G_LARGEST_STEAL, "round_audit": G_ROUND_AUDIT, "game_index": G_GAME_INDEX,
-    "queue_pos": G_QUEUE_POS, "capped": G_CAPPED,
+    "queue_pos": G_QUEUE_POS, "capped": G_CAPPED, "draft_offer": G_DRAFT_OFFER, "draft_offer2": G_DRAFT_OFFER2,
+    "draft_down": G_DRAFT_DOWN,
 }
 
 # -- blocks: indices into K.lay ------------------------------------------------------------------
 (B_HCOUNT, B_STOP, B_SLEN, B_SVAL, B_TOTAL, B_PLAYED, B_RWINS, B_GAVEUP, B_HANDS, B_DECK, B_DISC,
  B_SASSET, B_SVALUE, B_SCARD0, B_SKNOWN0, B_SBELOW, B_SSIZE, B_SCOUNTS, B_CHCARDS, B_CHPLAYERS,
- B_SIZE) = range(21)
-N_LAYOUT = 21
+ B_SIZE, B_DRAFT_LEN) = range(22)
+N_LAYOUT = 22
 #: Name, block index and shape (in the letters P, T, N, S, CAP) of each block.
 BLOCKS = {
     "hand_count": (B_HCOUNT, "P"), "stack_top": (B_STOP, "P"), "stack_len": (B_SLEN, "P"),
@@ -70,7 +79,7 @@ BLOCKS = {
     "deck_order": (B_DECK, "N"), "discard": (B_DISC, "N"), "set_asset": (B_SASSET, "S"),
     "set_value": (B_SVALUE, "S"), "set_card0": (B_SCARD0, "S"), "set_known0": (B_SKNOWN0, "S"),
     "set_below": (B_SBELOW, "S"), "set_size": (B_SSIZE, "S"), "set_counts": (B_SCOUNTS, "ST"),
-    "ch_cards": (B_CHCARDS, "C"), "ch_players": (B_CHPLAYERS, "C"),
+    "ch_cards": (B_CHCARDS, "C"), "ch_players": (B_CHPLAYERS, "C"), "draft_len": (B_DRAFT_LEN, "D"),
 }
 
 # -- indices into Consts.cfg -----------------------------------------------------------------------
@@ -78,7 +87,11 @@ C_NA, C_NW, C_T, C_M, C_P, C_HAND, C_ORDER, C_HIDDEN = 0, 1, 2, 3, 4, 5, 6, 7
 C_END_KIND, C_END_PARAM, C_TARGET, C_TIE, C_MAX_EXTRA, C_N, C_S, C_CAP = 8, 9, 10, 11, 12, 13, 14, 15
 C_A, C_W, C_PD, C_CH, C_DI, C_RE, C_GU, C_LOG = 16, 17, 18, 19, 20, 21, 22, 23
 C_MAX_ROUNDS = 24  # RuleSet.max_rounds: a game still going after this round stops (G_CAPPED set)
-N_CFG = 25
+# Drafts (§7): layout (DRAFT_NONE/SHARED/NEIGHBOURS), piles, cards per pile, first ids of the draft blocks.
+C_DRAFT, C_DRAFT_PILES, C_DRAFT_SIZE, C_DRAFT_TAKE, C_DRAFT_WILD, C_DRAFT_CH, C_DRAFT_DEC = 25, 26, 27, 28, 29, 30, 31
+N_CFG = 32
+DRAFT_NONE, DRAFT_SHARED, DRAFT_NEIGHBOURS = 0, 1, 2
+_DRAFTS = {"none": DRAFT_NONE, "shared": DRAFT_SHARED, "neighbours": DRAFT_NEIGHBOURS}
 
 END_TARGET, END_ROUNDS, END_ROUND_WINS = 0, 1, 2
 TIE_SHARE, TIE_EXTRA = 0, 1
@@ -97,14 +110,17 @@ wild_order: (nW,) int64 — wild type ids by (value, id), the greedy agent's ord
 discard_order: (T,) int64 — type ids by (is wild, value, id), the greedy agent's discard order.
 act_hi, act_lo: (A,) int64 — action decoding without integer division: for ``pair_hand`` ids the
     asset and the partner index k (0 = a second asset, else wild k-1); for ``challenge`` ids the
-    offset (1..M-1) and k; 0 for other ids.
+    offset (1..M-1) and k; for ``draft_take`` the hand asset and k (0 = the face-up tops of its
+    type, else face-up wild k-1); for ``draft_wild`` the named asset and the hand wild's k; for
+    ``draft_challenge`` 0 and k; 0 for other ids.
 lay: (N_LAYOUT,) int64 — block starts of a row (module docstring); ``lay[B_SIZE]`` = W.
 """
 
 
-def layout(p: int, t: int, n: int, s: int, cap: int) -> np.ndarray:
-    """(N_LAYOUT,) int64 block starts of a row for P seats, T types, N cards, S set slots, CAP challenge cards."""
-    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap}
+def layout(p: int, t: int, n: int, s: int, cap: int, d: int = 0) -> np.ndarray:
+    """(N_LAYOUT,) int64 block starts of a row for P seats, T types, N cards, S set slots, CAP challenge
+    cards and D draft piles (0 without a draft)."""
+    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap, "D": d}
     out = np.zeros(N_LAYOUT, np.int64)
     pos = N_SCALARS
     for _name, (blk, shape) in sorted(BLOCKS.items(), key=lambda kv: kv[1][0]):
@@ -151,6 +167,10 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
     st = sp.start
     cfg[C_PD], cfg[C_CH], cfg[C_DI] = st["pair_discard"], st["challenge"], st["discard"]
     cfg[C_RE], cfg[C_GU] = st["respond"], st["give_up"]
+    n_piles = rules.draft_piles if rules.draft != "none" else 0
+    cfg[C_DRAFT], cfg[C_DRAFT_PILES], cfg[C_DRAFT_SIZE] = _DRAFTS[rules.draft], n_piles, rules.draft_pile_size
+    cfg[C_DRAFT_TAKE], cfg[C_DRAFT_WILD] = st["draft_take"], st["draft_wild"]
+    cfg[C_DRAFT_CH], cfg[C_DRAFT_DEC] = st["draft_challenge"], st["draft_decline"]
     deck0 = np.repeat(np.arange(t, dtype=np.int64), counts)
     wild_order = np.array(sorted(range(na, t), key=lambda x: (values[x], x)), np.int64)
     discard_order = np.array(sorted(range(t), key=lambda c: (c >= na, values[c], c)), np.int64)
@@ -163,7 +183,13 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
             act_hi[a], act_lo[a] = d.card, k
         elif d.kind == "challenge":
             act_hi[a], act_lo[a] = d.offset, k
-    lay = layout(n_players, t, n, n // 2 + 1, cap)
+        elif d.kind == "draft_take":
+            act_hi[a], act_lo[a] = d.card, k
+        elif d.kind == "draft_wild":
+            act_hi[a], act_lo[a] = d.card, d.partner - na + 1
+        elif d.kind == "draft_challenge":
+            act_lo[a] = k
+    lay = layout(n_players, t, n, n // 2 + 1, cap, n_piles)
     return Consts(cfg, values, deck0, counts.astype(np.int64), wild_order, discard_order, act_hi, act_lo, lay)
 
 
@@ -187,7 +213,7 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     cfg = k.cfg
     p, t = int(cfg[C_P]), int(cfg[C_T])
     dims = {"P": (p,), "PT": (p, t), "N": (int(cfg[C_N]),), "S": (int(cfg[C_S]),),
-            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),)}[shape]
+            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),), "D": (int(cfg[C_DRAFT_PILES]),)}[shape]
     start = int(k.lay[blk])
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)

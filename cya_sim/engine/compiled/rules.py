@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from cya_sim.engine.compiled import draft
 from cya_sim.engine.compiled.cache_guard import invalidate_stale_caches
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
@@ -55,6 +56,7 @@ from cya_sim.engine.compiled.layout import (
     C_A,
     C_CH,
     C_DI,
+    C_DRAFT,
     C_END_KIND,
     C_END_PARAM,
     C_GU,
@@ -87,6 +89,8 @@ from cya_sim.engine.compiled.layout import (
     G_DECISIONS,
     G_DISC_LEN,
     G_DONE,
+    G_DRAFT_DOWN,
+    G_DRAFT_OFFER,
     G_DRAW_POS,
     G_ELIGIBLE,
     G_EXTRA,
@@ -150,6 +154,8 @@ def is_legal_inline(K, G, a):
             card = G[G_CH_ASSET] if k == 0 else na + k - 1
             return G[h0 + card] > 0
         return False
+    if cfg[C_DRAFT] != 0 and G[G_DRAFT_OFFER] != 0:  # §7: open the immediate challenge or decline
+        return draft.is_legal(K, G, a)
     if a < cfg[C_PD]:  # R-PAIR-HAND
         asset = K.act_hi[a]
         k = K.act_lo[a]
@@ -180,6 +186,8 @@ def is_legal_inline(K, G, a):
         return G[h0 + card] > 0
     if a < cfg[C_RE]:  # R-DISCARD
         return G[h0 + a - cfg[C_DI]] > 0
+    if cfg[C_DRAFT] != 0:  # R-2P-DRAFT, R-3P-DRAFT takes
+        return draft.is_legal(K, G, a)
     return False
 
 
@@ -224,6 +232,8 @@ def legal_list(K, G, out):
                 n += 1
         out[n] = cfg[C_GU]
         return n + 1
+    if cfg[C_DRAFT] != 0 and G[G_DRAFT_OFFER] != 0:  # §7: open the immediate challenge or decline
+        return draft.legal_offer(K, G, out)
     n_wild = 0
     for k in range(nw):
         if G[h0 + na + k] > 0:
@@ -268,6 +278,8 @@ def legal_list(K, G, out):
         if G[h0 + c] > 0:
             out[n] = cfg[C_DI] + c
             n += 1
+    if cfg[C_DRAFT] != 0:  # R-2P-DRAFT, R-3P-DRAFT takes (ids after every classic block)
+        n = draft.legal_takes(K, G, out, n)
     return n
 
 
@@ -319,7 +331,7 @@ def start_round(K, G, rng):
     G[G_N_SETS] = 0
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
-    k = 0
+    k = draft.deal(K, G) if cfg[C_DRAFT] != 0 else 0  # R-2P-DRAFT / R-3P-DRAFT: the piles are dealt first
     dealer = G[G_DEALER]
     for _ in range(cfg[C_HAND]):
         for i in range(p):
@@ -424,6 +436,11 @@ def apply_action(K, G, rng, a):
             card = G[G_CH_ASSET] if k == 0 else na + k - 1
             _play_challenge_card(K, G, seat, card)
         return
+    if a >= cfg[C_RE]:  # R-2P-DRAFT, R-3P-DRAFT: a draft take, or the offered immediate challenge
+        mover = draft.apply(K, G, a)
+        if mover >= 0:
+            end_turn(K, G, rng, mover, -1)
+        return
     if a < cfg[C_PD]:  # R-PAIR-HAND: the asset on top, the partner hidden beneath it
         asset = K.act_hi[a]
         k = K.act_lo[a]
@@ -501,10 +518,14 @@ def resolve_challenge(K, G, rng):
         G[L[B_SVAL] + defe] += add
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
+    if G[G_DRAFT_DOWN] != 0:  # §7: the piles taken from turn up their next card
+        draft.finish(K, G)
     if K.cfg[C_ORDER] == ORDER_LOSER_FIRST:
         end_turn(K, G, rng, loser, winner)
-    else:
+    elif chal == G[G_CUR]:
         end_turn(K, G, rng, chal, defe)
+    else:  # the immediate challenge of a drafted set (§7): the mover, the defender, draws first
+        end_turn(K, G, rng, defe, chal)
 
 
 @njit(inline="always", **_JIT)
@@ -567,7 +588,7 @@ def end_round(K, G, rng):
     cap, not a printed rule) stops there with ``G_CAPPED`` = 1, as the reference
     engine: the highest total among the seats that could still win wins (ties share).
     ``G_ROUND_AUDIT`` gets the dollars in every stack and the discard pile
-    (R-SCORE invariant: ``rules.round_total(P)``).
+    (plus the cards left in draft piles, R-2P-DRAFT; R-SCORE invariant: ``rules.round_total(P)``).
     """
     cfg = K.cfg
     L = K.lay
@@ -577,6 +598,8 @@ def end_round(K, G, rng):
         audit += K.values[G[L[B_DISC] + i]]
     for s in range(p):
         audit += G[L[B_SVAL] + s]
+    if cfg[C_DRAFT] != 0:  # leftover draft cards count with the discard pile (R-2P-DRAFT)
+        audit += draft.leftover_value(K, G)
     G[G_ROUND_AUDIT] = audit
     best = -1
     for s in range(p):
