@@ -19,6 +19,11 @@ and uses the hypergeometric model of :mod:`agents.probability`:
   - (1 - p_ok) * C`` exceeds ``min_gain``, p_ok being the chance the other side
   holds fewer cards than this seat can still play.
 * Otherwise discard the cheapest asset, else the cheapest wild (R-DISCARD).
+* Draft piles (R-2P-DRAFT, R-3P-DRAFT): draft takes are ranked with the sets
+  (their value: the hand card plus the face-up cards taken). Asked about the
+  immediate challenge of a drafted set, it opens it when the expected gain of
+  that challenge (computed as for a challenge of the drafter's top set)
+  exceeds ``min_gain``, else declines.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from agents.view import (
     H_CH_CHALLENGER,
     H_CH_DEFENDER,
     H_CH_POT_VALUE,
+    H_DRAFT_MOVER,
+    H_DRAFT_OFFER,
     H_NA,
     H_NW,
     H_P,
@@ -45,6 +52,7 @@ from agents.view import (
     S_TOP_VALUE_SEEN,
     action_starts,
     build_view,
+    draft_starts,
 )
 from cya_sim.observation import Observation
 
@@ -101,6 +109,21 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
         if p_ok * contested - (1.0 - p_ok) * cost <= min_gain:
             return gu
         return _answer(mask, re, hand, values, na, nw)
+
+    if hdr[H_DRAFT_OFFER] > 0:  # R-2P-DRAFT, R-3P-DRAFT: the immediate challenge of a drafted set
+        _dt, _dw, dc, dd = draft_starts(hdr)
+        mover = hdr[H_DRAFT_MOVER]
+        asset = seats[mover, S_TOP_ASSET]
+        k, cost = playable_cost(hand, values, asset, na, nw)
+        hidden_v = expected_hidden_value(unseen[asset], values[asset], unseen[na:na + nw], values[na:na + nw])
+        v = seats[mover, S_TOP_KNOWN_VALUE] + seats[mover, S_TOP_HIDDEN] * hidden_v
+        if gave_up[mover, asset]:
+            p_win = 1.0
+        else:
+            p_win = p_at_most(k - 1, n_unseen, unseen[asset] + unseen_wilds, seats[mover, S_HAND_SIZE])
+        if k == 0 or p_win * v - (1.0 - p_win) * cost <= min_gain:
+            return dd
+        return _opening(mask, dc, hand, values, na, nw)
 
     best_pair, best_score = _best_pair(_COUNT_PAIRS, hdr, hand, values, unseen, seats, mask, False)
     best_off, best_gain = 0, -1.0

@@ -274,6 +274,14 @@ def _greedy_batch(mask, seat, phase, hand, discard_pile, discard_len, stack_len,
         if s < 0:
             continue
         m = mask[b]
+        if phase[b] == 2:  # §7: open the immediate challenge of a drafted set when able, else decline
+            out[b] = gu + 1 + na * w + nw * na + w  # draft_decline
+            for i in range(w):
+                a = gu + 1 + na * w + nw * na + (0 if i == 0 else 1 + wild_order[i - 1] - na)
+                if m[a]:
+                    out[b] = a
+                    break
+            continue
         if phase[b] == 1:
             out[b] = gu
             if m[re]:

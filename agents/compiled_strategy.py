@@ -25,6 +25,10 @@ from agents.view import (
     H_CH_DEFENDER,
     H_CH_LEN,
     H_CH_POT_VALUE,
+    H_DRAFT,
+    H_DRAFT_MOVER,
+    H_DRAFT_OFFER,
+    H_DRAFT_TOPS,
     H_DRAW,
     H_M,
     H_NA,
@@ -41,10 +45,13 @@ from agents.view import (
     S_TOP_SIZE,
     S_TOP_VALUE_SEEN,
 )
+from cya_sim.engine.compiled.draft import reach_pile
+from cya_sim.engine.compiled.draft import top as draft_top
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
     B_DECK,
     B_DISC,
+    B_DRAFT_LEN,
     B_GAVEUP,
     B_HANDS,
     B_HCOUNT,
@@ -55,6 +62,9 @@ from cya_sim.engine.compiled.layout import (
     B_SSIZE,
     B_STOP,
     B_SVALUE,
+    C_DRAFT,
+    C_DRAFT_PILES,
+    C_DRAFT_SIZE,
     C_GU,
     C_M,
     C_N,
@@ -67,7 +77,10 @@ from cya_sim.engine.compiled.layout import (
     G_CH_CHAL,
     G_CH_DEF,
     G_CH_LEN,
+    G_CUR,
     G_DISC_LEN,
+    G_DRAFT_DOWN,
+    G_DRAFT_OFFER,
     G_DRAW_POS,
     G_N_SETS,
     G_ROUND,
@@ -159,7 +172,39 @@ def view_row(K, G, seat, sc):
         seats[s, S_TOP_SIZE] = G[L[B_SSIZE] + top]
         seats[s, S_TOP_KNOWN_VALUE] = known
         seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
+    hdr[H_DRAFT_OFFER] = 0
+    hdr[H_DRAFT_MOVER] = -1
+    if cfg[C_DRAFT] != 0:  # §7: face-down draft cards are unseen; the face-up tops within reach counted
+        draft_view(K, G, seat, hdr, unseen)
     legal_mask(K, G, sc.mask, sc.ids)
+
+
+@njit(**_JIT)
+def draft_view(K, G, seat, hdr, unseen):
+    """The draft fields of the agent view (``H_DRAFT*``, :mod:`agents.view`) and the face-down draft cards
+    added to ``unseen`` (R-2P-DRAFT, R-3P-DRAFT; RULES.md §10)."""
+    cfg = K.cfg
+    L = K.lay
+    hdr[H_DRAFT] = 1
+    if G[G_DRAFT_OFFER] != 0:
+        hdr[H_DRAFT_OFFER] = 1
+        hdr[H_DRAFT_MOVER] = G[G_CUR]
+    for c in range(cfg[C_T]):
+        hdr[H_DRAFT_TOPS + c] = 0
+    size = cfg[C_DRAFT_SIZE]
+    for j in range(cfg[C_DRAFT_PILES]):
+        n = G[L[B_DRAFT_LEN] + j]
+        b = L[B_DECK] + j * size
+        up = n > 0 and (G[G_DRAFT_DOWN] >> j) & 1 == 0
+        for i in range(n - 1 if up else n):
+            unseen[G[b + i]] += 1
+    for i in range(cfg[C_DRAFT_PILES]):
+        j = reach_pile(K, G, seat, i)
+        if j < 0:
+            break
+        c = draft_top(K, G, j)
+        if c >= 0:
+            hdr[H_DRAFT_TOPS + c] += 1
 
 
 @njit(**_JIT)

@@ -21,6 +21,9 @@ from agents.view import (
     H_CH_ACTIVE,
     H_CH_DEFENDER,
     H_CH_POT_VALUE,
+    H_DRAFT_MOVER,
+    H_DRAFT_OFFER,
+    H_DRAFT_TOPS,
     H_DRAW,
     H_NA,
     H_NW,
@@ -33,6 +36,7 @@ from agents.view import (
     S_TOP_VALUE_SEEN,
     action_starts,
     build_view,
+    draft_starts,
 )
 from cya_sim.observation import Observation
 
@@ -146,6 +150,43 @@ def _pair_info(a, hdr, values, pd, w):
 
 
 @njit(cache=True, _nrt=False)
+def _draft_info(a, hdr, values, w):
+    """(dollars, asset type, spends a hand wild) of the set formed by draft id ``a`` (R-2P-DRAFT).
+
+    ``draft_take`` (hand asset, k): k=0 the asset plus every face-up top of its type within reach
+    (``hdr[H_DRAFT_TOPS + asset]``), else the asset plus face-up wild k-1; ``draft_wild``: the hand
+    wild plus every face-up top of the named type within reach.
+    """
+    na = hdr[H_NA]
+    dt, dw, _dc, _dd = draft_starts(hdr)
+    if a < dw:
+        asset = (a - dt) // w
+        k = (a - dt) % w
+        if k > 0:
+            return values[asset] + values[na + k - 1], asset, False
+        return values[asset] * (1 + hdr[H_DRAFT_TOPS + asset]), asset, False
+    wild = na + (a - dw) // na
+    asset = (a - dw) % na
+    return values[wild] + values[asset] * hdr[H_DRAFT_TOPS + asset], asset, True
+
+
+@njit(cache=True, _nrt=False)
+def _draft_offer(params, hdr, hand, values, seats, mask):
+    """Open the immediate challenge of a drafted set (R-2P-DRAFT) when it may play a card under the
+    switches (a matching asset, or a usable wild under TIP-WILD-USE / TIP-SAVE-WILD; TIP-BACKUP wants
+    two), as it would open a challenge: a matching asset first, else the cheapest wild; else decline."""
+    na, nw = hdr[H_NA], hdr[H_NW]
+    _dt, _dw, dc, dd = draft_starts(hdr)
+    asset = seats[hdr[H_DRAFT_MOVER], S_TOP_ASSET]
+    keep_one = 1 if (params[P_SAVE_WILD] > 0 and hdr[H_DRAW] > 0) else 0
+    usable = _wilds_in_hand(hand, na, nw) - keep_one if params[P_WILD_CHALLENGES] > 0 else 0
+    playable = hand[asset] + max(usable, 0)
+    if playable == 0 or (params[P_BACKUP] > 0 and playable < 2):
+        return dd
+    return _opening(mask, dc, hand, values, na, nw)
+
+
+@njit(cache=True, _nrt=False)
 def _answer(mask, re, hand, values, na, nw):
     """R-CH-EXCHANGE play: a matching asset when legal, else the cheapest wild in hand."""
     if mask[re]:
@@ -213,12 +254,18 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     keep_one = params[P_SAVE_WILD] > 0 and hdr[H_DRAW] > 0
     own_sets = seats[seat, S_STACK_LEN]
     best, best_score = -1, -1.0
-    for a in range(ph, ch):
+    dt, _dw, dc, _dd = draft_starts(hdr)
+    n_ids = ch - ph + (dc - dt if not only_hand_wild_pairs else 0)
+    for i in range(n_ids):
+        a = ph + i if ph + i < ch else dt + i - (ch - ph)  # pairs, then draft takes (§7)
         if not mask[a]:
             continue
         if only_hand_wild_pairs and a >= pd:
             continue  # TIP-WILD-FIRST: a pair from the hand
-        v, set_asset, uses_wild = _pair_info(a, hdr, values, pd, w)
+        if a >= dt:
+            v, set_asset, uses_wild = _draft_info(a, hdr, values, w)
+        else:
+            v, set_asset, uses_wild = _pair_info(a, hdr, values, pd, w)
         if only_hand_wild_pairs and not uses_wild:
             continue
         if uses_wild:
@@ -257,6 +304,11 @@ def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
       ``pair_first`` or TIP-COVER says so or when the set is worth at least the
       target; else challenge; else discard the cheapest asset, else the
       cheapest wild (R-DISCARD).
+    * Draft piles (§7): a legal draft take is one more set to lay, worth its
+      hand card plus the face-up cards it takes (a wild played from the hand
+      counts as a wild spent; a face-up wild taken costs no hand card).
+      Asked about the immediate challenge of a drafted set: open it when the
+      switches allow a card (see :func:`_draft_offer`), else decline.
     """
     _ph, _pd, ch, di, re, gu, w = action_starts(hdr)
     na, nw = hdr[H_NA], hdr[H_NW]
@@ -273,6 +325,8 @@ def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
         if mask[re] or (allow > 0 and n_wild - keep_one > 0):
             return _answer(mask, re, hand, values, na, nw)
         return gu
+    if hdr[H_DRAFT_OFFER] > 0:  # R-2P-DRAFT, R-3P-DRAFT: the immediate challenge of a drafted set
+        return _draft_offer(params, hdr, hand, values, seats, mask)
 
     own_sets = seats[seat, S_STACK_LEN]
     best_pair, best_score = -1, -1.0

@@ -34,6 +34,8 @@ from agents.view import (
     H_CH_ASSET,
     H_CH_CHALLENGER,
     H_CH_DEFENDER,
+    H_DRAFT_MOVER,
+    H_DRAFT_OFFER,
     H_NA,
     H_NW,
     H_P,
@@ -43,6 +45,7 @@ from agents.view import (
     S_TOP_VALUE_SEEN,
     action_starts,
     build_view,
+    draft_starts,
 )
 from cya_sim.observation import Observation
 from cya_sim.state import GameState
@@ -78,6 +81,13 @@ def oracle_decide(hdr, hand, values, seats, hands_all, mask):
         if _playable(hands_all, seat, asset, na, nw) <= _playable(hands_all, other, asset, na, nw):
             return gu
         return _answer(mask, re, hand, values, na, nw)
+    if hdr[H_DRAFT_OFFER] > 0:  # §7: open the immediate challenge of a drafted set only when it would win it
+        _dt, _dw, dc, dd = draft_starts(hdr)
+        mover = hdr[H_DRAFT_MOVER]
+        asset = seats[mover, S_TOP_ASSET]
+        if _playable(hands_all, seat, asset, na, nw) <= _playable(hands_all, mover, asset, na, nw):
+            return dd
+        return _opening(mask, dc, hand, values, na, nw)
 
     best_pair, best_score = -1, -1
     for a in range(ph, ch):

@@ -16,7 +16,15 @@ Arrays:
 * ``mask``: (A,) bool legal action mask.
 
 Action ids follow :mod:`cya_sim.actions`; :func:`action_starts` gives the
-first id of each block from ``hdr``.
+first id of each classic block from ``hdr``, :func:`draft_starts` those of the
+draft blocks (RULES.md §7).
+
+Draft fields of ``hdr`` (R-2P-DRAFT, R-3P-DRAFT; all 0 without a draft):
+``H_DRAFT`` 1 when the rules have draft piles; ``H_DRAFT_OFFER`` 1 when the
+seat is asked whether it opens the immediate challenge of a freshly drafted
+set; ``H_DRAFT_MOVER`` the seat that drafted it (-1 otherwise);
+``hdr[H_DRAFT_TOPS + c]`` the face-up draft-pile tops of card type ``c``
+within the seat's reach (the face-down cards are hidden, §10).
 """
 
 from __future__ import annotations
@@ -24,13 +32,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cya_sim.engine import MAX_BATCHED_CARD_TYPES
 from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.observation import Observation
 
 # hdr ------------------------------------------------------------------------------------------
 H_SEAT, H_P, H_NA, H_NW, H_M, H_DRAW, H_TOP_DISCARD, H_CH_ACTIVE = 0, 1, 2, 3, 4, 5, 6, 7
 H_CH_ASSET, H_CH_CHALLENGER, H_CH_DEFENDER, H_CH_POT_VALUE, H_CH_LEN, H_ROUND = 8, 9, 10, 11, 12, 13
-N_HDR = 14
+H_DRAFT_OFFER, H_DRAFT_MOVER, H_DRAFT = 14, 15, 16
+H_DRAFT_TOPS = 17  # hdr[H_DRAFT_TOPS + c], c < MAX_BATCHED_CARD_TYPES
+N_HDR = H_DRAFT_TOPS + MAX_BATCHED_CARD_TYPES
 # seats columns --------------------------------------------------------------------------------
 S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZE, S_TOP_KNOWN_VALUE = range(7)
 N_SEATCOL = 7
@@ -53,6 +64,22 @@ def action_starts(hdr):
     return 0, pd, ch, di, re, gu, w
 
 
+@njit(cache=True, _nrt=False)
+def draft_starts(hdr):
+    """First ids of the draft blocks: (draft_take, draft_wild, draft_challenge, draft_decline).
+
+    Without a draft (``hdr[H_DRAFT] == 0``) every one equals A, the action-space size (empty blocks).
+    """
+    _ph, _pd, _ch, _di, _re, gu, w = action_starts(hdr)
+    na, nw = hdr[H_NA], hdr[H_NW]
+    d = hdr[H_DRAFT]
+    dt = gu + 1
+    dw = dt + d * na * w
+    dc = dw + d * nw * na
+    dd = dc + d * w
+    return dt, dw, dc, dd
+
+
 def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(hdr, hand, values, unseen, seats, mask) of an observation; copies, nothing hidden."""
     deck = obs.rules.deck
@@ -70,6 +97,14 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
         hdr[H_CH_LEN] = len(ch.cards)
     else:
         hdr[H_CH_CHALLENGER] = hdr[H_CH_DEFENDER] = hdr[H_CH_ASSET] = -1
+    hdr[H_DRAFT_MOVER] = -1
+    if obs.action_space.draft:
+        hdr[H_DRAFT] = 1
+        if obs.phase == "draft_offer":
+            hdr[H_DRAFT_OFFER], hdr[H_DRAFT_MOVER] = 1, obs.current_player
+        for j in obs.draft_reach:
+            if obs.draft_tops[j] >= 0:
+                hdr[H_DRAFT_TOPS + obs.draft_tops[j]] += 1
     seats = np.zeros((p, N_SEATCOL), np.int64)
     for s in range(p):
         seats[s, S_HAND_SIZE] = obs.hand_sizes[s]

@@ -37,6 +37,10 @@ The document (``version`` 1); fields marked *optional* may be omitted::
       "played_this_turn": [1],              # optional ([]): seats that played a card this turn
       "gave_up": [["Jewels"], [], ...],     # optional (none): per seat, asset types over which it gave up
                                             #   a challenge and has drawn no card since (public, §10)
+      "draft_piles": [["Stocks", "Jewels"], ...],  # drafts only (§7): per pile, cards bottom first (top last)
+      "draft_down": [0],                    # optional ([]): piles taken from this turn, top not turned up yet
+      "draft_offer": [1],                   # optional ([]): seats still to be asked whether they open the
+                                            #   immediate challenge of the set just drafted, the one asked now first
       "eligible": null | [0, 2],            # optional (null): seats still able to win (R-TIE)
       "extra_rounds": 0,                    # optional (0): R-TIE extra rounds played
       "winners": null | [2],                # optional (null): set once the game is over
@@ -90,6 +94,7 @@ _TOP_FIELDS = (
     "format", "version", "rules", "players", "round", "dealer", "first_dealer", "current_player",
     "totals", "round_wins", "round_scores", "hands", "draw_pile", "discard_pile", "stacks",
     "challenge", "played_this_turn", "gave_up", "eligible", "extra_rounds", "winners", "counters", "rng",
+    "draft_piles", "draft_down", "draft_offer",
 )
 _REQUIRED = ("format", "version", "rules", "players", "current_player", "hands", "draw_pile", "discard_pile",
              "stacks")
@@ -129,6 +134,8 @@ def _rules_to_dict(rules: RuleSet) -> dict[str, Any]:
             v = {"name": v.name, "cards": [dict(c.__dict__) for c in v.cards]}
         elif f.name == "hand_size":
             v = {str(n): s for n, s in v}
+        elif f.name == "draft_removed":
+            v = {n: c for n, c in v}
         options[f.name] = v
     out: dict[str, Any] = {"preset": preset, "options": options}
     if rules.name != preset:
@@ -188,6 +195,13 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "has_uint32": int(st["has_uint32"]),
             "uinteger": int(st["uinteger"]),
         }
+    draft = {}
+    if state.rules.draft != "none":
+        draft = {
+            "draft_piles": [card_names(pile) for pile in state.draft_piles],
+            "draft_down": [j for j, down in enumerate(state.draft_down) if down],
+            "draft_offer": list(state.draft_offer),
+        }
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -213,6 +227,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "winners": None if state.winners is None else list(state.winners),
         "counters": {k: int(getattr(state, k)) for k in _COUNTERS},
         "rng": rng,
+        **draft,
     }
 
 
@@ -447,6 +462,7 @@ def state_from_dict(d: Any) -> GameState:
         stacks.append([_set_from_dict(x, f"stacks[{s}][{j}]", s, p, rules)
                        for j, x in enumerate(_list(stack, f"stacks[{s}]"))])
 
+    draft_piles, draft_down, draft_offer = _draft_from_dict(d, p, rules, current)
     challenge = None
     if d.get("challenge") is not None:
         challenge = _challenge_from_dict(d["challenge"], p, rules, stacks, current)
@@ -485,6 +501,8 @@ def state_from_dict(d: Any) -> GameState:
         "stacks": np.bincount(np.array([c for st in stacks for s in st for c in s.cards], dtype=np.int64),
                               minlength=t),
         "challenge": np.bincount(np.array(challenge.cards if challenge else [], dtype=np.int64), minlength=t),
+        "draft_piles": np.bincount(np.array([c for pile in draft_piles for c in pile], dtype=np.int64),
+                                   minlength=t),
     }
     total = sum(where.values())
     for c in range(t):
@@ -495,7 +513,10 @@ def state_from_dict(d: Any) -> GameState:
                 f"players has exactly {int(deck_counts[c])} (R-DECK-2011, R-DECK-MULTI)"
             )
 
-    if winners is None and challenge is None and sum(hands[current]) == 0:
+    if draft_offer and not stacks[current]:
+        raise _fail("draft_offer", f"seat {current} has no set; an immediate challenge is over the set it just "
+                    "drafted (R-2P-DRAFT)")
+    if winners is None and challenge is None and sum(hands[current]) == 0 and not draft_offer:
         raise _fail("current_player", f"seat {current} has an empty hand; a player with an empty hand is skipped "
                     "(R-TURN): give a seat holding cards")
 
@@ -525,8 +546,36 @@ def state_from_dict(d: Any) -> GameState:
         decisions=counts["decisions"],
         largest_steal=counts["largest_steal"],
         rng=rng,
+        draft_piles=draft_piles,
+        draft_down=draft_down,
+        draft_offer=draft_offer,
         **extra,
     )
+
+
+def _draft_from_dict(d: dict, p: int, rules: RuleSet, current: int) -> tuple[list[list[int]], list[bool], list[int]]:
+    """(piles, face-down tops, seats to ask) of a drafting position (R-2P-DRAFT, R-3P-DRAFT); empty otherwise."""
+    names = rules.deck.names
+    if rules.draft == "none":
+        for k in ("draft_piles", "draft_down", "draft_offer"):
+            if d.get(k):
+                raise _fail(k, f"rules {rules.name!r} have no draft piles (option 'draft' is 'none'); omit it")
+        return [], [], []
+    n = rules.draft_piles
+    piles = [_cards(x, f"draft_piles[{j}]", names)
+             for j, x in enumerate(_list(d.get("draft_piles", [[] for _ in range(n)]), "draft_piles", n))]
+    for j, pile in enumerate(piles):
+        if len(pile) > rules.draft_pile_size:
+            raise _fail(f"draft_piles[{j}]", f"holds {len(pile)} cards; at most draft_pile_size = "
+                        f"{rules.draft_pile_size}")
+    down = [False] * n
+    for i, j in enumerate(_list(d.get("draft_down", []), "draft_down")):
+        down[_int(j, f"draft_down[{i}]", 0, n - 1)] = True
+    offer = _seat_list(d.get("draft_offer", []), "draft_offer", p)
+    if current in offer:
+        raise _fail("draft_offer", f"names seat {current}, the player to move; only a neighbour of the pile may "
+                    "challenge a drafted set (R-2P-DRAFT, R-3P-DRAFT)")
+    return piles, down, offer
 
 
 def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardSet]], current: int) -> Challenge:
@@ -536,12 +585,17 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
     d = _check_fields(v, "challenge", _CHALLENGE_FIELDS, ("challenger", "defender", "cards", "players"))
     challenger = _seat(d["challenger"], "challenge.challenger", p)
     defender = _seat(d["defender"], "challenge.defender", p)
-    if challenger != current:
+    drafted = rules.draft != "none" and defender == current and challenger != current and stacks[defender]
+    if drafted:  # the immediate challenge of a drafted set: R-CH-ALLOWED's exception (R-2P-DRAFT)
+        pass
+    elif challenger != current:
         raise _fail("challenge.challenger", f"is seat {challenger}; the challenger is the player whose turn it is, "
                     f"current_player = {current} (R-CHALLENGE)")
     if defender == challenger:
         raise _fail("challenge.defender", f"is the challenger, seat {challenger}; allowed: another seat")
-    if len(stacks[challenger]) < 1:
+    if drafted:
+        pass
+    elif len(stacks[challenger]) < 1:
         raise _fail("challenge.challenger", f"seat {challenger} has no set; a challenger needs at least one "
                     "(R-CH-ALLOWED)")
     if len(stacks[defender]) < 2:

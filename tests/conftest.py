@@ -82,6 +82,9 @@ def position(
                 used[names.index(card)] += 1
     for card in (fields.get("challenge") or {}).get("cards", []):
         used[names.index(card)] += 1
+    for pile in fields.get("draft_piles") or []:
+        for card in pile:
+            used[names.index(card)] += 1
     left = rules.deck_counts(players) - used
     assert (left >= 0).all(), f"test position uses too many cards: {dict(zip(names, left))}"
     rest_cards = [names[t] for t, n in enumerate(left) for _ in range(int(n))]

@@ -69,6 +69,19 @@ def reference_observation(state: BatchState, row: int):
             seen[c] += 1
         ch = ChallengeView(int(state.ch_challenger[b]), int(state.ch_defender[b]), int(state.ch_asset[b]), cards,
                            tuple(int(x) for x in state.ch_players[b, :n]), seat)
+    tops: tuple[int, ...] = ()
+    sizes: tuple[int, ...] = ()
+    reach: tuple[int, ...] = ()
+    if rules.draft != "none":  # §7, §10: the face-up tops and the pile sizes
+        size = rules.draft_pile_size
+        sizes = tuple(int(n) for n in state.draft_len[b])
+        down = int(state.draft_down[b])
+        tops = tuple(int(state.deck_order[b, j * size + n - 1]) if n > 0 and not (down >> j) & 1 else -1
+                     for j, n in enumerate(sizes))
+        for c in tops:
+            if c >= 0:
+                seen[c] += 1
+        reach = tuple(range(len(sizes))) if rules.draft == "shared" else (seat, (seat - 1) % p)
     hand = state.hands[b, seat].astype(np.int16)
     mask = np.zeros(state.action_space.size, bool)
     legal_mask(k, state.rows[b], mask, np.zeros(state.action_space.size, np.int64))
@@ -77,7 +90,7 @@ def reference_observation(state: BatchState, row: int):
         stacks=tuple(stacks), discard_pile=discard, draw_size=int(k.cfg[C_N] - state.draw_pos[b]),
         hand_sizes=state.hand_count[b].astype(np.int16), totals=state.totals[b].astype(np.int64),
         round=int(state.round[b]), dealer=int(state.dealer[b]), current_player=int(state.current_player[b]),
-        phase="challenge" if state.ch_active[b] else "turn", challenge=ch,
-        unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
-        legal_action_mask=mask,
+        phase="challenge" if state.ch_active[b] else ("draft_offer" if int(state.draft_offer[b]) else "turn"),
+        challenge=ch, unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
+        legal_action_mask=mask, draft_tops=tops, draft_sizes=sizes, draft_reach=reach,
     )

@@ -43,7 +43,7 @@ from cya_sim.engine.compiled.layout import (
 from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.rules import RuleSet
 
-PHASE_NONE, PHASE_TURN, PHASE_CHALLENGE = -1, 0, 1
+PHASE_NONE, PHASE_TURN, PHASE_CHALLENGE, PHASE_DRAFT_OFFER = -1, 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ class ObservationBatch:
 
     rules, n_players, action_space: as the state's. values: (T,) int64 dollars per card type.
     game_index: (B,) int64. seat: (B,) int8 — the observer (the seat to act), -1 for idle rows.
-    phase: (B,) int8 — 0 turn, 1 challenge, -1 idle.
+    phase: (B,) int8 — 0 turn, 1 challenge, 2 draft offer (asked whether to open the immediate
+        challenge of a freshly drafted set, §7), -1 idle.
     legal_action_mask: (B, A) bool.
     hand: (B, T) int16 — the observer's hand. hand_sizes: (B, P) int16 — every hand's size.
     stack_len: (B, P) int16 — sets in each stack.
@@ -76,6 +77,9 @@ class ObservationBatch:
     unseen: (B, T) int16 — cards in play minus the observer's hand and every card it has seen.
     gave_up: (B, P, T) bool — public: the seat gave up a challenge over that asset type and has drawn
         no card since (RULES.md §10).
+    draft_tops: (B, D) int8 — the face-up top card of each draft pile (R-2P-DRAFT, R-3P-DRAFT), -1 when
+        the pile is empty or its next card is not turned up yet; D = 0 without a draft.
+    draft_sizes: (B, D) int16 — cards in each draft pile (its face-down cards are hidden, §10).
     """
 
     rules: RuleSet
@@ -113,6 +117,8 @@ class ObservationBatch:
     ch_len: np.ndarray
     unseen: np.ndarray
     gave_up: np.ndarray
+    draft_tops: np.ndarray
+    draft_sizes: np.ndarray
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -215,6 +221,7 @@ def observe(state: BatchState) -> ObservationBatch:
     wlo = int(wv.min()) if len(wv) else 1 << 62
     whi = int(wv.max()) if len(wv) else -(1 << 62)
     z = np.zeros
+    tops, sizes = _draft_tops(state)
     obs = ObservationBatch(
         rules=state.rules, n_players=p, action_space=state.action_space, values=k.values.copy(),
         game_index=state.game_index.copy(), seat=z(b, np.int8), phase=z(b, np.int8),
@@ -231,11 +238,29 @@ def observe(state: BatchState) -> ObservationBatch:
         ch_asset=np.full(b, -1, np.int8), ch_to_act=np.full(b, -1, np.int8),
         ch_cards=np.full((b, cap), -1, np.int8), ch_players=np.full((b, cap), -1, np.int8),
         ch_len=z(b, np.int16), unseen=z((b, t), np.int16),
-        gave_up=z((b, p, t), bool),
+        gave_up=z((b, p, t), bool), draft_tops=tops.astype(np.int8), draft_sizes=sizes.astype(np.int16),
     )
     _observe(k, state.rows, np.zeros(s_max, np.int64), np.zeros(t, np.int64), np.zeros(a, np.int64), wlo, whi, obs.seat, obs.phase, obs.legal_action_mask, obs.hand, obs.hand_sizes,
              obs.stack_len, obs.set_asset, obs.set_size, obs.set_known, obs.set_n_hidden, obs.set_value_seen,
              obs.set_value_low, obs.set_value_high, obs.top_value_seen, obs.discard_pile, obs.discard_len,
              obs.draw_size, obs.ch_challenger, obs.ch_defender, obs.ch_asset, obs.ch_to_act, obs.ch_cards,
              obs.ch_players, obs.ch_len, obs.unseen, obs.gave_up)
+    if tops.shape[1]:  # §7: the face-up draft tops are seen; the seat asked about an immediate challenge
+        active = obs.seat >= 0
+        for j in range(tops.shape[1]):
+            rows = np.flatnonzero(active & (tops[:, j] >= 0))
+            np.subtract.at(obs.unseen, (rows, tops[rows, j]), 1)
+        obs.phase[active & (state.draft_offer != 0)] = PHASE_DRAFT_OFFER
     return obs
+
+
+def _draft_tops(state: BatchState) -> tuple[np.ndarray, np.ndarray]:
+    """((B, D) int64 face-up top of each draft pile or -1, (B, D) int64 pile sizes); D = 0 without a draft."""
+    lens = state.draft_len
+    if lens.shape[1] == 0:
+        return lens.copy(), lens.copy()
+    d = lens.shape[1]
+    idx = np.arange(d) * state.rules.draft_pile_size + np.maximum(lens - 1, 0)
+    cards = np.take_along_axis(state.deck_order, idx, axis=1)
+    down = (state.draft_down[:, None] >> np.arange(d)) & 1
+    return np.where((lens > 0) & (down == 0), cards, -1), lens.copy()
