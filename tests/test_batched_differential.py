@@ -11,6 +11,12 @@ Default run: ``CYA_DIFF_GAMES`` games in total (default 20,000), split into 30 c
 message gives the key, the game index, the step and the reference position at the first
 differing step as JSON (:func:`cya_sim.position.dumps`).
 
+The draft presets (§7: ``two_player_draft`` at 2 players, ``three_player_draft`` at 3) are
+compared the same way on ``CYA_DIFF_DRAFT_GAMES`` games each (default 800, not 20,000: the
+reference engine plays about 40 two-player and 20 three-player draft games per CPU second, so
+20,000 each would take about 25 CPU minutes, far above the default suite's budget; the slow
+suite plays 1,000,000 each on the batched engine, one in 250 also on the reference).
+
 The slow test (``pytest -m slow``) plays 1,000,000 games on the batched engine; see its docstring
 for what is compared.
 """
@@ -103,6 +109,39 @@ def test_differential_same_games_as_reference(preset, n_players, chunk):
     game_indices = np.arange(PER_CASE, dtype=np.int64) + case * 1_000_000
     sa = seatings(PER_CASE, n_players, case)
     compare_games(rules, n_players, game_indices, sa, batch_size=1 + 37 * chunk + n_players)
+
+
+DRAFTS = (("two_player_draft", 2), ("three_player_draft", 3))
+DRAFT_GAMES = int(os.environ.get("CYA_DIFF_DRAFT_GAMES", "800"))
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+@pytest.mark.parametrize(("preset", "n_players"), DRAFTS)
+def test_differential_draft_presets(preset, n_players, chunk):
+    """R-2P-DRAFT, R-3P-DRAFT: same deals, draft takes, immediate challenges, totals and winners."""
+    rules = get_rules(preset)
+    per = math.ceil(DRAFT_GAMES / CHUNKS)
+    case = 700 + n_players * 10 + chunk
+    game_indices = np.arange(per, dtype=np.int64) + case * 1_000_000
+    table = compare_games(rules, n_players, game_indices, seatings(per, n_players, case),
+                          batch_size=1 + 29 * chunk + n_players)
+    assert table.challenges.sum() > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("preset", "n_players"), DRAFTS)
+def test_differential_draft_one_million_games(preset, n_players):
+    """1,000,000 batched games of a draft preset (random/greedy seatings), played with batch sizes 256 and
+    1 (equal tables required), one game in 250 (4,000) also on the reference engine, action by action."""
+    rules = get_rules(preset)
+    total = 1_000_000
+    gi = np.arange(total, dtype=np.int64) + 50_000_000 + n_players * 10_000_000
+    sa = seatings(total, n_players, 4000 + n_players)
+    a = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=256)
+    b = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=1)
+    assert a.equals(b), f"{preset}: results depend on the batch size"
+    sub = np.arange(0, total, 250)
+    compare_games(rules, n_players, gi[sub], sa[sub], batch_size=64)
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -55,7 +55,7 @@ def _drafts(s):
 # -- presets and set-up -------------------------------------------------------------------------------------
 
 
-def test_R_2P_DRAFT_preset_removes_cards_and_deals_piles():
+def test_r_2p_draft_preset_removes_cards_and_deals_piles():
     """R-2P-DRAFT set-up: no Home, 6 Silver, 3 Gold (99 cards, $1,100,000); three piles of 10, tops face-up;
     hands of 6; a discard card; the rest is the draw pile."""
     rules = get_rules(TWO)
@@ -71,7 +71,7 @@ def test_R_2P_DRAFT_preset_removes_cards_and_deals_piles():
     assert obs.draft_tops == tuple(p[-1] for p in s.draft_piles) and obs.draft_sizes == (10, 10, 10)
 
 
-def test_R_3P_DRAFT_preset_whole_deck_hand_size_5():
+def test_r_3p_draft_preset_whole_deck_hand_size_5():
     """R-3P-DRAFT set-up: the whole deck (110 cards), one pile of 10 per pair of neighbours, hands of 5."""
     rules = get_rules(THREE)
     assert rules.round_total(3) == 1_360_000
@@ -80,7 +80,7 @@ def test_R_3P_DRAFT_preset_whole_deck_hand_size_5():
     assert [sum(h) for h in s.hands] == [5, 5, 5] and len(s.draw_pile) == 110 - 30 - 15 - 1
 
 
-def test_R_PRESETS_draft_presets_refuse_impossible_tables():
+def test_r_presets_draft_presets_refuse_impossible_tables():
     """R-PRESETS: the drafts are 2- and 3-player games; other sizes are refused naming the option."""
     with pytest.raises(RulesError, match="players"):
         get_rules(TWO).check_table(4)
@@ -97,7 +97,7 @@ def test_R_PRESETS_draft_presets_refuse_impossible_tables():
 # -- the draft take -----------------------------------------------------------------------------------------
 
 
-def test_R_2P_DRAFT_take_every_matching_face_up_top():
+def test_r_2p_draft_take_every_matching_face_up_top():
     """R-2P-DRAFT: a hand asset matching face-up tops takes every one of them, forming one set."""
     s = _two([[JEWELS, PIGGY], [AUTO]], [[STOCKS, JEWELS], [BANK, JEWELS], [JEWELS, STOCKS]])
     assert "draft_take:Jewels+match" in _drafts(s) and "draft_take:Piggy Bank+match" not in _drafts(s)
@@ -108,7 +108,7 @@ def test_R_2P_DRAFT_take_every_matching_face_up_top():
     assert s.current_player == 1 and not s.draft_down[0]  # seat 1 holds no Jewels nor wild: no offer
 
 
-def test_R_2P_DRAFT_wild_names_a_face_up_asset_type():
+def test_r_2p_draft_wild_names_a_face_up_asset_type():
     """R-2P-DRAFT: a hand wild takes the face-up tops of an asset type it names (only a type shown)."""
     s = _two([[GOLD], [AUTO]], [[STOCKS], [JEWELS], [SILVER]])
     assert _drafts(s) == ["draft_wild:Gold=Stocks", "draft_wild:Gold=Jewels"]  # never two wilds
@@ -116,7 +116,7 @@ def test_R_2P_DRAFT_wild_names_a_face_up_asset_type():
     assert sets(s, 0) == [(JEWELS, [GOLD, JEWELS])] and s.stacks[0][0].known_by == [1, 3]
 
 
-def test_R_2P_DRAFT_face_up_wild_only_with_an_asset_without_a_match():
+def test_r_2p_draft_face_up_wild_only_with_an_asset_without_a_match():
     """R-2P-DRAFT: a face-up wild is taken only with a played asset when no face-up top is of its type."""
     s = _two([[STOCKS, PIGGY], [AUTO]], [[STOCKS], [SILVER], [GOLD]])
     d = _drafts(s)
@@ -127,7 +127,7 @@ def test_R_2P_DRAFT_face_up_wild_only_with_an_asset_without_a_match():
     assert [len(p) for p in s.draft_piles] == [1, 1, 0]
 
 
-def test_R_2P_DRAFT_no_take_without_a_face_up_match():
+def test_r_2p_draft_no_take_without_a_face_up_match():
     """R-2P-DRAFT: no draft take when no face-up top matches (empty piles show nothing)."""
     s = _two([[STOCKS, STOCKS], [AUTO]], [[], [JEWELS], [BANK]])
     assert _drafts(s) == []
@@ -138,7 +138,7 @@ def test_R_2P_DRAFT_no_take_without_a_face_up_match():
 # -- the immediate challenge --------------------------------------------------------------------------------
 
 
-def test_R_2P_DRAFT_immediate_challenge_of_a_first_set_without_a_set():
+def test_r_2p_draft_immediate_challenge_of_a_first_set_without_a_set():
     """R-2P-DRAFT, R-CH-ALLOWED exception: the opponent may challenge the new set at once, though it is the
     mover's only set and the opponent has none; the winner takes it with all the challenge cards."""
     s = _two([[JEWELS, PIGGY], [JEWELS, AUTO]], [[STOCKS, JEWELS], [BANK], [STOCKS]])
@@ -155,14 +155,14 @@ def test_R_2P_DRAFT_immediate_challenge_of_a_first_set_without_a_set():
     assert s.current_player == 1
 
 
-def test_R_2P_DRAFT_defender_wins_keeps_the_enlarged_set():
+def test_r_2p_draft_defender_wins_keeps_the_enlarged_set():
     """R-2P-DRAFT with R-CH-EXCHANGE: the mover answers and wins; the drafted set grows by the challenge cards."""
     s = _two([[JEWELS, SILVER, PIGGY], [JEWELS, AUTO]], [[STOCKS, JEWELS], [BANK], [STOCKS]])
     act(s, "draft_take:Jewels+match", "draft_challenge:match", "respond:Silver", "give_up")
     assert sets(s, 0) == [(JEWELS, [JEWELS, JEWELS, JEWELS, SILVER])] and sets(s, 1) == []
 
 
-def test_R_2P_DRAFT_decline_and_no_offer_without_a_card():
+def test_r_2p_draft_decline_and_no_offer_without_a_card():
     """R-2P-DRAFT: the opponent may let the set be; an opponent with neither a match nor a wild is not asked."""
     s = _two([[JEWELS, PIGGY], [GOLD, AUTO]], [[STOCKS, JEWELS], [BANK], [STOCKS]])
     act(s, "draft_take:Jewels+match")
@@ -171,14 +171,14 @@ def test_R_2P_DRAFT_decline_and_no_offer_without_a_card():
     assert s.current_player == 1 and s.phase == "turn" and sets(s, 0) == [(JEWELS, [JEWELS, JEWELS])]
 
 
-def test_R_REFILL_after_a_draft_challenge_mover_first():
+def test_r_refill_after_a_draft_challenge_mover_first():
     """R-REFILL (mover_first) after an immediate challenge: the drafter draws first, then the challenger."""
     s = _two([[JEWELS, PIGGY], [JEWELS, AUTO]], [[STOCKS, JEWELS], [BANK], [STOCKS]], draw=[GOLD, SILVER])
     act(s, "draft_take:Jewels+match", "draft_challenge:match", "give_up")
     assert hand(s, 0) == [PIGGY, SILVER, GOLD] and hand(s, 1) == [AUTO]
 
 
-def test_R_CH_ALLOWED_classic_challenges_unchanged_in_a_draft():
+def test_r_ch_allowed_classic_challenges_unchanged_in_a_draft():
     """R-CH-ALLOWED: outside the immediate challenge, challenges still need a set and a target with two."""
     s = _two([[JEWELS], [AUTO]], [[], [], []], stacks=[[], [cset(JEWELS, JEWELS, JEWELS), cset(JEWELS, JEWELS,
                                                                                              JEWELS)]])
@@ -188,14 +188,14 @@ def test_R_CH_ALLOWED_classic_challenges_unchanged_in_a_draft():
 # -- three players ------------------------------------------------------------------------------------------
 
 
-def test_R_3P_DRAFT_reach_left_and_right_piles_only():
+def test_r_3p_draft_reach_left_and_right_piles_only():
     """R-3P-DRAFT: seat 0 drafts from pile 0 (between seats 0 and 1) and pile 2 (between 2 and 0), not pile 1."""
     s = _three([[JEWELS, STOCKS, BANK], [AUTO], [AUTO]], [[JEWELS], [STOCKS], [BANK]])
     assert _drafts(s) == ["draft_take:Bank Account+match", "draft_take:Jewels+match"]
     assert observe(s, 0).draft_reach == (0, 2)
 
 
-def test_R_3P_DRAFT_other_neighbour_of_the_pile_challenges():
+def test_r_3p_draft_other_neighbour_of_the_pile_challenges():
     """R-3P-DRAFT: a set drafted from pile 2 (between seats 2 and 0) may be challenged by seat 2 only."""
     s = _three([[BANK, PIGGY], [BANK, AUTO], [BANK, AUTO]], [[JEWELS], [STOCKS], [STOCKS, BANK]])
     act(s, "draft_take:Bank Account+match")
@@ -204,7 +204,7 @@ def test_R_3P_DRAFT_other_neighbour_of_the_pile_challenges():
     assert sets(s, 2) == [(BANK, [BANK, BANK, BANK])] and hand(s, 1) == [BANK, AUTO]
 
 
-def test_R_3P_DRAFT_both_piles_left_neighbour_asked_first():
+def test_r_3p_draft_both_piles_left_neighbour_asked_first():
     """R-3P-DRAFT (simulator's reading): a take from both piles may be challenged by either other player; the
     mover's left neighbour (seat 1) is asked first, then the right one (seat 2)."""
     s = _three([[JEWELS, PIGGY], [JEWELS, AUTO], [GOLD, AUTO]], [[JEWELS], [STOCKS], [STOCKS, JEWELS]])
@@ -216,7 +216,7 @@ def test_R_3P_DRAFT_both_piles_left_neighbour_asked_first():
     assert s.current_player == 1 and s.draft_down == [False] * 3
 
 
-def test_R_3P_DRAFT_wild_from_the_left_pile_first():
+def test_r_3p_draft_wild_from_the_left_pile_first():
     """R-3P-DRAFT (simulator's reading): two reachable piles show the wild taken: the left pile (the mover's
     own-numbered pile) gives it."""
     s = _three([[PIGGY, AUTO], [AUTO], [AUTO]], [[SILVER], [STOCKS], [SILVER]], current=0)
@@ -228,7 +228,7 @@ def test_R_3P_DRAFT_wild_from_the_left_pile_first():
 
 
 @pytest.mark.parametrize(("preset", "players"), [(TWO, 2), (THREE, 3)])
-def test_R_2P_DRAFT_leftover_cards_count_with_the_discard_pile(preset, players):
+def test_r_2p_draft_leftover_cards_count_with_the_discard_pile(preset, players):
     """R-2P-DRAFT, R-SCORE: at every round end, stacks + discard pile + cards left in draft piles = the round
     total ($1,100,000 two players, $1,360,000 three); card conservation and legality at every step."""
     rules = get_rules(preset)
@@ -249,7 +249,7 @@ def test_R_2P_DRAFT_leftover_cards_count_with_the_discard_pile(preset, players):
     assert len(audits) >= 40 and set(audits) == {rules.round_total(players)}
 
 
-def test_R_2P_DRAFT_position_round_trip():
+def test_r_2p_draft_position_round_trip():
     """JSON positions carry draft piles, face-down tops and the offer; reading back gives the same state."""
     s = _two([[JEWELS, PIGGY], [JEWELS, AUTO]], [[STOCKS, JEWELS], [BANK], [STOCKS]])
     act(s, "draft_take:Jewels+match")
@@ -258,7 +258,7 @@ def test_R_2P_DRAFT_position_round_trip():
     assert legal(t) == legal(s)
 
 
-def test_R_2P_DRAFT_observation_hides_face_down_cards():
+def test_r_2p_draft_observation_hides_face_down_cards():
     """§10: a seat sees the face-up tops and the pile sizes; the face-down cards are among its unseen cards."""
     s = new_game(get_rules(TWO), 2, root_key(3), 4)
     obs = observe(s, 0)

@@ -16,6 +16,7 @@ import numpy as np
 
 from cya_sim import observation as observation_module
 from cya_sim.engine.reference import apply_action, new_game
+from cya_sim.engine.reference.draft import describe_tops
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.rng import root_key, stream_generator
 from cya_sim.rules import RuleSet, get_rules
@@ -98,7 +99,7 @@ class EnvGame:
             names = self.rules.deck.names
             self._log(f"game {g}: {self.n_players} players, rules {self.rules.name}")
             self.say(f"round 1: seat {self.state.dealer} deals; the discard pile shows "
-                     f"{names[self.state.discard_pile[-1]]}")
+                     f"{names[self.state.discard_pile[-1]]}{describe_tops(self.state)}")
 
     @property
     def over(self) -> bool:

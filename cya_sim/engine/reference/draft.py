@@ -228,3 +228,12 @@ def leftover_value(state: GameState) -> int:
     """Dollars of the cards still in the draft piles; they score nothing (R-2P-DRAFT, R-SCORE invariant)."""
     v = state.rules.deck.values
     return sum(int(v[c]) for pile in state.draft_piles for c in pile)
+
+
+def describe_tops(state: GameState) -> str:
+    """``"; the draft piles show A, B, C"`` for a round-start log line ("" without a draft)."""
+    if not state.draft_piles:
+        return ""
+    names = state.rules.deck.names
+    shown = [names[c] if c >= 0 else "nothing" for c in (face_up_top(state, j) for j in range(len(state.draft_piles)))]
+    return "; the draft piles show " + ", ".join(shown)

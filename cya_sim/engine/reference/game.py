@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from cya_sim import observation  # module import: observation itself imports this package
 from cya_sim.engine.agent_calls import AgentError, action_id, call_agent
+from cya_sim.engine.reference.draft import describe_tops
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import IllegalActionError, apply_action
 from cya_sim.rng import stream_generator
@@ -104,7 +105,8 @@ def play_game(
 
         log = tagged
         log(f"game {game_index}: {len(agents)} players, rules {rules.name}")
-        log(f"round 1: seat {state.dealer} deals; the discard pile shows {names[state.discard_pile[-1]]}")
+        log(f"round 1: seat {state.dealer} deals; the discard pile shows {names[state.discard_pile[-1]]}"
+            + describe_tops(state))
     while state.to_act >= 0:
         seat = state.to_act
         obs = observation.observe(state, seat)

@@ -223,4 +223,4 @@ def _end_round(state: GameState, say: Callable[[str], None]) -> None:
     state.dealer = (state.dealer + 1) % state.n_players
     start_round(state)
     say(f"round {state.round}: seat {state.dealer} deals; the discard pile shows "
-        f"{state.rules.deck.names[state.discard_pile[-1]]}")
+        f"{state.rules.deck.names[state.discard_pile[-1]]}{draft.describe_tops(state)}")
