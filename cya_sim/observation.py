@@ -84,6 +84,8 @@ class Observation:
             -1 when the pile is empty or its next card is not turned up yet; () without a draft.
         draft_sizes: per draft pile, its cards (the face-down ones are hidden, §10); ().
         draft_reach: the piles the observer may draft from on its turn, in reach order; ().
+        draft_offer: the seats still to be asked whether they open the immediate challenge of the set
+            just drafted, the one asked now first (public); () outside that decision.
     """
 
     seat: int
@@ -107,6 +109,7 @@ class Observation:
     draft_tops: tuple[int, ...] = ()
     draft_sizes: tuple[int, ...] = ()
     draft_reach: tuple[int, ...] = ()
+    draft_offer: tuple[int, ...] = ()
 
     @property
     def top_discard(self) -> int:
@@ -209,4 +212,5 @@ def observe(state: GameState, seat: int) -> Observation:
         draft_tops=tops,
         draft_sizes=tuple(len(pile) for pile in state.draft_piles),
         draft_reach=tuple(draft.reach(state, seat)) if state.draft_piles else (),
+        draft_offer=tuple(state.draft_offer),
     )

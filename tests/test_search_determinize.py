@@ -186,3 +186,41 @@ def test_template_carries_the_public_give_up_record_and_samples_keep_it():
     for s in d.sample(rng_state(3), 4):
         g = s["flat"]
         assert g[d.layout[B_GAVEUP]:d.layout[B_GAVEUP] + p].tolist() == want
+
+
+def _draft_position(piles=None, draw=None):
+    """Two-player draft (R-2P-DRAFT): seat 0 sees its hand, the face-up draft tops and the pile sizes; hidden:
+    the opponent's one card, the face-down draft cards and the draw pile."""
+    return state_of(players=2, preset="two_player_draft", hands=[[PIGGY, PIGGY], [JEWELS]], stacks=[[], []],
+                    draft_piles=piles or [[STOCKS, BANK], [COINS], []], draw_pile=draw or [SILVER])
+
+
+def test_draft_face_down_cards_exactly_uniform():
+    """§10, R-2P-DRAFT: the face-down draft card is a hidden position like a hand or draw card; the sample is
+    uniform over the 3! deals of the 3 unseen cards (opponent's card, face-down card, draw card)."""
+    obs = observe(_draft_position(), 0)
+    det = Determinizer(obs)
+    assert det.info.draft_pos.tolist() == [0]  # pile 0's bottom card; its top (Bank Account) is face-up
+    names = obs.rules.deck.names
+    unseen = sorted(t for t, n in enumerate(obs.unseen) for _ in range(int(n)))
+    assert unseen == sorted(names.index(x) for x in (JEWELS, STOCKS, SILVER))
+    L = det.layout
+    n = 30_000
+    got = Counter()
+    for smp in det.sample(rng_state(77), n):
+        g = smp["flat"]
+        assert g[L[B_DECK] + 1] == names.index(BANK)  # the face-up top is kept
+        got[(int(np.flatnonzero(smp["hands"][1])[0]), int(g[L[B_DECK]]), int(smp["draw_pile"][0]))] += 1
+    assert len(got) == 6
+    chi2 = sum((v - n / 6) ** 2 / (n / 6) for v in got.values())
+    assert chi2 < 20.5, got  # df 5: the 0.999 quantile
+
+
+def test_draft_leak_face_down_cards_do_not_matter():
+    """§10: two draft states differing only in a face-down draft card (swapped with the draw pile) give the
+    same determinizations for the same seed."""
+    a = observe(_draft_position(), 0)
+    b = observe(_draft_position(piles=[[SILVER, BANK], [COINS], []], draw=[STOCKS]), 0)
+    assert np.array_equal(a.unseen, b.unseen) and a.draft_tops == b.draft_tops
+    for x, y in zip(Determinizer(a).sample(rng_state(4), 10), Determinizer(b).sample(rng_state(4), 10)):
+        assert np.array_equal(x["flat"], y["flat"])

@@ -36,6 +36,12 @@ What the observation does not carry is not guessed from the true state:
   the ``greedy`` rollout policy of the other seats uses (R-HIDDEN-WILD);
 * ``round_wins`` (taken as 0; only the ``round_wins`` end condition reads them).
 
+Draft piles (R-2P-DRAFT, R-3P-DRAFT): the face-up tops and the pile sizes are
+public and copied into the template; every face-down draft card is a hidden
+position without constraint, like a hand card or the draw pile, so it is
+dealt from the same uniform shuffle (after the opponents' hands, before the
+draw pile) — the sample stays exactly uniform.
+
 The public record of who gave up a challenge (``Observation.gave_up``) is
 deliberately not used as a constraint: a side may give up with cards left
 (R-CH-EXCHANGE), so it proves nothing about a hand, and conditioning on it
@@ -70,7 +76,7 @@ N_ROWS = 1
 InfoSet = namedtuple("InfoSet", [
     "observer", "unseen", "hand_sizes", "draw_size", "totals0",
     "slot_set", "slot_owner", "slot_asset",
-    "grp_asset", "grp_start", "grp_slot", "wtab", "ftab", "fin",
+    "grp_asset", "grp_start", "grp_slot", "wtab", "ftab", "fin", "draft_pos",
 ])
 InfoSet.__doc__ = """What the sampler needs of one observation (numba-passable arrays).
 
@@ -136,12 +142,15 @@ def info_set(obs: Observation, slot_of_view: list[list[int]] | None = None) -> I
                 slot_asset.append(v.asset)
     h = len(slot_set)
     hand_sizes = np.asarray(obs.hand_sizes, np.int64)
-    need = int(hand_sizes.sum() - hand_sizes[obs.seat]) + h + int(obs.draw_size)
+    size = obs.rules.draft_pile_size
+    draft_pos = [j * size + i for j, n in enumerate(obs.draft_sizes)
+                 for i in range(n - 1 if obs.draft_tops[j] >= 0 else n)]  # the face-down draft cards
+    need = int(hand_sizes.sum() - hand_sizes[obs.seat]) + h + int(obs.draw_size) + len(draft_pos)
     if int(unseen.sum()) != need:
         raise ValueError(
             f"observation field 'unseen' holds {int(unseen.sum())} cards but the hidden positions need {need} "
             f"(opponents' hands {int(hand_sizes.sum() - hand_sizes[obs.seat])}, hidden set cards {h}, "
-            f"draw pile {obs.draw_size})")
+            f"draw pile {obs.draw_size}, face-down draft cards {len(draft_pos)})")
     assets = sorted(set(slot_asset))
     g = len(assets)
     grp_start = np.zeros(g + 1, np.int64)
@@ -177,6 +186,7 @@ def info_set(obs: Observation, slot_of_view: list[list[int]] | None = None) -> I
         slot_set=np.array(slot_set, np.int64), slot_owner=np.array(slot_owner, np.int64),
         slot_asset=np.array(slot_asset, np.int64), grp_asset=np.array(assets, np.int64),
         grp_start=grp_start, grp_slot=grp_slot, wtab=wtab, ftab=ftab, fin=fin,
+        draft_pos=np.array(draft_pos, np.int64),
     )
 
 
@@ -257,6 +267,19 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
     S.winners[b] = 0
     S.done[b] = False
     S.to_act[b] = seat
+    if obs.draft_sizes:  # §7: pile sizes and face-up tops; the face-down cards are sampled
+        size = obs.rules.draft_pile_size
+        down = 0
+        for j, (nj, top) in enumerate(zip(obs.draft_sizes, obs.draft_tops, strict=True)):
+            S.draft_len[b, j] = nj
+            if top >= 0:
+                S.deck_order[b, j * size + nj - 1] = top
+            elif nj > 0:
+                down |= 1 << j
+        S.draft_down[b] = down
+        offer = list(obs.draft_offer)
+        S.draft_offer[b] = 1 + offer[0] if offer else 0
+        S.draft_offer2[b] = 1 + offer[1] if len(offer) > 1 else 0
 
 
 @njit(cache=True, _nrt=False)
@@ -362,6 +385,9 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
         for _ in range(I.hand_sizes[s]):
             G[h0 + cards[pos]] += 1
             pos += 1
+    for i in range(I.draft_pos.shape[0]):  # the face-down draft cards (§7)
+        G[L[B_DECK] + I.draft_pos[i]] = cards[pos]
+        pos += 1
     start = L[B_DECK] + n_cards - I.draw_size
     for i in range(I.draw_size):
         G[start + i] = cards[pos]

@@ -93,4 +93,5 @@ def reference_observation(state: BatchState, row: int):
         phase="challenge" if state.ch_active[b] else ("draft_offer" if int(state.draft_offer[b]) else "turn"),
         challenge=ch, unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
         legal_action_mask=mask, draft_tops=tops, draft_sizes=sizes, draft_reach=reach,
+        draft_offer=tuple(int(x) - 1 for x in (state.draft_offer[b], state.draft_offer2[b]) if x),
     )
