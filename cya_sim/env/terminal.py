@@ -101,6 +101,14 @@ class Narrator:
             self.out(f"  {w} shows {nm[ch.cards[-1]]}")
         elif d.kind == "respond":
             self.out(f"  {w} answers with {nm[state.challenge.cards[-1]]}")
+        elif d.kind in ("draft_take", "draft_wild"):  # R-2P-DRAFT, R-3P-DRAFT
+            played = d.card if d.kind == "draft_take" else d.partner
+            self.out(f"{w} drafts with {nm[played]}: a set of {nm[d.card]} from the draft piles")
+        elif d.kind == "draft_challenge":
+            self.out(f"  {w} challenges the drafted set at once")
+            self.out(f"  {w} shows {nm[state.challenge.cards[-1]]}")
+        elif d.kind == "draft_decline":
+            self.out(f"  {w} lets the drafted set be")
         else:
             self.out(f"  {w} gives up")
             ch = before["challenge"]
@@ -141,6 +149,11 @@ def describe(obs: Observation, narrator: Narrator) -> list[str]:
         top = f"top {narrator.set_text(st, s)}" if n else "no sets"
         lines.append(f"  {narrator.who(s)}: {int(obs.hand_sizes[s])} cards in hand, {n} sets, {top}; "
                      f"total {_money(int(obs.totals[s]))}")
+    if obs.draft_sizes:  # §10: the face-up tops and the sizes of the draft piles
+        lines.append("draft piles: " + ", ".join(
+            f"{j}: {nm[c] if c >= 0 else 'face-down'} ({n} cards)"
+            for j, (c, n) in enumerate(zip(obs.draft_tops, obs.draft_sizes, strict=True)))
+            + f"; you may draft from {', '.join(map(str, obs.draft_reach))}")
     if obs.challenge is not None:
         c = obs.challenge
         lines.append(f"challenge: seat {c.challenger} against seat {c.defender} over {nm[c.asset]}; cards shown: "
