@@ -41,7 +41,6 @@ from numba import njit
 from agents.compiled_draft import best_take, open_if_able
 from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act
 from agents.view import N_HDR, N_SEATCOL
-from cya_sim.engine.compiled.draft import legal_takes
 from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
     B_DISC,
@@ -191,7 +190,7 @@ def greedy_act(K, G, seat, params, rng, sc):
             best = cfg[C_PD] + asset_c
             best_v = vt + asset_v
     if cfg[C_DRAFT] != 0:  # §7: a draft take is a set, worth its hand card and the cards taken
-        best, best_v = best_take(K, G, seat, sc.ids, legal_takes(K, G, sc.ids, 0), best, best_v)
+        best, best_v = best_take(K, G, seat, sc.hand, best, best_v)  # sc.hand: scratch (greedy builds no view)
     if best >= 0:
         return best
     p = cfg[C_P]
@@ -363,6 +362,9 @@ class RandomBatchAgent:
 
 class GreedyBatchAgent:
     """``greedy`` in batch form: ``act(obs, agent_rng=None) -> (B,) int32`` (deterministic).
+
+    On the draft presets (§7) it opens an immediate challenge as ``greedy`` does (phase 2) but does
+    not consider draft takes (the ObservationBatch carries the tops; the ranking is not ported).
 
     Uses the fields ``seat``, ``phase``, ``hand``, ``discard_pile``,
     ``discard_len``, ``stack_len``, ``top_value_seen`` and

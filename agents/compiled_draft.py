@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from cya_sim.engine.compiled.draft import take_mask
+from cya_sim.engine.compiled.draft import reach_pile, take_mask, top
 from cya_sim.engine.compiled.layout import (
     B_HANDS,
     B_SASSET,
     B_STOP,
     C_DRAFT_CH,
     C_DRAFT_DEC,
+    C_DRAFT_PILES,
     C_DRAFT_TAKE,
     C_DRAFT_WILD,
     C_NA,
@@ -51,18 +52,58 @@ def take_value(K, G, seat, a):
 
 
 @njit(**_JIT)
-def best_take(K, G, seat, ids, n, best, best_v):
-    """The draft take of highest :func:`take_value` among the legal ids ``ids[:n]`` if it beats ``best_v``
-    (strictly; ids ascend, so ties keep the lowest id): returns ``(best, best_v)``."""
+def best_take(K, G, seat, cnt, best, best_v):
+    """The legal draft take of highest value (:func:`take_value`) if it beats ``best_v`` strictly, visiting
+    the draft ids in ascending order (ties keep the lowest id): returns ``(best, best_v)``.
+
+    ``cnt`` ((T,) int64) is scratch: it gets the face-up tops of each type within ``seat``'s reach, so
+    every take is valued from it without scanning the piles again (same choices as valuing each
+    legal id, ``tests/test_batched_differential.py``).
+    """
     cfg = K.cfg
-    for i in range(n):
-        a = ids[i]
-        if a < cfg[C_DRAFT_TAKE] or a >= cfg[C_DRAFT_CH]:
+    na = cfg[C_NA]
+    nw = cfg[C_NW]
+    t = cfg[C_T]
+    w = 1 + nw
+    values = K.values
+    h0 = K.lay[B_HANDS] + seat * t
+    for c in range(t):
+        cnt[c] = 0
+    any_up = False
+    for i in range(cfg[C_DRAFT_PILES]):
+        j = reach_pile(K, G, seat, i)
+        if j < 0:
+            break
+        c = top(K, G, j)
+        if c >= 0:
+            cnt[c] += 1
+            any_up = True
+    if not any_up:
+        return best, best_v
+    for a in range(na):  # draft_take ids: asset a, then k
+        if G[h0 + a] == 0:
             continue
-        v = take_value(K, G, seat, a)
-        if v > best_v:
-            best = a
-            best_v = v
+        if cnt[a] > 0:
+            v = values[a] * (1 + cnt[a])
+            if v > best_v:
+                best = cfg[C_DRAFT_TAKE] + a * w
+                best_v = v
+            continue
+        for k in range(nw):
+            if cnt[na + k] > 0:
+                v = values[a] + values[na + k]
+                if v > best_v:
+                    best = cfg[C_DRAFT_TAKE] + a * w + 1 + k
+                    best_v = v
+    for k in range(nw):  # draft_wild ids: wild k, then the named asset
+        if G[h0 + na + k] == 0:
+            continue
+        for a in range(na):
+            if cnt[a] > 0:
+                v = values[na + k] + cnt[a] * values[a]
+                if v > best_v:
+                    best = cfg[C_DRAFT_WILD] + k * na + a
+                    best_v = v
     return best, best_v
 
 

@@ -21,6 +21,11 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   :func:`cya_sim.tournament.run_tournament` (or, if that module is missing, a process pool over
   chunks of game indices), with the peak RSS of its worker processes.
 
+With ``--rules PRESET`` it measures instead, side by side in one run, ``greedy`` in every seat at
+the preset's smallest table size (2 for ``two_player_draft``, 3 for ``three_player_draft``) and
+``classic`` at that same size: batched games and decisions per CPU second, the reference engine's
+games per CPU second, and the ratios (:func:`rules_speed`).
+
 Speed claims of the project come from this command only, never from timed unit tests.
 """
 
@@ -70,6 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", action="store_true",
                         help="measure the RL environments instead: the batched vector environment against "
                              "Gymnasium's SyncVectorEnv (issue 15; cya_sim.env.bench; needs .[rl])")
+    parser.add_argument("--rules", default=None, metavar="PRESET",
+                        help="measure greedy x P games/s of this preset against classic at the same table size "
+                             "(P = the preset's smallest) instead; uses --games and --reference-games")
     parser.add_argument("--env-seconds", type=float, default=10.0,
                         help="CPU seconds per environment measured with --env (default 10)")
 
@@ -279,8 +287,61 @@ def measure(args: argparse.Namespace) -> dict:
     return out
 
 
+def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, seed: int) -> dict:
+    """Greedy x P on ``preset`` and on ``classic`` at the same P, measured in this run (module docstring).
+
+    Returns a JSON-ready dict: ``rules``, ``players``, ``games``, ``<label>_games_s``,
+    ``<label>_decisions_s``, ``<label>_decisions_per_game``, ``<label>_reference_games_s`` for the labels
+    ``rules`` and ``classic`` (per CPU second of this process), ``vs_classic_games`` and
+    ``vs_classic_decisions`` (batched rates, preset / classic).
+
+    Raises:
+        RulesError: unknown preset or one the batched engine does not play.
+    """
+    from cya_sim.play.batched import play_games as batched
+    from cya_sim.play.reference import play_games as reference
+    from cya_sim.rng import root_key
+    from cya_sim.rules import RulesError, RuleSet, get_rules
+
+    rules = get_rules(preset)
+    if not isinstance(rules, RuleSet):
+        raise RulesError(f"--rules {preset!r}: the batched engine plays the classic family only "
+                         "(classic, guide, basic and the drafts)")
+    p = rules.min_players
+    key = root_key(seed)
+    seats = np.zeros((games, p), np.int16)
+    out: dict = {"rules": preset, "players": p, "agents": f"greedy x{p}", "games": games,
+                 "reference_games": reference_games}
+    for label, r in (("rules", rules), ("classic", get_rules("classic"))):
+        batched(r, ["greedy"], seats[:1], key, np.arange(1))  # compile or load the cache first
+        table, cpu, _ = _timed(lambda r=r: batched(r, ["greedy"], seats, key, np.arange(games, dtype=np.int64),
+                                                   batch_size=batch_size))
+        out[f"{label}_games_s"] = games / cpu
+        out[f"{label}_decisions_s"] = float(table.decisions.sum()) / cpu
+        out[f"{label}_decisions_per_game"] = float(table.decisions.mean())
+        if reference_games > 0:
+            _, rcpu, _ = _timed(lambda r=r: reference(r, ["greedy"], seats[:reference_games], key,
+                                                      np.arange(reference_games, dtype=np.int64)))
+            out[f"{label}_reference_games_s"] = reference_games / rcpu
+    out["vs_classic_games"] = out["rules_games_s"] / out["classic_games_s"]
+    out["vs_classic_decisions"] = out["rules_decisions_s"] / out["classic_decisions_s"]
+    out["load_average_1min"] = os.getloadavg()[0]
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print it (``--json``: one JSON object). Returns the exit code 0."""
+    if getattr(args, "rules", None):
+        res = rules_speed(args.rules, args.games, args.reference_games, args.batch_size, args.seed)
+        if args.json:
+            print(json.dumps(res, indent=1))
+        else:
+            print(f"cya-sim bench --rules {res['rules']}: greedy x{res['players']}, per CPU second: "
+                  f"{res['rules_games_s']:,.0f} games/s ({res['rules_decisions_s']:,.0f} decisions/s) against "
+                  f"classic {res['classic_games_s']:,.0f} games/s ({res['classic_decisions_s']:,.0f} decisions/s) at "
+                  f"{res['players']} players: {res['vs_classic_games']:.2f}x games/s, "
+                  f"{res['vs_classic_decisions']:.2f}x decisions/s")
+        return 0
     if getattr(args, "mcts", False):
         from cya_sim.search.bench import mcts_speed
 
