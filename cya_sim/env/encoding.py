@@ -16,7 +16,7 @@ D = ``stack_depth``):
 ================  ===========  ==========================================================
 block             size         content
 ================  ===========  ==========================================================
-phase             2            one-hot: turn, challenge
+phase             2 (3)        one-hot: turn, challenge (and, with draft piles, the draft offer §7)
 hand              T            the observer's cards of each type
 unseen            T            cards the observer has not seen (§10 "unseen cards")
 hand_sizes        P            cards in each hand
@@ -34,7 +34,13 @@ gave_up           P*T          public record of given-up challenges (§10)
 stacks            P*(4+T)      per seat: sets, $M seen / low / high, known cards per type
 top_sets          P*D*(6+nA+T) per seat, its D top sets (top first): present, asset one-hot,
                                size, hidden cards, $M seen / low / high, known cards per type
+draft             K*(T+1)      per draft pile (K piles; 0 without a draft, R-2P-DRAFT,
+                               R-3P-DRAFT): its face-up top one-hot (zero when empty or not
+                               turned up yet), its number of cards
 ================  ===========  ==========================================================
+
+The classic presets have no draft block and a 2-wide phase block, so their vectors are
+unchanged by the drafts.
 
 Sets deeper than ``stack_depth`` in a stack are counted in the ``stacks``
 block only (their order and composition are in the structured observation).
@@ -79,11 +85,13 @@ class ObservationEncoder:
             raise ValueError(f"stack_depth: {stack_depth!r}; allowed: an int >= 1 or None (every set)")
         self.depth = full if stack_depth is None else min(int(stack_depth), full)
         p, t, na, d = n_players, self.t, self.na, self.depth
+        self.piles = rules.draft_piles if rules.draft != "none" else 0
         sizes = {
-            "phase": 2, "hand": t, "unseen": t, "hand_sizes": p, "totals": p, "draw": 2, "discard_counts": t,
+            "phase": 3 if self.piles else 2, "hand": t, "unseen": t, "hand_sizes": p, "totals": p, "draw": 2, "discard_counts": t,
             "discard_top": t, "round": 1, "dealer": p, "current_player": p,
             "challenge": 2 + 2 * p + na + 3 * t, "gave_up": p * t, "stacks": p * (4 + t),
             "top_sets": p * d * (6 + na + t),
+            "draft": self.piles * (t + 1),
         }
         self.blocks: dict[str, tuple[int, int]] = {}
         s = 0
@@ -131,7 +139,7 @@ class ObservationEncoder:
             s = np.asarray(s, np.int64)
             return np.where(s >= 0, (s - seat) % p, -1)
 
-        put("phase", onehot(np.where(live, ob.phase, -1), 2))
+        put("phase", onehot(np.where(live, ob.phase, -1), 3 if self.piles else 2))
         put("hand", ob.hand)
         put("unseen", ob.unseen)
         put("hand_sizes", np.asarray(ob.hand_sizes)[rows[:, None], rel])
@@ -201,6 +209,10 @@ class ObservationEncoder:
                                 gather(ob.set_value_low)[..., None] * M, gather(ob.set_value_high)[..., None] * M,
                                 gather(ob.set_known)], 3)
         put("top_sets", slots)
+        if self.piles:  # §7, §10: the face-up tops and the pile sizes
+            tops = np.asarray(ob.draft_tops, np.int64)
+            put("draft", np.concatenate([np.concatenate([onehot(tops[:, j], t), np.asarray(ob.draft_sizes)[:, j:j + 1]],
+                                                        1) for j in range(self.piles)], 1))
         out[~live] = 0.0
         return out
 
@@ -223,7 +235,9 @@ class ObservationEncoder:
         cap = max(1, len(ch.cards) if ch else 0)
         pile = np.array(obs.discard_pile or (-1,), np.int64)[None, :]
         return SimpleNamespace(
-            seat=np.array([obs.seat]), phase=np.array([1 if obs.phase == "challenge" else 0]),
+            seat=np.array([obs.seat]), phase=np.array([{"challenge": 1, "draft_offer": 2}.get(obs.phase, 0)]),
+            draft_tops=np.array([obs.draft_tops], np.int64).reshape(1, -1),
+            draft_sizes=np.array([obs.draft_sizes], np.int64).reshape(1, -1),
             hand=obs.hand[None, :], unseen=obs.unseen[None, :], hand_sizes=obs.hand_sizes[None, :],
             totals=obs.totals[None, :], stack_len=np.array([[len(st) for st in obs.stacks]]),
             set_asset=set_asset, set_size=set_size, set_n_hidden=set_hidden, set_value_seen=vs,
