@@ -22,6 +22,8 @@ register_openspiel()
     {"players": 2, "rules": "classic", "rounds": 1},
     {"players": 3, "rules": "basic", "rounds": 1},
     {"players": 2, "rules": "guide", "rounds": 0},
+    {"players": 2, "rules": "two_player_draft", "rounds": 1},
+    {"players": 3, "rules": "three_player_draft", "rounds": 1},
 ])
 def test_openspiel_random_sim_test_passes(params):
     game = pyspiel.load_game("python_cover_your_assets", params)
@@ -90,8 +92,10 @@ def _mid_game(game, seed: int, steps: int):
     return state
 
 
-def test_resample_from_infostate_keeps_the_players_observation_and_every_card():
-    game = pyspiel.load_game("python_cover_your_assets", {"players": 3})
+@pytest.mark.parametrize("params", [{"players": 3}, {"players": 3, "rules": "three_player_draft"}])
+def test_resample_from_infostate_keeps_the_players_observation_and_every_card(params):
+    """Also on a draft (§7): the face-down draft cards are resampled, the face-up tops and sizes kept."""
+    game = pyspiel.load_game("python_cover_your_assets", params)
     state = _mid_game(game, 1, 60)
     player = state.current_player()
     deck = state.gs.rules.deck

@@ -19,7 +19,7 @@ from cya_sim.tournament import TournamentConfig, run_tournament
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_pettingzoo_api_test_passes_for_every_preset(preset):
-    api_test(CoverYourAssetsAEC(rules=preset, n_players=4), num_cycles=200)
+    api_test(CoverYourAssetsAEC(rules=preset, n_players=min(4, PRESETS[preset].max_players)), num_cycles=200)
 
 
 def test_pettingzoo_api_test_passes_with_total_change_rewards_at_two_players():

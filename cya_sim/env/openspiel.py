@@ -283,7 +283,7 @@ def sample_hidden(gs, player: int, rng: np.random.Generator) -> None:
     wilds, ``j_a`` of group ``a``'s hidden cards are wilds with probability proportional to
     ``prod_a C(n_a, j_a) (U_a)_(n_a - j_a) * (W)_J`` (J = sum j_a), the same law as
     :mod:`cya_sim.search.determinize`; the rest of the unseen cards are shuffled into the other
-    hands (sizes kept) and the draw pile.
+    hands (sizes kept), the face-down draft cards (§7) and the draw pile.
     """
     obs = observe(gs, player)
     deck = gs.rules.deck
@@ -337,6 +337,10 @@ def sample_hidden(gs, player: int, rng: np.random.Generator) -> None:
         for c in rest[k:k + n]:
             hand[c] += 1
         gs.hands[s] = hand
+        k += n
+    for j, pile in enumerate(gs.draft_piles):  # §7: the face-down draft cards, dealt like the others
+        n = len(pile) - (1 if pile and not gs.draft_down[j] else 0)
+        pile[:n] = rest[k:k + n]
         k += n
     gs.draw_pile = rest[k:]
 
