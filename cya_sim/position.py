@@ -501,9 +501,10 @@ def state_from_dict(d: Any) -> GameState:
         "stacks": np.bincount(np.array([c for st in stacks for s in st for c in s.cards], dtype=np.int64),
                               minlength=t),
         "challenge": np.bincount(np.array(challenge.cards if challenge else [], dtype=np.int64), minlength=t),
-        "draft_piles": np.bincount(np.array([c for pile in draft_piles for c in pile], dtype=np.int64),
-                                   minlength=t),
     }
+    if rules.draft != "none":  # §7
+        where["draft_piles"] = np.bincount(np.array([c for pile in draft_piles for c in pile], dtype=np.int64),
+                                           minlength=t)
     total = sum(where.values())
     for c in range(t):
         if total[c] != deck_counts[c]:

@@ -12,10 +12,11 @@ message gives the key, the game index, the step and the reference position at th
 differing step as JSON (:func:`cya_sim.position.dumps`).
 
 The draft presets (§7: ``two_player_draft`` at 2 players, ``three_player_draft`` at 3) are
-compared the same way on ``CYA_DIFF_DRAFT_GAMES`` games each (default 800, not 20,000: the
+compared the same way on ``CYA_DIFF_DRAFT_GAMES`` games each (default 600, not 20,000: the
 reference engine plays about 40 two-player and 20 three-player draft games per CPU second, so
-20,000 each would take about 25 CPU minutes, far above the default suite's budget; the slow
-suite plays 1,000,000 each on the batched engine, one in 250 also on the reference).
+20,000 each would take about 25 CPU minutes, far above the default suite's budget; 600 each take
+about 45 s; the slow suite plays 1,000,000 each on the batched engine, one in 250 also on the
+reference).
 
 The slow test (``pytest -m slow``) plays 1,000,000 games on the batched engine; see its docstring
 for what is compared.
@@ -112,7 +113,7 @@ def test_differential_same_games_as_reference(preset, n_players, chunk):
 
 
 DRAFTS = (("two_player_draft", 2), ("three_player_draft", 3))
-DRAFT_GAMES = int(os.environ.get("CYA_DIFF_DRAFT_GAMES", "800"))
+DRAFT_GAMES = int(os.environ.get("CYA_DIFF_DRAFT_GAMES", "600"))
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))

@@ -32,7 +32,7 @@ def test_vector_env_equals_the_single_game_env_on_drafts(rules, players, opponen
     rng = np.random.default_rng(1)
     offers = ended = 0
     sp = singles[0].game.space
-    for _ in range(400):
+    for _ in range(250):
         masks = vec.action_masks()
         for i in range(b):
             np.testing.assert_array_equal(obs[i], single_obs[i])

@@ -1,4 +1,4 @@
-"""The rule set: every option of RULES.md §3–5 and §8 as one frozen object.
+"""The rule set: every option of RULES.md §3–5, §7 (the drafts) and §8 as one frozen object.
 
 Rules are data: engines read fields of :class:`RuleSet`; they never branch on
 a preset's name. Presets live in :mod:`cya_sim.rules.presets`.
@@ -21,7 +21,7 @@ EXTRA_DECK_UNITS = ("pack", "full")
 #: players, the opponent may challenge); ``neighbours`` (R-3P-DRAFT: one pile between each pair of
 #: neighbouring seats, a seat uses the two piles beside it, the other neighbour may challenge).
 DRAFT_LAYOUTS = ("none", "shared", "neighbours")
-GAME_FAMILIES = ("classic",)  # room for "draft" (§7) and "theft" (§9)
+GAME_FAMILIES = ("classic",)  # the drafts (§7) are classic rule sets with draft options; theft (§9) is its own
 __all__ = ["RuleSet", "RulesError", "option_names"]
 
 _END_RE = re.compile(r"^(target|rounds:([1-9][0-9]*)|round_wins:([1-9][0-9]*))$")
@@ -80,7 +80,7 @@ class RuleSet:
 
     Attributes:
         name: preset name, or ``"<preset>+custom"`` once an option is overridden.
-        family: game family; only ``"classic"`` (§3–5, §8) is built.
+        family: game family; only ``"classic"`` (§3–5, §7, §8) is built.
         deck: the card types (R-DECK-2011 unless overridden, R-DECK-CUSTOM).
         min_players, max_players: allowed table sizes (R-PRESETS).
         hand_size: ((players, cards), ...) for every allowed table size (R-HAND-SIZE).
