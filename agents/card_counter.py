@@ -54,7 +54,7 @@ from agents.view import (
     build_view,
     draft_starts,
 )
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 
 CC_MIN_GAIN = 0
 N_CC_PARAMS = 1

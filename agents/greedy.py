@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 
 
 class GreedyAgent:

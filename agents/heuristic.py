@@ -38,7 +38,7 @@ from agents.view import (
     build_view,
     draft_starts,
 )
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 
 # Indices into the float64 parameter vector (HeuristicConfig.to_array).
 (P_FAST_FIRST, P_FIRST_SET_MIN, P_COVER, P_COVER_MIN, P_PAIR_FIRST, P_BACKUP, P_COUNT, P_SAVE_WILD,

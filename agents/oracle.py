@@ -47,8 +47,8 @@ from agents.view import (
     build_view,
     draft_starts,
 )
-from cya_sim.observation import Observation
-from cya_sim.state import GameState
+from cya_sim.engine.reference.observation import Observation
+from cya_sim.game.state import GameState
 
 CHEAT_LABEL = "oracle[CHEATS: sees hidden cards]"
 _SAFE_BONUS = 1 << 40  # ranks every safe set above every unsafe one

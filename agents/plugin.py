@@ -26,7 +26,7 @@ from numba.core.registry import CPUDispatcher
 
 from agents.compiled import N_AGENT_PARAMS
 from agents.view import build_view
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 
 
 def is_compiled_function(obj) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cya_sim.observation import Observation
-from cya_sim.rng import uniform_index
+from cya_sim.engine.reference.observation import Observation
+from cya_sim.game.rng import uniform_index
 
 
 class RandomAgent:

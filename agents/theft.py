@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.spec import AgentSpecError, parse_agent_spec, resolve_factory
-from cya_sim.rng import uniform_index
+from cya_sim.game.rng import uniform_index
 from cya_sim.theft.observation import AssetView, TheftObservation
 
 

@@ -2,7 +2,7 @@
 
 Policies of ``agents/`` decide from this view, so that one decision function,
 plain Python that numba can compile, serves both the single-game form (built
-here from an :class:`~cya_sim.observation.Observation`) and the batched
+here from an :class:`~cya_sim.engine.reference.observation.Observation`) and the batched
 engine (built there from the batch state, inside compiled code).
 
 Arrays:
@@ -15,7 +15,7 @@ Arrays:
   (top set = the seat's most recent set; 0 / -1 when it has none).
 * ``mask``: (A,) bool legal action mask.
 
-Action ids follow :mod:`cya_sim.actions`; :func:`action_starts` gives the
+Action ids follow :mod:`cya_sim.game.actions`; :func:`action_starts` gives the
 first id of each classic block from ``hdr``, :func:`draft_starts` those of the
 draft blocks (RULES.md §7).
 
@@ -34,7 +34,7 @@ from numba import njit
 
 from cya_sim.engine import MAX_BATCHED_CARD_TYPES
 from cya_sim.engine.compiled.pcg import next_double
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 
 # hdr ------------------------------------------------------------------------------------------
 H_SEAT, H_P, H_NA, H_NW, H_M, H_DRAW, H_TOP_DISCARD, H_CH_ACTIVE = 0, 1, 2, 3, 4, 5, 6, 7

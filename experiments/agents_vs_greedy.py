@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from cya_sim.experiment import parse_experiment
-from cya_sim.report import build_report
-from cya_sim.runner import run_experiment
+from cya_sim.reports.report import build_report
+from cya_sim.runs.experiment import parse_experiment
+from cya_sim.runs.runner import run_experiment
 
 CANDIDATES = ["wild_hoarder", "card_counter", "heuristic(count=true)", "heuristic(backup=true)", "random"]
 HERE = Path(__file__).resolve().parent
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"4-player classic games to $1,000,000, seats rotated, {args.games:,} games per line, seed {args.seed}.",
         "Win rate of the candidate's seat (one seat per game, so per-game win rate = per-seat share) with a 95%",
-        "game-clustered interval (Wilson on the effective sample size, cya_sim.stats; ties shared, R-TIE);",
+        "game-clustered interval (Wilson on the effective sample size, cya_sim.reports.stats; ties shared, R-TIE);",
         "a fair share is 25%.",
         "A greedy seat wins (1 - rate) / 3, so an interval above 25% means the candidate beats greedy.",
         "Speed: complete games per second of the line's run (wall time, every worker of this machine).",

@@ -3,11 +3,11 @@
 4-player classic games to $1,000,000, seats rotated (game ``g`` uses rotation
 ``g % 4`` of the line-up, so with a multiple of 4 games every agent sits in
 every seat equally often), played by the ordinary tournament runner
-(:func:`cya_sim.tournament.run_tournament`) on the reference engine — search
+(:func:`cya_sim.runs.tournament.run_tournament`) on the reference engine — search
 agents decide in Python, once per decision — with one worker process by
 default. Each line is one candidate against three copies of one opponent;
 the table gives the candidate's win rate (win shares, R-TIE) with its 95%
-Wilson interval (statsmodels, :mod:`cya_sim.stats`), its mean final total,
+Wilson interval (statsmodels, :mod:`cya_sim.reports.stats`), its mean final total,
 the games played and the wall time. A fair share is 25%: a line whose
 interval lies above 25% means the candidate beats that opponent.
 
@@ -38,8 +38,8 @@ import sys
 import time
 from pathlib import Path
 
+from cya_sim.runs.tournament import TournamentConfig, run_tournament
 from cya_sim.search.search import DEFAULT_C_UCB
-from cya_sim.tournament import TournamentConfig, run_tournament
 
 HERE = Path(__file__).resolve().parent
 LINES = ("greedy", "card_counter", "pimc")
@@ -89,7 +89,7 @@ def render(results: list[dict]) -> str:
         "round's scores), rollouts to the end of the round, final move by most visits; `seed=0`, mixed with each",
         "seat's own stream of the tournament. One iteration = one determinization and one rollout (pimc: one",
         "rollout).",
-        "Intervals take the game as the sampling unit (:mod:`cya_sim.stats`, cluster-robust). The field's rows",
+        "Intervals take the game as the sampling unit (:mod:`cya_sim.reports.stats`, cluster-robust). The field's rows",
         "of lines first run before issue 10 (Wilson over seat-games, too wide for an agent in three seats) are",
         "recomputed exactly from the candidate's interval: every game's win shares sum to 1, so the field's",
         "per-seat share is (1 - candidate's share) / 3 game by game, and its interval is",

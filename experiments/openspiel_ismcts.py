@@ -57,7 +57,7 @@ def play(game, deal: int, our_seat: int, iterations: int, seed: int) -> float:
 
 def write_table(args, rows: list[list[float]], wall_s: float) -> str:
     """Write ``args.out`` (Markdown table) and its JSON for the deals played so far; return the text."""
-    from cya_sim.stats import mean_interval, wilson_interval
+    from cya_sim.reports.stats import mean_interval, wilson_interval
 
     shares = np.array(rows)
     games = shares.size

@@ -43,8 +43,8 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 from cya_sim.theft.play import TheftTurnCapWarning, play_theft_games
 
 HERE = Path(__file__).resolve().parent

@@ -1,6 +1,6 @@
 """Shared helpers for the rule-by-rule tests: small JSON positions and readable actions.
 
-Positions are written as dicts in the :mod:`cya_sim.position` format. Writing
+Positions are written as dicts in the :mod:`cya_sim.game.position` format. Writing
 all 110 cards by hand would hide what a test is about, so :func:`position`
 takes only the cards that matter and puts every other card of the deck in
 play, in card-type order, at the bottom of the discard pile (``rest="discard"``,
@@ -19,9 +19,9 @@ import pytest
 
 from cya_sim.engine.reference import apply_action, legal_action_mask
 from cya_sim.engine.reference.legal import action_space
-from cya_sim.position import FORMAT, VERSION, state_from_dict
-from cya_sim.rules import get_rules
-from cya_sim.state import GameState
+from cya_sim.game.position import FORMAT, VERSION, state_from_dict
+from cya_sim.game.rules import get_rules
+from cya_sim.game.state import GameState
 
 POSITIONS = Path(__file__).parent / "positions"
 RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"

@@ -10,9 +10,9 @@ from agents.heuristic import HeuristicAgent, HeuristicConfig
 from agents.random_agent import RandomAgent
 from agents.registry import compiled_params, compiled_policy, is_cheating, make_agent
 from agents.spec import parse_agent_spec
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 from cya_sim.play import get_play_games
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
 
 
 def test_spec_parsing_normalises_parameters():

@@ -24,9 +24,9 @@ from conftest import (
 from agents import Agent, GreedyAgent, RandomAgent, agent_names, make_agent
 from cya_sim.engine.reference import apply_action, new_game, play_game
 from cya_sim.engine.reference.legal import action_space
-from cya_sim.observation import observe
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import get_rules
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import get_rules
 
 
 def greedy_choice(state):

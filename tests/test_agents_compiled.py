@@ -21,9 +21,9 @@ from agents.random_agent import RandomAgent
 from agents.view import build_view
 from cya_sim.engine.batched import api
 from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.observation import observe
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import get_rules
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import get_rules
 
 CONFIGS = [HeuristicConfig(), HeuristicConfig(wild_for_sets=False, save_wild=True),
            HeuristicConfig(count=True, backup=True, pair_first=False, cover=True, let_go=True, wild_first=True,

@@ -15,7 +15,7 @@ from agents.heuristic import HeuristicAgent
 from agents.oracle import OracleAgent
 from agents.random_agent import RandomAgent
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.observation import observe
+from cya_sim.engine.reference.observation import observe
 
 RNG = np.random.default_rng(0)
 TWO = "two_player_draft"

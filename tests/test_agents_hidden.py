@@ -16,8 +16,8 @@ from agents.compiled import builtin_act, new_scratch
 from agents.registry import compiled_params, compiled_policy
 from cya_sim.engine.batched import api
 from cya_sim.engine.compiled.rules import legal_mask
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 
 HONEST = ["random", "greedy", "heuristic", "heuristic(count=true, backup=true, let_go=true, pair_first=false)",
           "wild_hoarder", "card_counter"]

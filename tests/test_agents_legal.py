@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 from cya_sim.play import get_play_games
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
 
 AGENTS = ["random", "greedy", "heuristic(count=true, backup=true, cover=true, pair_first=false)",
           "heuristic(let_go=true, wild_first=true, fast_first=false, save_wild=true)",

@@ -28,7 +28,7 @@ from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent, HeuristicConfig, WildHoarderAgent
 from agents.oracle import OracleAgent
 from cya_sim.engine.reference.legal import action_space
-from cya_sim.observation import observe
+from cya_sim.engine.reference.observation import observe
 
 RNG = np.random.default_rng(0)
 
@@ -209,8 +209,8 @@ def test_heuristic_with_default_switches_is_greedy_game_by_game(preset):
     """``greedy`` is expressible as ``heuristic()``: the same actions in whole games."""
     from agents.random_agent import RandomAgent
     from cya_sim.engine.reference import play_game
-    from cya_sim.rng import root_key
-    from cya_sim.rules import get_rules
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
 
     rules = get_rules(preset)
     for players in range(2, 7):

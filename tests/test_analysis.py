@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
-from cya_sim.analysis import analyse, cluster_variance, table_of, turn_order_shares
-from cya_sim.comparisons import ahead_counts, pairwise_table, position_of, position_test
 from cya_sim.engine.table import GameTable
-from cya_sim.ratings import ELO_PER_LOGIT, RatingUndefinedError, bradley_terry
-from cya_sim.stats import holm, mean_interval, score_test, wilson_effective, wilson_interval
+from cya_sim.reports.analysis import analyse, cluster_variance, table_of, turn_order_shares
+from cya_sim.reports.comparisons import ahead_counts, pairwise_table, position_of, position_test
+from cya_sim.reports.ratings import ELO_PER_LOGIT, RatingUndefinedError, bradley_terry
+from cya_sim.reports.stats import holm, mean_interval, score_test, wilson_effective, wilson_interval
 
 Z95 = stats.norm.ppf(0.975)
 
@@ -34,7 +34,7 @@ def table(seat_agent, totals, win_share=None, first_dealer=None, deal=None, roun
 
 
 def frame(t: GameTable, agents: list[str]) -> pd.DataFrame:
-    """The stored form (cya_sim.runner.games_schema) of a GameTable."""
+    """The stored form (cya_sim.runs.runner.games_schema) of a GameTable."""
     g, p = t.seat_agent.shape
     d = {"game": np.arange(g), "deal": t.game_index, "players": np.full(g, p, np.int8), "cycle": t.game_index,
          "lineup": np.zeros(g, np.int32), "rotation": np.arange(g) % p, "first_dealer": t.first_dealer}

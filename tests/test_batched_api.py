@@ -14,12 +14,12 @@ from agents.registry import REGISTRY
 from cya_sim.engine.batched import BatchState, IllegalActionError, init, observe, results, step
 from cya_sim.engine.batched.adapter import reference_observation
 from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.observation import observe as reference_observe
+from cya_sim.engine.reference.observation import observe as reference_observe
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import get_rules
 from cya_sim.play import get_play_games
 from cya_sim.play.batched import play_games
 from cya_sim.play.reference import play_games as reference_play_games
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import get_rules
 
 KEY = root_key(4242)
 

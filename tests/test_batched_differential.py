@@ -9,7 +9,7 @@ decisions, largest steal) in both engines.
 Default run: ``CYA_DIFF_GAMES`` games in total (default 20,000), split into 30 cases so that
 ``pytest -n 2`` shares them; most of the time goes to the reference engine. On a mismatch the
 message gives the key, the game index, the step and the reference position at the first
-differing step as JSON (:func:`cya_sim.position.dumps`).
+differing step as JSON (:func:`cya_sim.game.position.dumps`).
 
 The draft presets (§7: ``two_player_draft`` at 2 players, ``three_player_draft`` at 3) are
 compared the same way on ``CYA_DIFF_DRAFT_GAMES`` games each (default 600, not 20,000: the
@@ -34,9 +34,9 @@ from agents import make_agent
 from cya_sim.engine.batched import init
 from cya_sim.engine.reference import apply_action, new_game, play_game
 from cya_sim.engine.table import GameTable
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 from cya_sim.play.batched import play_games as batched_play_games
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
 
 PRESETS = ("classic", "guide", "basic")
 SIZES = (2, 3, 4, 5, 6)
@@ -59,7 +59,7 @@ def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
 
 def first_difference_report(rules, n_players, key, game_index, seats, ref_actions, our_actions) -> str:
     """Key, game index, first differing step and the reference position there, as JSON."""
-    from cya_sim.position import dumps
+    from cya_sim.game.position import dumps
 
     step = next((i for i, (a, b) in enumerate(zip(ref_actions, our_actions)) if a != b),
                 min(len(ref_actions), len(our_actions)))
@@ -210,7 +210,7 @@ def test_differential_custom_deck_with_value_ties():
     held; its tie-breaks (lowest action id among equal values) must still be
     the reference agent's on a deck where many pairs tie.
     """
-    from cya_sim.rules.deck import Deck
+    from cya_sim.game.rules.deck import Deck
 
     entries = [{"name": f"a{i}", "kind": "asset", "value": v, "copies": c}
                for i, (v, c) in enumerate([(20_000, 6), (5_000, 8), (20_000, 6), (10_000, 8), (5_000, 8),

@@ -58,8 +58,8 @@ from cya_sim.engine.compiled.layout import (
     G_TO_ACT,
 )
 from cya_sim.engine.compiled.rules import apply_action, is_legal
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 
 FAST = int(os.environ.get("CYA_BATCHED_INVARIANT_GAMES", "4000"))
 

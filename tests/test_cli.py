@@ -10,8 +10,8 @@ from importlib.metadata import entry_points
 import pandas as pd
 import pytest
 
-from cya_sim.cli import main
-from cya_sim.runner import load_games, read_manifest
+from cya_sim.cli.main import main
+from cya_sim.runs.runner import load_games, read_manifest
 
 DECK_OK = """\
 name = "tiny"
@@ -127,7 +127,7 @@ def test_tournament_without_quiet_shows_header_and_engine(capsys, in_tmp):
 
 
 def test_tournament_defaults_are_the_documented_ones():
-    from cya_sim.cli import build_parser
+    from cya_sim.cli.main import build_parser
 
     args = build_parser(["tournament"]).parse_args(["tournament"])
     assert (args.rules, args.agents, args.players, args.seed, str(args.out)) == (
@@ -205,7 +205,7 @@ def test_folder_of_another_tournament_is_refused_and_kept(capsys, in_tmp):
 
 # -- bench, entry point, help ---------------------------------------------------------
 def test_bench_is_wired_to_cya_sim_bench(capsys):
-    if importlib.util.find_spec("cya_sim.bench") is None:
+    if importlib.util.find_spec("cya_sim.runs.bench") is None:
         assert main(["bench"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "bench" in err[0]
@@ -227,7 +227,7 @@ def test_help_and_version(capsys):
 
 def test_console_script_is_registered():
     scripts = entry_points(group="console_scripts", name="cya-sim")
-    assert [e.value for e in scripts] == ["cya_sim.cli:main"]
+    assert [e.value for e in scripts] == ["cya_sim.cli.main:main"]
 
 
 def test_module_runs_as_a_program():

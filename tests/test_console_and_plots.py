@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from cya_sim.engine.table import GameTable
-from cya_sim.plots import win_rate_figure
-from cya_sim.report import SUMMARY_LEGEND, console_summary
-from cya_sim.stats import summarize
+from cya_sim.reports.plots import win_rate_figure
+from cya_sim.reports.report import SUMMARY_LEGEND, console_summary
+from cya_sim.reports.stats import summarize
 
 LONG = ["heuristic(count=true, backup=true)", "greedy", "ismcts(iterations=1000, rollout=\"card_counter\")", "random"]
 

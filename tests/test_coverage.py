@@ -1,6 +1,6 @@
 """Coverage is tested, not assumed: many small independent tournaments through the statistics layer.
 
-Each design (:data:`cya_sim.validation.DESIGNS`: A/A line-ups, repeated agents,
+Each design (:data:`cya_sim.reports.validation.DESIGNS`: A/A line-ups, repeated agents,
 one-versus-field, duplicate deals) is played for real on the batched engine,
 replication after replication, and every 95% interval must cover the truth
 (known in A/A designs, pooled over replications otherwise) about 95% of the
@@ -12,7 +12,7 @@ time and every 5% test of a true null must reject about 5% of the time.
   design over 200 replications at <= 7% (issue 10);
 - slow: every design, 1,000 replications, coverage 93–97% and rejections 3–7%.
 
-Measured figures: docs/statistics.md (``python -m cya_sim.validation --reps 1000``).
+Measured figures: docs/statistics.md (``python -m cya_sim.reports.validation --reps 1000``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import math
 
 import pytest
 
-from cya_sim.validation import DESIGNS, run_design
+from cya_sim.reports.validation import DESIGNS, run_design
 
 AA = [d for d in DESIGNS if d.aa]
 

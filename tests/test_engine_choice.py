@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from cya_sim.engine import MAX_BATCHED_CARD_TYPES, batched_refusal
-from cya_sim.rules import get_rules
-from cya_sim.rules.deck import Deck
+from cya_sim.game.rules import get_rules
+from cya_sim.game.rules.deck import Deck
 
 
 def _rules_with_types(n_assets: int, n_wilds: int = 2):
@@ -26,8 +26,8 @@ def test_r_deck_custom_large_deck_refused_by_batched_engine_only():
 
 def test_tournament_falls_back_to_reference_for_a_large_deck():
     """The tournament's default engine (batched) gives way to the reference engine, with a note."""
-    from cya_sim.experiment import resolve_engine
-    from cya_sim.tournament import TournamentConfig, run_tournament
+    from cya_sim.runs.experiment import resolve_engine
+    from cya_sim.runs.tournament import TournamentConfig, run_tournament
 
     big = _rules_with_types(68)
     engine, note = resolve_engine(TournamentConfig(rules=big, agents=("greedy",), n_players=2).run_engine, big)
@@ -41,7 +41,7 @@ def test_tournament_falls_back_to_reference_for_a_large_deck():
 
 def test_experiment_engine_auto_uses_reference_and_explicit_batched_is_refused():
     """run.engine: ``auto`` plays a large deck on the reference engine; ``batched`` is refused, naming the field."""
-    from cya_sim.experiment import ExperimentError, resolve_engine
+    from cya_sim.runs.experiment import ExperimentError, resolve_engine
 
     big = _rules_with_types(68)
     engine, note = resolve_engine("auto", big)

@@ -12,8 +12,8 @@ pyspiel = pytest.importorskip("pyspiel")
 import agents  # noqa: F401  (before the env modules: the agents package imports the engine first)
 from cya_sim.engine.reference import play_game
 from cya_sim.env.openspiel import _ShuffleFeed, register_openspiel
-from cya_sim.rng import shuffle_in_place, stream_generator, uniform_index
-from cya_sim.rules import get_rules
+from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
+from cya_sim.game.rules import get_rules
 
 register_openspiel()
 

@@ -11,10 +11,10 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test
 
-from cya_sim.cli import main
+from cya_sim.cli.main import main
 from cya_sim.env import CoverYourAssetsAEC, IllegalActionError
-from cya_sim.rules import PRESETS
-from cya_sim.tournament import TournamentConfig, run_tournament
+from cya_sim.game.rules import PRESETS
+from cya_sim.runs.tournament import TournamentConfig, run_tournament
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from cya_sim.cli import main
+from cya_sim.cli.main import main
 from cya_sim.env.terminal import PROMPT, play_human
-from cya_sim.rules import get_rules
+from cya_sim.game.rules import get_rules
 
 
 def test_a_whole_game_at_a_pseudo_terminal():

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cya_sim.experiment import (
+from cya_sim.runs.experiment import (
     ExperimentError,
     Schedule,
     apply_overrides,
@@ -150,7 +150,7 @@ def test_experiment_toml_round_trip_keeps_identity(tmp_path):
 
 
 def test_custom_deck_is_read_relative_to_the_experiment_file(tmp_path):
-    from cya_sim.rules import deck_2011
+    from cya_sim.game.rules import deck_2011
 
     deck = deck_2011()
     lines = ['name = "mine"\n']

@@ -6,9 +6,9 @@ import distributed
 import pandas as pd
 import pytest
 
-from cya_sim.experiment import ExperimentError, apply_overrides, parse_experiment
-from cya_sim.experiment_cli import tournament_main
-from cya_sim.runner import load_games, read_runs, run_experiment
+from cya_sim.cli.experiment import tournament_main
+from cya_sim.runs.experiment import ExperimentError, apply_overrides, parse_experiment
+from cya_sim.runs.runner import load_games, read_runs, run_experiment
 
 DOC = {"name": "clustered", "seed": 13, "games": 30, "players": 3, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True},
@@ -43,9 +43,9 @@ def test_cluster_run_equals_local_run(tmp_path, capsys):
 
 
 def test_unreachable_scheduler_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys):
-    import cya_sim.runner
+    import cya_sim.runs.runner
 
-    monkeypatch.setattr(cya_sim.runner, "SCHEDULER_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(cya_sim.runs.runner, "SCHEDULER_TIMEOUT_S", 0.5)
     out = tmp_path / "res"
     with pytest.raises(ExperimentError) as e:
         run_experiment(experiment(out, **{"run.scheduler": "tcp://127.0.0.1:9"}), progress=False)

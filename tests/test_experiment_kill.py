@@ -12,8 +12,8 @@ import time
 import pandas as pd
 import pytest
 
-from cya_sim.experiment import apply_overrides, parse_experiment
-from cya_sim.runner import GAMES_DIR, load_games, read_runs, run_experiment
+from cya_sim.runs.experiment import apply_overrides, parse_experiment
+from cya_sim.runs.runner import GAMES_DIR, load_games, read_runs, run_experiment
 
 DOC = {"name": "killed", "seed": 9, "games": 160, "players": 4, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True, "duplicate": True},
@@ -41,7 +41,7 @@ def test_sigkill_at_random_moments_then_resume_equals_an_uninterrupted_run(tmp_p
     out = tmp_path / "killed"
     toml = tmp_path / "killed.toml"
     toml.write_text(experiment(out, workers).to_toml())
-    cmd = [sys.executable, "-m", "cya_sim.experiment_cli", "tournament", str(toml), "--quiet", "--no-report"]
+    cmd = [sys.executable, "-m", "cya_sim.cli.experiment", "tournament", str(toml), "--quiet", "--no-report"]
     rng = random.Random(int(os.environ.get("CYA_KILL_SEED", "20261129")))
     kills = 0
     for attempt in range(8):

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cya_sim.experiment import ExperimentError, apply_overrides, parse_experiment
-from cya_sim.experiment_cli import report_main, tournament_main
-from cya_sim.report import build_report
-from cya_sim.runner import GAMES_DIR, MANIFEST, chunk_file, load_games, read_manifest, read_runs, run_experiment
+from cya_sim.cli.experiment import report_main, tournament_main
+from cya_sim.reports.report import build_report
+from cya_sim.runs.experiment import ExperimentError, apply_overrides, parse_experiment
+from cya_sim.runs.runner import GAMES_DIR, MANIFEST, chunk_file, load_games, read_manifest, read_runs, run_experiment
 
 DOC = {"name": "small", "seed": 5, "games": 24, "players": 4, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True},
@@ -201,7 +201,7 @@ def test_a_table_of_one_agent_is_reported_without_pairs_or_ratings(tmp_path):
 
 
 def test_cya_sim_delegates_experiment_files_and_report(tmp_path, capsys):
-    from cya_sim.cli import main
+    from cya_sim.cli.main import main
 
     out = tmp_path / "res"
     toml = tmp_path / "e.toml"
@@ -215,7 +215,7 @@ def test_cya_sim_delegates_experiment_files_and_report(tmp_path, capsys):
 
 
 def test_experiment_argument_skips_the_values_of_flags():
-    from cya_sim.cli import experiment_argument
+    from cya_sim.cli.main import experiment_argument
 
     assert experiment_argument(["experiments/x.toml", "--games", "5"]) == 0
     assert experiment_argument(["--quiet", "x.toml"]) == 1

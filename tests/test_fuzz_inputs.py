@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cya_sim.cli import main
+from cya_sim.cli.main import main
 
 DEFAULT = settings(max_examples=15, deadline=None, derandomize=True,
                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -390,9 +390,9 @@ def test_fuzz_experiment_bytes(work, capsys, data):
 # -- positions ------------------------------------------------------------------------------------------------
 def _valid_position() -> dict:
     from cya_sim.engine.reference import new_game
-    from cya_sim.position import state_to_dict
-    from cya_sim.rng import root_key
-    from cya_sim.rules import get_rules
+    from cya_sim.game.position import state_to_dict
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
 
     return state_to_dict(new_game(get_rules("classic"), 3, root_key(1)))
 
@@ -433,7 +433,7 @@ def test_fuzz_positions_load_or_position_error(doc):
 
 
 def _position_loads_or_refuses(doc) -> None:
-    from cya_sim.position import PositionError, loads
+    from cya_sim.game.position import PositionError, loads
 
     try:
         text = json.dumps(doc)
@@ -449,7 +449,7 @@ def _position_loads_or_refuses(doc) -> None:
 @DEFAULT
 @given(text=st.text(max_size=40) | st.binary(max_size=40).map(lambda b: b.decode("latin-1")))
 def test_fuzz_position_text(text):
-    from cya_sim.position import PositionError, loads
+    from cya_sim.game.position import PositionError, loads
 
     with pytest.raises(PositionError):
         loads(text)

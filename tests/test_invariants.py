@@ -21,10 +21,10 @@ import pytest
 from agents import RandomAgent
 from cya_sim.engine.reference import IllegalActionError, apply_action, new_game, play_game
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.observation import observe
-from cya_sim.position import dumps, state_to_dict
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import get_rules
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.position import dumps, state_to_dict
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import get_rules
 
 PRESETS = ("classic", "guide", "basic")
 SIZES = (2, 3, 4, 5, 6)

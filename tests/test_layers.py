@@ -25,18 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Layers from the bottom; each entry is a module or a package prefix.
 LAYERS = (
-    ("game", ("cya_sim", "cya_sim.rules", "cya_sim.actions", "cya_sim.state", "cya_sim.rng", "cya_sim.position",
-              "cya_sim.data", "cya_sim.limits")),
+    ("game", ("cya_sim", "cya_sim.game")),
     # the theft game (RULES.md §9) is one package whose modules sit on these same floors
-    ("engines", ("cya_sim.engine", "cya_sim.observation", "cya_sim.theft.legal", "cya_sim.theft.engine",
-                 "cya_sim.theft.observation")),
+    ("engines", ("cya_sim.engine", "cya_sim.theft.legal", "cya_sim.theft.engine", "cya_sim.theft.observation")),
     ("agents", ("agents",)),
     ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play")),
     ("env", ("cya_sim.env",)),
-    ("runs/reports", ("cya_sim.experiment", "cya_sim.runner", "cya_sim.tournament", "cya_sim.bench", "cya_sim.stats",
-                      "cya_sim.comparisons", "cya_sim.ratings", "cya_sim.analysis", "cya_sim.plots", "cya_sim.report",
-                      "cya_sim.validation", "cya_sim.tips")),
-    ("cli", ("cya_sim.cli", "cya_sim.experiment_cli", "cya_sim.tips_cli")),
+    ("runs/reports", ("cya_sim.runs", "cya_sim.reports")),
+    ("cli", ("cya_sim.cli",)),
 )
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import nbclient
 import nbformat
 
-from cya_sim.experiment import apply_overrides, parse_experiment
-from cya_sim.report import build_report
-from cya_sim.runner import run_experiment
+from cya_sim.reports.report import build_report
+from cya_sim.runs.experiment import apply_overrides, parse_experiment
+from cya_sim.runs.runner import run_experiment
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "tournament_analysis.ipynb"
 

@@ -24,10 +24,10 @@ from conftest import (
 
 from agents import make_agent
 from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.observation import Observation, observe
-from cya_sim.position import state_from_dict
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import get_rules
+from cya_sim.engine.reference.observation import Observation, observe
+from cya_sim.game.position import state_from_dict
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import get_rules
 
 
 def obs_equal(a, b) -> bool:

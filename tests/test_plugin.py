@@ -83,10 +83,10 @@ def installed_plugin(tmp_path_factory):
 
 def test_plugin_plays_in_both_engines_and_as_rollout(installed_plugin):
     from agents.registry import compiled_policy
-    from cya_sim.observation import observe
+    from cya_sim.engine.reference.observation import observe
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
     from cya_sim.play import get_play_games
-    from cya_sim.rng import root_key
-    from cya_sim.rules import get_rules
     from cya_sim.search import ismcts_search
 
     assert "lay_best" in {ep.name for ep in entry_points(group="cya_sim.agents")}

@@ -1,4 +1,4 @@
-"""Positions as JSON (cya_sim.position): exact round trips, defaults, and every kind of malformed
+"""Positions as JSON (cya_sim.game.position): exact round trips, defaults, and every kind of malformed
 position refused with an error naming the field."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from conftest import (
 
 from agents import make_agent
 from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.observation import observe
-from cya_sim.position import (
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.position import (
     FORMAT,
     PositionError,
     dumps,
@@ -38,8 +38,8 @@ from cya_sim.position import (
     state_from_dict,
     state_to_dict,
 )
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import Deck, get_rules
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import Deck, get_rules
 
 
 def _play(state, rngs, agents, n=None):

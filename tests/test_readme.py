@@ -174,8 +174,8 @@ def test_python_tournament_block_guards_its_main():
 
 def test_text_block_header_is_the_console_table():
     """The ``make run`` table in the README has the header the command line prints (4 reference games)."""
-    from cya_sim.report import console_summary
-    from cya_sim.tournament import TournamentConfig, run_tournament
+    from cya_sim.reports.report import console_summary
+    from cya_sim.runs.tournament import TournamentConfig, run_tournament
 
     texts = [text for lang, text in BLOCKS if lang == "text"]
     assert texts

@@ -23,9 +23,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cya_sim.experiment import ExperimentError, apply_overrides, parse_experiment
-from cya_sim.experiment_cli import tournament_main
-from cya_sim.runner import (
+from cya_sim.cli.experiment import tournament_main
+from cya_sim.runs.experiment import ExperimentError, apply_overrides, parse_experiment
+from cya_sim.runs.runner import (
     CHUNKS,
     GAMES_DIR,
     MANIFEST,
@@ -111,7 +111,7 @@ def test_a_chunk_overwritten_by_another_is_named_and_replayed(copy, pristine, ca
 
 
 def test_report_of_a_damaged_folder_is_one_line_naming_the_chunk(copy, capsys):
-    from cya_sim.experiment_cli import report_main
+    from cya_sim.cli.experiment import report_main
 
     shutil.copy(chunk(copy, 0), chunk(copy, 3))
     assert report_main([str(copy), "--quiet"]) == 2
@@ -178,7 +178,7 @@ def test_a_corrupt_chunk_record_is_refused_not_replaced(copy):
 # -- kind 2: two runs into one folder ------------------------------------------------
 HOLD = """
 import sys, time
-from cya_sim.runner import folder_lock
+from cya_sim.runs.runner import folder_lock
 with folder_lock(sys.argv[1], "cya-sim tournament holder.toml"):
     print("held", flush=True)
     time.sleep(60)
@@ -197,7 +197,7 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_first(copy, cap
         assert tournament_main([str(toml), "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"process {holder.pid}" in err[0], err
-        from cya_sim.tournament import TournamentConfig, TournamentError, run_tournament
+        from cya_sim.runs.tournament import TournamentConfig, TournamentError, run_tournament
         flags_out = copy.parent / "flags"
         flags_out.mkdir()
         holder2 = subprocess.Popen([sys.executable, "-c", HOLD, str(flags_out)], stdout=subprocess.PIPE, text=True)

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from cya_sim.cli import describe_error, main
+from cya_sim.cli.main import describe_error, main
 from cya_sim.engine.agent_calls import AgentError
 from cya_sim.engine.reference import IllegalActionError, apply_action, new_game, play_game
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import Deck, DeckError, RulesError, get_rules, load_deck
+from cya_sim.game.rules.ruleset import DEFAULT_MAX_ROUNDS, MAX_TARGET_SCORE
 from cya_sim.play.reference import play_games
-from cya_sim.rng import root_key
-from cya_sim.rules import Deck, DeckError, RulesError, get_rules, load_deck
-from cya_sim.rules.ruleset import DEFAULT_MAX_ROUNDS, MAX_TARGET_SCORE
 
 AGENTS = '''
 import numpy as np
@@ -143,7 +143,7 @@ def test_round_cap_same_games_on_both_engines():
 
 def test_round_cap_flag_reaches_the_results_folder_report_and_console(tmp_path, capsys):
     """The capped flag goes through the run pipeline: games.parquet column, REPORT.md line, console note."""
-    from cya_sim.runner import load_games
+    from cya_sim.runs.runner import load_games
 
     out = tmp_path / "capped"
     assert main(["tournament", "--option", "max_rounds=1", "--games", "8", "--engine", "reference",
@@ -354,7 +354,7 @@ def test_non_utf8_experiment_file_names_the_file(tmp_path, capsys):
 
 
 def test_non_utf8_and_odd_position_files():
-    from cya_sim.position import PositionError, load_position, loads
+    from cya_sim.game.position import PositionError, load_position, loads
 
     with pytest.raises(PositionError, match="not UTF-8"):
         import tempfile

@@ -6,8 +6,8 @@ import pytest
 
 from agents import make_agent
 from cya_sim.engine.reference import new_game, play_game
-from cya_sim.rng import root_key
-from cya_sim.rules import Deck, DeckError, RulesError, deck_2011, get_rules, load_deck
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import Deck, DeckError, RulesError, deck_2011, get_rules, load_deck
 
 LATER_EDITION = """
 name = "later edition (values chosen by the user)"

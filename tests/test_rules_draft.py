@@ -28,10 +28,10 @@ from conftest import (
 
 from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
 from cya_sim.engine.reference.draft import leftover_value
-from cya_sim.observation import observe
-from cya_sim.position import dumps, loads
-from cya_sim.rng import root_key
-from cya_sim.rules import RulesError, get_rules
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.position import dumps, loads
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import RulesError, get_rules
 
 TWO = "two_player_draft"
 THREE = "three_player_draft"

@@ -24,7 +24,7 @@ from conftest import (
 
 from cya_sim.engine.reference import IllegalActionError, apply_action
 from cya_sim.engine.reference.legal import action_space
-from cya_sim.position import dumps
+from cya_sim.game.position import dumps
 
 
 def _three_player_turn():

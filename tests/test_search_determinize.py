@@ -15,8 +15,8 @@ from conftest import BANK, COINS, GOLD, JEWELS, PIGGY, SILVER, STOCKS, cset, sta
 
 from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_SVALUE
 from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.observation import observe
-from cya_sim.rules import get_rules
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.rules import get_rules
 from cya_sim.search.determinize import Determinizer, rng_state
 
 

@@ -14,8 +14,8 @@ from conftest import AUTO, BANK, CASH, GOLD, HOME, JEWELS, PIGGY, SILVER, STAMPS
 
 from cya_sim.engine.reference import apply_action, new_game, play_game
 from cya_sim.engine.reference.legal import action_space
-from cya_sim.observation import observe
-from cya_sim.rules import get_rules
+from cya_sim.engine.reference.observation import observe
+from cya_sim.game.rules import get_rules
 from cya_sim.search import ismcts_search, pimc_search
 from cya_sim.search.agent import ISMCTSAgent, PIMCAgent
 

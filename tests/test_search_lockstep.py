@@ -21,8 +21,8 @@ from agents.compiled import N_AGENT_PARAMS, POLICY_CARD_COUNTER, POLICY_GREEDY, 
 from cya_sim.engine.batched import init, step
 from cya_sim.engine.compiled.layout import C_A, G_DONE, G_QUEUE_POS, G_ROUND, G_TO_ACT
 from cya_sim.engine.compiled.rules import is_legal, legal_list
+from cya_sim.game.rules import get_rules
 from cya_sim.play.loop import advance
-from cya_sim.rules import get_rules
 from cya_sim.search.kernels import UTIL_WIN, rollout
 
 

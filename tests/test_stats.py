@@ -13,7 +13,7 @@ from scipy.stats import t as student_t
 from statsmodels.stats.multitest import multipletests
 
 from cya_sim.engine.table import GameTable
-from cya_sim.stats import (
+from cya_sim.reports.stats import (
     SUMMARY_COLUMNS,
     cluster_ols,
     estimate_from_sums,

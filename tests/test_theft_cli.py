@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from theft_log_check import check_log
 
-from cya_sim.cli import main
-from cya_sim.rules import get_rules
+from cya_sim.cli.main import main
+from cya_sim.game.rules import get_rules
 
 PLAYTHROUGH = Path(__file__).parent / "positions" / "theft_playthrough_seed1.txt"
 DONE_WHEN = ["play", "--rules", "theft", "--players", "4", "--agents", "greedy,random", "--seed", "1"]
@@ -68,7 +68,7 @@ def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
     import numpy as np
     import pandas as pd
 
-    from cya_sim.rng import root_key
+    from cya_sim.game.rng import root_key
     from cya_sim.theft.play import play_theft_games
 
     out = tmp_path / "t"

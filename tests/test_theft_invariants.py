@@ -9,7 +9,7 @@ import pytest
 
 from agents.theft import make_theft_agent
 from cya_sim.engine.table import GameTable
-from cya_sim.rng import root_key, stream_generator
+from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.theft.engine import apply_action, new_game
 from cya_sim.theft.legal import legal_action_mask
 from cya_sim.theft.observation import observe
@@ -139,7 +139,7 @@ def test_theft_and_classic_modules_stay_apart():
             "print(' '.join(sorted(m for m in sys.modules if m.startswith(('cya_sim', 'agents')))))")
     theft = subprocess.run([sys.executable, "-c", code, "cya_sim.theft.engine", "cya_sim.theft.observation",
                             "cya_sim.theft.position"], capture_output=True, text=True, check=True).stdout.split()
-    assert all(m in ("cya_sim", "cya_sim.errors", "cya_sim.rng") or m.startswith("cya_sim.theft") for m in theft), theft
+    assert all(m in ("cya_sim", "cya_sim.game", "cya_sim.game.errors", "cya_sim.game.rng") or m.startswith("cya_sim.theft") for m in theft), theft
     classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.reference"], capture_output=True, text=True,
                              check=True).stdout.split()
     assert [m for m in classic if m.startswith("cya_sim.theft")] == ["cya_sim.theft", "cya_sim.theft.rules"], classic

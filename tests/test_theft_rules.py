@@ -11,9 +11,9 @@ import pytest
 from conftest import RULES_MD
 from theft_helpers import asset, tact, tassets, thand, tlegal, tnames, tstate
 
-from cya_sim.errors import RulesError
-from cya_sim.rng import root_key
-from cya_sim.rules import get_rules
+from cya_sim.game.errors import RulesError
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
 from cya_sim.theft.engine import TheftIllegalActionError, apply_action, new_game
 from cya_sim.theft.legal import action_space
 from cya_sim.theft.observation import observe

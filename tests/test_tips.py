@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from cya_sim.cli import main
-from cya_sim.experiment import ExperimentError, Schedule, parse_experiment
-from cya_sim.tips import _constant_bounds, load_study, parse_study, run_study, tost_p, verdict
+from cya_sim.cli.main import main
+from cya_sim.reports.tips import _constant_bounds, load_study, parse_study, run_study, tost_p, verdict
+from cya_sim.runs.experiment import ExperimentError, Schedule, parse_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "tips.ipynb"

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cya_sim.experiment import Schedule, plan_chunks, resolve_engine
-from cya_sim.rules import get_rules
-from cya_sim.runner import CHUNKS, GAMES_DIR, MANIFEST, RUNS, load_games, read_manifest, read_runs
-from cya_sim.stats import SUMMARY_COLUMNS
-from cya_sim.tournament import (
+from cya_sim.game.rules import get_rules
+from cya_sim.reports.stats import SUMMARY_COLUMNS
+from cya_sim.runs.experiment import Schedule, plan_chunks, resolve_engine
+from cya_sim.runs.runner import CHUNKS, GAMES_DIR, MANIFEST, RUNS, load_games, read_manifest, read_runs
+from cya_sim.runs.tournament import (
     TournamentConfig,
     TournamentError,
     check_out_folder,

@@ -13,10 +13,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cya_sim.engine.reference.observation import Observation
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
 from cya_sim.env.game import EnvGame, resolve_rules
-from cya_sim.observation import Observation
-from cya_sim.rules import RuleSet
+from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")
 
@@ -37,8 +37,8 @@ class CoverYourAssetsAEC(AECEnv):
 
     Observations: ``{"observation": (D_obs,) float32, "action_mask": (A,) int8}``; the mask is 1 for
     the legal actions of the agent to act and all 0 for the others (and once the game is over). The
-    structured form is :meth:`structured_observation` (a :class:`~cya_sim.observation.Observation`).
-    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.actions.ActionSpace`.
+    structured form is :meth:`structured_observation` (a :class:`~cya_sim.engine.reference.observation.Observation`).
+    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.game.actions.ActionSpace`.
 
     Seeding: ``reset(seed=S)`` plays game 0 under seed ``S``, ``reset(seed=S, options={"game": g})``
     game ``g``, and a later ``reset()`` without a seed the next game index under the same seed, so
@@ -110,7 +110,7 @@ class CoverYourAssetsAEC(AECEnv):
         self.agent_selection = self.possible_agents[self.game.to_act]
 
     def structured_observation(self, agent: str) -> Observation:
-        """The §10 :class:`~cya_sim.observation.Observation` of ``agent`` (copies, no hidden information)."""
+        """The §10 :class:`~cya_sim.engine.reference.observation.Observation` of ``agent`` (copies, no hidden information)."""
         return self.game.observe(self._seat(agent))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -119,7 +119,7 @@ class CoverYourAssetsAEC(AECEnv):
         return {"observation": self.encoder.encode(obs), "action_mask": obs.legal_action_mask.astype(np.int8)}
 
     def agent_rng(self, agent: str) -> np.random.Generator:
-        """The seat's own random stream for this game (stream ``1 + seat``, :mod:`cya_sim.rng`)."""
+        """The seat's own random stream for this game (stream ``1 + seat``, :mod:`cya_sim.game.rng`)."""
         return self.game.seat_rngs[self._seat(agent)]
 
     def step(self, action) -> None:

@@ -17,8 +17,8 @@ import numpy as np
 
 from cya_sim.engine import batched
 from cya_sim.engine.batched import BatchState
+from cya_sim.game.rules import RuleSet
 from cya_sim.play.batched import Lineup, run_compiled
-from cya_sim.rules import RuleSet
 
 #: Agent spec of the learning seat in the batched engine (a Python seat the engine never calls itself).
 LEARNER_SPEC = "cya_sim.env.batched_bridge:LearnerSeat"
@@ -63,7 +63,7 @@ def new_batch(rules: RuleSet, n_players: int, batch_size: int, key: int, seat_ag
     Each row is dealt its first game (R-SETUP); call :func:`advance` to reach the learner's first decisions.
 
     Args:
-        rules: the rule set. n_players: P. key: 64-bit root key (:func:`cya_sim.rng.root_key`).
+        rules: the rule set. n_players: P. key: 64-bit root key (:func:`cya_sim.game.rng.root_key`).
         seat_agent_row: (P,) int index per seat into ``[LEARNER_SPEC] + opponent_specs``.
         opponent_specs: agent specs with a compiled form.
 

@@ -1,7 +1,7 @@
 """The §10 observation as a fixed-shape ``float32`` vector (RULES.md §10, R-HIDDEN-WILD).
 
 One encoder serves every environment of :mod:`cya_sim.env`: the PettingZoo and
-Gymnasium environments encode one reference :class:`~cya_sim.observation.Observation`
+Gymnasium environments encode one reference :class:`~cya_sim.engine.reference.observation.Observation`
 (:meth:`ObservationEncoder.encode`), the batched vector environment encodes a
 whole :class:`~cya_sim.engine.batched.ObservationBatch` at once
 (:meth:`ObservationEncoder.encode_batch`); both go through the same array code,
@@ -53,8 +53,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from cya_sim.observation import Observation
-from cya_sim.rules import RuleSet
+from cya_sim.engine.reference.observation import Observation
+from cya_sim.game.rules import RuleSet
 
 #: Stack depth of the default encoding: the top sets of each stack given one by one.
 DEFAULT_STACK_DEPTH = 8

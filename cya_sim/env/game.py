@@ -5,7 +5,7 @@ drive the reference engine through :class:`EnvGame`, so they deal, move and log
 exactly as ``cya-sim play`` does: game ``g`` under seed ``S`` has the cards of
 :func:`cya_sim.engine.reference.new_game` with key ``root_key(S)`` and index
 ``g``, and the seat ``s`` stream ``stream_generator(key, g, 1 + s)`` is the one
-``cya-sim play``/``tournament`` give the agent at seat ``s`` (:mod:`cya_sim.rng`).
+``cya-sim play``/``tournament`` give the agent at seat ``s`` (:mod:`cya_sim.game.rng`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from cya_sim import observation as observation_module
 from cya_sim.engine.reference import apply_action, new_game
+from cya_sim.engine.reference import observation as observation_module
 from cya_sim.engine.reference.draft import describe_tops
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import RuleSet, get_rules
-from cya_sim.state import GameState
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import RuleSet, get_rules
+from cya_sim.game.state import GameState
 
 
 class IllegalActionError(ValueError):
@@ -45,7 +45,7 @@ class EnvGame:
         log: callable receiving each readable line as it happens (the lines of ``cya-sim play``), or None.
 
     Attributes:
-        state: the :class:`~cya_sim.state.GameState` (hidden information included; environments never
+        state: the :class:`~cya_sim.game.state.GameState` (hidden information included; environments never
             hand it to agents). key: 64-bit root key. game_index: int. seat_rngs: P numpy Generators.
 
     Raises:

@@ -2,7 +2,7 @@
 
 The game runs on the reference engine exactly as ``cya-sim play`` runs it: the
 same deal for the same seed and game index, and each opponent draws from its
-own seat's stream (:mod:`cya_sim.rng`), so a game here replays with
+own seat's stream (:mod:`cya_sim.game.rng`), so a game here replays with
 ``cya-sim play --seed S --game g`` when the learner's choices are the same.
 """
 
@@ -18,7 +18,7 @@ from agents.registry import is_cheating, make_agent
 from agents.spec import split_agent_list
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
 from cya_sim.env.game import EnvGame, IllegalActionError, resolve_rules
-from cya_sim.rules import RuleSet
+from cya_sim.game.rules import RuleSet
 
 ILLEGAL = ("end", "raise")
 

@@ -38,10 +38,10 @@ import pyspiel
 
 from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
 from cya_sim.engine.reference.legal import action_space
+from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
 from cya_sim.env.encoding import ObservationEncoder
-from cya_sim.observation import Observation, observe
-from cya_sim.rules import RuleSet, get_rules
+from cya_sim.game.rules import RuleSet, get_rules
 
 SHORT_NAME = "python_cover_your_assets"
 _DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0}
@@ -78,7 +78,7 @@ def _game_type(max_players: int) -> pyspiel.GameType:
 
 class _ShuffleFeed:
     """Stands in for the engine's random stream: returns the uniforms that make
-    :func:`cya_sim.rng.shuffle_in_place` produce a given order (zeros when none is queued)."""
+    :func:`cya_sim.game.rng.shuffle_in_place` produce a given order (zeros when none is queued)."""
 
     def __init__(self) -> None:
         self.queue: list[float] = []
@@ -90,7 +90,7 @@ class _ShuffleFeed:
 
     @staticmethod
     def uniforms_for(order: list[int]) -> list[float]:
-        """Uniforms ``u`` such that the Fisher–Yates of :func:`cya_sim.rng.shuffle_in_place` turns the cards
+        """Uniforms ``u`` such that the Fisher–Yates of :func:`cya_sim.game.rng.shuffle_in_place` turns the cards
         in type-id order into ``order`` (``j = floor(u * (i + 1))`` picks a card equal to ``order[i]``)."""
         cards = sorted(order)
         us = []
@@ -112,7 +112,7 @@ class _Shared:
 
 
 class _Box:
-    """Holds a reference :class:`~cya_sim.state.GameState`; a deep copy shares its frozen RuleSet."""
+    """Holds a reference :class:`~cya_sim.game.state.GameState`; a deep copy shares its frozen RuleSet."""
 
     def __init__(self, gs) -> None:
         self.gs = gs
@@ -167,7 +167,7 @@ class CoverYourAssetsState(pyspiel.State):
 
     @property
     def gs(self):
-        """The reference :class:`~cya_sim.state.GameState` (None before round 1 is dealt)."""
+        """The reference :class:`~cya_sim.game.state.GameState` (None before round 1 is dealt)."""
         return self._box.gs
 
     # -- chance -----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ set card (R-HIDDEN-WILD) is written ``a hidden card``; set values are shown as
 the viewer can know them (a range when a hidden card could be a wild).
 
 At a decision the legal actions are listed with numbers and short names
-(:meth:`cya_sim.actions.ActionSpace.name`); the player types a number or a
+(:meth:`cya_sim.game.actions.ActionSpace.name`); the player types a number or a
 name (any case). Anything else gets a one-line hint and the question again.
 """
 
@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from cya_sim.engine.reference.observation import Observation
 from cya_sim.env.game import EnvGame
-from cya_sim.observation import Observation
-from cya_sim.rules import RuleSet
-from cya_sim.state import GameState
+from cya_sim.game.rules import RuleSet
+from cya_sim.game.state import GameState
 
 PROMPT = "your move (number or name): "
 

@@ -19,13 +19,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from agents.registry import compiled_policy
-from cya_sim.actions import ActionSpace
 from cya_sim.env import batched_bridge as bridge
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
 from cya_sim.env.game import resolve_rules
 from cya_sim.env.gym import opponent_specs
-from cya_sim.rng import root_key
-from cya_sim.rules import RuleSet
+from cya_sim.game.actions import ActionSpace
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import RuleSet
 
 
 class CoverYourAssetsVectorEnv(VectorEnv):

@@ -37,7 +37,7 @@ def play_games_for(rules, engine: str) -> Callable:
     The classic family plays on ``engine`` (:func:`get_play_games`); the theft game
     (RULES.md §9, ``rules.family == "theft"``) has only its reference engine,
     :func:`cya_sim.theft.play.play_theft_games`, whatever ``engine`` says
-    (:func:`cya_sim.experiment.resolve_engine` reports it as ``reference``).
+    (:func:`cya_sim.runs.experiment.resolve_engine` reports it as ``reference``).
 
     Raises:
         ValueError: unknown engine for the classic family.

@@ -5,7 +5,7 @@ Seats of agents with a compiled form (the built-ins ``random``, ``greedy``,
 plug-ins, :mod:`agents.plugin`) play inside compiled code (:mod:`cya_sim.play.loop`);
 a game with any other (Python) agent goes step by step: for each such decision
 :func:`~cya_sim.engine.batched.adapter.reference_observation` builds the
-reference :class:`~cya_sim.observation.Observation` for that seat and
+reference :class:`~cya_sim.engine.reference.observation.Observation` for that seat and
 ``agent.act(obs, rng)`` is called with the seat's NumPy stream (slower).
 Results do not depend on ``batch_size``.
 """
@@ -24,9 +24,9 @@ from cya_sim.engine.batched.adapter import reference_observation
 from cya_sim.engine.batched.api import DEFAULT_BATCH_SIZE, IllegalActionError, init, raise_illegal, results, step
 from cya_sim.engine.batched.loops import ERR_LOG_FULL
 from cya_sim.engine.batched.state import BatchState
+from cya_sim.game.rng import stream_generator
+from cya_sim.game.rules import RuleSet
 from cya_sim.play import plugins
-from cya_sim.rng import stream_generator
-from cya_sim.rules import RuleSet
 
 
 class Lineup:

@@ -9,7 +9,7 @@ import numpy as np
 from agents import make_agent
 from cya_sim.engine.reference import play_game
 from cya_sim.engine.table import GameTable
-from cya_sim.rules import RuleSet
+from cya_sim.game.rules import RuleSet
 
 
 def play_games(

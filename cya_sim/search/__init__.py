@@ -2,7 +2,7 @@
 
 Modules:
 
-* :mod:`.determinize` — from one seat's :class:`~cya_sim.observation.Observation`
+* :mod:`.determinize` — from one seat's :class:`~cya_sim.engine.reference.observation.Observation`
   (never the true state) build the template game row and sample full game
   states (determinizations) consistent with it, exactly uniformly over the
   consistent deals (RULES.md §10, R-HIDDEN-WILD).

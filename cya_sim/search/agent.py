@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 from cya_sim.search.search import (
     DEFAULT_C_UCB,
     UTILITIES,

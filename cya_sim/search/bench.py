@@ -32,8 +32,8 @@ def mid_game_observation():
     """The speed benchmark's position: (observation of the seat to act, its game state)."""
     from agents.greedy import GreedyAgent
     from cya_sim.engine.reference import apply_action, new_game
-    from cya_sim.observation import observe
-    from cya_sim.rules import get_rules
+    from cya_sim.engine.reference.observation import observe
+    from cya_sim.game.rules import get_rules
 
     state = new_game(get_rules("classic"), 4, 12345, 0)
     g = GreedyAgent()
@@ -124,7 +124,7 @@ def make_agent(name: str, iterations: int, seed: int):
 def _play_one(lineup: tuple[str, ...], game: int, key: int, iterations: int) -> dict:
     """One game with ``lineup`` rotated by ``game % P``; returns per-seat agents, win shares, timing."""
     from cya_sim.engine.reference import play_game
-    from cya_sim.rules import get_rules
+    from cya_sim.game.rules import get_rules
 
     p = len(lineup)
     rot = game % p

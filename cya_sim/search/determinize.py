@@ -4,7 +4,7 @@ A determinization fills in what the observer cannot see — each opponent's
 hand (of the observed size), the hidden card beneath each set it does not
 know, and the order of the draw pile — with the observer's *unseen* cards
 (``Observation.unseen``), and nothing else is changed. It is built from the
-:class:`~cya_sim.observation.Observation` only: the true state is never read,
+:class:`~cya_sim.engine.reference.observation.Observation` only: the true state is never read,
 so two true states with equal observations give identical samples for the
 same random stream (the leak test of issue 6).
 
@@ -67,7 +67,7 @@ from numba import njit
 from cya_sim.engine.batched.state import allocate
 from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SCOUNTS, B_SVAL, B_SVALUE, C_N, C_NA, C_P, C_T
 from cya_sim.engine.compiled.pcg import next_double, seed_stream
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 
 #: The row of the search's batch state that holds the observation.
 TEMPLATE = 0
@@ -428,7 +428,7 @@ class Determinizer:
     """Samples determinizations of one observation (for tests and analysis; the search uses the kernels).
 
     Args:
-        obs: the observer's :class:`~cya_sim.observation.Observation`. Only
+        obs: the observer's :class:`~cya_sim.engine.reference.observation.Observation`. Only
             it is read.
 
     Attributes:

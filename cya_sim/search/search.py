@@ -1,7 +1,7 @@
 """Python entry points of the search: one decision of ISMCTS or PIMC from an observation.
 
 Both build the template row and the :class:`~cya_sim.search.determinize.InfoSet`
-from the :class:`~cya_sim.observation.Observation` (never from the true state),
+from the :class:`~cya_sim.engine.reference.observation.Observation` (never from the true state),
 then run the compiled kernels of :mod:`cya_sim.search.kernels`. A
 :class:`SearchContext` keeps the arrays of one rule set and table size between
 decisions, so that a decision allocates nothing large.
@@ -18,7 +18,7 @@ from agents.compiled import N_AGENT_PARAMS, POLICY_CARD_COUNTER, POLICY_GREEDY, 
 from agents.registry import compiled_params, compiled_policy
 from cya_sim.engine.compiled.layout import C_A, C_N, C_T, row_width
 from cya_sim.engine.compiled.rules import legal_list
-from cya_sim.observation import Observation
+from cya_sim.engine.reference.observation import Observation
 from cya_sim.play import plugins
 from cya_sim.search import kernels
 from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state

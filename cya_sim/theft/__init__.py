@@ -12,6 +12,6 @@ It shares the classic game's interfaces, not its rules:
 
 Nothing here is compiled: the theft game plays on this reference engine only.
 This package imports nothing of the classic rules or engines (only the shared
-seeding, :mod:`cya_sim.rng`, the shared error type ``RulesError`` and the
+seeding, :mod:`cya_sim.game.rng`, the shared error type ``RulesError`` and the
 shared result table), and no classic module imports it except the preset lookup.
 """

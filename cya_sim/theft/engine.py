@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from cya_sim.rng import shuffle_in_place, stream_generator, uniform_index
+from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
 from cya_sim.theft.legal import action_space, legal_action_mask
 from cya_sim.theft.rules import TheftRuleSet
 from cya_sim.theft.state import DEFENCE, DISCARD, OVER, PLAY, SETUP, Asset, PendingTheft, TheftState
@@ -58,7 +58,7 @@ def new_game(rules: TheftRuleSet, n_players: int, key: int, game_index: int = 0,
     """A new game: shuffle, choose the first player, deal (R-T-DECK, R-T-SETUP).
 
     The engine's stream (stream 0 of ``game_index`` under ``key``,
-    :mod:`cya_sim.rng`) first picks the first player uniformly, then shuffles
+    :mod:`cya_sim.game.rng`) first picks the first player uniformly, then shuffles
     the deck; cards are dealt one at a time starting with the first player.
     The state is left in the setup phase: each seat in turn order, starting
     with the first player, lays its first asset (:func:`apply_action`).

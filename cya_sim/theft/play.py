@@ -2,7 +2,7 @@
 
 This is the play layer of the theft game: it joins the reference engine
 (:mod:`cya_sim.theft.engine`) and the theft agents (:mod:`agents.theft`).
-Seeding as in :mod:`cya_sim.rng`: game ``g`` under root key ``key`` uses
+Seeding as in :mod:`cya_sim.game.rng`: game ``g`` under root key ``key`` uses
 stream 0 for the engine and stream ``1 + s`` for the agent at seat ``s``, so a
 game depends only on (rules, line-up, key, g).
 """
@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.theft import make_theft_agent
 from cya_sim.engine.table import GameTable
-from cya_sim.rng import stream_generator
+from cya_sim.game.rng import stream_generator
 from cya_sim.theft.engine import TheftIllegalActionError, apply_action, new_game
 from cya_sim.theft.observation import observe
 from cya_sim.theft.rules import TheftRuleSet
@@ -69,7 +69,7 @@ def play_game(rules: TheftRuleSet, agents: Sequence, key: int, game_index: int =
 
     Args:
         rules: the theft rule set. agents: one agent per seat (P = len(agents)).
-        key: 64-bit root key (:func:`cya_sim.rng.root_key`). game_index: the game's global index.
+        key: 64-bit root key (:func:`cya_sim.game.rng.root_key`). game_index: the game's global index.
         log: optional callable receiving one readable line per event; seats are
             shown as ``seat 2 (greedy)``.
         record_actions: keep every action id in the result.

@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.errors import RulesError
-from cya_sim.rng import root_key, stream_generator
+from cya_sim.game.errors import RulesError
+from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet
 from cya_sim.theft.state import DEFENCE, OVER, PHASES, Asset, PendingTheft, TheftState
 

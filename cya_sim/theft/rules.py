@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.errors import RulesError
+from cya_sim.game.errors import RulesError
 
 END_OF_TURN = ("discard_down", "discard_and_draw_up", "keep")
 

@@ -1,7 +1,7 @@
 """The reference observation of a batched row: what lets single-game Python agents play in the batched engine.
 
 :func:`reference_observation` builds the very
-:class:`~cya_sim.observation.Observation` the reference engine would give the
+:class:`~cya_sim.engine.reference.observation.Observation` the reference engine would give the
 seat to act in a row (RULES.md §10); the play layer
 (:func:`cya_sim.play.batched.play_with_python_agents`) calls the agent with it.
 """
@@ -14,11 +14,11 @@ from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.compiled.layout import C_N
 from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.engine.reference.legal import action_space
-from cya_sim.observation import ChallengeView, Observation, SetView
+from cya_sim.engine.reference.observation import ChallengeView, Observation, SetView
 
 
 def reference_observation(state: BatchState, row: int):
-    """The reference :class:`~cya_sim.observation.Observation` of the seat to act in ``row``.
+    """The reference :class:`~cya_sim.engine.reference.observation.Observation` of the seat to act in ``row``.
 
     Raises:
         ValueError: the row has no game in progress.

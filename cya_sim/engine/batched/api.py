@@ -13,7 +13,7 @@ import numpy as np
 from cya_sim.engine.batched.loops import ERR_NONE, apply_actions, check_actions, fill_rows
 from cya_sim.engine.batched.state import BatchState, allocate
 from cya_sim.engine.table import GameTable
-from cya_sim.rules import RuleSet
+from cya_sim.game.rules import RuleSet
 
 #: Rows per batch in ``play_games`` unless told otherwise.
 DEFAULT_BATCH_SIZE = 256
@@ -38,7 +38,7 @@ def init(rules: RuleSet, n_players: int, batch_size: int, key: int, game_indices
     Args:
         rules: the rule set. n_players: P (must be allowed by ``rules``).
         batch_size: B rows, >= 1.
-        key: 64-bit root key (:func:`cya_sim.rng.root_key` of a seed).
+        key: 64-bit root key (:func:`cya_sim.game.rng.root_key` of a seed).
         game_indices: (G,) int global game indices to play, in order; rows take
             the next one when their game ends (auto-reset). Default ``arange(B)``.
         seat_agent: (G, P) int indices into ``agents``; default all zeros.

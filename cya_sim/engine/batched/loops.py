@@ -39,7 +39,7 @@ _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 def reset_row(K, R, ER, AR, Q, b, q):
     """Start queue game ``q`` in row ``b``: seed its streams, deal round 1 (R-SETUP).
 
-    Streams (:mod:`cya_sim.rng`): 0 = engine, 1 + s = agent at seat s.
+    Streams (:mod:`cya_sim.game.rng`): 0 = engine, 1 + s = agent at seat s.
     """
     G = R[b]
     g = Q.q_game_index[q]

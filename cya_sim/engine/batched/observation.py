@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from cya_sim.actions import ActionSpace
 from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
@@ -41,7 +40,8 @@ from cya_sim.engine.compiled.layout import (
     G_TO_ACT,
 )
 from cya_sim.engine.compiled.rules import legal_mask
-from cya_sim.rules import RuleSet
+from cya_sim.game.actions import ActionSpace
+from cya_sim.game.rules import RuleSet
 
 PHASE_NONE, PHASE_TURN, PHASE_CHALLENGE, PHASE_DRAFT_OFFER = -1, 0, 1, 2
 
@@ -206,7 +206,7 @@ def _observe(K, R, order, seen, ids, wlo, whi, seat_o, phase, mask, hand, hand_s
 def observe(state: BatchState) -> ObservationBatch:
     """The :class:`ObservationBatch` of every row's seat to act (RULES.md §10).
 
-    Same content, row by row, as :func:`cya_sim.observation.observe` of the
+    Same content, row by row, as :func:`cya_sim.engine.reference.observation.observe` of the
     reference engine for that seat (hand, every stack as the seat knows it,
     discard pile, draw pile size, hand sizes, totals, round, dealer,
     challenge, unseen cards, legal action mask). Idle rows have ``seat = -1``

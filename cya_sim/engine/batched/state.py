@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cya_sim.actions import ActionSpace
 from cya_sim.engine.compiled import layout as lo
-from cya_sim.rules import RuleSet
+from cya_sim.game.actions import ActionSpace
+from cya_sim.game.rules import RuleSet
 
 QUEUE_FIELDS = ("q_game_index", "q_seat_agent", "q_next", "key", "r_done", "r_first_dealer", "r_totals",
                 "r_winners", "r_rounds", "r_turns", "r_challenges", "r_decisions", "r_largest_steal",
@@ -20,7 +20,7 @@ Queue.__doc__ = """The queue of games a batch plays, their results, action logs 
 q_game_index: (G,) int64 — global indices of the queued games.
 q_seat_agent: (G, P) int16 — index into the state's ``agent_names`` for each game and seat.
 q_next: (1,) int64 — next queue position to start.
-key: (1,) uint64 — the 64-bit root key (:func:`cya_sim.rng.root_key`).
+key: (1,) uint64 — the 64-bit root key (:func:`cya_sim.game.rng.root_key`).
 r_done: (G,) bool — the queued game has finished.
 r_first_dealer: (G,) int16; r_totals: (G, P) int64 dollars; r_winners: (G,) int32 bitmask;
 r_rounds, r_turns, r_challenges, r_decisions, r_largest_steal: (G,) int64 — results per queued game.

@@ -44,9 +44,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from cya_sim.actions import ActionSpace
 from cya_sim.engine import batched_refusal
-from cya_sim.rules import RuleSet
+from cya_sim.game.actions import ActionSpace
+from cya_sim.game.rules import RuleSet
 
 # -- scalars of a row ------------------------------------------------------------------------------
 (G_TO_ACT, G_CUR, G_DEALER, G_ROUND, G_DRAW_POS, G_DISC_LEN, G_N_SETS, G_CH_ACTIVE,
@@ -135,7 +135,7 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
 
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``, or too few cards to deal at that size
-            (:meth:`~cya_sim.rules.RuleSet.check_table`).
+            (:meth:`~cya_sim.game.rules.RuleSet.check_table`).
         ValueError: the deck has more than :data:`cya_sim.engine.MAX_BATCHED_CARD_TYPES` card types (the give-up
             record and the compiled agents keep a set of card types as a 64-bit mask); such decks play on the
             reference engine.

@@ -1,4 +1,4 @@
-"""PCG64 and SplitMix64 in numba, bit for bit as :mod:`cya_sim.rng` and NumPy.
+"""PCG64 and SplitMix64 in numba, bit for bit as :mod:`cya_sim.game.rng` and NumPy.
 
 A stream is a ``(4,) uint64`` array ``[state_hi, state_lo, inc_hi, inc_lo]``
 (the 128-bit PCG64 state and increment as two 64-bit halves). NumPy's PCG64
@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from cya_sim.engine.compiled.intrinsics import mulhi64
-from cya_sim.rng import _M1, _M2, GOLDEN, PCG64_MULT
+from cya_sim.game.rng import _M1, _M2, GOLDEN, PCG64_MULT
 
 _MULT_HI = np.uint64(PCG64_MULT >> 64)
 _MULT_LO = np.uint64(PCG64_MULT & ((1 << 64) - 1))
@@ -53,7 +53,7 @@ def next_double(st):
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def mix64(z):
-    """SplitMix64 finaliser on a uint64 (as :func:`cya_sim.rng.mix64`)."""
+    """SplitMix64 finaliser on a uint64 (as :func:`cya_sim.game.rng.mix64`)."""
     z = (z ^ (z >> np.uint64(30))) * _M1U
     z = (z ^ (z >> np.uint64(27))) * _M2U
     return z ^ (z >> np.uint64(31))
@@ -63,7 +63,7 @@ def mix64(z):
 def seed_stream(st, key, game_index, stream):
     """Set ``st`` ((4,) uint64) to stream ``stream`` of game ``game_index`` under root ``key``.
 
-    Same derivation as :func:`cya_sim.rng.stream_state`: key, game_index and
+    Same derivation as :func:`cya_sim.game.rng.stream_state`: key, game_index and
     stream are uint64-compatible integers (key a uint64, the others >= 0).
     """
     x = mix64(np.uint64(key) + np.uint64(game_index + 1) * _GOLDEN)
@@ -76,7 +76,7 @@ def seed_stream(st, key, game_index, stream):
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def shuffle(cards, st):
-    """Fisher–Yates shuffle of ``cards`` ((N,) int8, in place) as :func:`cya_sim.rng.shuffle_in_place`.
+    """Fisher–Yates shuffle of ``cards`` ((N,) int8, in place) as :func:`cya_sim.game.rng.shuffle_in_place`.
 
     For ``i = N-1 .. 1``: ``j = floor(u * (i + 1))`` with ``u`` the next double
     of stream ``st``; swap ``cards[i]`` and ``cards[j]`` (R-SETUP, R-NEW-ROUND).
@@ -100,7 +100,7 @@ def doubles(st, n):
 
 def stream_array(key: int, game_index: int, stream: int) -> np.ndarray:
     """(4,) uint64 PCG64 stream of ``(key, game_index, stream)``, computed in Python (for tests)."""
-    from cya_sim.rng import stream_state
+    from cya_sim.game.rng import stream_state
 
     state, inc = stream_state(key, game_index, stream)
     m = (1 << 64) - 1

@@ -350,7 +350,7 @@ def start_round(K, G, rng):
 def new_game(K, G, rng):
     """Clear row ``G`` and start a game: the first dealer is ``floor(u * P)`` for ``rng``'s next draw (R-SETUP).
 
-    ``rng`` is the game's engine stream (stream 0 of :mod:`cya_sim.rng`); round 1 is dealt with it.
+    ``rng`` is the game's engine stream (stream 0 of :mod:`cya_sim.game.rng`); round 1 is dealt with it.
     Row bookkeeping (``G_GAME_INDEX``, ``G_QUEUE_POS``) is the caller's.
     """
     gi = G[G_GAME_INDEX]  # the row's bookkeeping survives the clearing

@@ -48,8 +48,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from cya_sim.actions import Action, ActionSpace
-from cya_sim.state import CardSet, Challenge, GameState
+from cya_sim.game.actions import Action, ActionSpace
+from cya_sim.game.state import CardSet, Challenge, GameState
 
 Say = Callable[[str], None]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cya_sim import observation  # module import: observation itself imports this package
 from cya_sim.engine.agent_calls import AgentError, action_id, call_agent
+from cya_sim.engine.reference import observation
 from cya_sim.engine.reference.draft import describe_tops
 from cya_sim.engine.reference.setup import new_game
 from cya_sim.engine.reference.step import IllegalActionError, apply_action
-from cya_sim.rng import stream_generator
-from cya_sim.rules import RuleSet
-from cya_sim.state import GameState
+from cya_sim.game.rng import stream_generator
+from cya_sim.game.rules import RuleSet
+from cya_sim.game.state import GameState
 
 __all__ = ["AgentError", "GameResult", "IllegalActionError", "play_game", "result_of"]
 
@@ -78,7 +78,7 @@ def play_game(
 
     Args:
         rules: the rule set. agents: one agent per seat (P = len(agents)).
-        key: 64-bit root key (:func:`cya_sim.rng.root_key`).
+        key: 64-bit root key (:func:`cya_sim.game.rng.root_key`).
         game_index: the game's global index; fixes the deal and agent streams.
         log: optional callable receiving one readable line per event.
         record_actions: keep every action id in ``GameResult.actions``.

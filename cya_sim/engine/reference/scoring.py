@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cya_sim.state import GameState
+from cya_sim.game.state import GameState
 
 
 def score_round(state: GameState) -> list[int]:

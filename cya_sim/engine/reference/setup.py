@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from cya_sim.engine.reference import draft
-from cya_sim.rng import shuffle_in_place, stream_generator, uniform_index
-from cya_sim.rules import RuleSet
-from cya_sim.state import GameState
+from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
+from cya_sim.game.rules import RuleSet
+from cya_sim.game.state import GameState
 
 
 def new_game(rules: RuleSet, n_players: int, key: int, game_index: int = 0) -> GameState:
@@ -13,7 +13,7 @@ def new_game(rules: RuleSet, n_players: int, key: int, game_index: int = 0) -> G
 
     Args:
         rules: the rule set. n_players: table size.
-        key: 64-bit root key (:func:`cya_sim.rng.root_key` of the tournament seed).
+        key: 64-bit root key (:func:`cya_sim.game.rng.root_key` of the tournament seed).
         game_index: the game's global index; with ``key`` it fixes every card.
 
     The first dealer is ``floor(u * P)`` for the first draw ``u`` of the
@@ -21,7 +21,7 @@ def new_game(rules: RuleSet, n_players: int, key: int, game_index: int = 0) -> G
 
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``, or too few cards to deal at that size
-            (:meth:`~cya_sim.rules.RuleSet.check_table`).
+            (:meth:`~cya_sim.game.rules.RuleSet.check_table`).
     """
     rules.check_table(n_players)
     hand_size = rules.hand_size_for(n_players)
@@ -52,7 +52,7 @@ def start_round(state: GameState) -> None:
     """Gather, shuffle and deal a new round (R-NEW-ROUND, R-SETUP).
 
     Every card is gathered and shuffled (cards in type-id order, then
-    :func:`cya_sim.rng.shuffle_in_place`); ``hand_size`` cards are dealt one
+    :func:`cya_sim.game.rng.shuffle_in_place`); ``hand_size`` cards are dealt one
     at a time from the top of the pile, starting left of the dealer; the next
     card starts the discard pile; the player left of the dealer moves first.
     Only the totals carry over. With draft piles (R-2P-DRAFT, R-3P-DRAFT) the piles are dealt

@@ -10,7 +10,7 @@ from cya_sim.engine.reference import draft
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.reference.scoring import decide_winners, game_end_candidates, score_round
 from cya_sim.engine.reference.setup import start_round
-from cya_sim.state import CardSet, Challenge, GameState
+from cya_sim.game.state import CardSet, Challenge, GameState
 
 Log = Callable[[str], None] | None
 

@@ -1,7 +1,7 @@
 """Upper bounds of the numbers a user gives (issue 14: no input may overflow, exhaust memory or hang).
 
 Rule-set bounds (``target_score``, ``max_rounds``, card values and copies) live
-with the rules (:mod:`cya_sim.rules`); these are the run's own.
+with the rules (:mod:`cya_sim.game.rules`); these are the run's own.
 """
 
 from __future__ import annotations

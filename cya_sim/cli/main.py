@@ -1,8 +1,8 @@
 """The ``cya-sim`` command line: play, tournament, rules, report, bench.
 
 ``cya-sim tournament EXPERIMENT.toml [flags]`` (an experiment file) and
-``cya-sim report FOLDER`` are handled by :mod:`cya_sim.experiment_cli`; a
-``tournament`` with flags only plays one rotated line-up (:mod:`cya_sim.tournament`).
+``cya-sim report FOLDER`` are handled by :mod:`cya_sim.cli.experiment`; a
+``tournament`` with flags only plays one rotated line-up (:mod:`cya_sim.runs.tournament`).
 
 Every refused input prints one line to stderr naming the option, file, field,
 agent, seat or game and what is allowed, exits with status 2, and writes
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from cya_sim import __version__
-from cya_sim.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
 DEFAULT_RULES = "classic"
@@ -82,7 +82,7 @@ def _rules_from_args(args: argparse.Namespace):
     Raises:
         UsageError: unknown preset, unreadable or invalid deck, unknown option key or bad value.
     """
-    from cya_sim.rules import DeckError, RulesError, get_rules, load_deck, rule_option_names
+    from cya_sim.game.rules import DeckError, RulesError, get_rules, load_deck, rule_option_names
 
     try:
         rules = get_rules(args.rules)
@@ -161,7 +161,7 @@ def _check_table(rules, n: int, args: argparse.Namespace) -> None:
     Raises:
         UsageError: ``--players`` outside the rules' range, or too few cards at that size (``--option``/``--deck``).
     """
-    from cya_sim.rules import RulesError
+    from cya_sim.game.rules import RulesError
 
     if not rules.min_players <= n <= rules.max_players:
         raise UsageError(f"--players: {n}; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}")
@@ -175,7 +175,7 @@ def _check_table(rules, n: int, args: argparse.Namespace) -> None:
 
 
 def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None:
-    from cya_sim.rules import preset_names
+    from cya_sim.game.rules import preset_names
 
     text = f"rule preset: {', '.join(preset_names())} (default {DEFAULT_RULES})"
     if positional:
@@ -186,14 +186,14 @@ def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None
                    help="override a rule option, e.g. hand_size=5, end_condition=rounds:3, "
                         "challenge_draw_order=mover_first, hidden_wilds=false (repeatable; see `cya-sim rules`)")
     p.add_argument("--deck", type=Path, metavar="FILE",
-                   help="play with a deck from a TOML file (R-DECK-CUSTOM; format of cya_sim/data/deck_2011.toml)")
+                   help="play with a deck from a TOML file (R-DECK-CUSTOM; format of cya_sim/game/data/deck_2011.toml)")
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The argument parser. ``cya_sim.bench`` is imported only when ``argv`` asks for ``bench``.
+    """The argument parser. ``cya_sim.runs.bench`` is imported only when ``argv`` asks for ``bench``.
 
     Raises:
-        UsageError: ``bench`` asked for but ``cya_sim.bench`` cannot be imported.
+        UsageError: ``bench`` asked for but ``cya_sim.runs.bench`` cannot be imported.
     """
     parser = _Parser(prog="cya-sim", description="Cover Your Assets research simulator.")
     parser.add_argument("--version", action="version", version=f"cya-sim {__version__}")
@@ -264,7 +264,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     command = next((a for a in argv if not a.startswith("-")), None)
     if command == "bench":
         try:
-            from cya_sim import bench as bench_module
+            from cya_sim.runs import bench as bench_module
         except ImportError as e:
             raise UsageError(f"cya-sim bench: error: the benchmark is not available in this installation ({e})")
         bench.add_argument("-h", "--help", action="help", help="show this help message and exit")
@@ -280,7 +280,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from cya_sim.engine.reference import play_game
-    from cya_sim.rng import root_key
+    from cya_sim.game.rng import root_key
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
@@ -309,8 +309,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _format_summary(summary) -> str:
-    """The console table of a tournament summary (:func:`cya_sim.report.console_summary`)."""
-    from cya_sim.report import console_summary
+    """The console table of a tournament summary (:func:`cya_sim.reports.report.console_summary`)."""
+    from cya_sim.reports.report import console_summary
 
     return console_summary(summary)
 
@@ -354,8 +354,8 @@ def compile_note(engine: str) -> str | None:
 def _cmd_tournament(args: argparse.Namespace) -> int:
     import shlex
 
-    from cya_sim.experiment import resolve_engine
-    from cya_sim.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
+    from cya_sim.runs.experiment import resolve_engine
+    from cya_sim.runs.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents, rules)
@@ -389,7 +389,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     print(f"played {len(result.table):,} games in {result.elapsed_s:.1f} s ({result.games_per_s:,.1f} games/s, "
           f"{result.workers} worker{'s' if result.workers > 1 else ''}, engine {result.engine})")
     print(_format_summary(result.summary))
-    from cya_sim.report import SUMMARY_LEGEND
+    from cya_sim.reports.report import SUMMARY_LEGEND
 
     print(textwrap.fill(SUMMARY_LEGEND, width=110))
     capped = int(result.table.capped.sum())
@@ -438,15 +438,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: list[str]) -> int:
     """Parse ``argv`` and run its command (exceptions go to :func:`main`'s boundary)."""
     if argv[:1] == ["report"]:
-        from cya_sim.experiment_cli import report_main
+        from cya_sim.cli.experiment import report_main
 
         return report_main(argv[1:])
     if argv[:1] == ["tips"]:
-        from cya_sim.tips_cli import tips_main
+        from cya_sim.cli.tips import tips_main
 
         return tips_main(argv[1:])
     if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
-        from cya_sim.experiment_cli import tournament_main
+        from cya_sim.cli.experiment import tournament_main
 
         i = experiment_argument(argv[1:])
         return tournament_main([argv[1 + i], *argv[1:1 + i], *argv[2 + i:]])
@@ -468,11 +468,11 @@ def _dispatch(argv: list[str]) -> int:
 #: Exceptions that report what the user gave (an input, a file, an agent), by qualified class name
 #: (matched along the class's MRO, so no module is imported just to name its error class).
 USER_ERRORS = frozenset({
-    "cya_sim.errors.RulesError", "cya_sim.rules.deck.DeckError", "agents.spec.AgentSpecError",
+    "cya_sim.game.errors.RulesError", "cya_sim.game.rules.deck.DeckError", "agents.spec.AgentSpecError",
     "cya_sim.theft.position.TheftPositionError", "cya_sim.theft.engine.TheftIllegalActionError",
-    "cya_sim.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
+    "cya_sim.game.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
     "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
-    "cya_sim.tournament.TournamentError", "cya_sim.experiment.ExperimentError",
+    "cya_sim.runs.tournament.TournamentError", "cya_sim.runs.experiment.ExperimentError",
 })
 
 
@@ -495,10 +495,10 @@ def describe_error(e: BaseException, command: str | None = None) -> tuple[str, i
     if isinstance(e, UsageError):
         return _one_line(str(e)), 2
     names = {f"{c.__module__}.{c.__qualname__}" for c in type(e).__mro__}
-    if "cya_sim.tournament.TournamentError" in names:
+    if "cya_sim.runs.tournament.TournamentError" in names:
         return prefix + _one_line(f"{_FLAGS.get(e.field, e.field)}: {e.detail}"), 2
-    if "cya_sim.experiment.ExperimentError" in names:
-        from cya_sim.experiment_cli import FLAG_OF
+    if "cya_sim.runs.experiment.ExperimentError" in names:
+        from cya_sim.cli.experiment import FLAG_OF
 
         flag = FLAG_OF.get(e.field)
         return prefix + _one_line(f"field {e.field!r}" + (f" ({flag})" if flag else "") + f": {e.detail}"), 2

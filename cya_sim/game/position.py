@@ -1,4 +1,4 @@
-"""Game positions as JSON: write a :class:`~cya_sim.state.GameState` out, read it back.
+"""Game positions as JSON: write a :class:`~cya_sim.game.state.GameState` out, read it back.
 
 A position is the whole state of one game of the classic family (RULES.md
 §3–5, §8), hidden information included: tests use it to set up exact
@@ -12,7 +12,7 @@ The document (``version`` 1); fields marked *optional* may be omitted::
     {
       "format": "cya-sim-position",         # required, exactly this tag
       "version": 1,                         # required
-      "rules": {"preset": "classic",        # a preset of cya_sim.rules.PRESETS
+      "rules": {"preset": "classic",        # a preset of cya_sim.game.rules.PRESETS
                 "options": {"hand_size": 5},  # optional: overridden options (get_rules)
                 "name": "classic+custom"},  # optional: the rule set's label
       "players": 4,                         # table size P
@@ -56,7 +56,7 @@ card public and every other card known to the owner only under
 ``rng`` is ``{"seed": 0}``.
 
 What is checked: the format tag and version, unknown fields, JSON types, the
-preset and options (via :func:`cya_sim.rules.get_rules`), the table size,
+preset and options (via :func:`cya_sim.game.rules.get_rules`), the table size,
 every card name, that the cards of every type across hands, draw pile,
 discard pile, stacks and challenge add up exactly to the deck in play
 (R-DECK-2011, R-DECK-MULTI), hands no larger than ``hand_size``
@@ -82,10 +82,10 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.rng import root_key, stream_generator
-from cya_sim.rules import Deck, DeckError, RulesError, RuleSet, get_rules
-from cya_sim.rules.presets import PRESETS
-from cya_sim.state import CardSet, Challenge, GameState
+from cya_sim.game.rng import root_key, stream_generator
+from cya_sim.game.rules import Deck, DeckError, RulesError, RuleSet, get_rules
+from cya_sim.game.rules.presets import PRESETS
+from cya_sim.game.state import CardSet, Challenge, GameState
 
 FORMAT = "cya-sim-position"
 VERSION = 1
@@ -406,7 +406,7 @@ def _set_from_dict(v: Any, path: str, owner: int, p: int, rules: RuleSet) -> Car
 
 
 def state_from_dict(d: Any) -> GameState:
-    """The :class:`~cya_sim.state.GameState` of a position dict (see the module docstring).
+    """The :class:`~cya_sim.game.state.GameState` of a position dict (see the module docstring).
 
     Derived fields (``hand_size``, ``deck_counts``) come from the rules and
     the table size.

@@ -11,7 +11,7 @@ An experiment file (``experiments/<name>.toml``) looks like::
     out = "results/baseline"          # optional; default results/<name>
 
     [rules]
-    preset = "classic"                # a preset of cya_sim.rules.PRESETS
+    preset = "classic"                # a preset of cya_sim.game.rules.PRESETS
     deck = "decks/mine.toml"          # optional, relative to the experiment file (R-DECK-CUSTOM)
     [rules.options]                   # optional rule options (cya-sim rules lists them)
     end_condition = "rounds:3"
@@ -38,12 +38,12 @@ e.g. ``design.kind``) and what is allowed.
 **Schedule.** Each table size P is played separately, ``games`` games each.
 A *line-up* is P agents in seat order; a *block* is the P rotations of one
 line-up (rotation r moves every agent r seats on: ``seat_agent[s] =
-lineup[(s - r) % P]``, as :func:`cya_sim.tournament.seat_assignment`), so in
+lineup[(s - r) % P]``, as :func:`cya_sim.runs.tournament.seat_assignment`), so in
 every block each line-up position sits in each seat exactly once. Blocks
 cycle through the line-ups; a *cycle* is one block of every line-up. Global
 game number ``n`` fixes its table size, line-up, rotation and *deal* (the
 engine's game index, which fixes the shuffles and every random stream,
-:mod:`cya_sim.rng`). Without duplicate deals every game has its own deal;
+:mod:`cya_sim.game.rng`). Without duplicate deals every game has its own deal;
 with ``duplicate = true`` every game of one cycle plays the same deal, so
 every agent gets every seat's cards against the same cards of the others —
 the duplicate format of bridge and of computer poker's duplicate matches
@@ -54,7 +54,7 @@ the duplicate format of bridge and of computer poker's duplicate matches
 distinct arm (treatment or control) sits against P - 1 copies of ``field``,
 on duplicate deals (always), so the treatment and the control play the same
 deals in the same seats against the same field, seats rotated; the paired
-analysis is :mod:`cya_sim.tips`.
+analysis is :mod:`cya_sim.reports.tips`.
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.limits import MAX_GAMES, MAX_SEED
-from cya_sim.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
+from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -192,7 +192,7 @@ class Experiment:
             ``seat_agent`` index refers to it.
         design: the line-up design.
         games: games per table size (>= 1); ``total_games = games * S``.
-        seed: tournament seed (>= 0), through :func:`cya_sim.rng.root_key`.
+        seed: tournament seed (>= 0), through :func:`cya_sim.game.rng.root_key`.
         out: results folder.
         run: :class:`RunOptions`.
         source: the experiment file, when read from one.
@@ -421,7 +421,7 @@ def _parse_rules(raw: Any, base_dir: Path) -> RuleSet:
 
 def _deck_from_dict(d: Mapping[str, Any]):
     """A deck from :meth:`RuleSet.to_dict`'s deck form (what :meth:`Experiment.to_toml` writes)."""
-    from cya_sim.rules import CardType, Deck
+    from cya_sim.game.rules import CardType, Deck
 
     try:
         return Deck(name=d["name"], cards=tuple(CardType(**c) for c in d["cards"]))

@@ -10,10 +10,10 @@ how games are grouped into chunks, so the results are identical for any
 ``workers`` and ``chunk_size`` (and for either engine: the batched engine
 reproduces the reference engine game by game).
 
-With ``out`` set, the run goes through :mod:`cya_sim.runner` exactly like an
+With ``out`` set, the run goes through :mod:`cya_sim.runs.runner` exactly like an
 experiment file: the same folder layout (``manifest.json``,
 ``games.parquet/``, ``chunks.json``, ``runs.json``, then the report of
-:mod:`cya_sim.report`), the same lock, and the same resume after a kill.
+:mod:`cya_sim.reports.report`), the same lock, and the same resume after a kill.
 With ``out=None`` (the in-memory API the benchmark uses) the same chunks are
 played by the same executor and nothing is written.
 """
@@ -32,7 +32,10 @@ import pandas as pd
 
 from cya_sim.engine import ENGINES
 from cya_sim.engine.table import GameTable
-from cya_sim.experiment import (
+from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import RulesError, RuleSet, get_rules
+from cya_sim.runs.experiment import (
     Design,
     Experiment,
     ExperimentError,
@@ -43,9 +46,6 @@ from cya_sim.experiment import (
     resolve_engine,
     worker_count,
 )
-from cya_sim.limits import MAX_GAMES, MAX_SEED
-from cya_sim.rng import root_key
-from cya_sim.rules import RulesError, RuleSet, get_rules
 from cya_sim.theft.rules import TheftRuleSet
 
 #: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
@@ -76,7 +76,7 @@ class TournamentConfig:
     """What to play. Validated on construction.
 
     Attributes:
-        rules: a :class:`~cya_sim.rules.RuleSet`, or a preset name (turned
+        rules: a :class:`~cya_sim.game.rules.RuleSet`, or a preset name (turned
             into ``get_rules(name)``).
         agents: registered agent names (``agents.agent_names()``), at most
             ``n_players`` of them, repeats allowed. The line-up cycles them
@@ -85,7 +85,7 @@ class TournamentConfig:
         n_players: table size P, allowed by the rules.
         games: number of games G >= 1. With G a multiple of P every agent
             sits in every seat equally often.
-        seed: tournament seed, an int >= 0 (:func:`cya_sim.rng.root_key`).
+        seed: tournament seed, an int >= 0 (:func:`cya_sim.game.rng.root_key`).
         engine: ``"batched"`` (default; falls back to ``"reference"`` with a
             note while the batched engine cannot be imported) or ``"reference"``.
         workers: local worker processes; None means every core this process
@@ -205,7 +205,7 @@ class TournamentResult:
         agent_names: (K,) distinct agent names; ``table.seat_agent`` indexes them.
         lineup: (P,) int16, the line-up before rotation (indices into ``agent_names``).
         table: the games, one row per game, ordered by game index.
-        summary: per-agent table of :func:`cya_sim.stats.summarize`.
+        summary: per-agent table of :func:`cya_sim.reports.stats.summarize`.
         engine: the engine that played (``"batched"`` or ``"reference"``).
         engine_note: why the engine differs from the one asked for, else "".
         workers: worker processes used (1 = in this process).
@@ -274,14 +274,14 @@ def check_out_folder(config: TournamentConfig) -> None:
     Allowed: no ``out``; a folder that does not exist (its nearest existing
     parent writable); an empty folder; a folder holding this very
     tournament's results (same :meth:`TournamentConfig.identity`), which the
-    run then resumes (:func:`cya_sim.runner.check_folder`).
+    run then resumes (:func:`cya_sim.runs.runner.check_folder`).
 
     Raises:
         TournamentError: ``out`` is a file, cannot be created or written, or
             holds other files, another tournament's results or damaged
             results (field ``"out"``, or ``"chunk_size"`` for another chunk size).
     """
-    from cya_sim.runner import check_folder
+    from cya_sim.runs.runner import check_folder
 
     out = config.out
     if out is None:
@@ -316,10 +316,10 @@ def _as_tournament_error() -> Iterator[None]:
 
 
 def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
-    """A :class:`GameTable` of stored games (:func:`cya_sim.runner.load_games` of one table size).
+    """A :class:`GameTable` of stored games (:func:`cya_sim.runs.runner.load_games` of one table size).
 
     Args:
-        games: rows of :func:`cya_sim.runner.games_schema`, in game order, all of one table size P.
+        games: rows of :func:`cya_sim.runs.runner.games_schema`, in game order, all of one table size P.
         names: (K,) agent names; ``seat_agent`` indexes them.
     """
     p = int(games["players"].iloc[0]) if len(games) else 0
@@ -345,12 +345,12 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
     """Play a tournament, summarise it, and with ``config.out`` store it like an experiment run (resumable).
 
     Seats rotate (:func:`seat_assignment`); games run in the chunks of
-    :func:`cya_sim.experiment.plan_chunks` on ``workers`` local processes
-    (:func:`cya_sim.runner.run_tasks`); the table is in game order, so results
+    :func:`cya_sim.runs.experiment.plan_chunks` on ``workers`` local processes
+    (:func:`cya_sim.runs.runner.run_tasks`); the table is in game order, so results
     are identical for any workers and chunk size. Wins are win shares (R-TIE
-    ``share``). With ``out``: :func:`cya_sim.runner.run_experiment` plays every
+    ``share``). With ``out``: :func:`cya_sim.runs.runner.run_experiment` plays every
     missing chunk into the folder (a rerun after a kill resumes), then
-    :func:`cya_sim.report.build_report` writes the report files.
+    :func:`cya_sim.reports.report.build_report` writes the report files.
 
     Args:
         config: what to play.
@@ -366,7 +366,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         IllegalActionError: an agent returned an illegal action.
         OSError: result files cannot be written.
     """
-    from cya_sim.stats import summarize
+    from cya_sim.reports.stats import summarize
 
     exp = config.experiment()
     names = exp.agents
@@ -379,8 +379,8 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         files: tuple[Path, ...] = ()
     else:
         check_out_folder(config)
-        from cya_sim.report import build_report
-        from cya_sim.runner import folder_lock, load_games, prepare_folder, run_experiment
+        from cya_sim.reports.report import build_report
+        from cya_sim.runs.runner import folder_lock, load_games, prepare_folder, run_experiment
 
         with _as_tournament_error(), folder_lock(config.out, command):
             manifest, resumed = prepare_folder(exp, engine, command)
@@ -395,14 +395,14 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
 
 
 def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool) -> tuple[GameTable, int, float]:
-    """Every chunk of a one-size experiment through :func:`cya_sim.runner.run_tasks`; nothing is written.
+    """Every chunk of a one-size experiment through :func:`cya_sim.runs.runner.run_tasks`; nothing is written.
 
     Returns:
         (table in game order, workers used, wall time of playing in seconds).
     """
     from tqdm.auto import tqdm
 
-    from cya_sim.runner import ChunkTask, play_chunk_games, run_tasks
+    from cya_sim.runs.runner import ChunkTask, play_chunk_games, run_tasks
 
     sched = Schedule.of(exp)
     key = root_key(exp.seed)

@@ -202,7 +202,7 @@ def load_deck(path: str | Path) -> Deck:
 
     The file holds ``name = "..."`` and one ``[[cards]]`` table per card type
     with ``name``, ``kind`` (asset | wild), ``value`` (dollars) and ``copies``.
-    See ``cya_sim/data/deck_2011.toml``.
+    See ``cya_sim/game/data/deck_2011.toml``.
 
     Raises:
         DeckError: unreadable file, not UTF-8, bad TOML, or an invalid entry (named).
@@ -223,6 +223,6 @@ def load_deck(path: str | Path) -> Deck:
 
 def deck_2011() -> Deck:
     """The classic 110-card deck, $1,360,000 (R-DECK-2011), from package data."""
-    text = resources.files("cya_sim.data").joinpath("deck_2011.toml").read_text(encoding="utf-8")
+    text = resources.files("cya_sim.game.data").joinpath("deck_2011.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     return Deck.from_entries(data["name"], data["cards"])

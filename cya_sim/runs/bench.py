@@ -18,7 +18,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   (:func:`cya_sim.search.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
 - **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
-  :func:`cya_sim.tournament.run_tournament` (or, if that module is missing, a process pool over
+  :func:`cya_sim.runs.tournament.run_tournament` (or, if that module is missing, a process pool over
   chunks of game indices), with the peak RSS of its worker processes.
 
 With ``--rules PRESET`` it measures instead, side by side in one run, ``greedy`` in every seat at
@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-CEILING = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "ceiling.py"
+CEILING = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "ceiling.py"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +99,7 @@ _COLD = """
 import time, numpy as np
 t0 = time.perf_counter()
 from cya_sim.play.batched import play_games
-from cya_sim.rules import get_rules
+from cya_sim.game.rules import get_rules
 play_games(get_rules("classic"), ["greedy", "random"], np.array([[0, 1, 0, 1]]), 1, np.array([0]))
 print(time.perf_counter() - t0)
 """
@@ -124,7 +124,7 @@ def plugin_example_source() -> str:
     """The compiled plug-in example of ``agents/README.md`` (the code block after ``<!-- plugin-example -->``)."""
     import re
 
-    text = (Path(__file__).resolve().parents[1] / "agents" / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "agents" / "README.md").read_text()
     m = re.search(r"<!-- plugin-example -->\s*```python\n(.*?)```", text, re.DOTALL)
     if not m:
         raise RuntimeError("agents/README.md has no plug-in example")
@@ -190,14 +190,14 @@ def _ceiling(games: int) -> tuple[float | None, str]:
 def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
     """Wall time and memory of a ``games``-game classic 4-player tournament on all cores."""
     try:
-        from cya_sim.tournament import TournamentConfig, run_tournament
+        from cya_sim.runs.tournament import TournamentConfig, run_tournament
     except ImportError:
         run_tournament = None
     t0 = time.perf_counter()
     if run_tournament is not None:
         res = run_tournament(TournamentConfig(rules="classic", agents=tuple(agents), n_players=4, games=games,
                                               seed=seed, engine="batched", workers=workers), progress=False)
-        n_workers, engine, how = res.workers, res.engine, "cya_sim.tournament.run_tournament"
+        n_workers, engine, how = res.workers, res.engine, "cya_sim.runs.tournament.run_tournament"
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -207,7 +207,7 @@ def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
             list(pool.map(_play_chunk, [(a, b, agents, seed) for a, b in chunks]))
-        engine, how = "batched", "bench process pool (cya_sim.tournament not available)"
+        engine, how = "batched", "bench process pool (cya_sim.runs.tournament not available)"
     wall = time.perf_counter() - t0
     return {"tournament_games": games, "tournament_wall_s": wall, "tournament_workers": n_workers,
             "tournament_engine": engine, "tournament_via": how,
@@ -215,9 +215,9 @@ def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -
 
 
 def _play_chunk(task) -> int:
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
     from cya_sim.play.batched import play_games
-    from cya_sim.rng import root_key
-    from cya_sim.rules import get_rules
 
     a, b, agents, seed = task
     idx = np.arange(a, b, dtype=np.int64)
@@ -228,10 +228,10 @@ def _play_chunk(task) -> int:
 
 def measure(args: argparse.Namespace) -> dict:
     """Run every measurement of the module docstring; a JSON-ready dict."""
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
     from cya_sim.play.batched import play_games as batched
     from cya_sim.play.reference import play_games as reference
-    from cya_sim.rng import root_key
-    from cya_sim.rules import get_rules
 
     rules = get_rules("classic")
     key = root_key(args.seed)
@@ -298,10 +298,10 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     Raises:
         RulesError: unknown preset or one the batched engine does not play.
     """
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import RulesError, RuleSet, get_rules
     from cya_sim.play.batched import play_games as batched
     from cya_sim.play.reference import play_games as reference
-    from cya_sim.rng import root_key
-    from cya_sim.rules import RulesError, RuleSet, get_rules
 
     rules = get_rules(preset)
     if not isinstance(rules, RuleSet):
@@ -399,7 +399,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cya_sim.bench``."""
+    """``python -m cya_sim.runs.bench``."""
     parser = argparse.ArgumentParser(prog="cya-sim bench", description=__doc__.splitlines()[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))

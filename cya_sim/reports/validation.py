@@ -3,7 +3,7 @@
 Each *design* is a tournament users run (A/A line-ups, repeated agents,
 one-versus-field, duplicate deals), played for real on the batched engine:
 replication r is the games ``[r G, (r+1) G)`` of one long schedule built by
-:class:`cya_sim.experiment.Schedule`, so replications are disjoint sets of
+:class:`cya_sim.runs.experiment.Schedule`, so replications are disjoint sets of
 independent games (and disjoint deals). Every replication is analysed by the
 statistics layer exactly as a report would be, and each 95% interval is
 checked against the truth:
@@ -20,7 +20,7 @@ For contrast the same replications are also analysed by the methods this
 layer replaced (Wilson over seat-games, Pearson chi-square over games, naive
 GLM errors), labelled ``old:``.
 
-``python -m cya_sim.validation --reps 1000`` prints the table recorded in
+``python -m cya_sim.reports.validation --reps 1000`` prints the table recorded in
 ``docs/statistics.md``; ``tests/test_coverage.py`` runs it small (default
 suite) and with >= 1,000 replications (``slow``).
 """
@@ -37,11 +37,10 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy.stats import chisquare
 
-from cya_sim.comparisons import ahead_counts, pair_games, position_test
 from cya_sim.engine.table import GameTable
-from cya_sim.experiment import Design, Schedule, design_lineups
-from cya_sim.ratings import bradley_terry
-from cya_sim.stats import (
+from cya_sim.reports.comparisons import ahead_counts, pair_games, position_test
+from cya_sim.reports.ratings import bradley_terry
+from cya_sim.reports.stats import (
     agent_unit_sums,
     cluster_ols,
     estimate_from_sums,
@@ -50,6 +49,7 @@ from cya_sim.stats import (
     wald_test,
     wilson_interval,
 )
+from cya_sim.runs.experiment import Design, Schedule, design_lineups
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class CoverageDesign:
     Attributes:
         name: short label. labels: (K,) agent labels of the design.
         specs: (K,) agent specs the labels play (equal specs: an A/A design).
-        design: the line-up design (:class:`cya_sim.experiment.Design`).
+        design: the line-up design (:class:`cya_sim.runs.experiment.Design`).
         players: P. games: G games per replication (a multiple of the cycle,
             so every replication is balanced).
     """
@@ -103,9 +103,9 @@ def play_design(d: CoverageDesign, reps: int, seed: int = 11) -> list[GameTable]
         ``reps`` GameTables of ``d.games`` rows; ``game_index`` is the deal
         (the sampling unit), distinct across replications.
     """
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
     from cya_sim.play import get_play_games
-    from cya_sim.rng import root_key
-    from cya_sim.rules import get_rules
 
     lineups = design_lineups(d.design, d.labels, d.players)
     cycle = lineups.shape[0] * d.players
@@ -281,7 +281,7 @@ def markdown(df: pd.DataFrame) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cya_sim.validation --reps N``: print the coverage table."""
+    """``python -m cya_sim.reports.validation --reps N``: print the coverage table."""
     ap = argparse.ArgumentParser(description="Coverage of the statistics layer's intervals and tests.")
     ap.add_argument("--reps", type=int, default=1000, help="replications per design (default 1000)")
     ap.add_argument("--seed", type=int, default=11)

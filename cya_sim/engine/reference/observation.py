@@ -11,11 +11,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from cya_sim.actions import ActionSpace
 from cya_sim.engine.reference import draft
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.rules import RuleSet
-from cya_sim.state import GameState
+from cya_sim.game.actions import ActionSpace
+from cya_sim.game.rules import RuleSet
+from cya_sim.game.state import GameState
 
 
 @dataclass(frozen=True)

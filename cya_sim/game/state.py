@@ -1,7 +1,7 @@
 """The full state of one game (hidden information included), as plain data.
 
 Engines read and change it; agents never see it (they get an
-:class:`~cya_sim.observation.Observation`). Card types are ids into
+:class:`~cya_sim.engine.reference.observation.Observation`). Card types are ids into
 ``rules.deck``; seats are ``0..P-1`` in clockwise order.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cya_sim.rules import RuleSet
+from cya_sim.game.rules import RuleSet
 
 PHASE_TURN = "turn"
 PHASE_CHALLENGE = "challenge"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cya_sim.rules.ruleset import RulesError, RuleSet, option_names
+from cya_sim.game.rules.ruleset import RulesError, RuleSet, option_names
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
 
 #: Presets of the classic game family that are built. ``advanced`` (§6) is planned; ``theft`` (§9)

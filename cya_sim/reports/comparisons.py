@@ -6,7 +6,7 @@ seat of b) is a comparison; a *finishes ahead* when its final total is higher
 unit (all games of a deal into one unit under duplicate deals), so an agent
 that holds several seats of a game never counts as several independent trials
 (Cochran 1977 ratio estimator; Liang & Zeger 1986 cluster-robust errors; see
-:mod:`cya_sim.stats`).
+:mod:`cya_sim.reports.stats`).
 
 Seats: the win share of every seat-game is regressed on position dummies and
 agent dummies (so the test is adjusted for which agent sits where), and the
@@ -23,7 +23,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from cya_sim.engine.table import GameTable
-from cya_sim.stats import cluster_ols, cluster_score_test, estimate_from_sums, holm, ratio_estimate, score_test
+from cya_sim.reports.stats import cluster_ols, cluster_score_test, estimate_from_sums, holm, ratio_estimate, score_test
 
 PAIRWISE_COLUMNS = (
     "agent", "opponent", "games", "units", "comparisons", "ahead", "behind", "ties",
@@ -178,10 +178,10 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
     Linear model over seat-games ``win_share = mu + pos_q + agent_a + e``
     (q = 1..P-1, a = the agents present but the first), least squares with
     the cluster-robust covariance by unit (``table.game_index``: the game, or
-    the deal under duplicate deals; :func:`cya_sim.stats.cluster_ols`) for
+    the deal under duplicate deals; :func:`cya_sim.reports.stats.cluster_ols`) for
     the effects and their intervals, and the joint cluster-robust score (LM)
     test of ``pos_1 = ... = pos_{P-1} = 0`` on F(P-1, C-1)
-    (:func:`cya_sim.stats.cluster_score_test`; Wooldridge 2010; Cameron &
+    (:func:`cya_sim.reports.stats.cluster_score_test`; Wooldridge 2010; Cameron &
     Miller 2015), which kept its size with 50 duplicated deals where the
     Wald test rejected 7.7% at 5% (docs/statistics.md). Adjusting for the agents removes the strength
     differences that made the unadjusted chi-square conservative; clustering
@@ -192,7 +192,7 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
         dict: ``effect`` (P,) float, the adjusted difference in win share of
         position q against position 0 (0 for q = 0), ``se`` (P,) its
         cluster-robust error (Wald), ``F`` (= LM / (P-1) of the cluster-robust
-        score test, :func:`cya_sim.stats.cluster_score_test`),
+        score test, :func:`cya_sim.reports.stats.cluster_score_test`),
         ``df_num`` (P-1), ``df_den`` (C-1), ``p_value``, ``units`` (C). All
         NaN when the positions are confounded with the agents (the design
         matrix is rank-deficient, e.g. one agent always first to move).

@@ -4,7 +4,7 @@ A *study file* (``experiments/tips.toml``) lists tips, each a treatment and a
 control agent spec (the same ``heuristic`` with only the tip's switch changed),
 and the contexts: table sizes, rule presets and fields. Each context *cell*
 (preset, field, P) is one experiment of ``design.kind = "ablation"``
-(:mod:`cya_sim.experiment`): every arm sits against P - 1 copies of the field
+(:mod:`cya_sim.runs.experiment`): every arm sits against P - 1 copies of the field
 on the same duplicated deals, seats rotated, so treatment and control play
 the same cards in the same seats against the same opponents. A cell plays
 ``deals x arms x P`` games into its own results folder (resumable).
@@ -15,8 +15,8 @@ Per tip and cell (:func:`tip_effects`):
   mean final total (dollars). The sampling unit is the deal: per deal, each
   arm's mean over its P rotations; the effect is the mean over deals of the
   per-deal difference, with a Student-t interval on deals - 1 df
-  (:func:`cya_sim.stats.mean_interval`, the deal-clustered interval);
-- a two-sided t test of no difference (:func:`cya_sim.stats.t_test`) and an
+  (:func:`cya_sim.reports.stats.mean_interval`, the deal-clustered interval);
+- a two-sided t test of no difference (:func:`cya_sim.reports.stats.t_test`) and an
   equivalence test, TOST (Schuirmann 1987, J. Pharmacokinet. Biopharm.
   15:657–680), of ``|effect| < m`` with the margin ``m`` in percentage points;
 - Holm (1979) adjustment of both p-value columns over the whole family of
@@ -58,8 +58,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from cya_sim.experiment import Experiment, ExperimentError, RunOptions, Schedule, parse_experiment
-from cya_sim.stats import holm, mean_interval, ratio_estimate
+from cya_sim.reports.stats import holm, mean_interval, ratio_estimate
+from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, Schedule, parse_experiment
 
 STUDY_KEYS = ("name", "seed", "deals", "players", "presets", "fields", "margin_pp", "confidence", "log_deals",
               "trace_deals", "out", "workers", "quick", "tip", "reason", "description")
@@ -170,7 +170,7 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     Raises:
         ExperimentError: the first invalid field, named.
     """
-    from cya_sim.rules import PRESETS
+    from cya_sim.game.rules import PRESETS
 
     d = dict(data)
     for k in d:
@@ -271,7 +271,7 @@ def arm_columns(games: pd.DataFrame, exp: Experiment) -> dict[str, np.ndarray]:
     """Per game of an ablation cell: the arm (line-up) and the arm's seat outcome.
 
     The arm sits at line-up position 0, so in rotation r it holds seat r
-    (:class:`~cya_sim.experiment.Schedule`).
+    (:class:`~cya_sim.runs.experiment.Schedule`).
 
     Returns:
         dict of ``arm`` (G,) int32 (index into ``exp.design.arms``), ``deal`` (G,) int64,
@@ -369,7 +369,7 @@ def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, 
     """Paired effects of every tip of one ablation cell (Holm and verdicts come later, :func:`finish`).
 
     Args:
-        games: the cell's games (:func:`cya_sim.runner.load_games`). exp: its experiment.
+        games: the cell's games (:func:`cya_sim.runs.runner.load_games`). exp: its experiment.
         confidence: two-sided level. margin_pp: TOST margin, percentage points.
         log_changes: tip id -> (logged pairs, pairs whose action logs differ, logged decisions),
             from :func:`changed_decisions`.
@@ -442,14 +442,14 @@ def logged_games(exp: Experiment, n_deals: int) -> dict[str, np.ndarray]:
     are deterministic given the deal).
 
     Returns:
-        :meth:`~cya_sim.experiment.Schedule.games_of` columns plus ``actions`` (G, LOG_CAP) int16 and
+        :meth:`~cya_sim.runs.experiment.Schedule.games_of` columns plus ``actions`` (G, LOG_CAP) int16 and
         ``n_actions`` (G,) int32.
 
     Raises:
         RuntimeError: a game longer than :data:`LOG_CAP` actions.
     """
+    from cya_sim.game.rng import root_key
     from cya_sim.play import get_play_games
-    from cya_sim.rng import root_key
 
     p = exp.players[0]
     g = Schedule.of(exp).games_of(0, min(exp.games, n_deals * len(exp.design.arms) * p))
@@ -498,7 +498,7 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
     (R-ROUND-END, R-SCORE): each seat's round score, the largest set in any
     stack and the seat holding it, and the dollars in play (stacks + discard
     pile + draw pile + hands) against the deck's value
-    (:meth:`~cya_sim.rules.RuleSet.round_total`).
+    (:meth:`~cya_sim.game.rules.RuleSet.round_total`).
 
     Returns:
         one row per (game, round): ``deal``, ``rotation``, ``players``, ``round``, ``scored`` (dollars, sum
@@ -513,7 +513,7 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
     """
     from cya_sim.engine.reference.setup import new_game
     from cya_sim.engine.reference.step import apply_action
-    from cya_sim.rng import root_key
+    from cya_sim.game.rng import root_key
 
     p = exp.players[0]
     key = root_key(exp.seed)
@@ -604,8 +604,8 @@ def big_pot_table(trace: pd.DataFrame, p: int, confidence: float = 0.95) -> dict
 
 
 def cell_complete(exp: Experiment) -> bool:
-    """Whether a cell's results folder holds every planned chunk, each as recorded (:func:`cya_sim.runner.check_chunks`)."""
-    from cya_sim.runner import check_chunks, plan_of, read_manifest
+    """Whether a cell's results folder holds every planned chunk, each as recorded (:func:`cya_sim.runs.runner.check_chunks`)."""
+    from cya_sim.runs.runner import check_chunks, plan_of, read_manifest
 
     try:
         ranges = plan_of(read_manifest(exp.out))
@@ -629,7 +629,7 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
     Raises:
         ExperimentError: a cell's folder is refused (named). Errors of the engines propagate; a rerun resumes.
     """
-    from cya_sim.runner import load_games, read_runs, run_experiment
+    from cya_sim.runs.runner import load_games, read_runs, run_experiment
 
     study.out.mkdir(parents=True, exist_ok=True)
     effects, rounds, bigpot, facts, traces, timings, missing = [], [], [], [], [], [], []

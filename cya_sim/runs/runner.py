@@ -1,12 +1,12 @@
 """Running an experiment: deterministic chunks, local processes or a Dask cluster, atomic files, resume.
 
 Both forms of ``cya-sim tournament`` run here: an experiment file, and a
-flags-only tournament (:mod:`cya_sim.tournament` turns its flags into an
+flags-only tournament (:mod:`cya_sim.runs.tournament` turns its flags into an
 experiment with one explicit line-up). A results folder holds:
 
 - ``manifest.json`` — written before the first game, after every value is
   validated: the experiment's identity
-  (:meth:`~cya_sim.experiment.Experiment.identity`), its TOML, the seed, the
+  (:meth:`~cya_sim.runs.experiment.Experiment.identity`), its TOML, the seed, the
   package version, the chunk size and count. It marks the folder as this
   experiment's; a folder holding anything else is refused, never overwritten
   (:func:`prepare_folder`). Every key is checked when it is read
@@ -33,7 +33,7 @@ experiment with one explicit line-up). A results folder holds:
 Running the same experiment into the same folder again plays only the chunks
 whose file is missing or damaged (resume). Every game depends only on the
 seed, its global game number and the schedule
-(:class:`~cya_sim.experiment.Schedule`), never on the executor, the workers or
+(:class:`~cya_sim.runs.experiment.Schedule`), never on the executor, the workers or
 the chunking, so a resumed or clustered run writes exactly the rows of an
 uninterrupted local one. Files follow the umask (like any file the user
 writes). Worker processes end within a second when the main process dies.
@@ -67,7 +67,9 @@ import pyarrow.parquet as pq
 
 from cya_sim import __version__
 from cya_sim.engine.table import GameTable
-from cya_sim.experiment import (
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import RuleSet
+from cya_sim.runs.experiment import (
     Experiment,
     ExperimentError,
     Schedule,
@@ -76,8 +78,6 @@ from cya_sim.experiment import (
     resolve_engine,
     worker_count,
 )
-from cya_sim.rng import root_key
-from cya_sim.rules import RuleSet
 
 try:
     import fcntl
@@ -326,7 +326,7 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
 
 
 def plan_of(manifest: dict[str, Any]) -> list[tuple[int, int]]:
-    """Game ranges of every chunk of a results folder, from its manifest (:func:`~cya_sim.experiment.plan_chunks`)."""
+    """Game ranges of every chunk of a results folder, from its manifest (:func:`~cya_sim.runs.experiment.plan_chunks`)."""
     e = manifest["experiment"]
     return plan_chunks(Schedule(tuple(e["players"]), int(e["games"]), False, ()), int(manifest["chunk_size"]))
 
@@ -607,7 +607,7 @@ def experiment_from_manifest(manifest: dict[str, Any], out: str | Path | None = 
     """
     import tomllib
 
-    from cya_sim.experiment import apply_overrides, parse_experiment
+    from cya_sim.runs.experiment import apply_overrides, parse_experiment
 
     data = tomllib.loads(manifest["experiment_toml"])
     if out is not None:
@@ -726,7 +726,7 @@ class RunResult:
 def run_experiment(exp: Experiment, progress: bool = True, command: str | None = None,
                    on_chunk: Callable[[int], None] | None = None,
                    prepared: tuple[dict[str, Any], bool] | None = None) -> RunResult:
-    """Play every missing chunk of an experiment into its folder (then build the report with :mod:`cya_sim.report`).
+    """Play every missing chunk of an experiment into its folder (then build the report with :mod:`cya_sim.reports.report`).
 
     Args:
         exp: the validated experiment (``exp.run`` says engine, workers, chunk size, scheduler).
@@ -861,7 +861,7 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
     The one local executor of every run (experiment, flags tournament, in-memory tournament).
 
     Args:
-        tasks: the chunks to play. workers: processes (:func:`~cya_sim.experiment.worker_count`); 1 plays here.
+        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here.
         bar: a tqdm bar; with one worker it gets per-game updates (with more, the caller updates it per chunk).
         play: a picklable function of a task (:func:`play_chunk` for Arrow rows, :func:`play_chunk_games`).
     """

@@ -33,8 +33,8 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy.stats import norm
 
-from cya_sim.comparisons import ahead_counts
 from cya_sim.engine.table import GameTable
+from cya_sim.reports.comparisons import ahead_counts
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
 RATING_COLUMNS = ("agent", "rating", "rating_se", "rating_ci_low", "rating_ci_high")

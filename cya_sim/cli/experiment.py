@@ -1,6 +1,6 @@
 """Command line of experiment files: ``cya-sim tournament EXPERIMENT.toml [overrides]`` and ``cya-sim report FOLDER``.
 
-``cya-sim`` (:mod:`cya_sim.cli`) hands these two forms to :func:`tournament_main`
+``cya-sim`` (:mod:`cya_sim.cli.main`) hands these two forms to :func:`tournament_main`
 and :func:`report_main`. Every refused input — a flag, a field of the file, the
 results folder — prints one line naming the field and what is allowed and
 exits with status 2 before any game is played; nothing already written is
@@ -110,7 +110,7 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _fail(command: str, e) -> int:
-    from cya_sim.experiment import ExperimentError
+    from cya_sim.runs.experiment import ExperimentError
 
     if isinstance(e, ExperimentError):
         flag = FLAG_OF.get(e.field)
@@ -128,8 +128,8 @@ def tournament_main(argv: Sequence[str]) -> int:
         0 when done; 2 for a refused input (one line on stderr, nothing
         played or written); 130 when interrupted (finished chunks are kept).
     """
-    from cya_sim.experiment import ExperimentError, load_experiment, resolve_engine
-    from cya_sim.runner import check_folder, connect, folder_lock, prepare_folder, run_experiment
+    from cya_sim.runs.experiment import ExperimentError, load_experiment, resolve_engine
+    from cya_sim.runs.runner import check_folder, connect, folder_lock, prepare_folder, run_experiment
 
     argv = list(argv)
     try:
@@ -177,11 +177,11 @@ def tournament_main(argv: Sequence[str]) -> int:
 
 
 def _report(folder: Path, quiet: bool) -> int:
-    from cya_sim.report import build_report
+    from cya_sim.reports.report import build_report
 
     rep = build_report(folder)
     if not quiet:
-        from cya_sim.report import SUMMARY_LEGEND, console_summary
+        from cya_sim.reports.report import SUMMARY_LEGEND, console_summary
 
         s = rep.analysis.summary
         for p, d in s.groupby("players", sort=True):
@@ -204,7 +204,7 @@ def report_parser(prog: str = "cya-sim report") -> argparse.ArgumentParser:
 
 def report_main(argv: Sequence[str]) -> int:
     """``cya-sim report FOLDER``: 0 when written, 2 when the folder is not a results folder or holds no games."""
-    from cya_sim.experiment import ExperimentError
+    from cya_sim.runs.experiment import ExperimentError
 
     try:
         args = report_parser().parse_args(list(argv))
@@ -220,13 +220,13 @@ def report_main(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cya_sim.experiment_cli tournament|report ...`` (what ``cya-sim`` delegates to)."""
+    """``python -m cya_sim.cli.experiment tournament|report ...`` (what ``cya-sim`` delegates to)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "tournament":
         return tournament_main(argv[1:])
     if argv and argv[0] == "report":
         return report_main(argv[1:])
-    print("usage: python -m cya_sim.experiment_cli tournament EXPERIMENT.toml [flags] | report FOLDER", file=sys.stderr)
+    print("usage: python -m cya_sim.cli.experiment tournament EXPERIMENT.toml [flags] | report FOLDER", file=sys.stderr)
     return 2
 
 

@@ -1,7 +1,7 @@
 """The rule set: every option of RULES.md §3–5, §7 (the drafts) and §8 as one frozen object.
 
 Rules are data: engines read fields of :class:`RuleSet`; they never branch on
-a preset's name. Presets live in :mod:`cya_sim.rules.presets`.
+a preset's name. Presets live in :mod:`cya_sim.game.rules.presets`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from cya_sim.errors import RulesError
-from cya_sim.rules.deck import Deck, deck_2011
+from cya_sim.game.errors import RulesError
+from cya_sim.game.rules.deck import Deck, deck_2011
 
 CHALLENGE_DRAW_ORDERS = ("loser_first", "mover_first")
 TIE_BREAKS = ("share", "extra_round")
@@ -147,7 +147,7 @@ class RuleSet:
         if self.family not in GAME_FAMILIES:
             raise bad("family", f"choose one of: {', '.join(GAME_FAMILIES)}")
         if not isinstance(self.deck, Deck):
-            raise bad("deck", "give a Deck (see cya_sim.rules.load_deck)")
+            raise bad("deck", "give a Deck (see cya_sim.game.rules.load_deck)")
         for opt in ("min_players", "max_players"):
             v = getattr(self, opt)
             if not isinstance(v, int) or isinstance(v, bool) or not 2 <= v <= 12:

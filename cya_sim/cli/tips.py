@@ -1,6 +1,6 @@
 """Command line of the tip study: ``cya-sim tips [STUDY.toml] [--quick] [--deals N] [--out DIR] [--workers N]``.
 
-Runs every cell of the study (:mod:`cya_sim.tips`; each cell resumes like any
+Runs every cell of the study (:mod:`cya_sim.reports.tips`; each cell resumes like any
 experiment), then writes REPORT.md, the verdict table (``verdicts.csv``), the
 forest plot and the heat map into the study folder. A refused input prints
 one line naming the field and exits with status 2 before any game is played.
@@ -46,8 +46,8 @@ def tips_parser() -> argparse.ArgumentParser:
 
 def tips_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim tips`` with the words after ``tips``; return the exit status (0, 2 refused, 130 interrupted)."""
-    from cya_sim.experiment import ExperimentError
-    from cya_sim.tips import load_study, run_study
+    from cya_sim.reports.tips import load_study, run_study
+    from cya_sim.runs.experiment import ExperimentError
 
     try:
         args = tips_parser().parse_args(list(argv))

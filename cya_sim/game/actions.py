@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from cya_sim.rules import RuleSet
+from cya_sim.game.rules import RuleSet
 
 KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up",
          "draft_take", "draft_wild", "draft_challenge", "draft_decline")

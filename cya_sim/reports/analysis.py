@@ -1,26 +1,26 @@
 """Statistics of a results folder: every table of the report, from the stored games alone.
 
 All numbers are computed per table size (a fair seat share is 1/P) from
-``games.parquet`` (:func:`cya_sim.runner.load_games`) by the statistics layer
-(:mod:`cya_sim.stats`), with the **deal** as the sampling unit (the game, when
+``games.parquet`` (:func:`cya_sim.runs.runner.load_games`) by the statistics layer
+(:mod:`cya_sim.reports.stats`), with the **deal** as the sampling unit (the game, when
 deals are not duplicated): every estimate is a ratio over units with a
 cluster-robust error (Cochran 1977; Liang & Zeger 1986; Cameron & Miller 2015).
 
 - per agent: per-seat win share and per-game win rate (share of games won by
   any copy of the agent), each with its fair value and a clustered Wilson
   interval, a score test of the fair share, mean final total with a clustered
-  t interval (:func:`cya_sim.stats.summarize`);
-- a Bradley–Terry rating with a deal-clustered sandwich error (:func:`cya_sim.ratings.bradley_terry`);
+  t interval (:func:`cya_sim.reports.stats.summarize`);
+- a Bradley–Terry rating with a deal-clustered sandwich error (:func:`cya_sim.reports.ratings.bradley_terry`);
 - the head-to-head table with the clustered two-sided test of "finishes
-  ahead half the time" (:func:`cya_sim.comparisons.pairwise_table`);
+  ahead half the time" (:func:`cya_sim.reports.comparisons.pairwise_table`);
 - win rate by seat and by turn order, and the agent-adjusted clustered score
-  tests of seat and turn-order effects (:func:`cya_sim.comparisons.position_table`);
+  tests of seat and turn-order effects (:func:`cya_sim.reports.comparisons.position_table`);
 - game length (rounds, turns), challenges and the largest set stolen;
 - the variance removed by duplicate deals: per agent, the cluster-robust
   variance of the mean win share and mean total with the games of one deal
   as a cluster against the one with each game as a cluster.
 
-Every family of tests carries Holm-adjusted p-values (:data:`cya_sim.stats.ADJUSTMENT`).
+Every family of tests carries Holm-adjusted p-values (:data:`cya_sim.reports.stats.ADJUSTMENT`).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cya_sim.comparisons import pairwise_table, position_table
 from cya_sim.engine.table import GameTable
-from cya_sim.ratings import bradley_terry
-from cya_sim.stats import mean_interval, summarize
+from cya_sim.reports.comparisons import pairwise_table, position_table
+from cya_sim.reports.ratings import bradley_terry
+from cya_sim.reports.stats import mean_interval, summarize
 
 LENGTH_METRICS = ("rounds", "turns", "challenges", "largest_steal")
 
@@ -43,11 +43,11 @@ class Analysis:
     """Every table of the report; each DataFrame has a ``players`` column (table size).
 
     Attributes:
-        summary: per (players, agent): :data:`cya_sim.stats.SUMMARY_COLUMNS`
+        summary: per (players, agent): :data:`cya_sim.reports.stats.SUMMARY_COLUMNS`
             plus ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high``
             (Elo scale, the first agent of the pool present = 0, deal-clustered error).
-        pairwise: per (players, agent, opponent): :data:`cya_sim.comparisons.PAIRWISE_COLUMNS`.
-        seats: per (players, position, agent, seat): :data:`cya_sim.comparisons.SEAT_COLUMNS`;
+        pairwise: per (players, agent, opponent): :data:`cya_sim.reports.comparisons.PAIRWISE_COLUMNS`.
+        seats: per (players, position, agent, seat): :data:`cya_sim.reports.comparisons.SEAT_COLUMNS`;
             ``position`` is ``seat`` (fixed chair) or ``turn_order`` (0 = first to move in
             round 1, left of the first dealer); ``agent`` ``(all)`` rows carry the
             agent-adjusted effect and the clustered score test (``F``, ``p_value``, ``p_holm``).
@@ -80,7 +80,7 @@ def table_of(df: pd.DataFrame, agents: list[str]) -> GameTable:
     """The :class:`GameTable` of stored games of one table size.
 
     Args:
-        df: rows of :func:`cya_sim.runner.games_schema`, all with the same ``players``.
+        df: rows of :func:`cya_sim.runs.runner.games_schema`, all with the same ``players``.
         agents: (K,) names; ``seat_agent`` indexes them.
 
     Raises:
@@ -146,7 +146,7 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95) ->
     """All report tables of stored games.
 
     Args:
-        games: rows of :func:`cya_sim.runner.games_schema` (any table sizes).
+        games: rows of :func:`cya_sim.runs.runner.games_schema` (any table sizes).
         agents: (K,) the experiment's pool, in pool order.
         confidence: level of every interval.
 

@@ -3,7 +3,7 @@
 :func:`build_report` reads only the folder (``manifest.json``, ``runs.json``,
 ``games.parquet/``), so ``cya-sim report <folder>`` rebuilds exactly what the
 run wrote, and a partly played (killed) run can be reported as far as it got.
-Every file is written atomically (:func:`cya_sim.runner.write_atomic`).
+Every file is written atomically (:func:`cya_sim.runs.runner.write_atomic`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cya_sim.analysis import Analysis, analyse
-from cya_sim.comparisons import PAIRWISE_DOC
-from cya_sim.plots import PLOTS, save_all
-from cya_sim.runner import games_schema, load_games, read_manifest, read_runs, write_atomic
-from cya_sim.stats import ADJUSTMENT, SUMMARY_DOC
+from cya_sim.reports.analysis import Analysis, analyse
+from cya_sim.reports.comparisons import PAIRWISE_DOC
+from cya_sim.reports.plots import PLOTS, save_all
+from cya_sim.reports.stats import ADJUSTMENT, SUMMARY_DOC
+from cya_sim.runs.runner import games_schema, load_games, read_manifest, read_runs, write_atomic
 
 REPORT = "REPORT.md"
 EXPERIMENT_COPY = "experiment.toml"
@@ -105,7 +105,7 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
 
 
 def _cells(s: pd.DataFrame) -> pd.DataFrame:
-    """The labelled cells of a summary (:data:`cya_sim.stats.SUMMARY_COLUMNS`) as text, one row per agent."""
+    """The labelled cells of a summary (:data:`cya_sim.reports.stats.SUMMARY_COLUMNS`) as text, one row per agent."""
     per_game = s["seat_games"] / s["games"].where(s["games"] > 0)
     return pd.DataFrame({
         "agent": s["agent"].astype(str),
@@ -143,7 +143,7 @@ def console_summary(summary: pd.DataFrame) -> str:
     Column widths follow the longest cell, so long agent specs stay aligned.
 
     Args:
-        summary: rows of :func:`cya_sim.stats.summarize` (one table size).
+        summary: rows of :func:`cya_sim.reports.stats.summarize` (one table size).
 
     Returns:
         the lines of the table and its legend, joined by newlines.

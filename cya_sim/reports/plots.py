@@ -1,8 +1,8 @@
 """Tournament plots, drawn with matplotlib's Agg canvas (no display, no pyplot state).
 
 :func:`win_rate_figure` is the flags-only tournament's ``win_rates.png``. The
-report of an experiment (:mod:`cya_sim.report`) draws the figures of
-:data:`PLOTS` from the tables of :class:`cya_sim.analysis.Analysis`, one panel
+report of an experiment (:mod:`cya_sim.reports.report`) draws the figures of
+:data:`PLOTS` from the tables of :class:`cya_sim.reports.analysis.Analysis`, one panel
 per table size, so an experiment over several table sizes still has one file
 per figure; :func:`save_all` writes them.
 """
@@ -31,7 +31,7 @@ def draw_win_rates(ax, summary: pd.DataFrame, n_players: int) -> None:
 
     Two bars per agent: the per-game win rate (share of games won by any copy
     of the agent) and the per-seat win share, each with its game/deal-clustered
-    95% interval (:func:`cya_sim.stats.summarize`) and a black tick at its
+    95% interval (:func:`cya_sim.reports.stats.summarize`) and a black tick at its
     fair value ((seats held)/P and 1/P). Labels are wrapped and rotated so
     long agent specs do not overlap.
 
@@ -65,7 +65,7 @@ def win_rate_figure(summary: pd.DataFrame, n_players: int, title: str = "") -> F
     """Per-game win rate and per-seat share per agent with intervals and fair values (``win_rates.png``).
 
     Args:
-        summary: the table of :func:`cya_sim.stats.summarize` (:data:`WIN_RATE_COLUMNS`; rates in [0, 1]).
+        summary: the table of :func:`cya_sim.reports.stats.summarize` (:data:`WIN_RATE_COLUMNS`; rates in [0, 1]).
         n_players: table size P, >= 1.
         title: figure title.
 
@@ -169,7 +169,7 @@ def totals_figure(games: pd.DataFrame) -> Figure:
     """Histogram (step) of final totals in dollars per agent over its seat-games, one panel per table size.
 
     Args:
-        games: stored games (:func:`cya_sim.runner.games_schema`).
+        games: stored games (:func:`cya_sim.runs.runner.games_schema`).
     """
     sizes = sorted(int(p) for p in games["players"].unique())
     fig, axes = _panels(len(sizes))
@@ -252,7 +252,7 @@ def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None) -> l
     """Write every figure of :data:`PLOTS` as PNG into ``folder``.
 
     Args:
-        analysis: a :class:`cya_sim.analysis.Analysis`. games: the stored games.
+        analysis: a :class:`cya_sim.reports.analysis.Analysis`. games: the stored games.
         folder: destination. write: ``write(path, fn)`` used to write a file
             atomically (default: write directly).
 

@@ -1,0 +1,1 @@
+"""The game floor: rules as data (presets, decks, options), state, actions, positions (JSON)."""

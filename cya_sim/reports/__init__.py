@@ -1,0 +1,1 @@
+"""The reports floor: the statistics layer, ratings, tests, coverage checks, plots, REPORT.md, the tip study."""

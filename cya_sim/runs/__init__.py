@@ -1,0 +1,1 @@
+"""The runs floor: experiments (TOML), designs, the chunked resumable runner, tournaments, benchmarks."""
