@@ -276,3 +276,15 @@ def test_study_refuses_bad_plan_and_hide_fields_by_name(tmp_path, key, value, fi
     with pytest.raises(ExperimentError) as e:
         parse_study({**_small_study(tmp_path), key: value})
     assert e.value.field == field and "\n" not in str(e.value)
+
+
+def test_only_runs_single_cells_with_the_full_studys_seeds_and_refuses_unknown_names(tmp_path):
+    full = parse_study(_small_study(tmp_path))
+    one = parse_study(_small_study(tmp_path), only=["classic-greedy-3p"])
+    assert one.cells() == [("classic", "greedy", 3)] and hide_experiments(one) == []
+    assert one.experiment("classic", "greedy", 3).seed == full.experiment("classic", "greedy", 3).seed
+    assert [e.seed for _p, _j, e in hide_experiments(parse_study(_small_study(tmp_path), only=["hide"]))] == \
+        [e.seed for _p, _j, e in hide_experiments(full)]
+    with pytest.raises(ExperimentError) as e:
+        parse_study(_small_study(tmp_path), only=["classic-greedy-9p"])
+    assert e.value.field == "only"
