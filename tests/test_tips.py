@@ -176,6 +176,11 @@ def test_shipped_study_covers_every_tip_of_tips_md():
     assert study.presets == ("classic", "guide", "basic") and study.players == (2, 3, 4, 5, 6)
     assert study.fields == ("greedy", "card_counter") and study.margin_pp == 0.5
     assert load_study(ROOT / "experiments" / "tips.toml", quick=True).quick
+    # the deals come from the committed pilot: every context planned, each at least the logged deals
+    assert set(study.planned) == set(study.all_cells()) and min(study.planned.values()) >= study.log_deals
+    assert study.target_half_width_pp == 1.0 and study.hide_wild["planned"]
+    pilot = load_study(ROOT / "experiments" / "tips-pilot.toml")
+    assert pilot.seed != study.seed and [t for t, _a, _b in pilot.tips] == ["TIP-HIDE-WILD:infer"]
 
 
 def test_cli_refuses_a_bad_study_field_in_one_line(tmp_path, capsys):
