@@ -6,7 +6,12 @@ and uses the hypergeometric model of :mod:`agents.probability`:
 
 * **Challenge** (R-CHALLENGE) the target with the largest expected gain
   ``p_win * V - (1 - p_win) * C`` when it exceeds ``min_gain`` dollars. ``V``
-  is the target's top set with each hidden card at its expected value,
+  is the target's top set with each hidden card at its expected value
+  (R-HIDDEN-WILD, RULES.md §10: a hidden set card is one of the unseen cards,
+  an asset of the set's type or a wild, so its expected value is the mean
+  over those unseen cards — the inference of hidden wilds from the public
+  record; with ``infer_hidden=false`` each hidden card counts at the asset's
+  face value, as ``greedy`` counts it, and nothing is inferred; TIP-HIDE-WILD),
   ``C`` the value of every card it could play, and ``p_win`` the chance the
   defender holds fewer answering cards than it can play: ``P(X <= k - 1)``,
   X ~ hypergeometric(unseen, unseen matching, defender's hand size), k = own
@@ -57,7 +62,9 @@ from agents.view import (
 from cya_sim.engine.reference.observation import Observation
 
 CC_MIN_GAIN = 0
-N_CC_PARAMS = 1
+#: 1.0: count each hidden set card at the asset's face value (``infer_hidden=false``); 0.0 (default) infers.
+CC_NAIVE_HIDDEN = 1
+N_CC_PARAMS = 2
 #: ``heuristic`` parameters that make :func:`_best_pair` rank sets by TIP-COUNT safety.
 _COUNT_PAIRS = np.array([1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1], np.float64)
 
@@ -78,7 +85,8 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
     """The ``card_counter`` action id (int) for one seat's view.
 
     Args:
-        params: (N_CC_PARAMS,) float64; ``params[CC_MIN_GAIN]`` in dollars.
+        params: (N_CC_PARAMS,) float64; ``params[CC_MIN_GAIN]`` in dollars; ``params[CC_NAIVE_HIDDEN]``
+            1.0 counts hidden set cards at face value instead of inferring them (0.0, the default, infers).
         hdr, hand, values, unseen, seats, mask: the agent view (:mod:`agents.view`).
         gave_up: (P, T) bool, public: seat gave up a challenge over that asset
             type and has drawn no card since.
@@ -93,6 +101,7 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
     for k in range(nw):
         unseen_wilds += unseen[na + k]
     min_gain = params[CC_MIN_GAIN]
+    naive = params.shape[0] > CC_NAIVE_HIDDEN and params[CC_NAIVE_HIDDEN] > 0.5
 
     if hdr[H_CH_ACTIVE] > 0:
         asset = hdr[H_CH_ASSET]
@@ -134,8 +143,11 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
         tg = (seat + off) % p
         asset = seats[tg, S_TOP_ASSET]
         k, cost = playable_cost(hand, values, asset, na, nw)
-        hidden_v = expected_hidden_value(unseen[asset], values[asset], unseen[na:na + nw], values[na:na + nw])
-        v = seats[tg, S_TOP_KNOWN_VALUE] + seats[tg, S_TOP_HIDDEN] * hidden_v
+        if naive:
+            v = float(seats[tg, S_TOP_VALUE_SEEN])
+        else:
+            hidden_v = expected_hidden_value(unseen[asset], values[asset], unseen[na:na + nw], values[na:na + nw])
+            v = seats[tg, S_TOP_KNOWN_VALUE] + seats[tg, S_TOP_HIDDEN] * hidden_v
         if gave_up[tg, asset]:
             p_win = 1.0
         else:
@@ -156,16 +168,25 @@ class CardCounterAgent:
     Args:
         min_gain: dollars; challenge or answer only when the expected gain
             exceeds it (default 0).
+        infer_hidden: True (default) values each hidden set card of a target
+            at its expected value over the unseen cards it can be (the set's
+            asset or a wild; R-HIDDEN-WILD, RULES.md §10); False counts it at
+            the asset's face value (the opponent switch of TIP-HIDE-WILD).
+
+    Raises:
+        TypeError: ``min_gain`` not an integer or ``infer_hidden`` not a bool (named).
 
     Deterministic: it never draws from ``rng``.
     """
 
     name = "card_counter"
 
-    def __init__(self, min_gain: int = 0) -> None:
+    def __init__(self, min_gain: int = 0, infer_hidden: bool = True) -> None:
         if not isinstance(min_gain, int) or isinstance(min_gain, bool):
             raise TypeError(f"card_counter parameter 'min_gain' is {min_gain!r}; it must be an integer (dollars)")
-        self._params = np.array([float(min_gain)], np.float64)
+        if not isinstance(infer_hidden, bool):
+            raise TypeError(f"card_counter parameter 'infer_hidden' is {infer_hidden!r}; it must be true or false")
+        self._params = np.array([float(min_gain), 0.0 if infer_hidden else 1.0], np.float64)
 
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
         """The card-counting action id for this observation."""

@@ -216,7 +216,7 @@ def heuristic_act(K, G, seat, params, rng, sc):
 
 @njit(**_JIT)
 def card_counter_act(K, G, seat, params, rng, sc):
-    """``card_counter`` for ``seat``; params ``[min_gain]`` (dollars). Reads the public give-up record.
+    """``card_counter`` for ``seat``; params ``[min_gain, naive_hidden]`` (dollars; 1.0 = ``infer_hidden=false``). Reads the public give-up record.
 
     In a challenge with no card to answer, ``card_counter`` gives up (its own
     ``k == 0`` case); that answer is returned without building the view.

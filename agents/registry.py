@@ -147,7 +147,7 @@ def compiled_params(spec: str) -> np.ndarray:
     """(N_AGENT_PARAMS,) float64 parameters of a compiled agent (zeros when it has none).
 
     ``heuristic`` and ``wild_hoarder``: :meth:`HeuristicConfig.to_array`;
-    ``card_counter``: ``[min_gain]``; a compiled plug-in: its numeric parameters in the
+    ``card_counter``: ``[min_gain, naive_hidden]``; a compiled plug-in: its numeric parameters in the
     order written (:class:`agents.plugin.ViewPolicyAgent`).
 
     Raises:

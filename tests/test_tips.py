@@ -12,7 +12,18 @@ import pytest
 from scipy import stats as sps
 
 from cya_sim.cli.main import main
-from cya_sim.reports.tips import _constant_bounds, load_study, parse_study, run_study, tost_p, verdict
+from cya_sim.reports.tips import (
+    HIDE_CONTRASTS,
+    _constant_bounds,
+    hide_effects,
+    hide_experiments,
+    load_study,
+    parse_study,
+    plan_deals,
+    run_study,
+    tost_p,
+    verdict,
+)
 from cya_sim.runs.experiment import ExperimentError, Schedule, parse_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,7 +105,8 @@ def _small_study(out: Path) -> dict:
             "tip": [{"id": "AA-CHECK", "treatment": "heuristic", "control": "heuristic(cover=false)"},
                     {"id": "TIP-COVER", "treatment": "heuristic(cover=true)", "control": "heuristic"},
                     {"id": "TIP-BACKUP", "treatment": "heuristic(backup=true)", "control": "heuristic"}],
-            "reason": [{"id": "TIP-HIDE-WILD", "reason": "no choice in the rules"}]}
+            "reason": [{"id": "TIP-HIDE-WILD", "reason": "no choice in the rules"}],
+            "hide_wild": {"subject": "heuristic", "preset": "classic", "players": [2], "deals": 6}}
 
 
 def test_small_study_end_to_end_aa_inert_report_and_notebook(tmp_path, monkeypatch):
@@ -131,6 +143,13 @@ def test_small_study_end_to_end_aa_inert_report_and_notebook(tmp_path, monkeypat
                    "FACT-1360", "FACT-ROUNDS", "forest.png", "heatmap.png"):
         assert needle in text
     assert (out / "forest.png").stat().st_size > 0 and (out / "heatmap.png").stat().st_size > 0
+    # TIP-HIDE-WILD comparison: three conditions on the same 6 deals, one row per contrast, real numbers
+    hd = r.hide
+    assert len(hd) == len(HIDE_CONTRASTS) and (hd["deals"] == 6).all() and (hd["games"] == 3 * 6 * 2).all()
+    assert ((hd["win_low"] <= hd["win_diff"]) & (hd["win_diff"] <= hd["win_high"])).all()
+    assert np.allclose(hd["win_diff"], hd["win_a"] - hd["win_b"])
+    assert "hiding against revealing against inferring opponents" in text
+    assert (r.big_pot_pooled["units"] == 3).all()  # 3 traced deals x 1 preset x 1 field per table size
     # a second run resumes (nothing to play) and gives the same table; so does analysing what is on disk
     again = run_study(study, progress=False).verdicts
     pd.testing.assert_frame_equal(again, r.verdicts)
@@ -157,6 +176,11 @@ def test_shipped_study_covers_every_tip_of_tips_md():
     assert study.presets == ("classic", "guide", "basic") and study.players == (2, 3, 4, 5, 6)
     assert study.fields == ("greedy", "card_counter") and study.margin_pp == 0.5
     assert load_study(ROOT / "experiments" / "tips.toml", quick=True).quick
+    # the deals come from the committed pilot: every context planned, each at least the logged deals
+    assert set(study.planned) == set(study.all_cells()) and min(study.planned.values()) >= study.log_deals
+    assert study.target_half_width_pp == 1.0 and study.hide_wild["planned"]
+    pilot = load_study(ROOT / "experiments" / "tips-pilot.toml")
+    assert pilot.seed != study.seed and [t for t, _a, _b in pilot.tips] == ["TIP-HIDE-WILD:infer"]
 
 
 def test_cli_refuses_a_bad_study_field_in_one_line(tmp_path, capsys):
@@ -168,3 +192,104 @@ def test_cli_refuses_a_bad_study_field_in_one_line(tmp_path, capsys):
     assert "\n" not in err and "'deals'" in err
     assert not (tmp_path / "o").exists()
     assert main(["tips", str(tmp_path / "missing.toml")]) == 2
+
+
+def test_card_counter_infer_hidden_switch_parameters_and_refusal():
+    """TIP-HIDE-WILD's opponent switch (R-HIDDEN-WILD): the default infers (parameter 0.0, the agent as before)."""
+    from agents.card_counter import CardCounterAgent
+    from agents.registry import compiled_params
+
+    assert list(CardCounterAgent()._params) == [0.0, 0.0]
+    assert list(CardCounterAgent(infer_hidden=False)._params) == [0.0, 1.0]
+    assert list(compiled_params("card_counter(infer_hidden=false)")[:3]) == [0.0, 1.0, 0.0]
+    assert list(compiled_params("card_counter")[:2]) == list(compiled_params("card_counter(infer_hidden=true)")[:2])
+    with pytest.raises(TypeError, match="infer_hidden"):
+        CardCounterAgent(infer_hidden=1)
+
+
+def test_hide_wild_conditions_share_their_deals():
+    """The three conditions of a table size have one seed; a deal does not depend on hidden_wilds (R-HIDDEN-WILD
+    changes what is seen, not what is dealt), so the contrasts are paired on the same cards."""
+    from cya_sim.engine.reference.setup import new_game
+    from cya_sim.game.rng import root_key
+
+    study = parse_study(_small_study(Path("unused")))
+    exps = hide_experiments(study)
+    assert [(p, j) for p, j, _e in exps] == [(2, 0), (2, 1), (2, 2)]
+    assert len({e.seed for _p, _j, e in exps}) == 1
+    assert [e.rules.hidden_wilds for _p, _j, e in exps] == [True, True, False]
+    for deal in range(3):
+        a, b = (new_game(e.rules, 2, root_key(e.seed), deal) for e in (exps[0][2], exps[2][2]))
+        assert [list(h) for h in a.hands] == [list(h) for h in b.hands] and list(a.draw_pile) == list(b.draw_pile)
+
+
+def test_hide_effects_pairs_on_deals_and_refuses_other_deals():
+    rng = np.random.default_rng(2)
+    deals = np.arange(400)
+    base = rng.uniform(0, 1, 400)
+    per = {(3, 0): (deals, base), (3, 1): (deals, np.clip(base - 0.2, 0, 1)), (3, 2): (deals, base.copy())}
+    h = hide_effects(per).set_index("contrast")
+    assert h.loc[HIDE_CONTRASTS[0][2], "verdict"] == "lower"  # condition 1 minus condition 0: about -0.2
+    assert h.loc[HIDE_CONTRASTS[2][2], "verdict"] == "no effect within ±m"  # identical per-deal rates
+    with pytest.raises(ValueError, match="different deals"):
+        hide_effects({(3, 0): (deals, base), (3, 1): (deals + 1, base)})
+
+
+def test_plan_deals_from_a_pilot_reaches_the_target_on_simulated_data(tmp_path):
+    """The two-stage allocation (Stein 1945; an external pilot): deals fixed from the pilot's sd, then a fresh
+    sample. On simulated per-deal differences (pilot of 400 deals, sd 0.45 as the 2-player rows), the final
+    t intervals keep ~95% coverage and reach the 1.0 pp half-width in nearly every replication."""
+    pilot = tmp_path / "pilot.csv"
+    rows = [{"preset": "classic", "field": "greedy", "players": 2, "tip": "T", "deals": 400,
+             "win_se": 0.45 / np.sqrt(400), "inert": False},
+            {"preset": "classic", "field": "greedy", "players": 2, "tip": "AA", "deals": 400,
+             "win_se": 9.0, "inert": True}]  # inert rows carry no spread to plan on
+    pd.DataFrame(rows).to_csv(pilot, index=False)
+    doc = {**_small_study(tmp_path / "o"), "pilot": [str(pilot)], "target_half_width_pp": 1.0,
+           "pilot_inflation": 1.1, "tip": [{"id": "T", "treatment": "heuristic(backup=true)", "control": "heuristic"}]}
+    study = parse_study(doc)
+    plan = plan_deals(study).set_index("players")
+    n = int(plan.loc[2, "deals"])
+    n_z = int(np.ceil(1.1 * (sps.norm.ppf(0.975) * 0.45 / 0.01) ** 2))
+    assert n == int(np.ceil(1.1 * (sps.t.ppf(0.975, n_z - 1) * 0.45 / 0.01) ** 2)) and 8500 < n < 8600
+    assert plan.loc[3, "pilot_rows"] == 0 and plan.loc[3, "deals"] == 8  # no pilot rows: the deals field
+    assert study.deals_of("classic", "greedy", 2) == n and study.experiment("classic", "greedy", 2).games == n * 2 * 2
+    # the procedure on simulated nulls: pilot sd -> n -> an independent final sample
+    rng = np.random.default_rng(11)
+    reps, hits, narrow = 300, 0, 0
+    for _ in range(reps):
+        s1 = rng.normal(0, 0.45, 400).std(ddof=1)
+        m = int(np.ceil(1.1 * (sps.t.ppf(0.975, 400) * s1 / 0.01) ** 2))
+        x = rng.normal(0, 0.45, m)
+        hw = sps.t.ppf(0.975, m - 1) * x.std(ddof=1) / np.sqrt(m)
+        hits += abs(x.mean()) <= hw
+        narrow += hw <= 0.01
+    assert abs(hits / reps - 0.95) < 3 * np.sqrt(0.05 * 0.95 / reps)
+    assert narrow / reps > 0.9
+
+
+@pytest.mark.parametrize(("key", "value", "field"), [
+    ("hide_wild", {"players": [1], "deals": 5}, "hide_wild.players"),
+    ("hide_wild", {"players": [2], "deals": [5, 6]}, "hide_wild.deals"),
+    ("hide_wild", {"players": [2], "deals": 5, "subject": "nope"}, "hide_wild.subject"),
+    ("hide_wild", {"players": [2], "deals": 5, "colour": 1}, "hide_wild"),
+    ("pilot", [3], "pilot"),
+    ("target_half_width_pp", -1, "target_half_width_pp"),
+    ("pilot_inflation", 0.5, "pilot_inflation"),
+])
+def test_study_refuses_bad_plan_and_hide_fields_by_name(tmp_path, key, value, field):
+    with pytest.raises(ExperimentError) as e:
+        parse_study({**_small_study(tmp_path), key: value})
+    assert e.value.field == field and "\n" not in str(e.value)
+
+
+def test_only_runs_single_cells_with_the_full_studys_seeds_and_refuses_unknown_names(tmp_path):
+    full = parse_study(_small_study(tmp_path))
+    one = parse_study(_small_study(tmp_path), only=["classic-greedy-3p"])
+    assert one.cells() == [("classic", "greedy", 3)] and hide_experiments(one) == []
+    assert one.experiment("classic", "greedy", 3).seed == full.experiment("classic", "greedy", 3).seed
+    assert [e.seed for _p, _j, e in hide_experiments(parse_study(_small_study(tmp_path), only=["hide"]))] == \
+        [e.seed for _p, _j, e in hide_experiments(full)]
+    with pytest.raises(ExperimentError) as e:
+        parse_study(_small_study(tmp_path), only=["classic-greedy-9p"])
+    assert e.value.field == "only"

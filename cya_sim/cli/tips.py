@@ -1,4 +1,4 @@
-"""Command line of the tip study: ``cya-sim tips [STUDY.toml] [--quick] [--deals N] [--out DIR] [--workers N]``.
+"""Command line of the tip study: ``cya-sim tips [STUDY.toml] [--quick] [--deals N] [--out DIR] [--workers N] [--only CELLS]``.
 
 Runs every cell of the study (:mod:`cya_sim.reports.tips`; each cell resumes like any
 experiment), then writes REPORT.md, the verdict table (``verdicts.csv``), the
@@ -40,6 +40,10 @@ def tips_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
     p.add_argument("--report-only", action="store_true",
                    help="play nothing: analyse the cells already complete in the study folder and name the others")
+    p.add_argument("--only", metavar="CELL[,CELL]", help=(
+        "run and analyse only these cells (e.g. classic-greedy-2p, or hide for the TIP-HIDE-WILD comparison), each "
+        "with its own seed and deals as in the full study: a reproduction check of single contexts (Holm-adjusted "
+        "p-values then cover the cells run)"))
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -55,7 +59,8 @@ def tips_main(argv: Sequence[str]) -> int:
         return int(e.code or 0)
     over = {k: v for k, v in (("deals", args.deals), ("out", args.out), ("workers", args.workers)) if v is not None}
     try:
-        study = load_study(args.study, quick=args.quick, overrides=over)
+        only = [x for x in (args.only or "").split(",") if x]
+        study = load_study(args.study, quick=args.quick, overrides=over, only=only)
         command = "cya-sim tips " + shlex.join([str(a) for a in argv])
         result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)
     except ExperimentError as e:

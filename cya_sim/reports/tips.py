@@ -62,8 +62,19 @@ from cya_sim.reports.stats import holm, mean_interval, ratio_estimate
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, Schedule, parse_experiment
 
 STUDY_KEYS = ("name", "seed", "deals", "players", "presets", "fields", "margin_pp", "confidence", "log_deals",
-              "trace_deals", "out", "workers", "quick", "tip", "reason", "description")
-QUICK_KEYS = ("deals", "players", "presets", "fields", "log_deals", "trace_deals", "out", "workers")
+              "trace_deals", "out", "workers", "quick", "tip", "reason", "description", "pilot",
+              "target_half_width_pp", "pilot_inflation", "hide_wild")
+QUICK_KEYS = ("deals", "players", "presets", "fields", "log_deals", "trace_deals", "out", "workers", "pilot",
+              "hide_wild")
+HIDE_KEYS = ("subject", "preset", "players", "deals", "seed")
+#: The conditions of the TIP-HIDE-WILD comparison: (name, rule option hidden_wilds, field agent).
+HIDE_CONDITIONS = (("hidden, naive field", True, "card_counter(infer_hidden=false)"),
+                   ("hidden, inferring field", True, "card_counter(infer_hidden=true)"),
+                   ("revealed", False, "card_counter(infer_hidden=true)"))
+#: The contrasts reported (later condition minus earlier), each a row of its own Holm family.
+HIDE_CONTRASTS = ((1, 0, "opponents infer hidden wilds (hidden: inferring - naive field)"),
+                  (2, 1, "wilds revealed vs hidden against inferring opponents (revealed - hidden)"),
+                  (2, 0, "wilds revealed vs hidden from naive opponents (revealed - hidden, naive field)"))
 VERDICTS = ("supported", "refuted", "no effect within ±m", "inconclusive", "inert")
 #: Actions kept per logged game (a game of the presets here takes a few hundred).
 LOG_CAP = 4000
@@ -84,6 +95,14 @@ class Study:
         trace_deals: of those, deals replayed on the reference engine for per-round records (<= log_deals).
         out: study folder. workers: local worker processes (None: all cores). quick: the --quick form.
         source: the study file.
+        pilot: pilot verdict tables (CSV paths, :func:`plan_deals`); with ``target_half_width_pp`` they fix
+            the deals of each cell (the two-stage allocation); empty: ``deals`` everywhere.
+        target_half_width_pp: the win-rate half-width (pp) every non-inert row should reach (None: no target).
+        pilot_inflation: factor (>= 1) on the planned deals against the pilot's sampling error.
+        planned: (preset, field, P) -> deals, filled by :func:`plan_deals` (empty: ``deals_at``).
+        hide_wild: the TIP-HIDE-WILD comparison (:data:`HIDE_KEYS`), None to skip it.
+        only: cell names (``classic-greedy-2p``) and/or ``hide`` to run and analyse only those (a
+            reproduction check; each cell keeps its seed and deals); empty: everything.
     """
 
     name: str
@@ -103,6 +122,12 @@ class Study:
     quick: bool = False
     source: Path | None = None
     description: str = ""
+    pilot: tuple[Path, ...] = ()
+    target_half_width_pp: float | None = None
+    pilot_inflation: float = 1.1
+    planned: Mapping[tuple[str, str, int], int] = field(default_factory=dict)
+    hide_wild: Mapping[str, Any] | None = None
+    only: tuple[str, ...] = ()
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -110,12 +135,20 @@ class Study:
         return tuple(dict.fromkeys(a for _i, t, c in self.tips for a in (t, c)))
 
     def deals_at(self, p: int) -> int:
-        """Duplicated deals per cell at table size ``p``."""
+        """Duplicated deals per cell at table size ``p`` (the ``deals`` field, before any pilot plan)."""
         return self.deals[self.players.index(p)]
 
-    def cells(self) -> list[tuple[str, str, int]]:
-        """(preset, field, P) of every cell, in run order."""
+    def deals_of(self, preset: str, fld: str, p: int) -> int:
+        """Duplicated deals of one cell: the pilot plan's (:func:`plan_deals`) when it has the cell, else ``deals_at``."""
+        return int(self.planned.get((preset, fld, p), self.deals_at(p)))
+
+    def all_cells(self) -> list[tuple[str, str, int]]:
+        """(preset, field, P) of every cell of the study file, ``only`` ignored (a cell's seed is its position here)."""
         return [(pr, f, p) for pr in self.presets for f in self.fields for p in self.players]
+
+    def cells(self) -> list[tuple[str, str, int]]:
+        """(preset, field, P) of every cell to run and analyse, in run order (those named in ``only`` when given)."""
+        return [c for c in self.all_cells() if not self.only or self.cell_name(*c) in self.only]
 
     def cell_name(self, preset: str, fld: str, p: int) -> str:
         """Folder name of a cell inside ``out/cells``."""
@@ -127,12 +160,12 @@ class Study:
         Raises:
             ExperimentError: a field the experiment refuses (named).
         """
-        i = self.cells().index((preset, fld, p)) if (preset, fld, p) in self.cells() else 0
+        i = self.all_cells().index((preset, fld, p)) if (preset, fld, p) in self.all_cells() else 0
         doc = {
             "name": f"{self.name}-{self.cell_name(preset, fld, p)}",
             "description": f"tip study {self.name}: ablation cell {preset}, field {fld}, {p} players",
             "seed": int(self.seed) * 1000 + i,
-            "games": self.deals_at(p) * len(self.arms) * p,
+            "games": self.deals_of(preset, fld, p) * len(self.arms) * p,
             "players": p,
             "agents": [*self.arms, fld],
             "out": str(self.out / "cells" / self.cell_name(preset, fld, p)),
@@ -144,11 +177,13 @@ class Study:
         return replace(exp, run=RunOptions(engine="batched", workers=self.workers))
 
 
-def load_study(path: str | Path, quick: bool = False, overrides: Mapping[str, Any] | None = None) -> Study:
+def load_study(path: str | Path, quick: bool = False, overrides: Mapping[str, Any] | None = None,
+               only: Sequence[str] = ()) -> Study:
     """Read and validate a study file (``experiments/tips.toml``); ``quick`` applies its ``[quick]`` table.
 
     Args:
         path: the TOML file. quick: the CI form. overrides: field -> value applied last (``deals``, ``out``...).
+            only: as :attr:`Study.only`.
 
     Raises:
         ExperimentError: unreadable file or an invalid field, named (``tip[3].control``).
@@ -160,12 +195,12 @@ def load_study(path: str | Path, quick: bool = False, overrides: Mapping[str, An
         raise ExperimentError("file", f"cannot read {str(path)!r} ({e.strerror or e}); give a tip study TOML file")
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError("file", f"{str(path)!r} is not valid TOML ({e})") from None
-    return parse_study(data, quick=quick, overrides=overrides, source=path)
+    return parse_study(data, quick=quick, overrides=overrides, source=path, only=only)
 
 
 def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping[str, Any] | None = None,
-                source: Path | None = None) -> Study:
-    """Validate a parsed study document (see :func:`load_study`).
+                source: Path | None = None, only: Sequence[str] = ()) -> Study:
+    """Validate a parsed study document (see :func:`load_study`); ``only`` as :attr:`Study.only`.
 
     Raises:
         ExperimentError: the first invalid field, named.
@@ -245,25 +280,251 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
         deals = tuple(int(x) for x in deals_raw)
     else:
         deals = (intval("deals", 2),) * len(players)
-    log_deals = min(intval("log_deals", 1, 200), min(deals))
+    log_deals = min(intval("log_deals", 1, 200), min(deals))  # planned deals are never fewer (plan_deals)
     trace = min(intval("trace_deals", 1, 20), log_deals)
     workers = d.get("workers")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise ExperimentError("workers", f"{workers!r}; it must be an integer >= 1 (omit it for all cores)")
+    pilot_raw = d.get("pilot", [])
+    if isinstance(pilot_raw, str):
+        pilot_raw = [pilot_raw]
+    if not isinstance(pilot_raw, list) or not all(isinstance(x, str) and x for x in pilot_raw):
+        raise ExperimentError("pilot", f"{pilot_raw!r}; give a list of pilot verdict tables (CSV paths)")
+    target = d.get("target_half_width_pp")
+    if target is not None and (not isinstance(target, (int, float)) or isinstance(target, bool) or target <= 0):
+        raise ExperimentError("target_half_width_pp", f"{target!r}; give the target half-width in percentage "
+                              "points, > 0 (omit it for none)")
+    infl = d.get("pilot_inflation", 1.1)
+    if not isinstance(infl, (int, float)) or isinstance(infl, bool) or infl < 1:
+        raise ExperimentError("pilot_inflation", f"{infl!r}; give a factor >= 1 on the planned deals")
+    hide = d.get("hide_wild")
+    if hide is not None:
+        if not isinstance(hide, Mapping) or set(hide) - set(HIDE_KEYS):
+            raise ExperimentError("hide_wild", f"{hide!r}; give a table of {', '.join(HIDE_KEYS)}")
+        hp = hide.get("players")
+        hd = hide.get("deals")
+        if not isinstance(hp, list) or not hp or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 2
+                                                         for x in hp):
+            raise ExperimentError("hide_wild.players", f"{hp!r}; give a list of table sizes (integers >= 2)")
+        if isinstance(hd, int) and not isinstance(hd, bool):
+            hd = [hd] * len(hp)
+        if not isinstance(hd, list) or len(hd) != len(hp) or not all(
+                isinstance(x, int) and not isinstance(x, bool) and x >= 2 for x in hd):
+            raise ExperimentError("hide_wild.deals", f"{hd!r}; give an integer >= 2, or one per table size")
+        if hide.get("preset", "classic") not in PRESETS:
+            raise ExperimentError("hide_wild.preset", f"{hide.get('preset')!r}; choose from: {', '.join(PRESETS)}")
+        hide = {"subject": str(hide.get("subject", "heuristic")), "preset": hide.get("preset", "classic"),
+                "players": tuple(hp), "deals": tuple(int(x) for x in hd), "seed": hide.get("seed")}
+        if hide["seed"] is not None and (not isinstance(hide["seed"], int) or hide["seed"] < 0):
+            raise ExperimentError("hide_wild.seed", f"{hide['seed']!r}; it must be an integer >= 0")
     out = d.get("out", f"results/{name}")
     if not isinstance(out, str) or not out:
         raise ExperimentError("out", f"{out!r}; give a folder path as a string")
     study = Study(name=name, seed=intval("seed", 0), deals=deals, players=tuple(players), presets=presets,
                   fields=fields_, tips=tuple(tips), reasons=tuple(reasons), margin_pp=float(margin),
                   confidence=conf, log_deals=log_deals, trace_deals=trace, out=Path(out), workers=workers, quick=quick,
-                  source=source, description=str(d.get("description", "")))
+                  source=source, description=str(d.get("description", "")),
+                  pilot=tuple(Path(x) for x in pilot_raw),
+                  target_half_width_pp=None if target is None else float(target), pilot_inflation=float(infl),
+                  hide_wild=hide)
+    names_ = {study.cell_name(*c) for c in study.all_cells()} | {"hide"}
+    for x in only:
+        if x not in names_:
+            raise ExperimentError("only", f"{x!r}; choose cells such as {study.cell_name(*study.all_cells()[0])} "
+                                  "(preset-field-Pp) or hide")
+    study = replace(study, only=tuple(only))
+    if study.pilot and study.target_half_width_pp is not None:
+        plan = plan_deals(study)
+        study = replace(study, planned={k: int(v) for k, v in zip(
+            zip(plan["preset"], plan["field"], plan["players"]), plan["deals"])})
+        if hide is not None:
+            hplan = plan_hide_deals(study)
+            if len(hplan):
+                study = replace(study, hide_wild={**hide, "deals": tuple(int(x) for x in hplan["deals"]),
+                                                  "planned": True})
     for cell in study.cells():  # every cell's experiment validates its agents, sizes and design
         try:
             study.experiment(*cell)
         except ExperimentError as e:
             field_ = e.field.replace("design.tips", "tip").replace("agents", "tip")
             raise ExperimentError(field_, f"{e.detail} (cell {study.cell_name(*cell)})") from None
+    hide_experiments(study)  # validates the TIP-HIDE-WILD comparison's subject, preset and sizes
     return study
+
+
+# -- the two-stage allocation: deals per cell from a pilot --------------------------------------
+def plan_deals(study: Study) -> pd.DataFrame:
+    """Deals per cell from the pilot's per-deal spread (stage 1) so every win-rate row reaches the target (stage 2).
+
+    Method (a two-stage design with an *external* pilot, Stein 1945; Wittes &
+    Brittain 1990): the pilot tables (``study.pilot``, verdict CSVs of earlier
+    runs with their own seed, so their deals are independent of the study's)
+    give per tip x cell the standard deviation of the per-deal win-rate
+    difference, ``sd = win_se * sqrt(deals)``. A cell's deals are then fixed
+    once, before any of its games is played::
+
+        n = ceil(inflation * (t * sd_max / target) ** 2)
+
+    with ``sd_max`` the largest sd over the cell's non-inert pilot rows (every
+    arm plays the same deals), ``t`` the two-sided Student quantile on
+    ``n_z - 1`` df (``n_z`` the normal-quantile size) and ``inflation``
+    (``pilot_inflation``) against the pilot's own sampling error. Because ``n``
+    depends only on the pilot, whose games are not reused, the study's
+    intervals, tests, Holm adjustment and TOST are those of a fixed-size study:
+    their error rates are unchanged (no look at the study's own outcomes, no
+    peek-until-significant). At least ``log_deals`` deals per cell; a cell
+    without pilot rows keeps ``deals_at``.
+
+    Returns:
+        one row per cell: ``preset``, ``field``, ``players``, ``pilot_rows``, ``pilot_deals``, ``sd_max``
+        (per-deal sd of the largest row, win-rate fraction), ``tip_at_max``, ``deals`` (planned).
+
+    Raises:
+        ExperimentError: an unreadable pilot table or one without the needed columns (``pilot``).
+    """
+    frames = []
+    for f in study.pilot:
+        try:
+            t = pd.read_csv(f)
+        except (OSError, pd.errors.ParserError) as e:
+            raise ExperimentError("pilot", f"cannot read {str(f)!r} ({e}); give verdict tables of a pilot run")
+        if "contrast" in t.columns:  # a TIP-HIDE-WILD comparison table (plan_hide_deals)
+            continue
+        need = {"preset", "field", "players", "tip", "deals", "win_se", "inert"}
+        if need - set(t.columns):
+            raise ExperimentError("pilot", f"{str(f)!r} lacks columns {', '.join(sorted(need - set(t.columns)))}")
+        frames.append(t[list(need)])
+    pilot = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["preset", "field", "players"])
+    tips = {t for t, _a, _b in study.tips}
+    target = (study.target_half_width_pp or 1.0) / 100.0
+    q = 0.5 + study.confidence / 2
+    rows = []
+    for pr, fl, p in study.cells():
+        sub = pilot[(pilot["preset"] == pr) & (pilot["field"] == fl) & (pilot["players"] == p)]
+        sub = sub[sub["tip"].isin(tips) & ~sub["inert"].astype(bool)]
+        sd = sub["win_se"].to_numpy(np.float64) * np.sqrt(sub["deals"].to_numpy(np.float64))
+        if sd.size == 0 or not np.isfinite(sd).any():
+            rows.append({"preset": pr, "field": fl, "players": p, "pilot_rows": 0, "pilot_deals": 0,
+                         "sd_max": float("nan"), "tip_at_max": "", "deals": study.deals_at(p)})
+            continue
+        i = int(np.nanargmax(sd))
+        n_z = max(2, math.ceil(study.pilot_inflation * (float(sps.norm.ppf(q)) * sd[i] / target) ** 2))
+        n = math.ceil(study.pilot_inflation * (float(sps.t.ppf(q, n_z - 1)) * sd[i] / target) ** 2)
+        rows.append({"preset": pr, "field": fl, "players": p, "pilot_rows": int(sd.size),
+                     "pilot_deals": int(sub["deals"].min()), "sd_max": float(sd[i]),
+                     "tip_at_max": str(sub["tip"].iloc[i]), "deals": max(n, study.log_deals, 2)})
+    return pd.DataFrame(rows)
+
+
+def plan_hide_deals(study: Study) -> pd.DataFrame:
+    """Deals per table size of the TIP-HIDE-WILD comparison from pilot ``hide.csv`` tables (as :func:`plan_deals`).
+
+    Pilot tables with a ``contrast`` column are the comparison's; the largest
+    per-deal sd over the contrasts of a table size fixes its deals. Table sizes
+    without pilot rows keep the ``hide_wild.deals`` given.
+
+    Returns:
+        one row per table size of ``hide_wild.players``: ``players``, ``sd_max``, ``pilot_deals``, ``deals``;
+        empty when no pilot table is the comparison's.
+    """
+    h = study.hide_wild
+    frames = [t for t in (pd.read_csv(f) for f in study.pilot) if "contrast" in t.columns]
+    if not h or not frames:
+        return pd.DataFrame()
+    pilot = pd.concat(frames, ignore_index=True)
+    target = (study.target_half_width_pp or 1.0) / 100.0
+    q = 0.5 + study.confidence / 2
+    rows = []
+    for p, given in zip(h["players"], h["deals"]):
+        sub = pilot[pilot["players"] == p]
+        sd = sub["win_se"].to_numpy(np.float64) * np.sqrt(sub["deals"].to_numpy(np.float64))
+        if sd.size == 0 or not np.isfinite(sd).any():
+            rows.append({"players": p, "sd_max": float("nan"), "pilot_deals": 0, "deals": given})
+            continue
+        s_max = float(np.nanmax(sd))
+        n_z = max(2, math.ceil(study.pilot_inflation * (float(sps.norm.ppf(q)) * s_max / target) ** 2))
+        n = math.ceil(study.pilot_inflation * (float(sps.t.ppf(q, n_z - 1)) * s_max / target) ** 2)
+        rows.append({"players": p, "sd_max": s_max, "pilot_deals": int(sub["deals"].min()), "deals": max(n, 2)})
+    return pd.DataFrame(rows)
+
+
+# -- TIP-HIDE-WILD: hiding against revealing against inferring opponents ----------------------
+def hide_experiments(study: Study) -> list[tuple[int, int, Experiment]]:
+    """The experiments of the TIP-HIDE-WILD comparison: (P, condition index, experiment) per table size and condition.
+
+    Per table size, one ``one_vs_field`` experiment per condition of
+    :data:`HIDE_CONDITIONS` (the subject against P - 1 copies of the field,
+    duplicate deals, seats rotated). The conditions of a table size share one
+    seed, so they play the same deals (a deal depends only on the seed, its
+    number and the deck) and the contrasts are paired on deals. Under
+    ``hidden_wilds = false`` (R-HIDDEN-WILD) no card is hidden, so the field's
+    inference switch changes nothing there and one revealed condition suffices.
+
+    Raises:
+        ExperimentError: an invalid subject or size, named (``hide_wild.subject``).
+    """
+    h = study.hide_wild
+    if not h or (study.only and "hide" not in study.only):
+        return []
+    out = []
+    for k, (p, deals) in enumerate(zip(h["players"], h["deals"])):
+        seed = int(h["seed"]) * 1000 + k if h.get("seed") is not None else int(study.seed) * 1000 + 900 + k
+        for j, (cname, hidden, fld) in enumerate(HIDE_CONDITIONS):
+            doc = {"name": f"{study.name}-hide-{p}p-{j}", "seed": seed, "games": deals * p, "players": p,
+                   "description": f"TIP-HIDE-WILD: {h['subject']} against {fld}, hidden_wilds={hidden}, {p} players",
+                   "agents": [h["subject"], fld], "out": str(study.out / "hide" / f"{p}p-c{j}"),
+                   "rules": {"preset": h["preset"], "options": {"hidden_wilds": hidden}},
+                   "design": {"kind": "one_vs_field", "candidates": [h["subject"]], "field": fld, "duplicate": True}}
+            try:
+                exp = parse_experiment(doc)
+            except ExperimentError as e:
+                where = "subject" if e.field.startswith("agents[0]") else e.field
+                raise ExperimentError(f"hide_wild.{where}", e.detail) from None
+            out.append((p, j, replace(exp, run=RunOptions(engine="batched", workers=study.workers))))
+    return out
+
+
+def hide_effects(per_deal: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray]], confidence: float = 0.95,
+                 margin_pp: float = 0.5) -> pd.DataFrame:
+    """Paired contrasts of the TIP-HIDE-WILD comparison, Holm over its own family.
+
+    Args:
+        per_deal: (P, condition) -> (deals (D,) int64 sorted, the subject's win share per deal (D,) float64,
+            mean over its P rotations). The conditions of a P hold the same deals.
+        confidence, margin_pp: as :func:`tip_effects`.
+
+    Returns:
+        one row per (P, contrast of :data:`HIDE_CONTRASTS`): ``players``, ``contrast``, ``win_a``, ``win_b``
+        (the two conditions' win rates), ``win_diff`` (fraction, a - b), ``win_low``/``win_high``, ``p``,
+        ``p_tost``, ``p_holm``, ``p_tost_holm``, ``deals``, ``half_width_pp``, ``verdict`` (``higher``,
+        ``lower``, ``no effect within ±m``, ``inconclusive``).
+
+    Raises:
+        ValueError: two conditions of a table size with different deals.
+    """
+    rows = []
+    for p in sorted({k[0] for k in per_deal}):
+        for a, b, name in HIDE_CONTRASTS:
+            if (p, a) not in per_deal or (p, b) not in per_deal:
+                continue
+            (da, wa), (db, wb) = per_deal[(p, a)], per_deal[(p, b)]
+            if not np.array_equal(da, db):
+                raise ValueError(f"TIP-HIDE-WILD at {p}p: conditions {a} and {b} played different deals")
+            e = ratio_estimate(wa - wb, 1.0, np.arange(da.size), confidence)
+            df = da.size - 1
+            p_t = float("nan") if not (np.isfinite(e.se) and e.se > 0) else float(2 * sps.t.sf(abs(e.value) / e.se, df))
+            rows.append({"players": p, "contrast": name, "win_a": float(wa.mean()), "win_b": float(wb.mean()),
+                         "win_diff": e.value, "win_se": e.se, "win_low": e.low, "win_high": e.high, "p": p_t,
+                         "p_tost": tost_p(e.value, e.se, df, margin_pp / 100.0), "deals": int(da.size)})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    out["p_holm"], out["p_tost_holm"] = holm(out["p"].to_numpy(np.float64)), holm(out["p_tost"].to_numpy(np.float64))
+    alpha = 1.0 - confidence
+    out["verdict"] = [verdict(e, a, b, False, alpha).replace("supported", "higher").replace("refuted", "lower")
+                      for e, a, b in zip(out["win_diff"], out["p_holm"], out["p_tost_holm"])]
+    out["half_width_pp"] = 100.0 * (out["win_high"] - out["win_low"]) / 2.0
+    return out
 
 
 # -- per-game columns of one cell -------------------------------------------------------------
@@ -567,6 +828,8 @@ class StudyResult:
         missing: cells not analysed because they are not complete on disk (``play=False`` only).
         timings: per cell: games, ``play_s`` (wall seconds of play over its finished runs, ``runs.json``),
             ``this_run_s``, ``log_s`` (the logged replays), ``trace_s`` (the reference replays).
+        hide: the TIP-HIDE-WILD contrasts (:func:`hide_effects`). plan: the deals plan (:func:`plan_deals`).
+        big_pot_pooled: TIP-BIG-POT per table size over every preset and field (units: cell x deal).
     """
 
     verdicts: pd.DataFrame
@@ -575,6 +838,9 @@ class StudyResult:
     fact_1360: pd.DataFrame
     timings: pd.DataFrame = field(default_factory=pd.DataFrame)
     missing: tuple[str, ...] = ()
+    hide: pd.DataFrame = field(default_factory=pd.DataFrame)
+    plan: pd.DataFrame = field(default_factory=pd.DataFrame)
+    big_pot_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def rounds_table(games: pd.DataFrame) -> dict[str, float]:
@@ -665,9 +931,41 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
         del games
     if not effects:
         raise ExperimentError("out", f"no complete cell in {str(study.out)!r}; run `cya-sim tips` without --report-only")
+    per_deal, hide_time = {}, {}
+    for p, j, hexp in hide_experiments(study):
+        if play:
+            elapsed = run_experiment(hexp, progress=progress, command=command).elapsed_s
+        elif not cell_complete(hexp):
+            missing.append(f"hide-{p}p-c{j}")
+            continue
+        cols = arm_columns(load_games(hexp.out), hexp)
+        deals = np.unique(cols["deal"])
+        per_deal[(p, j)] = (deals, _per_deal(cols, 0, deals, "win"))
+        runs = [r for r in read_runs(hexp.out) if r.get("status") == "finished"]
+        g0, s0 = hide_time.get(p, (0, 0.0))
+        hide_time[p] = (g0 + int(hexp.games), s0 + float(sum(r.get("elapsed_s") or 0 for r in runs)))
+    tr_all = pd.concat(traces, ignore_index=True)
+    pooled = []
+    for p, sub in tr_all.groupby("players"):
+        unit = (sub["preset"] + "|" + sub["field"] + "|" + sub["deal"].astype(str)).to_numpy()
+        one = sub["largest_holder"].to_numpy() >= 0
+        e = ratio_estimate(sub["holder_won"].to_numpy()[one], 1.0, unit[one], study.confidence, proportion=True)
+        last = one & (sub["round"] == sub["game_rounds"]).to_numpy()
+        e2 = ratio_estimate(sub["holder_won"].to_numpy()[last], 1.0, unit[last], study.confidence, proportion=True)
+        pooled.append({"players": int(p), "units": int(np.unique(unit).size), "round_ends": int(one.sum()),
+                       "p_win_held": e.value, "low": e.low, "high": e.high, "base_rate": 1.0 / int(p),
+                       "last_round_ends": int(last.sum()), "p_win_held_last": e2.value, "low_last": e2.low,
+                       "high_last": e2.high})
+    hide = hide_effects(per_deal, study.confidence, study.margin_pp)
+    if len(hide):
+        hide["games"] = [hide_time[p][0] for p in hide["players"]]
+        hide["play_s"] = [hide_time[p][1] for p in hide["players"]]
     result = StudyResult(finish(pd.concat(effects, ignore_index=True), study.confidence), pd.DataFrame(rounds),
-                         pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings), tuple(missing))
-    pd.concat(traces, ignore_index=True).to_parquet(study.out / "rounds.parquet")
+                         pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings), tuple(missing),
+                         hide=hide,
+                         plan=plan_deals(study) if study.pilot and study.target_half_width_pp else pd.DataFrame(),
+                         big_pot_pooled=pd.DataFrame(pooled))
+    tr_all.to_parquet(study.out / "rounds.parquet")
     write_report(study, result, command)
     return result
 
@@ -682,6 +980,9 @@ def load_result(folder: str | Path) -> StudyResult:
     if not (f / "verdicts.csv").exists():
         raise FileNotFoundError(f"{str(f)!r} holds no verdicts.csv; run `cya-sim tips` into it first")
     read = {k: pd.read_csv(f / f"{k}.csv") for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings")}
+    for k in ("hide", "plan", "big_pot_pooled"):
+        if (f / f"{k}.csv").exists():
+            read[k] = pd.read_csv(f / f"{k}.csv")
     return StudyResult(**read)
 
 
@@ -797,8 +1098,9 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
     import matplotlib.pyplot as plt
 
     out = study.out
-    for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings"):
-        getattr(r, k).to_csv(out / f"{k}.csv", index=False)
+    for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings", "hide", "plan", "big_pot_pooled"):
+        if k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings") or len(getattr(r, k)):
+            getattr(r, k).to_csv(out / f"{k}.csv", index=False)
     fig = forest_figure(r.verdicts, study.margin_pp)
     fig.savefig(out / "forest.png", dpi=110)
     plt.close(fig)
@@ -809,16 +1111,21 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
     hw = v.loc[~v["inert"], "half_width_pp"]
     t = r.timings
     games = int(t["games"].sum()) if len(t) else 0
+    hide_games = int(r.hide.drop_duplicates("players")["games"].sum()) if len(r.hide) else 0
+    hide_s = float(r.hide.drop_duplicates("players")["play_s"].sum()) if len(r.hide) else 0.0
     cnt = v["verdict"].value_counts()
     md = [f"# Tip study `{study.name}`" + (" (quick form)" if study.quick else ""), "",
           f"Command: `{command or 'cya-sim tips ' + str(study.source)}`", "",
           (f"{len(study.tips)} ablations x {len(study.cells())} contexts (table sizes "
           f"{', '.join(map(str, study.players))}; presets {', '.join(study.presets)}; fields "
           f"{', '.join(f'P-1 {f}' for f in study.fields)}). Each context plays "
-          + ", ".join(f"{d:,} duplicated deals at {p}p" for p, d in zip(study.players, study.deals))
+          + (f"the deals planned from the pilot (two-stage allocation, table below; {min(study.planned.values()):,}"
+             f"–{max(study.planned.values()):,} duplicated deals per context)" if study.planned else
+             ", ".join(f"{d:,} duplicated deals at {p}p" for p, d in zip(study.players, study.deals)))
           + f", every arm ({len(study.arms)} arms) in every rotation (deals x {len(study.arms)} x P games per "
-          f"context): {games:,} games in all, seed {study.seed}. "
-          f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum():,.0f} s.")
+          f"context): {games:,} games in all, seed {study.seed}"
+          + (f"; and {hide_games:,} games of the TIP-HIDE-WILD comparison" if hide_games else "") + ". "
+          f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum() + hide_s:,.0f} s.")
           + (f" **Not analysed (cells not complete on disk): {', '.join(r.missing)}.**" if r.missing else ""), "",
           f"Effects are treatment minus control, paired on deals (the sampling unit), with 95% Student-t "
           f"intervals on deals - 1 df; p is the two-sided t test of no difference, TOST p the equivalence test "
@@ -826,8 +1133,15 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
           f"{int((~v['inert']).sum())} non-inert tip x context rows. Verdicts: " +
           ", ".join(f"{k} {cnt.get(k, 0)}" for k in VERDICTS) + ".", "",
           f"Win-rate interval half-widths (non-inert rows): median {hw.median():.2f} pp, largest "
-          f"{hw.max():.2f} pp" + (" (target <= 1.0 pp: met)" if len(hw) and hw.max() <= 1.0 else
-                                   " (target <= 1.0 pp: NOT met at this size)") + ".", "",
+          f"{hw.max():.2f} pp" + ("" if study.target_half_width_pp is None else
+                                  f" (target <= {study.target_half_width_pp:g} pp: met in every row)"
+                                  if len(hw) and hw.max() <= study.target_half_width_pp else
+                                  f" (target <= {study.target_half_width_pp:g} pp: NOT met in "
+                                  f"{int((hw > study.target_half_width_pp).sum())} rows: "
+                                  + ", ".join(f"{x.tip} {x.preset} {x.field} {x.players}p {x.half_width_pp:.2f}"
+                                              for x in v[~v["inert"] & (v["half_width_pp"]
+                                                                        > study.target_half_width_pp)].itertuples())
+                                  + ")") + ".", "",
           ("*Decisions changed*: paired games (same deal, same rotation) of the first "
           f"{study.log_deals} deals replayed with action logs whose logs differ — each has one decision "
           "the switch changed, at the first divergence; and, over all games, paired games whose outcome differs. "
@@ -845,6 +1159,36 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
         md.append(f"| {x.preset} | {x.field} | {x.players} | {x.round_ends} | {100 * x.p_win_held:.1f} % "
                   f"[{100 * x.low:.1f}, {100 * x.high:.1f}] | {100 * x.base_rate:.1f} % | "
                   f"{100 * x.p_win_held_last:.1f} % [{100 * x.low_last:.1f}, {100 * x.high_last:.1f}] |")
+    if len(r.big_pot_pooled):
+        md += ["", ("Pooled per table size over every preset and field (units: context x deal, Wilson interval on "
+                    "the effective sample size):"), "",
+               ("| P | units | round ends | P(win \\| held largest) [95% CI] | base rate | at the last round [95% CI] |"),
+               "|---|---|---|---|---|---|"]
+        for x in r.big_pot_pooled.itertuples():
+            md.append(f"| {x.players} | {x.units:,} | {x.round_ends:,} | {100 * x.p_win_held:.1f} % "
+                      f"[{100 * x.low:.1f}, {100 * x.high:.1f}] | {100 * x.base_rate:.1f} % | "
+                      f"{100 * x.p_win_held_last:.1f} % [{100 * x.low_last:.1f}, {100 * x.high_last:.1f}] |")
+    if len(r.hide):
+        h = study.hide_wild or {}
+        md += ["", "## TIP-HIDE-WILD: hiding against revealing against inferring opponents", "",
+               ("The rules leave a player no choice to reveal a wild: under R-HIDDEN-WILD a set laid from the hand "
+                "always shows only its top asset, and `hidden_wilds` is a rule option for the whole table, not a "
+                "player's decision. So the tip is tested two ways. (1) The opponent switch, a verdict row in every "
+                "context (TIP-HIDE-WILD:infer): `card_counter` values a hidden set card by the unseen cards it can "
+                "be (the set's asset or a wild, RULES.md §10, with the public record of who gave up a challenge), "
+                "`card_counter(infer_hidden=false)` at the asset's face value. (2) The comparison below: the "
+                f"subject `{h.get('subject', 'heuristic')}` (preset {h.get('preset', 'classic')}) against P-1 "
+                "copies of a field in three conditions on the same deals, seats rotated: hidden wilds with a naive "
+                "field, hidden wilds with an inferring field, and wilds revealed (`hidden_wilds = false`, where "
+                "nothing is left to infer). Effects are the subject's win rate, first condition minus second, "
+                "paired on deals, 95% Student-t intervals; Holm over this family "
+                f"({len(r.hide)} rows); TOST margin ±{study.margin_pp:g} pp."), "",
+               "| P | contrast | win rates (%) | effect (pp) [95% CI] | p (Holm) | TOST p (Holm) | deals | verdict |",
+               "|---|---|---|---|---|---|---|---|"]
+        for x in r.hide.itertuples():
+            md.append(f"| {x.players} | {x.contrast} | {100 * x.win_a:.2f} vs {100 * x.win_b:.2f} | "
+                      f"{_pp(x.win_diff)} [{_pp(x.win_low)}, {_pp(x.win_high)}] | {_pv(x.p_holm)} | "
+                      f"{_pv(x.p_tost_holm)} | {x.deals:,} | {x.verdict} |")
     fam = v[v["tip"].str.startswith("TIP-WILD-USE")].copy()
     if len(fam):
         fam["p_family"] = holm(np.where(fam["inert"], np.nan, fam["p"].to_numpy(np.float64)))
@@ -877,13 +1221,27 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
                           ("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8plus"))
         md.append(f"| {x.preset} | {x.field} | {x.players} | {x.games:,} | {x.mean_rounds:.2f} | "
                   f"{100 * x.in_3_5:.1f} % | {100 * x.in_4_5:.1f} % | {hist} |")
+    if len(r.plan):
+        md += ["", "## Deals per context: the two-stage allocation", "",
+               ("Stage 1, the pilot (" + ", ".join(f"`{x}`" for x in study.pilot) + "; its own seed, its games not "
+                "reused): per context, the largest per-deal standard deviation of a non-inert row's win-rate "
+                f"difference. Stage 2, this study: deals = ceil({study.pilot_inflation:g} x (t x sd / "
+                f"{study.target_half_width_pp:g} pp)^2), fixed before any game of the study is played, so its "
+                "intervals, tests and verdicts keep their error rates (a fixed size chosen from independent "
+                "data; no look at the study's own results). Rows: the pilot's largest sd, its tip, and the deals."),
+               "", "| preset | field | P | pilot rows | pilot deals | largest sd (pp) | its tip | deals |",
+               "|---|---|---|---|---|---|---|---|"]
+        for x in r.plan.itertuples():
+            md.append(f"| {x.preset} | {x.field} | {x.players} | {x.pilot_rows} | {x.pilot_deals:,} | "
+                      f"{100 * x.sd_max:.1f} | {x.tip_at_max} | {x.deals:,} |")
     md += ["", "## Games and time per context", "",
            "| preset | field | P | deals | games | play time (s) | win-rate half-width, largest / median (pp) |",
            "|---|---|---|---|---|---|---|"]
     for x in t.itertuples():
         h = v[(v["preset"] == x.preset) & (v["field"] == x.field) & (v["players"] == x.players) & ~v["inert"]]
         hw_cell = f"{h['half_width_pp'].max():.2f} / {h['half_width_pp'].median():.2f}" if len(h) else "—"
-        md.append(f"| {x.preset} | {x.field} | {x.players} | {study.deals_at(x.players):,} | {x.games:,} | "
+        md.append(f"| {x.preset} | {x.field} | {x.players} | {study.deals_of(x.preset, x.field, x.players):,} | "
+                  f"{x.games:,} | "
                   f"{x.play_s:,.1f} | {hw_cell} |")
     path = out / "REPORT.md"
     path.write_text("\n".join(md) + "\n", encoding="utf-8")
