@@ -43,7 +43,6 @@ from agents.view import (
 )
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
-    B_DECK,
     B_DISC,
     B_GAVEUP,
     B_HANDS,
@@ -55,6 +54,7 @@ from cya_sim.engine.compiled.layout import (
     B_SSIZE,
     B_STOP,
     B_SVALUE,
+    B_UNSEEN,
     C_GU,
     C_M,
     C_N,
@@ -69,7 +69,6 @@ from cya_sim.engine.compiled.layout import (
     G_CH_LEN,
     G_DISC_LEN,
     G_DRAW_POS,
-    G_N_SETS,
     G_ROUND,
 )
 from cya_sim.engine.compiled.rules import legal_mask
@@ -81,11 +80,9 @@ _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 def view_row(K, G, seat, sc):
     """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
-    The unseen cards of ``seat`` are counted where they are: the other seats'
-    hands, the draw pile and the first card of every set whose knower bitmask
-    lacks the seat (R-HIDDEN-WILD). Every card is in exactly one place (a hand,
-    the draw pile, the discard pile, a challenge or a set), so this equals
-    "cards in play minus everything the seat has seen" (``Observation.unseen``).
+    The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) are the seat's row of the
+    row's ``B_UNSEEN`` block, which the rules kernel keeps at every event
+    (:func:`cya_sim.engine.compiled.rules.reveal`) instead of recounting them here each decision.
     The mask is that of the seat to act (``sc.ids`` holds its legal ids after the call).
     """
     cfg = K.cfg
@@ -102,21 +99,11 @@ def view_row(K, G, seat, sc):
     n_disc = G[G_DISC_LEN]
     hdr[H_TOP_DISCARD] = G[L[B_DISC] + n_disc - 1] if n_disc > 0 else -1
     hdr[H_ROUND] = G[G_ROUND]
-    hb = L[B_HANDS]
+    h0 = L[B_HANDS] + seat * t
+    u0 = L[B_UNSEEN] + seat * t
     for c in range(t):
-        hand[c] = G[hb + seat * t + c]
-        unseen[c] = 0
-    for s in range(p):
-        if s == seat:
-            continue
-        for c in range(t):
-            unseen[c] += G[hb + s * t + c]
-    d0 = L[B_DECK]
-    for i in range(G[G_DRAW_POS], n):
-        unseen[G[d0 + i]] += 1
-    for st in range(G[G_N_SETS]):
-        if (G[L[B_SKNOWN0] + st] >> seat) & 1 == 0:
-            unseen[G[L[B_SCARD0] + st]] += 1
+        hand[c] = G[h0 + c]
+        unseen[c] = G[u0 + c]
     if G[G_CH_ACTIVE]:
         hdr[H_CH_ACTIVE] = 1
         hdr[H_CH_ASSET] = G[G_CH_ASSET]

@@ -191,3 +191,15 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     start = int(k.lay[blk])
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)
+
+
+# -- blocks appended after the first layout (each takes the next index; B_SIZE keeps its index) ---------------------
+#: ``B_UNSEEN`` (P*T), seat-major: the cards of each type that each seat has not seen this round (RULES.md §10
+#: "unseen"; R-HIDDEN-WILD says what stays hidden). Kept incrementally by the rules kernel
+#: (:func:`cya_sim.engine.compiled.rules.reveal` at every event that shows a card to a seat, set from the deal by
+#: :func:`~cya_sim.engine.compiled.rules.start_round`), rebuilt from the card locations by
+#: :func:`~cya_sim.engine.compiled.rules.recount_unseen` for rows written from outside (the search's
+#: determinizations). The compiled agent view copies the seat's row of it instead of recounting.
+B_UNSEEN = 21
+N_LAYOUT = 22
+BLOCKS["unseen"] = (B_UNSEEN, "PT")

@@ -52,6 +52,7 @@ from cya_sim.engine.compiled.layout import (
     B_SVAL,
     B_SVALUE,
     B_TOTAL,
+    B_UNSEEN,
     C_A,
     C_CH,
     C_DI,
@@ -130,6 +131,88 @@ def value_seen(K, G, st, observer):
     if (G[L[B_SKNOWN0] + st] >> observer) & 1 == 0:
         v += K.values[G[L[B_SASSET] + st]] - K.values[G[L[B_SCARD0] + st]]
     return v
+
+
+# -- what each seat has seen (RULES.md §10 "unseen"; kept in the row's B_UNSEEN block) ---------------
+@njit(inline="always", **_JIT)
+def reveal(K, G, seats, card):
+    """The seats of bitmask ``seats`` see one ``card`` (a card type id) for the first time this round.
+
+    Lowers ``B_UNSEEN[s, card]`` by one for each seat ``s`` in ``seats``. The rules call it at every
+    event that shows a card to a seat: a card dealt or drawn (the drawer), the first discard (everyone),
+    a card discarded, laid face up or shown in a challenge (everyone but its owner), a card laid face
+    down beneath a set (the seats of its knower bitmask, R-HIDDEN-WILD, but its owner) and a hidden set
+    card a winning challenger takes (the winner). A seen card never becomes unseen again within a
+    round, so the block equals :func:`count_unseen` at every decision
+    (``tests/test_kernel_unseen.py`` checks it game by game). New rules that move a card out of
+    a hidden place must call it too.
+    """
+    t = K.cfg[C_T]
+    u = K.lay[B_UNSEEN] + card
+    for s in range(K.cfg[C_P]):
+        if (seats >> s) & 1:
+            G[u + s * t] -= 1
+
+
+@njit(**_JIT)
+def count_unseen(K, G, seat, out):
+    """Count ``seat``'s unseen cards from where the cards are now, into ``out`` ((T,) int64); no kept state.
+
+    The other seats' hands, the draw pile and the first card of every set whose knower bitmask
+    lacks the seat (R-HIDDEN-WILD). Every card is in exactly one place (a hand, the draw pile, the
+    discard pile, a challenge or a set), so this equals "cards in play minus everything the seat
+    has seen" (``Observation.unseen``, RULES.md §10).
+    """
+    L = K.lay
+    t = K.cfg[C_T]
+    p = K.cfg[C_P]
+    hb = L[B_HANDS]
+    for c in range(t):
+        out[c] = 0
+    for s in range(p):
+        if s != seat:
+            for c in range(t):
+                out[c] += G[hb + s * t + c]
+    d0 = L[B_DECK]
+    for i in range(G[G_DRAW_POS], K.cfg[C_N]):
+        out[G[d0 + i]] += 1
+    for st in range(G[G_N_SETS]):
+        if (G[L[B_SKNOWN0] + st] >> seat) & 1 == 0:
+            out[G[L[B_SCARD0] + st]] += 1
+
+
+@njit(**_JIT)
+def recount_unseen(K, G):
+    """Rebuild the ``B_UNSEEN`` block of row ``G`` from the card locations (:func:`count_unseen` for every seat).
+
+    For rows written from outside the rules (the search's determinizations); the rules keep the
+    block themselves with :func:`reveal`.
+    """
+    L = K.lay
+    t = K.cfg[C_T]
+    p = K.cfg[C_P]
+    hb = L[B_HANDS]
+    u0 = L[B_UNSEEN]
+    for c in range(t):  # every seat's row starts as the cards in no one's sight but hands: the draw pile
+        G[u0 + c] = 0
+    d0 = L[B_DECK]
+    for i in range(G[G_DRAW_POS], K.cfg[C_N]):
+        G[u0 + G[d0 + i]] += 1
+    for s in range(p):  # plus every hand (each seat's own is taken off below)
+        for c in range(t):
+            G[u0 + c] += G[hb + s * t + c]
+    for s in range(1, p):
+        for c in range(t):
+            G[u0 + s * t + c] = G[u0 + c]
+    for s in range(p):
+        for c in range(t):
+            G[u0 + s * t + c] -= G[hb + s * t + c]
+    for st in range(G[G_N_SETS]):
+        known = G[L[B_SKNOWN0] + st]
+        c0 = G[L[B_SCARD0] + st]
+        for s in range(p):
+            if (known >> s) & 1 == 0:
+                G[u0 + s * t + c0] += 1
 
 
 @njit(inline="always", **_JIT)
@@ -319,6 +402,10 @@ def start_round(K, G, rng):
     G[G_N_SETS] = 0
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
+    u0 = L[B_UNSEEN]
+    for s in range(p):  # nothing seen yet (RULES.md §10); the deal and the first discard are revealed below
+        for c in range(t):
+            G[u0 + s * t + c] = K.deck_counts[c]
     k = 0
     dealer = G[G_DEALER]
     for _ in range(cfg[C_HAND]):
@@ -326,8 +413,10 @@ def start_round(K, G, rng):
             seat = seat_add(dealer, 1 + i, p)
             G[L[B_HANDS] + seat * t + G[d0 + k]] += 1
             G[L[B_HCOUNT] + seat] += 1
+            reveal(K, G, 1 << seat, G[d0 + k])
             k += 1
     G[L[B_DISC]] = G[d0 + k]
+    reveal(K, G, (1 << p) - 1, G[d0 + k])
     G[G_DISC_LEN] = 1
     G[G_DRAW_POS] = k + 1
     G[G_CUR] = seat_add(dealer, 1, p)
@@ -393,6 +482,7 @@ def _play_challenge_card(K, G, seat, card):
     G[L[B_CHPLAYERS] + n] = seat
     G[G_CH_LEN] = n + 1
     G[L[B_PLAYED] + seat] = 1
+    reveal(K, G, ((1 << K.cfg[C_P]) - 1) & ~(1 << seat), card)  # shown face up
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
 
 
@@ -413,6 +503,7 @@ def apply_action(K, G, rng, a):
     p = cfg[C_P]
     public = (1 << p) - 1
     hidden = (1 << seat) if cfg[C_HIDDEN] else public
+    others = public & ~(1 << seat)
     h0 = L[B_HANDS] + seat * cfg[C_T]
     G[G_DECISIONS] += 1
     if G[G_CH_ACTIVE]:
@@ -432,6 +523,8 @@ def apply_action(K, G, rng, a):
         G[h0 + partner] -= 1
         G[L[B_HCOUNT] + seat] -= 2
         _new_set(K, G, seat, asset, partner, hidden, asset)
+        reveal(K, G, others, asset)
+        reveal(K, G, hidden & others, partner)
     elif a < cfg[C_CH]:  # R-PAIR-DISCARD
         c = a - cfg[C_PD]
         n = G[G_DISC_LEN] - 1
@@ -441,8 +534,10 @@ def apply_action(K, G, rng, a):
         G[L[B_HCOUNT] + seat] -= 1
         if top < na:  # the face-up asset on top; the hand card beneath is hidden
             _new_set(K, G, seat, top, c, hidden, top)
+            reveal(K, G, hidden & others, c)
         else:  # a wild from the discard pile is public; the hand asset goes on top
             _new_set(K, G, seat, c, top, public, c)
+            reveal(K, G, others, c)
     elif a < cfg[C_DI]:  # R-CHALLENGE, opened with one card
         offset = K.act_hi[a]
         k = K.act_lo[a]
@@ -462,6 +557,7 @@ def apply_action(K, G, rng, a):
         G[L[B_HCOUNT] + seat] -= 1
         G[L[B_DISC] + G[G_DISC_LEN]] = c
         G[G_DISC_LEN] += 1
+        reveal(K, G, others, c)
     G[L[B_PLAYED] + seat] = 1
     end_turn(K, G, rng, seat, -1)
 
@@ -494,7 +590,9 @@ def resolve_challenge(K, G, rng):
         G[L[B_STOP] + defe] = G[L[B_SBELOW] + st]
         G[L[B_SLEN] + defe] -= 1
         G[L[B_SVAL] + defe] -= G[L[B_SVALUE] + st] - add
-        G[L[B_SKNOWN0] + st] |= 1 << winner
+        known = G[L[B_SKNOWN0] + st]
+        reveal(K, G, (1 << winner) & ~known, G[L[B_SCARD0] + st])  # R-HIDDEN-WILD: the winner sees it all
+        G[L[B_SKNOWN0] + st] = known | (1 << winner)
         _push_set(K, G, winner, st)
         G[G_LARGEST_STEAL] = max(G[G_LARGEST_STEAL], G[L[B_SVALUE] + st])
     else:
@@ -524,6 +622,7 @@ def _refill(K, G, seat):
     d0 = L[B_DECK]
     while cnt < hs and pos < n:
         G[h0 + G[d0 + pos]] += 1
+        reveal(K, G, 1 << seat, G[d0 + pos])
         pos += 1
         cnt += 1
     G[G_DRAW_POS] = pos
