@@ -54,7 +54,6 @@ from cya_sim.engine.compiled.layout import (
     B_SSIZE,
     B_STOP,
     B_SVALUE,
-    B_UNSEEN,
     C_GU,
     C_M,
     C_N,
@@ -71,7 +70,7 @@ from cya_sim.engine.compiled.layout import (
     G_DRAW_POS,
     G_ROUND,
 )
-from cya_sim.engine.compiled.rules import legal_mask
+from cya_sim.engine.compiled.rules import legal_mask, unseen_of
 
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
@@ -80,9 +79,9 @@ _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 def view_row(K, G, seat, sc):
     """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
-    The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) are the seat's row of the
-    row's ``B_UNSEEN`` block, which the rules kernel keeps at every event
-    (:func:`cya_sim.engine.compiled.rules.reveal`) instead of recounting them here each decision.
+    The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
+    counts the rules kernel keeps at every event (:func:`cya_sim.engine.compiled.rules.unseen_of`,
+    :func:`~cya_sim.engine.compiled.rules.reveal`) instead of a recount each decision.
     The mask is that of the seat to act (``sc.ids`` holds its legal ids after the call).
     """
     cfg = K.cfg
@@ -100,10 +99,9 @@ def view_row(K, G, seat, sc):
     hdr[H_TOP_DISCARD] = G[L[B_DISC] + n_disc - 1] if n_disc > 0 else -1
     hdr[H_ROUND] = G[G_ROUND]
     h0 = L[B_HANDS] + seat * t
-    u0 = L[B_UNSEEN] + seat * t
     for c in range(t):
         hand[c] = G[h0 + c]
-        unseen[c] = G[u0 + c]
+    unseen_of(K, G, seat, unseen)
     if G[G_CH_ACTIVE]:
         hdr[H_CH_ACTIVE] = 1
         hdr[H_CH_ASSET] = G[G_CH_ASSET]

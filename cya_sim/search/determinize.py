@@ -61,7 +61,7 @@ from numba import njit
 from cya_sim.engine.batched.state import allocate
 from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SCOUNTS, B_SVAL, B_SVALUE, C_N, C_NA, C_P, C_T
 from cya_sim.engine.compiled.pcg import next_double, seed_stream
-from cya_sim.engine.compiled.rules import recount_unseen
+from cya_sim.engine.compiled.rules import recount_seen
 from cya_sim.observation import Observation
 
 #: The row of the search's batch state that holds the observation.
@@ -367,7 +367,7 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
     for i in range(I.draw_size):
         G[start + i] = cards[pos]
         pos += 1
-    recount_unseen(K, G)  # every seat's unseen cards in this deal (the rules keep them from here on)
+    recount_seen(K, G)  # what every seat has seen in this deal (the rules keep it from here on)
 
 
 @njit(cache=True)

@@ -104,7 +104,7 @@ lay: (N_LAYOUT,) int64 — block starts of a row (module docstring); ``lay[B_SIZ
 
 def layout(p: int, t: int, n: int, s: int, cap: int) -> np.ndarray:
     """(N_LAYOUT,) int64 block starts of a row for P seats, T types, N cards, S set slots, CAP challenge cards."""
-    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap}
+    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap, "T": t}
     out = np.zeros(N_LAYOUT, np.int64)
     pos = N_SCALARS
     for _name, (blk, shape) in sorted(BLOCKS.items(), key=lambda kv: kv[1][0]):
@@ -187,19 +187,26 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     cfg = k.cfg
     p, t = int(cfg[C_P]), int(cfg[C_T])
     dims = {"P": (p,), "PT": (p, t), "N": (int(cfg[C_N]),), "S": (int(cfg[C_S]),),
-            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),)}[shape]
+            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),), "T": (t,)}[shape]
     start = int(k.lay[blk])
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)
 
 
+
 # -- blocks appended after the first layout (each takes the next index; B_SIZE keeps its index) ---------------------
-#: ``B_UNSEEN`` (P*T), seat-major: the cards of each type that each seat has not seen this round (RULES.md §10
-#: "unseen"; R-HIDDEN-WILD says what stays hidden). Kept incrementally by the rules kernel
-#: (:func:`cya_sim.engine.compiled.rules.reveal` at every event that shows a card to a seat, set from the deal by
-#: :func:`~cya_sim.engine.compiled.rules.start_round`), rebuilt from the card locations by
-#: :func:`~cya_sim.engine.compiled.rules.recount_unseen` for rows written from outside (the search's
-#: determinizations). The compiled agent view copies the seat's row of it instead of recounting.
-B_UNSEEN = 21
-N_LAYOUT = 22
-BLOCKS["unseen"] = (B_UNSEEN, "PT")
+#: What each seat has seen this round outside its own hand, kept so that an agent's unseen cards (RULES.md §10
+#: "unseen"; R-HIDDEN-WILD says what stays hidden) need no recount: a seat's unseen cards of type c are
+#: ``deck_counts[c] - hands[s, c] - seen_public[c] - seen_private[s, c]``.
+#: ``B_SEEN_PUBLIC`` (T): cards of each type out of every hand and seen by every seat (the discard pile, the
+#: challenge cards, face-up set cards). ``B_SEEN_PRIVATE`` (P*T, seat-major): cards out of the seat's hand that
+#: the seat has seen and some seat has not (set cards laid face down, the hidden card of a stolen set).
+#: Kept by the rules kernel (:func:`cya_sim.engine.compiled.rules.reveal` at every event that takes a card out of
+#: a hand or shows a card; cleared by :func:`~cya_sim.engine.compiled.rules.start_round`), rebuilt from the card
+#: locations by :func:`~cya_sim.engine.compiled.rules.recount_seen` for rows written from outside (the search's
+#: determinizations).
+B_SEEN_PUBLIC = 21
+B_SEEN_PRIVATE = 22
+N_LAYOUT = 23
+BLOCKS["seen_public"] = (B_SEEN_PUBLIC, "T")
+BLOCKS["seen_private"] = (B_SEEN_PRIVATE, "PT")

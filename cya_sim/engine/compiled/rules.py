@@ -30,6 +30,7 @@ from __future__ import annotations
 from numba import njit
 
 from cya_sim.engine.compiled.cache_guard import invalidate_stale_caches
+from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
     B_CHPLAYERS,
@@ -44,6 +45,8 @@ from cya_sim.engine.compiled.layout import (
     B_SBELOW,
     B_SCARD0,
     B_SCOUNTS,
+    B_SEEN_PRIVATE,
+    B_SEEN_PUBLIC,
     B_SIZE,
     B_SKNOWN0,
     B_SLEN,
@@ -52,7 +55,6 @@ from cya_sim.engine.compiled.layout import (
     B_SVAL,
     B_SVALUE,
     B_TOTAL,
-    B_UNSEEN,
     C_A,
     C_CH,
     C_DI,
@@ -133,25 +135,42 @@ def value_seen(K, G, st, observer):
     return v
 
 
-# -- what each seat has seen (RULES.md §10 "unseen"; kept in the row's B_UNSEEN block) ---------------
+# -- what each seat has seen (RULES.md §10 "unseen"; the row's B_SEEN_PUBLIC / B_SEEN_PRIVATE blocks) --------
 @njit(inline="always", **_JIT)
-def reveal(K, G, seats, card):
-    """The seats of bitmask ``seats`` see one ``card`` (a card type id) for the first time this round.
+def reveal(K, G, card, seats):
+    """Note that the seats of bitmask ``seats`` have now seen ``card`` (a card type id) outside their own hands.
 
-    Lowers ``B_UNSEEN[s, card]`` by one for each seat ``s`` in ``seats``. The rules call it at every
-    event that shows a card to a seat: a card dealt or drawn (the drawer), the first discard (everyone),
-    a card discarded, laid face up or shown in a challenge (everyone but its owner), a card laid face
-    down beneath a set (the seats of its knower bitmask, R-HIDDEN-WILD, but its owner) and a hidden set
-    card a winning challenger takes (the winner). A seen card never becomes unseen again within a
-    round, so the block equals :func:`count_unseen` at every decision
-    (``tests/test_kernel_unseen.py`` checks it game by game). New rules that move a card out of
-    a hidden place must call it too.
+    Call it when a card leaves a hand (``seats`` must then include its holder) or the draw pile to a
+    place where those seats see it, and when seats newly see a card already out of the hands (only
+    the new seers). Every seat → the card counts once in ``B_SEEN_PUBLIC``; else once per seat in
+    ``B_SEEN_PRIVATE``. The rules call it at every such event: a card discarded, laid face up or
+    shown in a challenge (everyone), the first discard (everyone), a card laid face down beneath a
+    set (its knower bitmask, R-HIDDEN-WILD) and a hidden set card a winning challenger takes (the
+    winner, if new to it). Drawing into a hand needs no call (a hand is seen by its seat).
+    A seat's unseen cards are then ``deck_counts - hand - seen_public - seen_private[seat]``
+    (:func:`unseen_of`), equal to :func:`count_unseen` at every decision (``tests/test_kernel_unseen.py``
+    checks it game by game). New rules that show a card must call it too.
     """
     t = K.cfg[C_T]
-    u = K.lay[B_UNSEEN] + card
-    for s in range(K.cfg[C_P]):
-        if (seats >> s) & 1:
-            G[u + s * t] -= 1
+    if seats == (1 << K.cfg[C_P]) - 1:
+        G[K.lay[B_SEEN_PUBLIC] + card] += 1
+    else:
+        u = K.lay[B_SEEN_PRIVATE] + card
+        while seats != 0:
+            s = cttz(seats)
+            seats &= seats - 1
+            G[u + s * t] += 1
+
+
+@njit(inline="always", **_JIT)
+def unseen_of(K, G, seat, out):
+    """``seat``'s unseen cards ((T,) int64 into ``out``; RULES.md §10) from the kept counts, without a recount."""
+    t = K.cfg[C_T]
+    h0 = K.lay[B_HANDS] + seat * t
+    v0 = K.lay[B_SEEN_PRIVATE] + seat * t
+    u0 = K.lay[B_SEEN_PUBLIC]
+    for c in range(t):
+        out[c] = K.deck_counts[c] - G[h0 + c] - G[u0 + c] - G[v0 + c]
 
 
 @njit(**_JIT)
@@ -182,37 +201,40 @@ def count_unseen(K, G, seat, out):
 
 
 @njit(**_JIT)
-def recount_unseen(K, G):
-    """Rebuild the ``B_UNSEEN`` block of row ``G`` from the card locations (:func:`count_unseen` for every seat).
+def recount_seen(K, G):
+    """Rebuild ``B_SEEN_PUBLIC`` and ``B_SEEN_PRIVATE`` of row ``G`` from the card locations.
 
     For rows written from outside the rules (the search's determinizations); the rules keep the
-    block themselves with :func:`reveal`.
+    blocks themselves with :func:`reveal`. Public: the discard pile, the challenge cards and every
+    set card but a first card some seat does not know; private: those first cards, for each seat
+    that knows them.
     """
     L = K.lay
     t = K.cfg[C_T]
     p = K.cfg[C_P]
-    hb = L[B_HANDS]
-    u0 = L[B_UNSEEN]
-    for c in range(t):  # every seat's row starts as the cards in no one's sight but hands: the draw pile
+    u0 = L[B_SEEN_PUBLIC]
+    v0 = L[B_SEEN_PRIVATE]
+    everyone = (1 << p) - 1
+    for c in range(t):
         G[u0 + c] = 0
-    d0 = L[B_DECK]
-    for i in range(G[G_DRAW_POS], K.cfg[C_N]):
-        G[u0 + G[d0 + i]] += 1
-    for s in range(p):  # plus every hand (each seat's own is taken off below)
-        for c in range(t):
-            G[u0 + c] += G[hb + s * t + c]
-    for s in range(1, p):
-        for c in range(t):
-            G[u0 + s * t + c] = G[u0 + c]
-    for s in range(p):
-        for c in range(t):
-            G[u0 + s * t + c] -= G[hb + s * t + c]
+    for i in range(p * t):
+        G[v0 + i] = 0
+    for i in range(G[G_DISC_LEN]):
+        G[u0 + G[L[B_DISC] + i]] += 1
+    if G[G_CH_ACTIVE]:
+        for i in range(G[G_CH_LEN]):
+            G[u0 + G[L[B_CHCARDS] + i]] += 1
     for st in range(G[G_N_SETS]):
+        c0 = L[B_SCOUNTS] + st * t
+        for c in range(t):
+            G[u0 + c] += G[c0 + c]
         known = G[L[B_SKNOWN0] + st]
-        c0 = G[L[B_SCARD0] + st]
-        for s in range(p):
-            if (known >> s) & 1 == 0:
-                G[u0 + s * t + c0] += 1
+        if known != everyone:
+            card0 = G[L[B_SCARD0] + st]
+            G[u0 + card0] -= 1
+            for s in range(p):
+                if (known >> s) & 1:
+                    G[v0 + s * t + card0] += 1
 
 
 @njit(inline="always", **_JIT)
@@ -402,10 +424,10 @@ def start_round(K, G, rng):
     G[G_N_SETS] = 0
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
-    u0 = L[B_UNSEEN]
-    for s in range(p):  # nothing seen yet (RULES.md §10); the deal and the first discard are revealed below
-        for c in range(t):
-            G[u0 + s * t + c] = K.deck_counts[c]
+    for c in range(t):  # nothing seen yet out of the hands (RULES.md §10); the first discard is revealed below
+        G[L[B_SEEN_PUBLIC] + c] = 0
+    for i in range(p * t):
+        G[L[B_SEEN_PRIVATE] + i] = 0
     k = 0
     dealer = G[G_DEALER]
     for _ in range(cfg[C_HAND]):
@@ -413,10 +435,9 @@ def start_round(K, G, rng):
             seat = seat_add(dealer, 1 + i, p)
             G[L[B_HANDS] + seat * t + G[d0 + k]] += 1
             G[L[B_HCOUNT] + seat] += 1
-            reveal(K, G, 1 << seat, G[d0 + k])
             k += 1
     G[L[B_DISC]] = G[d0 + k]
-    reveal(K, G, (1 << p) - 1, G[d0 + k])
+    reveal(K, G, G[d0 + k], (1 << p) - 1)
     G[G_DISC_LEN] = 1
     G[G_DRAW_POS] = k + 1
     G[G_CUR] = seat_add(dealer, 1, p)
@@ -482,7 +503,7 @@ def _play_challenge_card(K, G, seat, card):
     G[L[B_CHPLAYERS] + n] = seat
     G[G_CH_LEN] = n + 1
     G[L[B_PLAYED] + seat] = 1
-    reveal(K, G, ((1 << K.cfg[C_P]) - 1) & ~(1 << seat), card)  # shown face up
+    reveal(K, G, card, (1 << K.cfg[C_P]) - 1)  # shown face up
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
 
 
@@ -503,7 +524,6 @@ def apply_action(K, G, rng, a):
     p = cfg[C_P]
     public = (1 << p) - 1
     hidden = (1 << seat) if cfg[C_HIDDEN] else public
-    others = public & ~(1 << seat)
     h0 = L[B_HANDS] + seat * cfg[C_T]
     G[G_DECISIONS] += 1
     if G[G_CH_ACTIVE]:
@@ -523,8 +543,8 @@ def apply_action(K, G, rng, a):
         G[h0 + partner] -= 1
         G[L[B_HCOUNT] + seat] -= 2
         _new_set(K, G, seat, asset, partner, hidden, asset)
-        reveal(K, G, others, asset)
-        reveal(K, G, hidden & others, partner)
+        reveal(K, G, asset, public)
+        reveal(K, G, partner, hidden)
     elif a < cfg[C_CH]:  # R-PAIR-DISCARD
         c = a - cfg[C_PD]
         n = G[G_DISC_LEN] - 1
@@ -534,10 +554,10 @@ def apply_action(K, G, rng, a):
         G[L[B_HCOUNT] + seat] -= 1
         if top < na:  # the face-up asset on top; the hand card beneath is hidden
             _new_set(K, G, seat, top, c, hidden, top)
-            reveal(K, G, hidden & others, c)
+            reveal(K, G, c, hidden)
         else:  # a wild from the discard pile is public; the hand asset goes on top
             _new_set(K, G, seat, c, top, public, c)
-            reveal(K, G, others, c)
+            reveal(K, G, c, public)
     elif a < cfg[C_DI]:  # R-CHALLENGE, opened with one card
         offset = K.act_hi[a]
         k = K.act_lo[a]
@@ -557,7 +577,7 @@ def apply_action(K, G, rng, a):
         G[L[B_HCOUNT] + seat] -= 1
         G[L[B_DISC] + G[G_DISC_LEN]] = c
         G[G_DISC_LEN] += 1
-        reveal(K, G, others, c)
+        reveal(K, G, c, public)
     G[L[B_PLAYED] + seat] = 1
     end_turn(K, G, rng, seat, -1)
 
@@ -591,7 +611,8 @@ def resolve_challenge(K, G, rng):
         G[L[B_SLEN] + defe] -= 1
         G[L[B_SVAL] + defe] -= G[L[B_SVALUE] + st] - add
         known = G[L[B_SKNOWN0] + st]
-        reveal(K, G, (1 << winner) & ~known, G[L[B_SCARD0] + st])  # R-HIDDEN-WILD: the winner sees it all
+        if (known >> winner) & 1 == 0:  # R-HIDDEN-WILD: the winner sees all of the set
+            reveal(K, G, G[L[B_SCARD0] + st], 1 << winner)
         G[L[B_SKNOWN0] + st] = known | (1 << winner)
         _push_set(K, G, winner, st)
         G[G_LARGEST_STEAL] = max(G[G_LARGEST_STEAL], G[L[B_SVALUE] + st])
@@ -622,7 +643,6 @@ def _refill(K, G, seat):
     d0 = L[B_DECK]
     while cnt < hs and pos < n:
         G[h0 + G[d0 + pos]] += 1
-        reveal(K, G, 1 << seat, G[d0 + pos])
         pos += 1
         cnt += 1
     G[G_DRAW_POS] = pos
