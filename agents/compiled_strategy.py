@@ -75,7 +75,7 @@ from cya_sim.engine.compiled.rules import legal_mask, unseen_of
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def view_row(K, G, seat, sc):
     """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
@@ -147,6 +147,58 @@ def view_row(K, G, seat, sc):
     legal_mask(K, G, sc.mask, sc.ids)
 
 
+#: Which view-based policy :func:`strategy_act` runs (the same numbers as ``agents.compiled.POLICY_*``).
+STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE = 2, 3, 4
+
+
+@njit(inline="always", **_JIT)
+def _gives_up_at_once(K, G, seat):
+    """``card_counter`` in a challenge holding no card to answer gives up (its own ``k == 0`` case), view or not."""
+    if G[G_CH_ACTIVE] == 0:
+        return False
+    na, nw, t = K.cfg[C_NA], K.cfg[C_NW], K.cfg[C_T]
+    h0 = K.lay[B_HANDS] + seat * t
+    k = G[h0 + G[G_CH_ASSET]]
+    for i in range(nw):
+        k += G[h0 + na + i]
+    return k == 0
+
+
+@njit(inline="always", **_JIT)
+def _oracle_view(K, G, sc):
+    """What ``oracle`` reads beyond the view (it CHEATS): true top-set values and every hand."""
+    L = K.lay
+    t = K.cfg[C_T]
+    for s in range(K.cfg[C_P]):
+        top = G[L[B_STOP] + s]
+        if top >= 0:
+            sc.seats[s, S_TOP_VALUE_SEEN] = G[L[B_SVALUE] + top]
+        for c in range(t):
+            sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
+
+
+@njit(inline="always", **_JIT)
+def strategy_act(kind, K, G, seat, params, rng, sc):
+    """The action of view-based policy ``kind`` (``STRATEGY_*``) for ``seat``: one view built, one decision.
+
+    The dispatch of :func:`agents.compiled.builtin_act` for ``heuristic``/``wild_hoarder``,
+    ``card_counter`` and ``oracle``: the view (:func:`view_row`) is built at this one place, so the
+    compiled play loop holds one copy of it (speed without a longer compile). Same actions as
+    :func:`heuristic_act`, :func:`card_counter_act`, :func:`oracle_act`; -1 for an unknown kind.
+    """
+    if kind == STRATEGY_CARD_COUNTER and _gives_up_at_once(K, G, seat):
+        return K.cfg[C_GU]
+    view_row(K, G, seat, sc)
+    if kind == STRATEGY_CARD_COUNTER:
+        return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
+    if kind == STRATEGY_HEURISTIC:
+        return heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
+    if kind == STRATEGY_ORACLE:
+        _oracle_view(K, G, sc)
+        return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
+    return -1
+
+
 @njit(**_JIT)
 def heuristic_act(K, G, seat, params, rng, sc):
     """``heuristic`` (and ``wild_hoarder``) for ``seat``; params from :meth:`HeuristicConfig.to_array`."""
@@ -161,14 +213,8 @@ def card_counter_act(K, G, seat, params, rng, sc):
     In a challenge with no card to answer, ``card_counter`` gives up (its own
     ``k == 0`` case); that answer is returned without building the view.
     """
-    if G[G_CH_ACTIVE]:
-        na, nw, t = K.cfg[C_NA], K.cfg[C_NW], K.cfg[C_T]
-        h0 = K.lay[B_HANDS] + seat * t
-        k = G[h0 + G[G_CH_ASSET]]
-        for i in range(nw):
-            k += G[h0 + na + i]
-        if k == 0:
-            return K.cfg[C_GU]
+    if _gives_up_at_once(K, G, seat):
+        return K.cfg[C_GU]
     view_row(K, G, seat, sc)
     return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
 
@@ -177,12 +223,5 @@ def card_counter_act(K, G, seat, params, rng, sc):
 def oracle_act(K, G, seat, params, rng, sc):
     """``oracle`` (CHEATS) for ``seat``: true top-set values and every hand."""
     view_row(K, G, seat, sc)
-    L = K.lay
-    t = K.cfg[C_T]
-    for s in range(K.cfg[C_P]):
-        top = G[L[B_STOP] + s]
-        if top >= 0:
-            sc.seats[s, S_TOP_VALUE_SEEN] = G[L[B_SVALUE] + top]
-        for c in range(t):
-            sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
+    _oracle_view(K, G, sc)
     return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
