@@ -376,7 +376,7 @@ def legal_list(K, G, out):
     return n
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def legal_mask(K, G, mask, ids):
     """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
 
