@@ -27,7 +27,9 @@ Blocks (element meaning; dollars for values):
   card that can be hidden —, ``B_SKNOWN0`` bitmask of the seats that know it,
   ``B_SBELOW`` the slot beneath it in its stack (-1: bottom), ``B_SSIZE`` cards;
   ``B_SCOUNTS`` (S*T) cards of each type in each set, slot-major;
-* ``B_CHCARDS``, ``B_CHPLAYERS`` (CAP each) challenge cards shown in order and who showed each.
+* ``B_CHCARDS``, ``B_CHPLAYERS`` (CAP each) challenge cards shown in order and who showed each;
+* appended later (end of this file): ``B_SEEN_PUBLIC`` (T), ``B_SEEN_PRIVATE`` (P*T) what each seat
+  has seen outside its hand this round, so that its unseen cards (RULES.md §10) need no recount.
 """
 
 from __future__ import annotations
