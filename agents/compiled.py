@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from agents.compiled_draft import best_take, open_if_able
-from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act
+from agents.compiled_strategy import STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC, STRATEGY_ORACLE, strategy_act
 from agents.view import N_HDR, N_SEATCOL
 from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
@@ -89,7 +89,8 @@ def new_scratch(cfg: np.ndarray) -> Scratch:
 
 
 #: Built-in compiled policies by agent name: their code for :func:`builtin_act`.
-POLICY_RANDOM, POLICY_GREEDY, POLICY_HEURISTIC, POLICY_CARD_COUNTER, POLICY_ORACLE = 0, 1, 2, 3, 4
+POLICY_RANDOM, POLICY_GREEDY = 0, 1
+POLICY_HEURISTIC, POLICY_CARD_COUNTER, POLICY_ORACLE = STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE
 BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
                     "wild_hoarder": POLICY_HEURISTIC, "card_counter": POLICY_CARD_COUNTER, "oracle": POLICY_ORACLE}
 
@@ -231,12 +232,8 @@ def builtin_act(code, K, G, seat, params, rng, sc):
         return greedy_act(K, G, seat, params, rng, sc)
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
-    if code == POLICY_CARD_COUNTER:
-        return card_counter_act(K, G, seat, params, rng, sc)
-    if code == POLICY_HEURISTIC:
-        return heuristic_act(K, G, seat, params, rng, sc)
-    if code == POLICY_ORACLE:
-        return oracle_act(K, G, seat, params, rng, sc)
+    if code == POLICY_CARD_COUNTER or code == POLICY_HEURISTIC or code == POLICY_ORACLE:
+        return strategy_act(code, K, G, seat, params, rng, sc)  # one inlined view for the three
     return -1
 
 

@@ -49,9 +49,7 @@ from cya_sim.engine.compiled.draft import reach_pile
 from cya_sim.engine.compiled.draft import top as draft_top
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
-    B_DECK,
     B_DISC,
-    B_DRAFT_LEN,
     B_GAVEUP,
     B_HANDS,
     B_HCOUNT,
@@ -64,7 +62,6 @@ from cya_sim.engine.compiled.layout import (
     B_SVALUE,
     C_DRAFT,
     C_DRAFT_PILES,
-    C_DRAFT_SIZE,
     C_GU,
     C_M,
     C_N,
@@ -79,26 +76,23 @@ from cya_sim.engine.compiled.layout import (
     G_CH_LEN,
     G_CUR,
     G_DISC_LEN,
-    G_DRAFT_DOWN,
     G_DRAFT_OFFER,
     G_DRAW_POS,
-    G_N_SETS,
     G_ROUND,
 )
 from cya_sim.engine.compiled.rules import legal_mask
+from cya_sim.engine.compiled.seen import unseen_of
 
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def view_row(K, G, seat, sc):
     """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
-    The unseen cards of ``seat`` are counted where they are: the other seats'
-    hands, the draw pile and the first card of every set whose knower bitmask
-    lacks the seat (R-HIDDEN-WILD). Every card is in exactly one place (a hand,
-    the draw pile, the discard pile, a challenge or a set), so this equals
-    "cards in play minus everything the seat has seen" (``Observation.unseen``).
+    The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
+    counts the rules kernel keeps at every event (:func:`cya_sim.engine.compiled.seen.unseen_of`,
+    :func:`~cya_sim.engine.compiled.seen.reveal`) instead of a recount each decision.
     The mask is that of the seat to act (``sc.ids`` holds its legal ids after the call).
     """
     cfg = K.cfg
@@ -115,21 +109,10 @@ def view_row(K, G, seat, sc):
     n_disc = G[G_DISC_LEN]
     hdr[H_TOP_DISCARD] = G[L[B_DISC] + n_disc - 1] if n_disc > 0 else -1
     hdr[H_ROUND] = G[G_ROUND]
-    hb = L[B_HANDS]
+    h0 = L[B_HANDS] + seat * t
     for c in range(t):
-        hand[c] = G[hb + seat * t + c]
-        unseen[c] = 0
-    for s in range(p):
-        if s == seat:
-            continue
-        for c in range(t):
-            unseen[c] += G[hb + s * t + c]
-    d0 = L[B_DECK]
-    for i in range(G[G_DRAW_POS], n):
-        unseen[G[d0 + i]] += 1
-    for st in range(G[G_N_SETS]):
-        if (G[L[B_SKNOWN0] + st] >> seat) & 1 == 0:
-            unseen[G[L[B_SCARD0] + st]] += 1
+        hand[c] = G[h0 + c]
+    unseen_of(K, G, seat, unseen)
     if G[G_CH_ACTIVE]:
         hdr[H_CH_ACTIVE] = 1
         hdr[H_CH_ASSET] = G[G_CH_ASSET]
@@ -174,30 +157,77 @@ def view_row(K, G, seat, sc):
         seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
     hdr[H_DRAFT_OFFER] = 0
     hdr[H_DRAFT_MOVER] = -1
-    if cfg[C_DRAFT] != 0:  # §7: face-down draft cards are unseen; the face-up tops within reach counted
-        draft_view(K, G, seat, hdr, unseen)
+    if cfg[C_DRAFT] != 0:  # §7: the face-up tops within reach (the face-down draft cards are unseen in the kept counts)
+        draft_view(K, G, seat, hdr)
     legal_mask(K, G, sc.mask, sc.ids)
 
 
-@njit(**_JIT)
-def draft_view(K, G, seat, hdr, unseen):
-    """The draft fields of the agent view (``H_DRAFT*``, :mod:`agents.view`) and the face-down draft cards
-    added to ``unseen`` (R-2P-DRAFT, R-3P-DRAFT; RULES.md §10)."""
-    cfg = K.cfg
+#: Which view-based policy :func:`strategy_act` runs (the same numbers as ``agents.compiled.POLICY_*``).
+STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE = 2, 3, 4
+
+
+@njit(inline="always", **_JIT)
+def _gives_up_at_once(K, G, seat):
+    """``card_counter`` in a challenge holding no card to answer gives up (its own ``k == 0`` case), view or not."""
+    if G[G_CH_ACTIVE] == 0:
+        return False
+    na, nw, t = K.cfg[C_NA], K.cfg[C_NW], K.cfg[C_T]
+    h0 = K.lay[B_HANDS] + seat * t
+    k = G[h0 + G[G_CH_ASSET]]
+    for i in range(nw):
+        k += G[h0 + na + i]
+    return k == 0
+
+
+@njit(inline="always", **_JIT)
+def _oracle_view(K, G, sc):
+    """What ``oracle`` reads beyond the view (it CHEATS): true top-set values and every hand."""
     L = K.lay
+    t = K.cfg[C_T]
+    for s in range(K.cfg[C_P]):
+        top = G[L[B_STOP] + s]
+        if top >= 0:
+            sc.seats[s, S_TOP_VALUE_SEEN] = G[L[B_SVALUE] + top]
+        for c in range(t):
+            sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
+
+
+@njit(inline="always", **_JIT)
+def strategy_act(kind, K, G, seat, params, rng, sc):
+    """The action of view-based policy ``kind`` (``STRATEGY_*``) for ``seat``: one view built, one decision.
+
+    The dispatch of :func:`agents.compiled.builtin_act` for ``heuristic``/``wild_hoarder``,
+    ``card_counter`` and ``oracle``: the view (:func:`view_row`) is built at this one place, so the
+    compiled play loop holds one copy of it (speed without a longer compile). Same actions as
+    :func:`heuristic_act`, :func:`card_counter_act`, :func:`oracle_act`; -1 for an unknown kind.
+    """
+    if kind == STRATEGY_CARD_COUNTER and _gives_up_at_once(K, G, seat):
+        return K.cfg[C_GU]
+    view_row(K, G, seat, sc)
+    if kind == STRATEGY_CARD_COUNTER:
+        return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
+    if kind == STRATEGY_HEURISTIC:
+        return heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
+    if kind == STRATEGY_ORACLE:
+        _oracle_view(K, G, sc)
+        return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
+    return -1
+
+
+@njit(**_JIT)
+def draft_view(K, G, seat, hdr):
+    """The draft fields of the agent view (``H_DRAFT*``, :mod:`agents.view`; R-2P-DRAFT, R-3P-DRAFT).
+
+    The face-down draft cards are unseen (RULES.md §10) through the rules kernel's kept counts
+    (:func:`cya_sim.engine.compiled.seen.unseen_of`: a draft card is revealed when turned face up).
+    """
+    cfg = K.cfg
     hdr[H_DRAFT] = 1
     if G[G_DRAFT_OFFER] != 0:
         hdr[H_DRAFT_OFFER] = 1
         hdr[H_DRAFT_MOVER] = G[G_CUR]
     for c in range(cfg[C_T]):
         hdr[H_DRAFT_TOPS + c] = 0
-    size = cfg[C_DRAFT_SIZE]
-    for j in range(cfg[C_DRAFT_PILES]):
-        n = G[L[B_DRAFT_LEN] + j]
-        b = L[B_DECK] + j * size
-        up = n > 0 and (G[G_DRAFT_DOWN] >> j) & 1 == 0
-        for i in range(n - 1 if up else n):
-            unseen[G[b + i]] += 1
     for i in range(cfg[C_DRAFT_PILES]):
         j = reach_pile(K, G, seat, i)
         if j < 0:
@@ -221,14 +251,8 @@ def card_counter_act(K, G, seat, params, rng, sc):
     In a challenge with no card to answer, ``card_counter`` gives up (its own
     ``k == 0`` case); that answer is returned without building the view.
     """
-    if G[G_CH_ACTIVE]:
-        na, nw, t = K.cfg[C_NA], K.cfg[C_NW], K.cfg[C_T]
-        h0 = K.lay[B_HANDS] + seat * t
-        k = G[h0 + G[G_CH_ASSET]]
-        for i in range(nw):
-            k += G[h0 + na + i]
-        if k == 0:
-            return K.cfg[C_GU]
+    if _gives_up_at_once(K, G, seat):
+        return K.cfg[C_GU]
     view_row(K, G, seat, sc)
     return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
 
@@ -237,12 +261,5 @@ def card_counter_act(K, G, seat, params, rng, sc):
 def oracle_act(K, G, seat, params, rng, sc):
     """``oracle`` (CHEATS) for ``seat``: true top-set values and every hand."""
     view_row(K, G, seat, sc)
-    L = K.lay
-    t = K.cfg[C_T]
-    for s in range(K.cfg[C_P]):
-        top = G[L[B_STOP] + s]
-        if top >= 0:
-            sc.seats[s, S_TOP_VALUE_SEEN] = G[L[B_SVALUE] + top]
-        for c in range(t):
-            sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
+    _oracle_view(K, G, sc)
     return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)

@@ -283,7 +283,7 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     return best, best_score
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     """The ``heuristic`` action id (int) for one seat's view (:mod:`agents.view`).
 

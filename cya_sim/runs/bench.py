@@ -14,6 +14,8 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
 - **strategy agents** (issue 12): ``card_counter`` x4 and the compiled plug-in example of
   ``agents/README.md`` x4 (installed from a temporary folder, as a user would) on the same
   engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4;
+- **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
+  second and the estimated time of its 1,000,000 games on 2 idle cores (``baseline_est_2core_s``);
 - **search**: ISMCTS iterations per second with ``greedy`` and with ``card_counter`` rollouts
   (:func:`cya_sim.search.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
@@ -67,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy-games", type=int, default=40_000,
                         help="games of card_counter x4 and of the plug-in example x4 (default 40000; 0 skips)")
     parser.add_argument("--no-search", action="store_true", help="skip the ISMCTS speed measurement")
+    parser.add_argument("--baseline-games", type=int, default=20_000,
+                        help="games of experiments/baseline.toml's line-ups played to estimate its 1,000,000-game "
+                             "time (default 20000; 0 skips)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--mcts", action="store_true",
                         help="measure the ISMCTS/PIMC search instead (issue 6; cya_sim.search.bench)")
@@ -151,6 +156,42 @@ def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float)
             sys.modules.pop("cya_bench_my_policy", None)
     out["strategy_games"] = games
     return out
+
+
+BASELINE = Path(__file__).resolve().parents[1] / "experiments" / "baseline.toml"
+
+
+def _baseline_rate(games: int) -> dict:
+    """Games per CPU second of ``experiments/baseline.toml``'s line-ups, and its estimated time on 2 idle cores.
+
+    The file's round robin without repeats: every 4 of its agents, seats rotated, ``games / n_lineups``
+    games each, on its rules, in this process (one core; the run pipeline's writing and reports are
+    not counted). ``baseline_est_2core_s`` = the file's games / rate / 2 (its two worker processes on
+    two idle cores), seconds.
+    """
+    import itertools
+    import tomllib
+
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
+    from cya_sim.play.batched import play_games
+
+    spec = tomllib.loads(BASELINE.read_text())
+    agents, p = spec["agents"], int(spec["players"])
+    rules = get_rules(spec["rules"]["preset"])
+    key = root_key(int(spec["seed"]))
+    lineups = list(itertools.combinations(range(len(agents)), p))
+    per = max(1, games // len(lineups))
+    play_games(rules, agents, np.array([lineups[0]], np.int16), key, np.arange(1))  # compile / load the cache
+    cpu = 0.0
+    for li, lu in enumerate(lineups):
+        idx = np.arange(li * per, (li + 1) * per, dtype=np.int64)
+        sa = np.array(lu, np.int16)[(np.arange(p)[None, :] + idx[:, None]) % p]
+        _, c, _ = _timed(lambda sa=sa, idx=idx: play_games(rules, agents, sa, key, idx))
+        cpu += c
+    rate = per * len(lineups) / cpu
+    return {"baseline_games": per * len(lineups), "baseline_games_s": rate,
+            "baseline_est_2core_s": int(spec["games"]) / rate / 2}
 
 
 def _seats(games: int) -> np.ndarray:
@@ -263,6 +304,8 @@ def measure(args: argparse.Namespace) -> dict:
     out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"]
     if args.strategy_games > 0:
         out.update(_strategy_rates(rules, key, args.strategy_games, args.batch_size, out["greedy_x4_games_s"]))
+    if args.baseline_games > 0:
+        out.update(_baseline_rate(args.baseline_games))
     if not args.no_search:
         from cya_sim.search.bench import mcts_speed
 
@@ -385,6 +428,9 @@ def run(args: argparse.Namespace) -> int:
               f"({res['card_counter_x4_vs_greedy_x4']:.2f}x greedy x4)")
         print(f"  plug-in example   {f(res['plugin_example_x4_games_s'])} games/s per core "
               f"({res['plugin_example_x4_vs_greedy_x4']:.2f}x greedy x4; agents/README.md)")
+    if "baseline_est_2core_s" in res:
+        print(f"  baseline.toml     {f(res['baseline_games_s'])} games/s per core, 1,000,000 games ~"
+              f"{res['baseline_est_2core_s']:.0f} s on 2 idle cores (games only)")
     if "ismcts_greedy_iterations_s" in res:
         print(f"  ISMCTS            {f(res['ismcts_greedy_iterations_s'])} iterations/s (greedy rollouts), "
               f"{f(res['ismcts_card_counter_iterations_s'])} (card_counter rollouts)")

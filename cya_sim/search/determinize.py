@@ -67,6 +67,7 @@ from numba import njit
 from cya_sim.engine.batched.state import allocate
 from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SCOUNTS, B_SVAL, B_SVALUE, C_N, C_NA, C_P, C_T
 from cya_sim.engine.compiled.pcg import next_double, seed_stream
+from cya_sim.engine.compiled.seen import recount_seen
 from cya_sim.engine.reference.observation import Observation
 
 #: The row of the search's batch state that holds the observation.
@@ -308,6 +309,10 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
         G0, G: (W,) int64 game rows (:mod:`cya_sim.engine.compiled.layout`).
         I: the :class:`InfoSet`. rng: (4,) uint64 PCG64 stream, advanced in place.
         rem: (T,) int64, cards: (N,) int64, slot_card: (H,) int64, wts: (H + 2,) float64 — scratch.
+
+    The seen-card counts of ``G`` (``B_SEEN_PUBLIC``, ``B_SEEN_PRIVATE``) are left as the template's:
+    a caller whose rollout policy reads the agent view rebuilds them with
+    :func:`~cya_sim.engine.compiled.seen.recount_seen` (``greedy`` and ``random`` rollouts do not read them).
     """
     for i in range(G.shape[0]):  # a copy (no NumPy temporary: these kernels run without numba's runtime)
         G[i] = G0[i]
@@ -405,6 +410,7 @@ def sample_many(K, G0, I, rng, n, out):
     wts = np.zeros(h + 2, np.float64)
     for i in range(n):
         sample_flat(K, G0, out[i], I, rng, rem, cards, slot_card, wts)
+        recount_seen(K, out[i])
 
 
 def new_search_state(rules, n_players: int):

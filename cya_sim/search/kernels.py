@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.compiled import POLICY_GREEDY, builtin_act, greedy_act
+from agents.compiled import POLICY_GREEDY, POLICY_RANDOM, builtin_act, greedy_act
 from cya_sim.engine.compiled.layout import (
     B_DISC,
     B_TOTAL,
@@ -66,6 +66,7 @@ from cya_sim.engine.compiled.layout import (
 )
 from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.engine.compiled.rules import apply_action, legal_list
+from cya_sim.engine.compiled.seen import recount_seen
 from cya_sim.search.determinize import sample_flat
 
 UTIL_SHARE, UTIL_WIN = 0, 1
@@ -172,6 +173,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
         actions simulated in rollouts (int), for speed reports.
     """
     rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u, sc = scratch
+    reads_view = pcode != POLICY_GREEDY and pcode != POLICY_RANDOM  # what each seat has seen (the agent view)
     observer = I.observer
     cap = child.shape[0]
     max_depth = path.shape[0] - 1
@@ -182,6 +184,8 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
     mark += 1
     for _ in range(n_iter):
         sample_flat(K, G0, GW, I, rng, rem, cards, slot_card, wts)
+        if reads_view:
+            recount_seen(K, GW)
         round0 = GW[G_ROUND]
         node = 0
         depth = 0
@@ -272,10 +276,13 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, params, utility_kind, rng, root_ac
     rem, cards, slot_card, wts = scratch[0], scratch[1], scratch[2], scratch[3]
     u = scratch[10]
     sc = scratch[11]
+    reads_view = pcode != POLICY_GREEDY and pcode != POLICY_RANDOM  # what each seat has seen (the agent view)
     total = 0
     it = 0
     while it < n_iter:
         sample_flat(K, G0, GD, I, rng, rem, cards, slot_card, wts)
+        if reads_view:
+            recount_seen(K, GD)
         round0 = GD[G_ROUND]
         for i in range(n_root):
             if it >= n_iter:

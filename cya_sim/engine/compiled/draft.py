@@ -59,6 +59,7 @@ from cya_sim.engine.compiled.layout import (
     G_N_SETS,
     G_TO_ACT,
 )
+from cya_sim.engine.compiled.seen import reveal
 
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
@@ -216,8 +217,18 @@ def _next_offer(K, G):
 
 @njit(**_JIT)
 def finish(K, G):
-    """Turn up the next card of every pile taken from this turn (R-2P-DRAFT): clear ``G_DRAFT_DOWN``."""
+    """Turn up the next card of every pile taken from this turn (R-2P-DRAFT): clear ``G_DRAFT_DOWN``.
+
+    Each card turned up is seen by every seat (:func:`~cya_sim.engine.compiled.seen.reveal`, RULES.md §10).
+    """
+    down = G[G_DRAFT_DOWN]
     G[G_DRAFT_DOWN] = 0
+    everyone = (1 << K.cfg[C_P]) - 1
+    for j in range(K.cfg[C_DRAFT_PILES]):
+        if (down >> j) & 1:
+            c = top(K, G, j)
+            if c >= 0:
+                reveal(K, G, c, everyone)
 
 
 @njit(**_JIT)
@@ -256,6 +267,7 @@ def apply(K, G, a):
         G[L[B_HCOUNT] + seat] -= 1
         G[L[B_CHCARDS]] = card
         G[L[B_CHPLAYERS]] = seat
+        reveal(K, G, card, (1 << p) - 1)  # shown face up (RULES.md §10)
         G[G_CH_LEN] = 1
         G[L[B_PLAYED] + seat] = 1
         G[G_TO_ACT] = mover
@@ -292,12 +304,15 @@ def apply(K, G, a):
     G[L[B_SASSET] + st] = asset
     G[L[B_SSIZE] + st] = size
     G[L[B_SVALUE] + st] = value
+    # the drafted cards were face up, so already seen by every seat; the hand card is revealed here
     if a < cfg[C_DRAFT_WILD] and k > 0:  # a face-up wild beneath, the hand asset on top
         G[L[B_SCARD0] + st] = taken0
         G[L[B_SKNOWN0] + st] = public
+        reveal(K, G, hand_card, public)
     else:  # the hand card beneath the face-up drafted cards (R-HIDDEN-WILD)
         G[L[B_SCARD0] + st] = hand_card
         G[L[B_SKNOWN0] + st] = (1 << seat) if cfg[C_HIDDEN] else public
+        reveal(K, G, hand_card, G[L[B_SKNOWN0] + st])
     G[L[B_SBELOW] + st] = G[L[B_STOP] + seat]
     G[L[B_STOP] + seat] = st
     G[L[B_SLEN] + seat] += 1
@@ -335,9 +350,12 @@ def deal(K, G):
     Called by :func:`cya_sim.engine.compiled.rules.start_round` after the shuffle, before the hands.
     """
     cfg = K.cfg
+    everyone = (1 << cfg[C_P]) - 1
+    G[G_DRAFT_DOWN] = 0
     for j in range(cfg[C_DRAFT_PILES]):
         G[K.lay[B_DRAFT_LEN] + j] = cfg[C_DRAFT_SIZE]
-    G[G_DRAFT_DOWN] = 0
+        if cfg[C_DRAFT_SIZE] > 0:  # each pile's top is dealt face up: every seat sees it (RULES.md §10)
+            reveal(K, G, top(K, G, j), everyone)
     G[G_DRAFT_OFFER] = 0
     G[G_DRAFT_OFFER2] = 0
     return cfg[C_DRAFT_PILES] * cfg[C_DRAFT_SIZE]

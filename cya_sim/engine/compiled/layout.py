@@ -36,6 +36,9 @@ Draft scalars (0 without a draft): ``G_DRAFT_OFFER`` 1 + the seat asked now whet
 immediate challenge of a freshly drafted set (0: no such decision), ``G_DRAFT_OFFER2`` 1 + the
 seat asked next (0: none), ``G_DRAFT_DOWN`` bitmask of the piles whose next card is not
 turned up yet (:mod:`cya_sim.engine.compiled.draft`).
+
+Appended later (end of this file): ``B_SEEN_PUBLIC`` (T), ``B_SEEN_PRIVATE`` (P*T) what each seat
+has seen outside its hand this round, so that its unseen cards (RULES.md §10) need no recount.
 """
 
 from __future__ import annotations
@@ -120,7 +123,7 @@ lay: (N_LAYOUT,) int64 — block starts of a row (module docstring); ``lay[B_SIZ
 def layout(p: int, t: int, n: int, s: int, cap: int, d: int = 0) -> np.ndarray:
     """(N_LAYOUT,) int64 block starts of a row for P seats, T types, N cards, S set slots, CAP challenge
     cards and D draft piles (0 without a draft)."""
-    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap, "D": d}
+    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap, "D": d, "T": t}
     out = np.zeros(N_LAYOUT, np.int64)
     pos = N_SCALARS
     for _name, (blk, shape) in sorted(BLOCKS.items(), key=lambda kv: kv[1][0]):
@@ -213,7 +216,27 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     cfg = k.cfg
     p, t = int(cfg[C_P]), int(cfg[C_T])
     dims = {"P": (p,), "PT": (p, t), "N": (int(cfg[C_N]),), "S": (int(cfg[C_S]),),
-            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),), "D": (int(cfg[C_DRAFT_PILES]),)}[shape]
+            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),), "D": (int(cfg[C_DRAFT_PILES]),),
+            "T": (t,)}[shape]
     start = int(k.lay[blk])
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)
+
+
+
+# -- blocks appended after the first layout (each takes the next index; B_SIZE keeps its index) ---------------------
+#: What each seat has seen this round outside its own hand, kept so that an agent's unseen cards (RULES.md §10
+#: "unseen"; R-HIDDEN-WILD says what stays hidden) need no recount: a seat's unseen cards of type c are
+#: ``deck_counts[c] - hands[s, c] - seen_public[c] - seen_private[s, c]``.
+#: ``B_SEEN_PUBLIC`` (T): cards of each type out of every hand and seen by every seat (the discard pile, the
+#: challenge cards, face-up set cards). ``B_SEEN_PRIVATE`` (P*T, seat-major): cards out of the seat's hand that
+#: the seat has seen and some seat has not (set cards laid face down, the hidden card of a stolen set).
+#: Kept by the rules kernel (:func:`cya_sim.engine.compiled.seen.reveal` at every event that takes a card out of
+#: a hand or shows a card; cleared by :func:`~cya_sim.engine.compiled.rules.start_round`), rebuilt from the card
+#: locations by :func:`~cya_sim.engine.compiled.seen.recount_seen` for rows written from outside (the search's
+#: determinizations).
+B_SEEN_PUBLIC = 22
+B_SEEN_PRIVATE = 23
+N_LAYOUT = 24
+BLOCKS["seen_public"] = (B_SEEN_PUBLIC, "T")
+BLOCKS["seen_private"] = (B_SEEN_PRIVATE, "PT")

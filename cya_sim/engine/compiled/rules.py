@@ -45,6 +45,8 @@ from cya_sim.engine.compiled.layout import (
     B_SBELOW,
     B_SCARD0,
     B_SCOUNTS,
+    B_SEEN_PRIVATE,
+    B_SEEN_PUBLIC,
     B_SIZE,
     B_SKNOWN0,
     B_SLEN,
@@ -108,6 +110,7 @@ from cya_sim.engine.compiled.layout import (
     TIE_SHARE,
 )
 from cya_sim.engine.compiled.pcg import next_double, shuffle
+from cya_sim.engine.compiled.seen import reveal
 
 invalidate_stale_caches()  # numba's disk cache does not track the kernels linked across modules
 
@@ -283,7 +286,7 @@ def legal_list(K, G, out):
     return n
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def legal_mask(K, G, mask, ids):
     """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
 
@@ -331,6 +334,10 @@ def start_round(K, G, rng):
     G[G_N_SETS] = 0
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
+    for c in range(t):  # nothing seen yet out of the hands (RULES.md §10); the first discard is revealed below
+        G[L[B_SEEN_PUBLIC] + c] = 0
+    for i in range(p * t):
+        G[L[B_SEEN_PRIVATE] + i] = 0
     k = draft.deal(K, G) if cfg[C_DRAFT] != 0 else 0  # R-2P-DRAFT / R-3P-DRAFT: the piles are dealt first
     dealer = G[G_DEALER]
     for _ in range(cfg[C_HAND]):
@@ -340,6 +347,7 @@ def start_round(K, G, rng):
             G[L[B_HCOUNT] + seat] += 1
             k += 1
     G[L[B_DISC]] = G[d0 + k]
+    reveal(K, G, G[d0 + k], (1 << p) - 1)
     G[G_DISC_LEN] = 1
     G[G_DRAW_POS] = k + 1
     G[G_CUR] = seat_add(dealer, 1, p)
@@ -405,6 +413,7 @@ def _play_challenge_card(K, G, seat, card):
     G[L[B_CHPLAYERS] + n] = seat
     G[G_CH_LEN] = n + 1
     G[L[B_PLAYED] + seat] = 1
+    reveal(K, G, card, (1 << K.cfg[C_P]) - 1)  # shown face up
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
 
 
@@ -449,6 +458,8 @@ def apply_action(K, G, rng, a):
         G[h0 + partner] -= 1
         G[L[B_HCOUNT] + seat] -= 2
         _new_set(K, G, seat, asset, partner, hidden, asset)
+        reveal(K, G, asset, public)
+        reveal(K, G, partner, hidden)
     elif a < cfg[C_CH]:  # R-PAIR-DISCARD
         c = a - cfg[C_PD]
         n = G[G_DISC_LEN] - 1
@@ -458,8 +469,10 @@ def apply_action(K, G, rng, a):
         G[L[B_HCOUNT] + seat] -= 1
         if top < na:  # the face-up asset on top; the hand card beneath is hidden
             _new_set(K, G, seat, top, c, hidden, top)
+            reveal(K, G, c, hidden)
         else:  # a wild from the discard pile is public; the hand asset goes on top
             _new_set(K, G, seat, c, top, public, c)
+            reveal(K, G, c, public)
     elif a < cfg[C_DI]:  # R-CHALLENGE, opened with one card
         offset = K.act_hi[a]
         k = K.act_lo[a]
@@ -479,6 +492,7 @@ def apply_action(K, G, rng, a):
         G[L[B_HCOUNT] + seat] -= 1
         G[L[B_DISC] + G[G_DISC_LEN]] = c
         G[G_DISC_LEN] += 1
+        reveal(K, G, c, public)
     G[L[B_PLAYED] + seat] = 1
     end_turn(K, G, rng, seat, -1)
 
@@ -511,7 +525,10 @@ def resolve_challenge(K, G, rng):
         G[L[B_STOP] + defe] = G[L[B_SBELOW] + st]
         G[L[B_SLEN] + defe] -= 1
         G[L[B_SVAL] + defe] -= G[L[B_SVALUE] + st] - add
-        G[L[B_SKNOWN0] + st] |= 1 << winner
+        known = G[L[B_SKNOWN0] + st]
+        if (known >> winner) & 1 == 0:  # R-HIDDEN-WILD: the winner sees all of the set
+            reveal(K, G, G[L[B_SCARD0] + st], 1 << winner)
+        G[L[B_SKNOWN0] + st] = known | (1 << winner)
         _push_set(K, G, winner, st)
         G[G_LARGEST_STEAL] = max(G[G_LARGEST_STEAL], G[L[B_SVALUE] + st])
     else:
