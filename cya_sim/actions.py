@@ -17,9 +17,29 @@ block              size                 meaning
 ``discard``        ``T``                R-DISCARD: hand card ``c``
 ``respond``        ``1 + nW``           R-CH-EXCHANGE: play a matching asset (k=0) or wild ``k-1``
 ``give_up``        ``1``                R-CH-EXCHANGE: stop; the other side wins
+``end_turn``       ``1`` or 0           R-ADV-TWO: stop after the first of two actions
+``improve``        ``1`` or 0           R-ADV-IMPROVE: add a matching asset to the own top set
+``swap``           ``M - 1`` or 0       R-ADV-SWAP: play Swap with the seat ``o`` places left
+``move``           ``2 * M`` or 0       R-ADV-MOVE: play Move on the seat ``o`` places left
+                                        (o = 0..M-1, 0 = self): top set to the bottom (d=0)
+                                        or bottom set to the top (d=1), id ``2*o + d``
+``deep_challenge`` ``(M-1) * (Q+1)``    R-ADV-DEEP: challenge the set second from the top of
+                   or 0                 seat ``o``, opening with pay-two ``q`` (below) or, at
+                                        ``q = Q``, with a Penny Jar alone
+``respond_two``    ``Q`` or 0           R-ADV-PENNY / R-ADV-DEEP: a two-card play ``q``
 =================  ===================  =================================================
 
-For the 2011 deck and 12 players: 30 + 12 + 33 + 12 + 3 + 1 = 91 actions.
+The last six blocks are the advanced rules (§6); each has size 0 when the rule
+set does not enable it (``end_turn``: ``actions_per_turn`` = 2; ``improve`` and
+``deep_challenge``: ``advanced_actions``; ``swap``/``move``: Swap/Move cards in
+the deck; ``respond_two``: a Penny Jar in the deck or ``advanced_actions``), so
+the classic presets keep their ids. A **pay-two** ``q`` is an unordered pair of
+cards, each a matching asset (k=0) or wild ``k-1``: the pairs ``(k1, k2)`` with
+``k1 <= k2`` in lexicographic order, ``Q = (1+nW)(2+nW)/2`` of them.
+
+For the 2011 deck and 12 players: 30 + 12 + 33 + 12 + 3 + 1 = 91 actions. For
+``advanced`` (nW = 3 with the Penny Jar, T = 15, M = 6): 40 + 15 + 20 + 15 + 4 + 1
++ 1 + 1 + 5 + 12 + 55 + 10 = 179 actions.
 """
 
 from __future__ import annotations
@@ -29,7 +49,10 @@ from functools import cached_property
 
 from cya_sim.rules import RuleSet
 
-KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up")
+KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up",
+         "end_turn", "improve", "swap", "move", "deep_challenge", "respond_two")
+#: Move directions (R-ADV-MOVE), index = ``d`` of the move block.
+MOVE_DIRECTIONS = ("top_to_bottom", "bottom_to_top")
 
 
 @dataclass(frozen=True)
@@ -41,14 +64,22 @@ class Action:
         ``pair_discard`` and ``discard``; -1 otherwise.
     partner: for ``pair_hand``/``challenge``/``respond``: -1 = a matching asset,
         else the wild type id played; -1 otherwise.
-    offset: for ``challenge``: the target is the seat ``offset`` places to the
-        left of the challenger (1..max_players-1); 0 otherwise.
+    offset: for ``challenge``, ``swap``, ``deep_challenge``: the target is the
+        seat ``offset`` places to the left (1..max_players-1); for ``move``
+        0..max_players-1 (0 = the mover's own stack); 0 otherwise.
+    second: for the pay-two kinds ``deep_challenge`` and ``respond_two``: the
+        second card (-1 a matching asset, else a wild type id; ``partner`` is
+        the first); -2 when one card is played (a Penny Jar alone: ``partner``
+        is its id).
+    direction: for ``move``: one of :data:`MOVE_DIRECTIONS`; "" otherwise.
     """
 
     kind: str
     card: int = -1
     partner: int = -1
     offset: int = 0
+    second: int = -2
+    direction: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,16 +96,35 @@ class ActionSpace:
     n_wilds: int
     max_players: int
     card_names: tuple[str, ...]
+    n_action_cards: int = 0
+    two_actions: bool = False
+    improve_on: bool = False
+    swap_on: bool = False
+    move_on: bool = False
+    deep_on: bool = False
+    pay_two_on: bool = False
+    penny: int = -1
 
     @classmethod
     def for_rules(cls, rules: RuleSet) -> ActionSpace:
-        """The action space of ``rules`` (depends on its deck and max_players)."""
-        return cls(rules.deck.n_assets, rules.deck.n_wilds, rules.max_players, rules.deck.names)
+        """The action space of ``rules`` (depends on its deck, max_players and the §6 options)."""
+        d = rules.deck
+        ids = rules.advanced_ids
+        adv = rules.advanced_actions
+        return cls(d.n_assets, d.n_wilds, rules.max_players, d.names, ids.n_action_cards,
+                   rules.actions_per_turn == 2, adv, ids.swap >= 0, ids.move >= 0, adv,
+                   adv or ids.penny >= 0, ids.penny)
 
     @property
     def n_types(self) -> int:
-        """T, card types."""
-        return self.n_assets + self.n_wilds
+        """T, card types (assets, wilds, action cards)."""
+        return self.n_assets + self.n_wilds + self.n_action_cards
+
+    @cached_property
+    def pay_two_pairs(self) -> tuple[tuple[int, int], ...]:
+        """The Q pay-two pairs ``(k1, k2)``, ``k1 <= k2``, each 0 (a matching asset) or 1 + wild index."""
+        w = 1 + self.n_wilds
+        return tuple((a, b) for a in range(w) for b in range(a, w))
 
     @cached_property
     def block_sizes(self) -> dict[str, int]:
@@ -87,6 +137,12 @@ class ActionSpace:
             "discard": self.n_types,
             "respond": w,
             "give_up": 1,
+            "end_turn": int(self.two_actions),
+            "improve": int(self.improve_on),
+            "swap": (self.max_players - 1) if self.swap_on else 0,
+            "move": 2 * self.max_players if self.move_on else 0,
+            "deep_challenge": (self.max_players - 1) * (len(self.pay_two_pairs) + 1) if self.deep_on else 0,
+            "respond_two": len(self.pay_two_pairs) if self.pay_two_on else 0,
         }
 
     @cached_property
@@ -133,6 +189,75 @@ class ActionSpace:
         """Id of giving up a challenge."""
         return self.start["give_up"]
 
+    def _need(self, kind: str) -> None:
+        if not self.block_sizes[kind]:
+            raise ValueError(f"action kind {kind!r} is not enabled by these rules")
+
+    @property
+    def end_turn(self) -> int:
+        """Id of stopping after the first of two actions (R-ADV-TWO).
+
+        Raises:
+            ValueError: the rules play one action a turn.
+        """
+        self._need("end_turn")
+        return self.start["end_turn"]
+
+    @property
+    def improve(self) -> int:
+        """Id of R-ADV-IMPROVE (a matching asset onto the own top set).
+
+        Raises:
+            ValueError: the rules do not enable it.
+        """
+        self._need("improve")
+        return self.start["improve"]
+
+    def swap(self, offset: int) -> int:
+        """Id of R-ADV-SWAP with the seat ``offset`` (1..M-1) places to the left.
+
+        Raises:
+            ValueError: no Swap card in these rules.
+        """
+        self._need("swap")
+        return self.start["swap"] + offset - 1
+
+    def move(self, offset: int, direction: str) -> int:
+        """Id of R-ADV-MOVE on the seat ``offset`` (0..M-1, 0 = self) places left, ``direction`` in
+        :data:`MOVE_DIRECTIONS`.
+
+        Raises:
+            ValueError: no Move card in these rules, or an unknown direction.
+        """
+        self._need("move")
+        return self.start["move"] + 2 * offset + MOVE_DIRECTIONS.index(direction)
+
+    def pay_two_index(self, first: int, second: int) -> int:
+        """Index q of the pay-two pair of cards ``first``, ``second`` (each -1 = a matching asset, else a wild id)."""
+        a, b = sorted((self._partner_index(first), self._partner_index(second)))
+        return self.pay_two_pairs.index((a, b))
+
+    def deep_challenge(self, offset: int, first: int, second: int = -2) -> int:
+        """Id of R-ADV-DEEP against the seat ``offset`` places left, opening with ``first`` and ``second``
+        (-1 = a matching asset, else a wild id) or, with ``second=-2``, the Penny Jar ``first`` alone.
+
+        Raises:
+            ValueError: the rules do not enable deep challenges.
+        """
+        self._need("deep_challenge")
+        q = len(self.pay_two_pairs) if second == -2 else self.pay_two_index(first, second)
+        return self.start["deep_challenge"] + (offset - 1) * (len(self.pay_two_pairs) + 1) + q
+
+    def respond_two(self, first: int, second: int) -> int:
+        """Id of a two-card challenge play (R-ADV-PENNY, R-ADV-DEEP): ``first`` and ``second``
+        (-1 = a matching asset, else a wild id).
+
+        Raises:
+            ValueError: the rules have no two-card plays.
+        """
+        self._need("respond_two")
+        return self.start["respond_two"] + self.pay_two_index(first, second)
+
     # -- decoding --------------------------------------------------------------
     def decode(self, action: int) -> Action:
         """The :class:`Action` of an id.
@@ -160,6 +285,20 @@ class ActionSpace:
             return Action(kind, partner=partner(i % w), offset=i // w + 1)
         if kind == "respond":
             return Action(kind, partner=partner(i))
+        if kind == "swap":
+            return Action(kind, offset=i + 1)
+        if kind == "move":
+            return Action(kind, offset=i // 2, direction=MOVE_DIRECTIONS[i % 2])
+        if kind == "deep_challenge":
+            q_all = len(self.pay_two_pairs) + 1
+            off, q = i // q_all + 1, i % q_all
+            if q == q_all - 1:
+                return Action(kind, partner=self.penny, offset=off)
+            k1, k2 = self.pay_two_pairs[q]
+            return Action(kind, partner=partner(k1), offset=off, second=partner(k2))
+        if kind == "respond_two":
+            k1, k2 = self.pay_two_pairs[i]
+            return Action(kind, partner=partner(k1), second=partner(k2))
         return Action(kind)
 
     def name(self, action: int) -> str:
@@ -175,7 +314,15 @@ class ActionSpace:
             return f"challenge:+{d.offset}:{p}"
         if d.kind == "respond":
             return f"respond:{p}"
-        return "give_up"
+        if d.kind == "swap":
+            return f"swap:+{d.offset}"
+        if d.kind == "move":
+            return f"move:+{d.offset}:{d.direction}"
+        if d.kind in ("deep_challenge", "respond_two"):
+            pay = (nm[d.partner] if d.partner >= 0 else "Penny Jar") if d.second == -2 else \
+                p + "+" + ("match" if d.second < 0 else nm[d.second])
+            return f"deep_challenge:+{d.offset}:{pay}" if d.kind == "deep_challenge" else f"respond_two:{pay}"
+        return d.kind
 
     def names(self) -> list[str]:
         """Names of all ids, index = id."""

@@ -45,6 +45,8 @@ class ChallengeView:
 
     challenger, defender, to_act: seats. asset: contested asset type.
     cards: cards shown so far, in order. players: who showed each.
+    depth: 0 the defender's top set is contested, 1 the set second from the top (R-ADV-DEEP).
+    owed: cards ``to_act`` must play: 1, or 2 (two cards or a Penny Jar; R-ADV-PENNY, R-ADV-DEEP).
     """
 
     challenger: int
@@ -53,6 +55,8 @@ class ChallengeView:
     cards: tuple[int, ...]
     players: tuple[int, ...]
     to_act: int
+    depth: int = 0
+    owed: int = 1
 
 
 @dataclass(frozen=True)
@@ -73,11 +77,14 @@ class Observation:
         phase: ``turn`` or ``challenge``.
         challenge: a :class:`ChallengeView` or None.
         unseen: (T,) int16 cards the observer has not seen: the cards in play
-            minus its hand, the discard pile, the challenge cards and every
-            stack card it knows (hidden set cards are among them).
+            minus its hand, the discard pile, the removed cards, the challenge
+            cards and every stack card it knows (hidden set cards are among them).
         gave_up: (P, T) bool, public: the seat gave up a challenge over that
             asset type and has drawn no card since (§10's public history).
         legal_action_mask: (A,) bool.
+        removed: card ids that left the game this round (public; §6).
+        actions_left: actions the player to move may still take this turn (R-ADV-TWO).
+        no_challenge: the seat the player to move may not challenge again this turn, else -1 (R-ADV-TWO).
     """
 
     seat: int
@@ -98,6 +105,9 @@ class Observation:
     unseen: np.ndarray
     gave_up: np.ndarray
     legal_action_mask: np.ndarray
+    removed: tuple[int, ...] = ()
+    actions_left: int = 1
+    no_challenge: int = -1
 
     @property
     def top_discard(self) -> int:
@@ -114,7 +124,7 @@ def _set_value_bounds(rules: RuleSet) -> tuple[tuple[int, ...], tuple[int, ...],
     """Per card type: face value; per asset: lowest and highest value a hidden card can have."""
     deck = rules.deck
     values = tuple(int(v) for v in deck.values)
-    wilds = values[deck.n_assets :]
+    wilds = values[deck.n_assets : deck.n_assets + deck.n_wilds]
     lo = tuple(min((v,) + wilds) for v in values[: deck.n_assets])
     hi = tuple(max((v,) + wilds) for v in values[: deck.n_assets])
     return values, lo, hi
@@ -162,12 +172,15 @@ def observe(state: GameState, seat: int) -> Observation:
         stacks.append(tuple(views))
     for c in state.discard_pile:
         seen[c] += 1
+    for c in state.removed:
+        seen[c] += 1
     ch = None
     if state.challenge is not None:
         c = state.challenge
         for card in c.cards:
             seen[card] += 1
-        ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act)
+        ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act,
+                           c.depth, c.owed)
     hand = np.array(state.hands[seat], dtype=np.int16)
     unseen = (state.deck_counts - hand - np.array(seen, dtype=np.int64)).astype(np.int16)
     space = action_space(state.rules)
@@ -191,4 +204,7 @@ def observe(state: GameState, seat: int) -> Observation:
         unseen=unseen,
         gave_up=_gave_up_array(state),
         legal_action_mask=mask,
+        removed=tuple(state.removed),
+        actions_left=state.actions_left,
+        no_challenge=state.no_challenge,
     )

@@ -221,7 +221,7 @@ MALFORMED = [
     ("hands_type", [(("hands",), "Jewels")], r"^hands: expected a list; got str$"),
     ("hands_length", [(("hands",), [[JEWELS]])], r"^hands: has 1 entries; expected 3 \(one per seat\)$"),
     ("unknown_preset", [(("rules", "preset"), "clasic")],
-     r"^rules.preset: unknown rule preset 'clasic'; choose one of: classic, guide, basic$"),
+     r"^rules.preset: unknown rule preset 'clasic'; choose one of: classic, guide, basic, advanced$"),
     ("unknown_option", [(("rules", "options"), {"colour": "red"})],
      r"^rules.options.colour: unknown rule option 'colour'; choose from: deck, "),
     ("bad_option_value", [(("rules", "options"), {"tie_break": "coin"})],

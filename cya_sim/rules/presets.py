@@ -7,8 +7,8 @@ from typing import Any
 from cya_sim.rules.ruleset import RulesError, RuleSet, option_names
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
 
-#: Presets of the classic game family that are built. ``advanced``, ``two_player_draft``,
-#: ``three_player_draft`` (§6–7) are planned; ``theft`` (§9) is another game family (below).
+#: Presets of the classic game family that are built. ``two_player_draft``, ``three_player_draft``
+#: (§7) are planned; ``theft`` (§9) is another game family (below).
 PRESETS: dict[str, RuleSet] = {
     # seed 001: 4 cards, 5 for two players; the loser of a challenge draws first.
     "classic": RuleSet(name="classic"),
@@ -25,9 +25,22 @@ PRESETS: dict[str, RuleSet] = {
         hand_size=5,
         challenge_draw_order="mover_first",
     ),
+    # seed 000's advanced rules (§6): hand size 6, two actions a turn, improve and deep challenges,
+    # 2 Swap, 2 Move and 2 Penny Jars (R-DECK-ACTION: the later edition's card list; Penny Jar $1,000).
+    "advanced": RuleSet(
+        name="advanced",
+        max_players=6,
+        hand_size=6,
+        challenge_draw_order="mover_first",
+        actions_per_turn=2,
+        action_card_counts=(2, 2, 2),
+        penny_jar_value=1_000,
+        deep_challenge_costs="two_for_one",
+        advanced_actions=True,
+    ),
 }
 
-PLANNED_PRESETS = ("advanced", "two_player_draft", "three_player_draft")
+PLANNED_PRESETS = ("two_player_draft", "three_player_draft")
 
 #: Presets of other game families, each a rule set of its own type: the theft game (§9,
 #: :class:`cya_sim.theft.rules.TheftRuleSet`).

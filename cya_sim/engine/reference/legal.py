@@ -7,6 +7,7 @@ from functools import lru_cache
 import numpy as np
 
 from cya_sim.actions import ActionSpace
+from cya_sim.engine.reference import advanced
 from cya_sim.rules import RuleSet
 from cya_sim.state import GameState
 
@@ -24,6 +25,7 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     R-CH-ALLOWED holds) and R-DISCARD of any hand card. Challenge phase
     (R-CH-EXCHANGE): play a matching asset or a wild, or give up. Two wilds
     never form a set (R-NO-WILD-PAIR). All False once the game is over.
+    The §6 actions (R-ADV-*) are added by :mod:`.advanced`.
     """
     sp = action_space(state.rules)
     mask = np.zeros(sp.size, dtype=bool)
@@ -34,6 +36,9 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     n_a, n_t = sp.n_assets, sp.n_types
     width = 1 + sp.n_wilds  # a matching asset, then each wild
     held_wilds = [k for k in range(1, width) if hand[n_a + k - 1] > 0]
+    if state.challenge is not None and state.challenge.owed == 2:  # R-ADV-PENNY, R-ADV-DEEP
+        advanced.challenge_mask_two(state, mask, sp)
+        return mask
     if state.challenge is not None:  # R-CH-EXCHANGE
         base = sp.start["respond"]
         mask[base] = hand[state.challenge.asset] > 0
@@ -50,7 +55,7 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     if state.discard_pile:  # R-PAIR-DISCARD
         base = sp.start["pair_discard"]
         top = state.discard_pile[-1]
-        for c in range(n_t):
+        for c in range(sp.n_assets + sp.n_wilds):  # action cards never form a set
             if hand[c] == 0:
                 continue
             top_is_wild, c_is_wild = top >= n_a, c >= n_a
@@ -70,6 +75,8 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     base = sp.start["discard"]  # R-DISCARD
     for c in range(n_t):
         mask[base + c] = hand[c] > 0
+    if sp.size > sp.start["end_turn"]:  # some §6 block is enabled
+        advanced.turn_mask(state, mask, sp)
     return mask
 
 
