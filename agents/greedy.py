@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.heuristic import HeuristicAgent
 from cya_sim.observation import Observation
 
 
@@ -29,8 +30,16 @@ class GreedyAgent:
     name = "greedy"
 
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
-        """The greedy action id for this observation."""
+        """The greedy action id for this observation.
+
+        Under the advanced rules (RULES.md §6) ``greedy`` is ``heuristic`` with its
+        default switches (the same decisions as the rules above) inside the §6
+        layer of :mod:`agents.advanced` (Swap, Move, improve, deep challenges,
+        two-card answers, ``end_turn`` instead of a second-action discard).
+        """
         sp = obs.action_space
+        if sp.size > sp.start["end_turn"]:
+            return _ADVANCED_GREEDY.act(obs, rng)
         mask = obs.legal_action_mask
         values = obs.rules.deck.values
         wilds = sorted(range(sp.n_assets, sp.n_types), key=lambda w: (values[w], w))
@@ -69,3 +78,7 @@ class GreedyAgent:
             if obs.hand[c] > 0:
                 return sp.discard(c)
         raise AssertionError("greedy: no legal action")  # the engine never asks an empty hand
+
+
+#: ``greedy`` under the advanced rules: the heuristic's defaults are greedy's rules (agents/heuristic.py).
+_ADVANCED_GREEDY = HeuristicAgent()
