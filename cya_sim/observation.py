@@ -85,6 +85,8 @@ class Observation:
         removed: card ids that left the game this round (public; §6).
         actions_left: actions the player to move may still take this turn (R-ADV-TWO).
         no_challenge: the seat the player to move may not challenge again this turn, else -1 (R-ADV-TWO).
+        turn_defenders: seats challenged this turn, in order (public; they draw after the mover, R-ADV-TWO).
+        played_this_turn: (P,) bool, public: the seats that played a card this turn (R-REFILL).
     """
 
     seat: int
@@ -108,6 +110,8 @@ class Observation:
     removed: tuple[int, ...] = ()
     actions_left: int = 1
     no_challenge: int = -1
+    turn_defenders: tuple[int, ...] = ()
+    played_this_turn: tuple[bool, ...] = ()
 
     @property
     def top_discard(self) -> int:
@@ -207,4 +211,6 @@ def observe(state: GameState, seat: int) -> Observation:
         removed=tuple(state.removed),
         actions_left=state.actions_left,
         no_challenge=state.no_challenge,
+        turn_defenders=tuple(state.turn_defenders),
+        played_this_turn=tuple(bool(x) for x in state.played_this_turn),
     )

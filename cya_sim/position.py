@@ -520,8 +520,9 @@ def state_from_dict(d: Any) -> GameState:
         "stacks": np.bincount(np.array([c for st in stacks for s in st for c in s.cards], dtype=np.int64),
                               minlength=t),
         "challenge": np.bincount(np.array(challenge.cards if challenge else [], dtype=np.int64), minlength=t),
-        "removed": np.bincount(np.array(removed, dtype=np.int64), minlength=t),
     }
+    if deck.n_types > deck.n_assets + deck.n_wilds:  # action cards (RULES.md §6)
+        where["removed"] = np.bincount(np.array(removed, dtype=np.int64), minlength=t)
     total = sum(where.values())
     for c in range(t):
         if total[c] != deck_counts[c]:
@@ -586,8 +587,9 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
                     "(R-CH-ALLOWED)")
     depth = _int(d.get("depth", 0), "challenge.depth", 0, 1 if rules.advanced_actions else 0)
     if len(stacks[defender]) < 2 + depth:
+        need = "two (R-CH-ALLOWED)" if depth == 0 else "three for a deep challenge (R-ADV-DEEP)"
         raise _fail("challenge.defender", f"seat {defender} has {len(stacks[defender])} set(s); a challenge needs a "
-                    f"target with at least {2 + depth} (R-CH-ALLOWED, R-ADV-DEEP)")
+                    f"target with at least {need}")
     asset = stacks[defender][-1 - depth].asset
     if "asset" in d:
         a = _card(d["asset"], "challenge.asset", names)
@@ -610,8 +612,11 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
             want, run = s, 0
         run += 1
         if s != want or run > (2 if pay_two else 1):
+            if not pay_two:
+                want = challenger if i % 2 == 0 else defender
+            how = "one or two cards a play (R-ADV-PENNY, R-ADV-DEEP)" if pay_two else f"so it must be seat {want}"
             raise _fail(f"challenge.players[{i}]", f"is seat {s}; the two sides alternate starting with the "
-                        "challenger, one card a play (two with R-ADV-PENNY / R-ADV-DEEP) (R-CH-EXCHANGE)")
+                        f"challenger, {how} (R-CH-EXCHANGE)")
     expected = defender if players[-1] == challenger else challenger
     to_act = _seat(d.get("to_act", expected), "challenge.to_act", p)
     if to_act != expected:
