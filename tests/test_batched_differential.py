@@ -15,8 +15,8 @@ The slow test (``pytest -m slow``) plays 1,000,000 games on the batched engine; 
 for what is compared.
 
 The advanced rules (``advanced``, RULES.md §6) have their own cases: the reference engine plays
-them at about 15 games a second, so the default run compares ``CYA_DIFF_ADV_GAMES`` games (default
-1,000, about a minute of CPU) instead of 20,000; ``-m slow`` compares 20,000 game by game and plays
+them at about 10 games a second, so the default run compares ``CYA_DIFF_ADV_GAMES`` games (default
+500, about a minute of CPU) instead of 20,000; ``-m slow`` compares 20,000 game by game and plays
 1,000,000 on the batched engine (batch-size independence, one in 250 also on the reference).
 """
 
@@ -44,7 +44,7 @@ PER_CASE = math.ceil(TOTAL_GAMES / (len(PRESETS) * len(SIZES) * CHUNKS))
 AGENTS = ["random", "greedy"]
 KEY = root_key(20260301)
 LOG_CAP = 20000
-ADV_GAMES = int(os.environ.get("CYA_DIFF_ADV_GAMES", "1000"))
+ADV_GAMES = int(os.environ.get("CYA_DIFF_ADV_GAMES", "500"))
 ADV_PER_CASE = math.ceil(ADV_GAMES / (len(SIZES) * CHUNKS))
 
 
@@ -134,8 +134,8 @@ def test_differential_advanced_options(options):
     identical games in both engines."""
     rules = get_rules("advanced", **options)
     for p in (2, 4, 6):
-        gi = np.arange(30, dtype=np.int64) + 7000 * p
-        compare_games(rules, p, gi, seatings(30, p, p), batch_size=8)
+        gi = np.arange(15, dtype=np.int64) + 7000 * p
+        compare_games(rules, p, gi, seatings(15, p, p), batch_size=8)
 
 
 @pytest.mark.slow
