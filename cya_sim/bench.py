@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games of card_counter x4 and of the plug-in example x4 (default 40000; 0 skips)")
     parser.add_argument("--no-search", action="store_true", help="skip the ISMCTS speed measurement")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--rules", default="classic",
+                        help="preset of the batched-engine measurement (default classic); another preset is "
+                             "measured side by side with classic (keys rules_vs_classic_*), e.g. advanced")
     parser.add_argument("--mcts", action="store_true",
                         help="measure the ISMCTS/PIMC search instead (issue 6; cya_sim.search.bench)")
     parser.add_argument("--mcts-iterations", type=int, default=20_000,
@@ -225,10 +228,10 @@ def measure(args: argparse.Namespace) -> dict:
     from cya_sim.rng import root_key
     from cya_sim.rules import get_rules
 
-    rules = get_rules("classic")
+    rules = get_rules(getattr(args, "rules", "classic"))
     key = root_key(args.seed)
     notes = []
-    out: dict = {"rules": "classic", "players": 4, "agents": "greedy x4", "target_score": rules.target_score}
+    out: dict = {"rules": rules.name, "players": 4, "agents": "greedy x4", "target_score": rules.target_score}
     out["compile_s"], out["compile_cpu_s"] = (None, None) if args.no_compile else cold_compile_seconds()
     _, out["cache_load_s"], _ = _timed(lambda: batched(rules, ["greedy"], _seats(1), key, np.arange(1)))
 
@@ -238,6 +241,14 @@ def measure(args: argparse.Namespace) -> dict:
     out.update(engine_games=g, engine_cpu_s=cpu, engine_wall_s=wall, engine_games_per_s=g / cpu,
                engine_games_per_wall_s=g / wall, decisions_per_s=float(table.decisions.sum()) / cpu,
                decisions_per_game=float(table.decisions.mean()), rounds_per_game=float(table.rounds.mean()))
+
+    if rules.name != "classic":  # the same measurement on classic, side by side (same run, same machine load)
+        classic = get_rules("classic")
+        ctable, ccpu, _ = _timed(lambda: batched(classic, ["greedy"], _seats(g), key, np.arange(g, dtype=np.int64),
+                                                 batch_size=args.batch_size))
+        out.update(classic_games_per_s=g / ccpu, classic_decisions_per_s=float(ctable.decisions.sum()) / ccpu,
+                   rules_vs_classic_games=(g / cpu) / (g / ccpu),
+                   rules_vs_classic_decisions=out["decisions_per_s"] / (float(ctable.decisions.sum()) / ccpu))
 
     r = args.reference_games
     rtable, rcpu, _ = _timed(lambda: reference(rules, ["greedy"], _seats(r), key, np.arange(r, dtype=np.int64)))
@@ -311,9 +322,13 @@ def run(args: argparse.Namespace) -> int:
     def f(v, fmt="{:,.0f}"):
         return "n/a" if v is None else fmt.format(v)
 
-    print("cya-sim bench: classic, 4 players, greedy in every seat, games to $1,000,000")
+    print(f"cya-sim bench: {res['rules']}, 4 players, greedy in every seat, games to $1,000,000")
     print(f"  batched engine    {f(res['engine_games_per_s'])} games/s per core "
           f"({f(res['decisions_per_s'])} decisions/s; {res['engine_games']:,} games)")
+    if "rules_vs_classic_games" in res:
+        print(f"  vs classic        {f(res['classic_games_per_s'])} classic games/s: "
+              f"{res['rules_vs_classic_games']:.2f}x the games/s, {res['rules_vs_classic_decisions']:.2f}x the "
+              "decisions/s")
     print(f"  reference engine  {f(res['reference_games_per_s'], '{:,.1f}')} games/s per core "
           f"({res['reference_games']:,} games)")
     print(f"  ceiling.py        {f(res['ceiling_games_per_s'])} games/s per core")
