@@ -82,7 +82,7 @@ class Observation:
         gave_up: (P, T) bool, public: the seat gave up a challenge over that
             asset type and has drawn no card since (§10's public history).
         legal_action_mask: (A,) bool.
-        removed: card ids that left the game this round (public; §6).
+        removed: card ids that left the game this round, in card-type order (public; §6).
         actions_left: actions the player to move may still take this turn (R-ADV-TWO).
         no_challenge: the seat the player to move may not challenge again this turn, else -1 (R-ADV-TWO).
         turn_defenders: seats challenged this turn, in order (public; they draw after the mover, R-ADV-TWO).
@@ -208,7 +208,7 @@ def observe(state: GameState, seat: int) -> Observation:
         unseen=unseen,
         gave_up=_gave_up_array(state),
         legal_action_mask=mask,
-        removed=tuple(state.removed),
+        removed=tuple(sorted(state.removed)),
         actions_left=state.actions_left,
         no_challenge=state.no_challenge,
         turn_defenders=tuple(state.turn_defenders),

@@ -54,6 +54,7 @@ from cya_sim.engine.compiled.layout import (
     C_CH,
     C_DI,
     C_GU,
+    C_M,
     C_NA,
     C_P,
     C_PD,
@@ -108,7 +109,7 @@ def contested_slot(K, G, defender):
 
 
 # -- legality ---------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def pre_legal(K, G, a):
     """Legality of ``a`` under the §6 rules: 0 illegal, 1 legal, 2 ask the classic check (``rules.is_legal``).
 
@@ -198,12 +199,14 @@ def pay_two_legal(K, G, out):
 @njit(**_JIT)
 def extend_legal(K, G, out, n):
     """Turn phase: drop the challenges R-ADV-TWO forbids from the classic list ``out[:n]`` and append the legal
-    ids of the §6 blocks (:func:`pre_legal`); returns the new count (ids stay ascending)."""
+    ids of the §6 blocks (the same answers as :func:`pre_legal`, block by block); returns the new count (ids stay
+    ascending)."""
     cfg = K.cfg
+    L = K.lay
+    p = cfg[C_P]
+    seat = G[G_TO_ACT]
     no = G[G_ADV_NO_CH]
     if no:
-        p = cfg[C_P]
-        seat = G[G_TO_ACT]
         j = 0
         for i in range(n):
             a = out[i]
@@ -212,10 +215,42 @@ def extend_legal(K, G, out, n):
             out[j] = a
             j += 1
         n = j
-    for a in range(cfg[C_ADV_ET], cfg[C_ADV_R2]):
-        if pre_legal(K, G, a) == 1:
-            out[n] = a
-            n += 1
+    h0 = L[B_HANDS] + seat * cfg[C_T]
+    own = G[L[B_SLEN] + seat]
+    if cfg[C_ADV_IM] > cfg[C_ADV_ET] and G[G_ADV_LEFT] < cfg[C_ADV_TWO]:  # end_turn
+        out[n] = cfg[C_ADV_ET]
+        n += 1
+    if cfg[C_ADV_SW] > cfg[C_ADV_IM] and own >= 1 and G[h0 + G[L[B_SASSET] + G[L[B_STOP] + seat]]] > 0:  # improve
+        out[n] = cfg[C_ADV_IM]
+        n += 1
+    if cfg[C_ADV_MV] > cfg[C_ADV_SW] and own >= 1 and G[h0 + cfg[C_ADV_SWAP]] > 0:  # swap
+        for off in range(1, p):
+            if G[L[B_SLEN] + (seat + off) % p] >= 1:
+                out[n] = cfg[C_ADV_SW] + off - 1
+                n += 1
+    if cfg[C_ADV_DC] > cfg[C_ADV_MV] and G[h0 + cfg[C_ADV_MOVE]] > 0:  # move
+        for off in range(p):
+            if G[L[B_SLEN] + (seat + off) % p] >= 2:
+                out[n] = cfg[C_ADV_MV] + 2 * off
+                out[n + 1] = cfg[C_ADV_MV] + 2 * off + 1
+                n += 2
+    if cfg[C_ADV_R2] > cfg[C_ADV_DC] and own >= 1:  # deep challenge
+        per = (cfg[C_ADV_R2] - cfg[C_ADV_DC]) // (cfg[C_M] - 1)
+        pen = cfg[C_ADV_PENNY]
+        for off in range(1, p):
+            tg = (seat + off) % p
+            if G[L[B_SLEN] + tg] < 3 or no == tg + 1:
+                continue
+            asset = G[L[B_SASSET] + G[L[B_SBELOW] + G[L[B_STOP] + tg]]]
+            row = cfg[C_ADV_DC] + (off - 1) * per
+            for q in range(per - 1):
+                lo = K.act_lo[row + q]
+                if _holds_pair(K, G, h0, asset, lo // 64, lo % 64):
+                    out[n] = row + q
+                    n += 1
+            if pen >= 0 and G[h0 + pen] > 0:
+                out[n] = row + per - 1
+                n += 1
     return n
 
 
