@@ -184,6 +184,10 @@ def view_row(K, G, seat, sc):
             seats[s, S_TOP_HIDDEN] = 0
             seats[s, S_TOP_SIZE] = 0
             seats[s, S_TOP_KNOWN_VALUE] = 0
+            if cfg[C_ADV_ON]:
+                seats[s, S_SECOND_ASSET] = -1
+                seats[s, S_SECOND_VALUE_SEEN] = 0
+                seats[s, S_BOTTOM_VALUE_SEEN] = 0
             continue
         asset = G[L[B_SASSET] + top]
         known = G[L[B_SVALUE] + top]

@@ -73,14 +73,15 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     sp = obs.action_space
     ids = obs.rules.advanced_ids
     hdr[H_NACT] = ids.n_action_cards
-    hdr[H_ADV] = int(sp.size > sp.start["end_turn"])
-    hdr[H_OWED] = obs.challenge.owed if obs.challenge is not None else 0
-    hdr[H_LEFT], hdr[H_APT] = obs.actions_left, obs.rules.actions_per_turn
-    hdr[H_SWAP], hdr[H_MOVE], hdr[H_PENNY] = ids.swap, ids.move, ids.penny
-    for h, kind in ((H_ET, "end_turn"), (H_IM, "improve"), (H_SW, "swap"), (H_MV, "move"),
-                    (H_DC, "deep_challenge"), (H_R2, "respond_two")):
-        hdr[h] = sp.start[kind]
-    hdr[H_END], hdr[H_Q] = sp.size, len(sp.pay_two_pairs)
+    if sp.size > sp.start["end_turn"]:  # the §6 header (all 0 without the advanced rules)
+        hdr[H_ADV] = 1
+        hdr[H_OWED] = obs.challenge.owed if obs.challenge is not None else 0
+        hdr[H_LEFT], hdr[H_APT] = obs.actions_left, obs.rules.actions_per_turn
+        hdr[H_SWAP], hdr[H_MOVE], hdr[H_PENNY] = ids.swap, ids.move, ids.penny
+        for h, kind in ((H_ET, "end_turn"), (H_IM, "improve"), (H_SW, "swap"), (H_MV, "move"),
+                        (H_DC, "deep_challenge"), (H_R2, "respond_two")):
+            hdr[h] = sp.start[kind]
+        hdr[H_END], hdr[H_Q] = sp.size, len(sp.pay_two_pairs)
     if obs.challenge is not None:
         ch = obs.challenge
         hdr[H_CH_ACTIVE], hdr[H_CH_ASSET] = 1, ch.asset
@@ -95,12 +96,11 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
         stack = obs.stacks[s]
         seats[s, S_STACK_LEN] = len(stack)
         seats[s, S_TOP_ASSET] = -1
-        seats[s, S_SECOND_ASSET] = -1
-        if len(stack) >= 2:
-            seats[s, S_SECOND_ASSET] = stack[-2].asset
-            seats[s, S_SECOND_VALUE_SEEN] = stack[-2].value_seen
+        if hdr[H_ADV]:  # the §6 columns (0 without the advanced rules, as in the compiled view)
+            seats[s, S_SECOND_ASSET] = stack[-2].asset if len(stack) >= 2 else -1
+            seats[s, S_SECOND_VALUE_SEEN] = stack[-2].value_seen if len(stack) >= 2 else 0
+            seats[s, S_BOTTOM_VALUE_SEEN] = stack[0].value_seen if stack else 0
         if stack:
-            seats[s, S_BOTTOM_VALUE_SEEN] = stack[0].value_seen
             top = stack[-1]
             seats[s, S_TOP_ASSET] = top.asset
             seats[s, S_TOP_VALUE_SEEN] = top.value_seen

@@ -249,6 +249,14 @@ def measure(args: argparse.Namespace) -> dict:
         out.update(classic_games_per_s=g / ccpu, classic_decisions_per_s=float(ctable.decisions.sum()) / ccpu,
                    rules_vs_classic_games=(g / cpu) / (g / ccpu),
                    rules_vs_classic_decisions=out["decisions_per_s"] / (float(ctable.decisions.sum()) / ccpu))
+        # random x4: the engine's own cost (legal lists and rules), without greedy's decision cost
+        rg = max(1, g // 4)
+        for label, rs in (("random_x4", rules), ("classic_random_x4", classic)):
+            batched(rs, ["random"], _seats(2), key, np.arange(2))
+            _, rcpu_, _ = _timed(lambda rs=rs: batched(rs, ["random"], _seats(rg), key, np.arange(rg, dtype=np.int64),
+                                                        batch_size=args.batch_size))
+            out[f"{label}_games_per_s"] = rg / rcpu_
+        out["rules_vs_classic_random_x4"] = out["random_x4_games_per_s"] / out["classic_random_x4_games_per_s"]
 
     r = args.reference_games
     rtable, rcpu, _ = _timed(lambda: reference(rules, ["greedy"], _seats(r), key, np.arange(r, dtype=np.int64)))
@@ -328,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
     if "rules_vs_classic_games" in res:
         print(f"  vs classic        {f(res['classic_games_per_s'])} classic games/s: "
               f"{res['rules_vs_classic_games']:.2f}x the games/s, {res['rules_vs_classic_decisions']:.2f}x the "
-              "decisions/s")
+              f"decisions/s; random x4 {res['rules_vs_classic_random_x4']:.2f}x classic's")
     print(f"  reference engine  {f(res['reference_games_per_s'], '{:,.1f}')} games/s per core "
           f"({res['reference_games']:,} games)")
     print(f"  ceiling.py        {f(res['ceiling_games_per_s'])} games/s per core")
