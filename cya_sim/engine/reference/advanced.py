@@ -30,6 +30,15 @@ Readings the rules leave open (RULES.md is silent; the simulator's choices):
 * At the end of a two-action turn the mover draws first, then each player it
   challenged, in the order challenged (R-REFILL ``mover_first``; the rule set
   refuses ``loser_first`` with two actions a turn).
+* ``end_turn`` is offered only once the first action is complete; a mover whose
+  hand is empty after its first action (and who drew nothing) ends its turn.
+* A Penny Jar alone opens a deep challenge (R-ADV-DEEP lists it), and the
+  defender then answers with one card: R-ADV-DEEP's "the defender needs only
+  one card" is read as overriding R-ADV-PENNY there.
+* A pay-two pair may hold a Penny Jar (two wilds) although a Penny Jar alone
+  already pays two.
+* Swap and Move cards that leave the game are public (the ``removed`` pile of
+  the observation); a Swap or Move drawn into a hand is hidden like any card.
 """
 
 from __future__ import annotations
