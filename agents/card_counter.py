@@ -36,9 +36,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.advanced import advanced_first, advanced_last
 from agents.heuristic import _answer, _best_pair, _challenge_allowed, _cheapest_discard, _opening
 from agents.probability import expected_hidden_value, p_at_most
 from agents.view import (
+    H_ADV,
     H_CH_ACTIVE,
     H_CH_ASSET,
     H_CH_CHALLENGER,
@@ -192,4 +194,9 @@ class CardCounterAgent:
         """The card-counting action id for this observation."""
         hdr, hand, values, unseen, seats, mask = build_view(obs)
         gave_up = np.asarray(obs.gave_up, bool)
+        if hdr[H_ADV]:  # the advanced rules (RULES.md §6): agents/advanced.py
+            a = advanced_first(hdr, hand, values, seats, mask)
+            if a < 0:
+                a = card_counter_decide(self._params, hdr, hand, values, unseen, seats, gave_up, mask)
+            return int(advanced_last(hdr, hand, values, mask, a))
         return int(card_counter_decide(self._params, hdr, hand, values, unseen, seats, gave_up, mask))

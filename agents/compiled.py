@@ -39,7 +39,14 @@ import numpy as np
 from numba import njit
 
 from agents.compiled_draft import best_take, open_if_able
-from agents.compiled_strategy import STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC, STRATEGY_ORACLE, strategy_act
+from agents.compiled_strategy import (
+    STRATEGY_CARD_COUNTER,
+    STRATEGY_HEURISTIC,
+    STRATEGY_ORACLE,
+    heuristic_act,
+    strategy_act,
+)
+from agents.heuristic import HeuristicConfig
 from agents.view import N_HDR, N_SEATCOL
 from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
@@ -49,6 +56,7 @@ from cya_sim.engine.compiled.layout import (
     B_SLEN,
     B_STOP,
     C_A,
+    C_ADV_ON,
     C_CH,
     C_DI,
     C_DRAFT,
@@ -67,6 +75,9 @@ from cya_sim.engine.compiled.layout import (
 )
 from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.engine.compiled.rules import legal_list, seat_add, value_seen
+
+#: ``greedy``'s parameters as ``heuristic`` switches (its defaults), used under the advanced rules.
+_GREEDY_AS_HEURISTIC = HeuristicConfig().to_array()
 
 #: Width of a compiled agent's parameter row (``agents.registry.compiled_params``).
 N_AGENT_PARAMS = 16
@@ -129,6 +140,8 @@ def greedy_act(K, G, seat, params, rng, sc):
     held (lowest id among equals).
     """
     cfg = K.cfg
+    if cfg[C_ADV_ON]:  # the advanced rules (RULES.md §6): heuristic's defaults in the §6 layer, as GreedyAgent
+        return heuristic_act(K, G, seat, _GREEDY_AS_HEURISTIC, rng, sc)
     L = K.lay
     values = K.values
     na = cfg[C_NA]

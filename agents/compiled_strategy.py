@@ -15,29 +15,49 @@ from __future__ import annotations
 
 from numba import njit
 
+from agents.advanced import advanced_first, advanced_last
 from agents.card_counter import card_counter_decide
 from agents.heuristic import heuristic_decide
 from agents.oracle import oracle_decide
 from agents.view import (
+    H_ADV,
+    H_APT,
     H_CH_ACTIVE,
     H_CH_ASSET,
     H_CH_CHALLENGER,
     H_CH_DEFENDER,
     H_CH_LEN,
     H_CH_POT_VALUE,
+    H_DC,
     H_DRAFT,
     H_DRAFT_MOVER,
     H_DRAFT_OFFER,
     H_DRAFT_TOPS,
     H_DRAW,
+    H_END,
+    H_ET,
+    H_IM,
+    H_LEFT,
     H_M,
+    H_MOVE,
+    H_MV,
     H_NA,
+    H_NACT,
     H_NW,
+    H_OWED,
     H_P,
+    H_PENNY,
+    H_Q,
+    H_R2,
     H_ROUND,
     H_SEAT,
+    H_SW,
+    H_SWAP,
     H_TOP_DISCARD,
+    S_BOTTOM_VALUE_SEEN,
     S_HAND_SIZE,
+    S_SECOND_ASSET,
+    S_SECOND_VALUE_SEEN,
     S_STACK_LEN,
     S_TOP_ASSET,
     S_TOP_HIDDEN,
@@ -54,12 +74,27 @@ from cya_sim.engine.compiled.layout import (
     B_HANDS,
     B_HCOUNT,
     B_SASSET,
+    B_SBELOW,
     B_SCARD0,
     B_SKNOWN0,
     B_SLEN,
     B_SSIZE,
     B_STOP,
     B_SVALUE,
+    C_ADV_DC,
+    C_ADV_END,
+    C_ADV_ET,
+    C_ADV_FIRST_ACT,
+    C_ADV_IM,
+    C_ADV_MOVE,
+    C_ADV_MV,
+    C_ADV_ON,
+    C_ADV_PENNY,
+    C_ADV_Q,
+    C_ADV_R2,
+    C_ADV_SW,
+    C_ADV_SWAP,
+    C_ADV_TWO,
     C_DRAFT,
     C_DRAFT_PILES,
     C_GU,
@@ -69,6 +104,8 @@ from cya_sim.engine.compiled.layout import (
     C_NW,
     C_P,
     C_T,
+    G_ADV_LEFT,
+    G_ADV_OWED,
     G_CH_ACTIVE,
     G_CH_ASSET,
     G_CH_CHAL,
@@ -80,7 +117,7 @@ from cya_sim.engine.compiled.layout import (
     G_DRAW_POS,
     G_ROUND,
 )
-from cya_sim.engine.compiled.rules import legal_mask
+from cya_sim.engine.compiled.rules import legal_mask, value_seen
 from cya_sim.engine.compiled.seen import unseen_of
 
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
@@ -143,6 +180,10 @@ def view_row(K, G, seat, sc):
             seats[s, S_TOP_HIDDEN] = 0
             seats[s, S_TOP_SIZE] = 0
             seats[s, S_TOP_KNOWN_VALUE] = 0
+            if cfg[C_ADV_ON]:
+                seats[s, S_SECOND_ASSET] = -1
+                seats[s, S_SECOND_VALUE_SEEN] = 0
+                seats[s, S_BOTTOM_VALUE_SEEN] = 0
             continue
         asset = G[L[B_SASSET] + top]
         known = G[L[B_SVALUE] + top]
@@ -155,6 +196,31 @@ def view_row(K, G, seat, sc):
         seats[s, S_TOP_SIZE] = G[L[B_SSIZE] + top]
         seats[s, S_TOP_KNOWN_VALUE] = known
         seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
+        if cfg[C_ADV_ON]:  # the set second from the top and the bottom set (RULES.md §6)
+            below = G[L[B_SBELOW] + top]
+            seats[s, S_SECOND_ASSET] = G[L[B_SASSET] + below] if below >= 0 else -1
+            seats[s, S_SECOND_VALUE_SEEN] = value_seen(K, G, below, seat) if below >= 0 else 0
+            bottom = top
+            while G[L[B_SBELOW] + bottom] >= 0:
+                bottom = G[L[B_SBELOW] + bottom]
+            seats[s, S_BOTTOM_VALUE_SEEN] = value_seen(K, G, bottom, seat)
+    if cfg[C_ADV_ON]:
+        hdr[H_NACT] = t - cfg[C_ADV_FIRST_ACT]
+        hdr[H_ADV] = 1
+        hdr[H_OWED] = G[G_ADV_OWED] if G[G_CH_ACTIVE] else 0
+        hdr[H_LEFT] = G[G_ADV_LEFT]
+        hdr[H_APT] = cfg[C_ADV_TWO]
+        hdr[H_SWAP] = cfg[C_ADV_SWAP]
+        hdr[H_MOVE] = cfg[C_ADV_MOVE]
+        hdr[H_PENNY] = cfg[C_ADV_PENNY]
+        hdr[H_ET] = cfg[C_ADV_ET]
+        hdr[H_IM] = cfg[C_ADV_IM]
+        hdr[H_SW] = cfg[C_ADV_SW]
+        hdr[H_MV] = cfg[C_ADV_MV]
+        hdr[H_DC] = cfg[C_ADV_DC]
+        hdr[H_R2] = cfg[C_ADV_R2]
+        hdr[H_END] = cfg[C_ADV_END]
+        hdr[H_Q] = cfg[C_ADV_Q]
     hdr[H_DRAFT_OFFER] = 0
     hdr[H_DRAFT_MOVER] = -1
     if cfg[C_DRAFT] != 0:  # §7: the face-up tops within reach (the face-down draft cards are unseen in the kept counts)
@@ -204,14 +270,24 @@ def strategy_act(kind, K, G, seat, params, rng, sc):
     if kind == STRATEGY_CARD_COUNTER and _gives_up_at_once(K, G, seat):
         return K.cfg[C_GU]
     view_row(K, G, seat, sc)
-    if kind == STRATEGY_CARD_COUNTER:
-        return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
-    if kind == STRATEGY_HEURISTIC:
-        return heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
     if kind == STRATEGY_ORACLE:
         _oracle_view(K, G, sc)
-        return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
-    return -1
+    adv = K.cfg[C_ADV_ON] != 0
+    a = -1
+    if adv:  # the advanced rules (RULES.md §6): agents/advanced.py around the policy's own decision
+        a = advanced_first(sc.hdr, sc.hand, K.values, sc.seats, sc.mask)
+    if a < 0:
+        if kind == STRATEGY_CARD_COUNTER:
+            a = card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
+        elif kind == STRATEGY_HEURISTIC:
+            a = heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
+        elif kind == STRATEGY_ORACLE:
+            a = oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
+        else:
+            return -1
+    if adv:
+        a = advanced_last(sc.hdr, sc.hand, K.values, sc.mask, a)
+    return a
 
 
 @njit(**_JIT)
@@ -240,8 +316,7 @@ def draft_view(K, G, seat, hdr):
 @njit(**_JIT)
 def heuristic_act(K, G, seat, params, rng, sc):
     """``heuristic`` (and ``wild_hoarder``) for ``seat``; params from :meth:`HeuristicConfig.to_array`."""
-    view_row(K, G, seat, sc)
-    return heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
+    return strategy_act(STRATEGY_HEURISTIC, K, G, seat, params, rng, sc)
 
 
 @njit(**_JIT)
@@ -251,15 +326,10 @@ def card_counter_act(K, G, seat, params, rng, sc):
     In a challenge with no card to answer, ``card_counter`` gives up (its own
     ``k == 0`` case); that answer is returned without building the view.
     """
-    if _gives_up_at_once(K, G, seat):
-        return K.cfg[C_GU]
-    view_row(K, G, seat, sc)
-    return card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
+    return strategy_act(STRATEGY_CARD_COUNTER, K, G, seat, params, rng, sc)
 
 
 @njit(**_JIT)
 def oracle_act(K, G, seat, params, rng, sc):
     """``oracle`` (CHEATS) for ``seat``: true top-set values and every hand."""
-    view_row(K, G, seat, sc)
-    _oracle_view(K, G, sc)
-    return oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
+    return strategy_act(STRATEGY_ORACLE, K, G, seat, params, rng, sc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.heuristic import HeuristicAgent
 from cya_sim.engine.reference.observation import Observation
 
 
@@ -35,8 +36,16 @@ class GreedyAgent:
     name = "greedy"
 
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
-        """The greedy action id for this observation."""
+        """The greedy action id for this observation.
+
+        Under the advanced rules (RULES.md §6) ``greedy`` is ``heuristic`` with its
+        default switches (the same decisions as the rules above) inside the §6
+        layer of :mod:`agents.advanced` (Swap, Move, improve, deep challenges,
+        two-card answers, ``end_turn`` instead of a second-action discard).
+        """
         sp = obs.action_space
+        if sp.advanced_on:
+            return _ADVANCED_GREEDY.act(obs, rng)
         mask = obs.legal_action_mask
         values = obs.rules.deck.values
         wilds = sorted(range(sp.n_assets, sp.n_types), key=lambda w: (values[w], w))
@@ -102,3 +111,5 @@ def draft_take_value(obs: Observation, action: int) -> int:
     n = sum(1 for j in obs.draft_reach if obs.draft_tops[j] == d.card)
     hand_card = d.card if d.kind == "draft_take" else d.partner
     return int(values[hand_card] + n * values[d.card])
+#: ``greedy`` under the advanced rules: the heuristic's defaults are greedy's rules (agents/heuristic.py).
+_ADVANCED_GREEDY = HeuristicAgent()

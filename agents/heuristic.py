@@ -16,8 +16,10 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 from numba import njit
 
+from agents.advanced import advanced_first, advanced_last
 from agents.probability import p_holds_none
 from agents.view import (
+    H_ADV,
     H_CH_ACTIVE,
     H_CH_DEFENDER,
     H_CH_POT_VALUE,
@@ -377,6 +379,11 @@ class HeuristicAgent:
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
         """The heuristic action id for this observation."""
         hdr, hand, values, unseen, seats, mask = build_view(obs)
+        if hdr[H_ADV]:  # the advanced rules (RULES.md §6): agents/advanced.py
+            a = advanced_first(hdr, hand, values, seats, mask)
+            if a < 0:
+                a = heuristic_decide(self._params, hdr, hand, values, unseen, seats, mask)
+            return int(advanced_last(hdr, hand, values, mask, a))
         return int(heuristic_decide(self._params, hdr, hand, values, unseen, seats, mask))
 
 

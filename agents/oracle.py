@@ -28,8 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.advanced import advanced_first, advanced_last
 from agents.heuristic import _answer, _challenge_allowed, _cheapest_discard, _opening, _pair_info
 from agents.view import (
+    H_ADV,
     H_CH_ACTIVE,
     H_CH_ASSET,
     H_CH_CHALLENGER,
@@ -150,4 +152,9 @@ class OracleAgent:
         for s in range(obs.n_players):
             if state.stacks[s]:
                 seats[s, S_TOP_VALUE_SEEN] = state.stacks[s][-1].value(state.rules.deck.values)
+        if hdr[H_ADV]:  # the advanced rules (RULES.md §6): agents/advanced.py
+            a = advanced_first(hdr, hand, values, seats, mask)
+            if a < 0:
+                a = oracle_decide(hdr, hand, values, seats, hands_all, mask)
+            return int(advanced_last(hdr, hand, values, mask, a))
         return int(oracle_decide(hdr, hand, values, seats, hands_all, mask))

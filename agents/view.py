@@ -39,12 +39,22 @@ from cya_sim.engine.reference.observation import Observation
 # hdr ------------------------------------------------------------------------------------------
 H_SEAT, H_P, H_NA, H_NW, H_M, H_DRAW, H_TOP_DISCARD, H_CH_ACTIVE = 0, 1, 2, 3, 4, 5, 6, 7
 H_CH_ASSET, H_CH_CHALLENGER, H_CH_DEFENDER, H_CH_POT_VALUE, H_CH_LEN, H_ROUND = 8, 9, 10, 11, 12, 13
-H_DRAFT_OFFER, H_DRAFT_MOVER, H_DRAFT = 14, 15, 16
-H_DRAFT_TOPS = 17  # hdr[H_DRAFT_TOPS + c], c < MAX_BATCHED_CARD_TYPES
+# The advanced rules (RULES.md §6; all 0 without them): action card types; §6 blocks on; cards owed
+# in the challenge (R-ADV-PENNY/R-ADV-DEEP); actions left and actions per turn (R-ADV-TWO); Swap,
+# Move, Penny Jar ids (-1: none); first ids of the end_turn, improve, swap, move, deep_challenge,
+# respond_two blocks and the end of the §6 blocks
+# (the first draft id, or A); Q pay-two pairs (cya_sim.game.actions).
+(H_NACT, H_ADV, H_OWED, H_LEFT, H_APT, H_SWAP, H_MOVE, H_PENNY, H_ET, H_IM, H_SW, H_MV, H_DC, H_R2,
+ H_END, H_Q) = range(14, 30)
+# The drafts (RULES.md §7; module docstring).
+H_DRAFT_OFFER, H_DRAFT_MOVER, H_DRAFT = 30, 31, 32
+H_DRAFT_TOPS = 33  # hdr[H_DRAFT_TOPS + c], c < MAX_BATCHED_CARD_TYPES
 N_HDR = H_DRAFT_TOPS + MAX_BATCHED_CARD_TYPES
 # seats columns --------------------------------------------------------------------------------
 S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZE, S_TOP_KNOWN_VALUE = range(7)
-N_SEATCOL = 7
+# the set second from the top (asset -1: none) and the bottom set, as the seat sees them (R-ADV-DEEP, R-ADV-MOVE)
+S_SECOND_ASSET, S_SECOND_VALUE_SEEN, S_BOTTOM_VALUE_SEEN = 7, 8, 9
+N_SEATCOL = 10
 
 
 @njit(cache=True, _nrt=False)
@@ -55,7 +65,7 @@ def action_starts(hdr):
     """
     na, nw, m = hdr[H_NA], hdr[H_NW], hdr[H_M]
     w = 1 + nw
-    t = na + nw
+    t = na + nw + hdr[H_NACT]
     pd = na * w
     ch = pd + t
     di = ch + (m - 1) * w
@@ -73,7 +83,7 @@ def draft_starts(hdr):
     _ph, _pd, _ch, _di, _re, gu, w = action_starts(hdr)
     na, nw = hdr[H_NA], hdr[H_NW]
     d = hdr[H_DRAFT]
-    dt = gu + 1
+    dt = hdr[H_END] if hdr[H_ADV] else gu + 1  # after the §6 blocks (RULES.md §6), when there are any
     dw = dt + d * na * w
     dc = dw + d * nw * na
     dd = dc + d * w
@@ -89,6 +99,18 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     hdr[H_NA], hdr[H_NW], hdr[H_M] = deck.n_assets, deck.n_wilds, obs.rules.max_players
     hdr[H_DRAW], hdr[H_TOP_DISCARD], hdr[H_ROUND] = obs.draw_size, obs.top_discard, obs.round
     values = np.asarray(deck.values, np.int64)
+    sp = obs.action_space
+    ids = obs.rules.advanced_ids
+    hdr[H_NACT] = ids.n_action_cards
+    if sp.advanced_on:  # the §6 header (all 0 without the advanced rules)
+        hdr[H_ADV] = 1
+        hdr[H_OWED] = obs.challenge.owed if obs.challenge is not None else 0
+        hdr[H_LEFT], hdr[H_APT] = obs.actions_left, obs.rules.actions_per_turn
+        hdr[H_SWAP], hdr[H_MOVE], hdr[H_PENNY] = ids.swap, ids.move, ids.penny
+        for h, kind in ((H_ET, "end_turn"), (H_IM, "improve"), (H_SW, "swap"), (H_MV, "move"),
+                        (H_DC, "deep_challenge"), (H_R2, "respond_two")):
+            hdr[h] = sp.start[kind]
+        hdr[H_END], hdr[H_Q] = sp.start["draft_take"], len(sp.pay_two_pairs)
     if obs.challenge is not None:
         ch = obs.challenge
         hdr[H_CH_ACTIVE], hdr[H_CH_ASSET] = 1, ch.asset
@@ -111,6 +133,10 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
         stack = obs.stacks[s]
         seats[s, S_STACK_LEN] = len(stack)
         seats[s, S_TOP_ASSET] = -1
+        if hdr[H_ADV]:  # the §6 columns (0 without the advanced rules, as in the compiled view)
+            seats[s, S_SECOND_ASSET] = stack[-2].asset if len(stack) >= 2 else -1
+            seats[s, S_SECOND_VALUE_SEEN] = stack[-2].value_seen if len(stack) >= 2 else 0
+            seats[s, S_BOTTOM_VALUE_SEEN] = stack[0].value_seen if stack else 0
         if stack:
             top = stack[-1]
             seats[s, S_TOP_ASSET] = top.asset

@@ -39,6 +39,9 @@ AUTO = "Classic Auto"
 HOME = "Home"
 SILVER = "Silver"
 GOLD = "Gold"
+PENNY = "Penny Jar"
+SWAP = "Swap"
+MOVE = "Move"
 
 
 def cset(asset: str, *cards: str, known_by: list[list[int]] | None = None) -> dict[str, Any]:
@@ -80,13 +83,18 @@ def position(
         for s in st:
             for card in s["cards"]:
                 used[names.index(card)] += 1
-    for card in (fields.get("challenge") or {}).get("cards", []):
+    for card in (fields.get("challenge") or {}).get("cards", []) + fields.get("removed", []):
         used[names.index(card)] += 1
     for pile in fields.get("draft_piles") or []:
         for card in pile:
             used[names.index(card)] += 1
     left = rules.deck_counts(players) - used
     assert (left >= 0).all(), f"test position uses too many cards: {dict(zip(names, left))}"
+    first_action = rules.deck.n_assets + rules.deck.n_wilds  # action cards not named: out of the game (§6)
+    if first_action < len(names):
+        fields["removed"] = list(fields.get("removed", [])) + [
+            names[t] for t in range(first_action, len(names)) for _ in range(int(left[t]))]
+        left[first_action:] = 0
     rest_cards = [names[t] for t, n in enumerate(left) for _ in range(int(n))]
     if rest == "discard":
         discard_pile = rest_cards + discard_pile
@@ -96,7 +104,7 @@ def position(
         kind, seat = rest
         assert kind == "stack"
         n_assets = rules.deck.n_assets
-        wilds = [c for c in rest_cards if names.index(c) >= n_assets]
+        wilds = [c for c in rest_cards if names.index(c) >= n_assets]  # no action card is left here
         bottom = []
         for a in range(n_assets):
             cards = [c for c in rest_cards if c == names[a]]

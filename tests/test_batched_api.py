@@ -61,7 +61,7 @@ def assert_same_observation(ours, ref) -> None:
 
 
 @pytest.mark.parametrize("preset,n_players", [("classic", 2), ("classic", 4), ("guide", 3), ("basic", 6),
-                                               ("classic", 5)])
+                                               ("classic", 5), ("advanced", 4), ("advanced", 3)])
 def test_section_10_observations_equal_reference_every_step(preset, n_players):
     """RULES.md §10, R-HIDDEN-WILD: at every decision of random games, the adapter's Observation and the
     ObservationBatch row equal the reference engine's observation of the seat to act."""

@@ -20,6 +20,11 @@ reference).
 
 The slow test (``pytest -m slow``) plays 1,000,000 games on the batched engine; see its docstring
 for what is compared.
+
+The advanced rules (``advanced``, RULES.md §6) have their own cases: the reference engine plays
+them at about 10 games a second, so the default run compares ``CYA_DIFF_ADV_GAMES`` games (default
+500, about a minute of CPU) instead of 20,000; ``-m slow`` compares 20,000 game by game and plays
+1,000,000 on the batched engine (batch-size independence, one in 250 also on the reference).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ PER_CASE = math.ceil(TOTAL_GAMES / (len(PRESETS) * len(SIZES) * CHUNKS))
 AGENTS = ["random", "greedy"]
 KEY = root_key(20260301)
 LOG_CAP = 20000
+ADV_GAMES = int(os.environ.get("CYA_DIFF_ADV_GAMES", "500"))
+ADV_PER_CASE = math.ceil(ADV_GAMES / (len(SIZES) * CHUNKS))
 
 
 def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
@@ -145,7 +152,55 @@ def test_differential_draft_one_million_games(preset, n_players):
     compare_games(rules, n_players, gi[sub], sa[sub], batch_size=64)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+@pytest.mark.parametrize("n_players", SIZES)
+def test_differential_advanced_same_games_as_reference(n_players, chunk):
+    """R-ADV-TWO … R-ADV-SETUP (RULES.md §6): same deals, actions, totals and winners for random/greedy seatings
+    under ``advanced`` (CYA_DIFF_ADV_GAMES games in all)."""
+    rules = get_rules("advanced")
+    case = 900 + n_players * 10 + chunk
+    game_indices = np.arange(ADV_PER_CASE, dtype=np.int64) + case * 1_000_000
+    compare_games(rules, n_players, game_indices, seatings(ADV_PER_CASE, n_players, case),
+                  batch_size=1 + 37 * chunk + n_players)
+
+
+@pytest.mark.parametrize("options", [
+    {"deep_challenge_costs": "one_for_one"},
+    {"actions_per_turn": 1, "penny_jar_value": 7_000},
+    {"action_card_counts": (6, 6, 8), "hidden_wilds": False},
+])
+def test_differential_advanced_options(options):
+    """R-ADV-DEEP ``one_for_one``, one action a turn with the advanced cards, more action cards and Penny Jars:
+    identical games in both engines."""
+    rules = get_rules("advanced", **options)
+    for p in (2, 4, 6):
+        gi = np.arange(15, dtype=np.int64) + 7000 * p
+        compare_games(rules, p, gi, seatings(15, p, p), batch_size=8)
+
+
+@pytest.mark.slow
+def test_differential_advanced_full():
+    """``advanced``: 20,000 games game by game against the reference, and 1,000,000 batched games played with
+    batch sizes 256 and 1 giving equal result tables (one in 250 also on the reference engine)."""
+    rules = get_rules("advanced")
+    per = 20_000 // len(SIZES)
+    for p in SIZES:
+        gi = np.arange(per, dtype=np.int64) + 50_000_000 + p * 1_000_000
+        compare_games(rules, p, gi, seatings(per, p, 77 + p), batch_size=64)
+    per = 1_000_000 // len(SIZES)
+    for p in SIZES:
+        gi = np.arange(per, dtype=np.int64) + 60_000_000 + p * 1_000_000
+        sa = seatings(per, p, 88 + p)
+        a = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=256)
+        b = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=1)
+        assert a.equals(b), f"advanced {p}p: results depend on the batch size"
+        sub = np.arange(0, per, 250)
+        compare_games(rules, p, gi[sub], sa[sub], batch_size=64)
+
+
+@pytest.mark.parametrize("preset", PRESETS + ("advanced",))
 def test_r_setup_same_deals_as_reference(preset):
     """R-SETUP, R-NEW-ROUND: first dealer, hands, discard and draw pile of round 1 equal the reference's."""
     rules = get_rules(preset)

@@ -3,7 +3,7 @@
 After every action of every game:
 
 - every card in play is in exactly one place: hands, draw pile, discard pile, the sets of the
-  stacks, the challenge in progress (R-DECK-2011, R-DECK-MULTI);
+  stacks, the challenge in progress, the cards out of the game (R-DECK-2011, R-DECK-MULTI, §6);
 - the dollars in all those places add up to ``rules.round_total(P)`` ($1,360,000 per deck), each
   stack's running value equals the sum of its sets, each set's value and size match its cards;
 - the seat to act has at least one legal action, and the action chosen is legal (R-TURN).
@@ -27,10 +27,20 @@ import numpy as np
 import pytest
 from numba import njit
 
-from agents.compiled import N_AGENT_PARAMS, POLICY_GREEDY, POLICY_RANDOM, builtin_act, new_scratch
+from agents.compiled import (
+    N_AGENT_PARAMS,
+    POLICY_CARD_COUNTER,
+    POLICY_GREEDY,
+    POLICY_HEURISTIC,
+    POLICY_RANDOM,
+    builtin_act,
+    new_scratch,
+)
+from agents.registry import compiled_params
 from cya_sim.engine.batched import init, results
 from cya_sim.engine.batched.loops import finish_and_refill
 from cya_sim.engine.compiled.layout import (
+    B_ADV_REMOVED,
     B_CHCARDS,
     B_DECK,
     B_DISC,
@@ -87,6 +97,8 @@ def _check_row(K, G, counts, round_total):
         counts[G[L[B_DISC] + i]] += 1
     for i in range(G[G_CH_LEN]):
         counts[G[L[B_CHCARDS] + i]] += 1
+    for c in range(t):  # cards out of the game (RULES.md §6)
+        counts[c] += G[L[B_ADV_REMOVED] + c]
     for s in range(p):
         st = G[L[B_STOP] + s]
         m = 0
@@ -158,15 +170,23 @@ def play_checked(K, R, ER, AR, Q, pcode, params, sc, counts, round_total, out):
                     return
 
 
-def run_invariants(preset: str, n_players: int, games: int, start: int, seed: int = 99) -> None:
+def run_invariants(preset: str, n_players: int, games: int, start: int, seed: int = 99, agent: str = "") -> None:
+    """Play ``games`` random/greedy games (or, with ``agent``, games of that built-in agent at every seat)
+    checking every invariant of the module docstring after every action."""
     rules = get_rules(preset)
     gi = np.arange(games, dtype=np.int64) + start
     sa = np.random.default_rng(start).integers(0, 2, (games, n_players))
     sa[: games // 2] = 0  # half the games all-random
-    st = init(rules, n_players, 64, root_key(seed), gi, sa, ["random", "greedy"])
-    out = np.zeros(4, np.int64)
+    names = ["random", "greedy"]
     codes = np.array([POLICY_RANDOM, POLICY_GREEDY], np.int64)
     params = np.zeros((2, N_AGENT_PARAMS))
+    if agent:
+        names, sa = [agent], np.zeros_like(sa)
+        code = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
+                "card_counter": POLICY_CARD_COUNTER}[agent]
+        codes, params = np.array([code], np.int64), compiled_params(agent)[None, :]
+    st = init(rules, n_players, 64, root_key(seed), gi, sa, names)
+    out = np.zeros(4, np.int64)
     play_checked(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, codes, params, new_scratch(st.consts.cfg),
                  np.zeros(rules.deck.n_types, np.int64), rules.round_total(n_players), out)
     assert out[0] == 0, (f"invariant {out[0]} broken in game {int(st.game_index[out[1]])} "
@@ -182,9 +202,10 @@ def run_invariants(preset: str, n_players: int, games: int, start: int, seed: in
     assert ((table.win_share > 0) == (table.totals == best)).all()
 
 
-@pytest.mark.parametrize("preset", ["classic", "guide", "basic"])
+@pytest.mark.parametrize("preset", ["classic", "guide", "basic", "advanced"])
 def test_invariants_card_conservation_and_round_total(preset):
-    """R-DECK-2011, R-SCORE ($1,360,000 per deck per round), R-TURN over random/greedy games."""
+    """R-DECK-2011, R-SCORE ($1,360,000 per deck per round; + 2 Penny Jars under ``advanced``, R-DECK-ACTION,
+    with the removed Swap and Move cards counted), R-TURN over random/greedy games."""
     per = max(1, FAST // 5)
     for p in (2, 3, 4, 5, 6):
         run_invariants(preset, p, per, start=p * 1_000_000)
@@ -203,3 +224,12 @@ def test_invariants_one_million_games():
     for preset in ("classic", "guide", "basic"):
         for p in (2, 3, 4, 5, 6):
             run_invariants(preset, p, per, start=p * 10_000_000, seed=7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["random", "greedy", "heuristic", "card_counter"])
+def test_invariants_advanced_100k_games_per_agent(agent):
+    """``advanced`` (RULES.md §6): 100,000 games per built-in agent (every seat), no illegal action, every
+    invariant after every action."""
+    for p in (2, 3, 4, 5, 6):
+        run_invariants("advanced", p, 20_000, start=p * 30_000_000, seed=11, agent=agent)

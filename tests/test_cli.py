@@ -148,7 +148,7 @@ BAD = [
     (["play", "--option", "colour=red"], "--option", "hand_size"),
     (["play", "--deck", "missing.toml"], "--deck", "cannot read"),
     (["tournament", "--rules", "clasic"], "--rules", "classic, guide, basic"),
-    (["tournament", "--rules", "advanced"], "--rules", "classic"),
+    (["tournament", "--rules", "advance"], "--rules", "classic, guide, basic, advanced"),
     (["tournament", "--agents", "greedy,smart"], "--agents", "random, greedy"),
     (["tournament", "--agents", "greedy,random,greedy,random,greedy"], "--agents", "1 to 4"),
     (["tournament", "--players", "13"], "--players", "2 to 12"),

@@ -26,7 +26,7 @@ from cya_sim.game.position import dumps, state_to_dict
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 
-PRESETS = ("classic", "guide", "basic")
+PRESETS = ("classic", "guide", "basic", "advanced")
 SIZES = (2, 3, 4, 5, 6)
 #: games per preset and table size in the default run (override with CYA_INVARIANT_GAMES)
 FAST_GAMES = int(os.environ.get("CYA_INVARIANT_GAMES", "40"))

@@ -8,7 +8,7 @@ what every seat has seen this round outside its hand, so that its unseen cards (
 the seat has seen": its own hand, the discard pile, the challenge cards shown and every set card
 except a first card hidden from it — and compare it with the kept block for **every seat at every
 decision** of many random games, for every preset, several table sizes and ``hidden_wilds``
-true and false, the two- and three-player drafts (§7) included; and in games continued from the search's determinizations (whose blocks are
+true and false, the two- and three-player drafts (§7) and the advanced rules (§6) included; and in games continued from the search's determinizations (whose blocks are
 rebuilt by :func:`~cya_sim.engine.compiled.seen.recount_seen`). A rule event that shows a card
 without calling ``reveal`` (e.g. a new rule merged without it) fails here.
 
@@ -24,6 +24,7 @@ import pytest
 from numba import njit
 
 from cya_sim.engine.compiled.layout import (
+    B_ADV_REMOVED,
     B_CHCARDS,
     B_DECK,
     B_DISC,
@@ -53,14 +54,15 @@ from cya_sim.engine.compiled.seen import count_unseen, unseen_of
 from cya_sim.game.rules import get_rules
 
 CASES = ([(preset, p) for preset in ("classic", "guide", "basic") for p in (2, 3, 4, 6)] + [("classic", 9), ("classic", 12)]
-         + [("two_player_draft", 2), ("three_player_draft", 3)])  # §7: face-up draft tops seen, face-down unseen
+         + [("two_player_draft", 2), ("three_player_draft", 3)]  # §7: face-up draft tops seen, face-down unseen
+         + [("advanced", 3), ("advanced", 4), ("advanced", 6)])  # §6: removed action cards, Swap, improve, Penny Jar
 GAMES = 150
 
 
 @njit(cache=True)
 def _seen_based(K, G, seat, out):
     """(T,) unseen cards of ``seat``: deck counts minus its hand, the discard pile, the challenge cards, the face-up
-    draft tops (§7) and the sets' seen cards."""
+    draft tops (§7), the cards out of the game (§6) and the sets' seen cards."""
     L = K.lay
     t = K.cfg[C_T]
     for c in range(t):
@@ -75,6 +77,8 @@ def _seen_based(K, G, seat, out):
             out[c] -= G[L[B_SCOUNTS] + st * t + c]
         if (G[L[B_SKNOWN0] + st] >> seat) & 1 == 0:
             out[G[L[B_SCARD0] + st]] += 1
+    for c in range(t):  # cards out of the game face up (§6 Swap/Move)
+        out[c] -= G[L[B_ADV_REMOVED] + c]
     for j in range(K.cfg[C_DRAFT_PILES]):  # a pile's top is face up unless the pile was just taken from
         n = G[L[B_DRAFT_LEN] + j]
         if n > 0 and (G[G_DRAFT_DOWN] >> j) & 1 == 0:
@@ -145,7 +149,7 @@ def test_kept_unseen_equals_recount_at_every_decision(preset, players, hidden):
 
 
 @pytest.mark.parametrize("preset, players", [("classic", 4), ("guide", 3), ("basic", 6), ("classic", 2),
-                                             ("two_player_draft", 2), ("three_player_draft", 3)])
+                                             ("two_player_draft", 2), ("three_player_draft", 3), ("advanced", 4)])
 def test_kept_unseen_from_determinizations(preset, players):
     """The search's determinizations rebuild the seen counts (recount_seen); the rules keep it from there to the round's end."""
     from agents.greedy import GreedyAgent

@@ -87,21 +87,35 @@ def test_r_deck_2011_is_the_deck_of_every_preset():
             assert int(rules.deck_counts(p).sum()) == 110
 
 
-def test_r_deck_action_cards_are_not_built_and_refused(tmp_path):
-    """R-DECK-ACTION: Swap, Move and Penny Jar (advanced rules) are not built yet: a deck with an
-    action card is refused by the rule set, and so is the ``advanced`` preset."""
+def test_r_deck_action_cards_built_from_the_options(tmp_path):
+    """R-DECK-ACTION: ``advanced`` adds 2 Swap, 2 Move (action cards, no value) and 2 Penny Jars (a wild,
+    $1,000 by default) to the 2011 deck; ``action_card_counts`` and ``penny_jar_value`` change them; a deck
+    with an action card other than Swap and Move is refused."""
+    rules = get_rules("advanced")
+    cards = {c.name: c for c in rules.deck.cards}
+    assert (cards["Swap"].kind, cards["Swap"].value, cards["Swap"].copies) == ("action", 0, 2)
+    assert (cards["Move"].kind, cards["Move"].value, cards["Move"].copies) == ("action", 0, 2)
+    assert (cards["Penny Jar"].kind, cards["Penny Jar"].value, cards["Penny Jar"].copies) == ("wild", 1000, 2)
+    assert rules.deck.names[-3:] == ("Penny Jar", "Swap", "Move") and int(rules.deck.copies.sum()) == 116
+    assert rules.round_total(4) == 1_360_000 + 2 * 1_000
+    other = rules.with_options(penny_jar_value=5_000, action_card_counts={"Swap": 1, "Move": 0, "Penny Jar": 3})
+    assert other.round_total(4) == 1_360_000 + 3 * 5_000 and "Move" not in other.deck.names
+    assert other.with_options(penny_jar_value=5_000) == other  # the options always give the same deck
+    assert get_rules("classic").deck == deck_2011()
     deck = Deck.from_entries("with actions", [
         {"name": "Jewels", "kind": "asset", "value": 15000, "copies": 40},
-        {"name": "Swap", "kind": "action", "value": 0, "copies": 2},
+        {"name": "Steal", "kind": "action", "value": 0, "copies": 2},
     ])
-    assert deck.cards[1].kind == "action"
-    with pytest.raises(RulesError, match=r"option 'deck': action cards are not built yet"):
+    with pytest.raises(RulesError, match=r"option 'deck': action card\(s\) Steal .* are not built"):
         get_rules("classic", deck=deck)
-    with pytest.raises(RulesError, match=r"unknown rule preset 'advanced' \(planned, not built yet\); "
-                                         r"choose one of: classic, guide, basic"):
-        get_rules("advanced")
-    with pytest.raises(RulesError, match=r"option 'actions_per_turn' is 2; only 1 is built"):
-        get_rules("classic", actions_per_turn=2)
+    with pytest.raises(RulesError, match=r"option 'action_card_counts' is \(2, 2, 99\); each count must be from 0"):
+        get_rules("advanced", action_card_counts=(2, 2, 99))
+    with pytest.raises(RulesError, match=r"option 'penny_jar_value' is -1; it must be an integer from 0"):
+        get_rules("advanced", penny_jar_value=-1)
+    with pytest.raises(RulesError, match=r"option 'actions_per_turn' is 3; choose one of: 1, 2"):
+        get_rules("classic", actions_per_turn=3)
+    with pytest.raises(RulesError, match=r"option 'deep_challenge_costs' is 'free'; choose one of: two_for_one"):
+        get_rules("advanced", deep_challenge_costs="free")
 
 
 def test_r_deck_custom_later_edition_loads_and_plays(tmp_path):

@@ -56,6 +56,20 @@ def test_rule_id_coverage():
     assert missing == [], f"rule IDs with no test named after them: {', '.join(missing)}"
 
 
+def test_rule_id_coverage_advanced():
+    """Each R- ID defined in §6 (the advanced rules, preset ``advanced``) names a test."""
+    if not RULES_MD.is_file():
+        pytest.skip(f"RULES.md not found at {RULES_MD}")
+    parts = re.split(r"^## (\d+)\.", RULES_MD.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    body = {int(parts[i]): parts[i + 1] for i in range(1, len(parts) - 1, 2)}[6]
+    ids = list(dict.fromkeys(DEFINED_RE.findall(body)))
+    assert len(ids) >= 9 and "R-ADV-TWO" in ids and "R-ADV-SETUP" in ids
+    names = _test_function_names()
+    missing = [rid for rid in ids
+               if not any(re.search(rf"(?:^|_){rid.lower().replace('-', '_')}(?:_|$)", n) for n in names)]
+    assert missing == [], f"§6 rule IDs with no test named after them: {', '.join(missing)}"
+
+
 def test_rule_ids_parsed():
     """The parser finds the IDs of §1, §3–5, §7 and §8 (at least those of RULES.md when this was written) and no
     ID of the advanced or theft rules."""

@@ -31,6 +31,20 @@ def test_r_presets_options(preset):
     assert r.deck == deck_2011()
 
 
+def test_r_presets_advanced_options():
+    """R-PRESETS, §6: ``advanced`` plays 2–6 players (4–6 in the seed), 6 cards, mover_first, two actions a turn,
+    hidden wilds, improve and deep challenges (two_for_one), 2 Swap, 2 Move, 2 Penny Jars of $1,000, to
+    $1,000,000 with shared ties."""
+    r = get_rules("advanced")
+    assert (r.name, r.min_players, r.max_players) == ("advanced", 2, 6)
+    assert [r.hand_size_for(p) for p in range(2, 7)] == [6] * 5
+    assert (r.challenge_draw_order, r.actions_per_turn, r.hidden_wilds) == ("mover_first", 2, True)
+    assert (r.action_card_counts, r.penny_jar_value, r.deep_challenge_costs, r.advanced_actions) == (
+        (2, 2, 2), 1_000, "two_for_one", True)
+    assert (r.end_condition, r.target_score, r.tie_break) == ("target", 1_000_000, "share")
+    assert r.deck.cards[: deck_2011().n_types] == deck_2011().cards
+
+
 def test_r_presets_any_option_can_be_overridden():
     """R-PRESETS: any option can be overridden; the result is validated and named ``<preset>+custom``."""
     r = get_rules("classic", hand_size=6, challenge_draw_order="mover_first", hidden_wilds=False,

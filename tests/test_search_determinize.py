@@ -11,7 +11,7 @@ import itertools
 from collections import Counter
 
 import numpy as np
-from conftest import BANK, COINS, GOLD, JEWELS, PIGGY, SILVER, STOCKS, cset, state_of
+from conftest import BANK, COINS, GOLD, JEWELS, PENNY, PIGGY, SILVER, STOCKS, SWAP, cset, state_of
 
 from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_SVALUE
 from cya_sim.engine.reference import apply_action, new_game
@@ -224,3 +224,40 @@ def test_draft_leak_face_down_cards_do_not_matter():
     assert np.array_equal(a.unseen, b.unseen) and a.draft_tops == b.draft_tops
     for x, y in zip(Determinizer(a).sample(rng_state(4), 10), Determinizer(b).sample(rng_state(4), 10)):
         assert np.array_equal(x["flat"], y["flat"])
+
+
+def test_exactly_uniform_with_advanced_cards_hidden():
+    """RULES.md §6: under ``advanced`` a Swap and a Penny Jar among the unseen cards: a hidden set card is its
+    asset or a wild (the Penny Jar included, never the Swap); the law over consistent physical-card deals stays
+    exactly uniform."""
+    state = state_of(
+        players=2, preset="advanced",
+        hands=[[PIGGY, PIGGY], [JEWELS, SWAP]],
+        stacks=[[cset(BANK, BANK, BANK, known_by=[[0, 1], [0, 1]])],
+                [cset(JEWELS, PENNY, JEWELS, known_by=[[1], [0, 1]]),
+                 cset(STOCKS, GOLD, STOCKS, known_by=[[1], [0, 1]])]],
+        draw_pile=[STOCKS],
+        discard_pile=[COINS],
+    )
+    obs = observe(state, 0)
+    deck = obs.rules.deck
+    na, nw = deck.n_assets, deck.n_wilds
+    unseen = [t for t, n in enumerate(obs.unseen) for _ in range(int(n))]
+    assert sorted(unseen) == sorted(deck.names.index(x) for x in (JEWELS, SWAP, PENNY, STOCKS, GOLD))
+    det = Determinizer(obs)
+    slots = list(det.info.slot_asset)
+    exact = Counter()
+    for perm in itertools.permutations(range(len(unseen))):
+        cards = [unseen[i] for i in perm]
+        if all(c == a or na <= c < na + nw for c, a in zip(cards, slots)):
+            exact[(*cards[:2], tuple(sorted(cards[2:4])), cards[4])] += 1
+    tot = sum(exact.values())
+    n = 40_000
+    got = Counter()
+    for smp in det.sample(rng_state(321), n):
+        opp = tuple(int(t) for t in np.flatnonzero(smp["hands"][1]) for _ in range(int(smp["hands"][1][t])))
+        got[(*(int(x) for x in smp["hidden"]), tuple(sorted(opp)), int(smp["draw_pile"][0]))] += 1
+    assert set(got) == set(exact)
+    assert all(deck.names[c] != SWAP for k in got for c in k[:2])
+    chi2 = sum((got[k] - n * v / tot) ** 2 / (n * v / tot) for k, v in exact.items())
+    assert chi2 < 3 * len(exact) + 30, (chi2, exact, got)  # far beyond the 0.999 quantile of chi2(len - 1)

@@ -17,6 +17,16 @@ block              size                 meaning
 ``discard``        ``T``                R-DISCARD: hand card ``c``
 ``respond``        ``1 + nW``           R-CH-EXCHANGE: play a matching asset (k=0) or wild ``k-1``
 ``give_up``        ``1``                R-CH-EXCHANGE: stop; the other side wins
+``end_turn``       ``1`` or 0           R-ADV-TWO: stop after the first of two actions
+``improve``        ``1`` or 0           R-ADV-IMPROVE: add a matching asset to the own top set
+``swap``           ``M - 1`` or 0       R-ADV-SWAP: play Swap with the seat ``o`` places left
+``move``           ``2 * M`` or 0       R-ADV-MOVE: play Move on the seat ``o`` places left
+                                        (o = 0..M-1, 0 = self): top set to the bottom (d=0)
+                                        or bottom set to the top (d=1), id ``2*o + d``
+``deep_challenge`` ``(M-1) * (Q+1)``    R-ADV-DEEP: challenge the set second from the top of
+                   or 0                 seat ``o``, opening with pay-two ``q`` (below) or, at
+                                        ``q = Q``, with a Penny Jar alone
+``respond_two``    ``Q`` or 0           R-ADV-PENNY / R-ADV-DEEP: a two-card play ``q``
 ``draft_take``     ``D * nA * (1+nW)``  R-2P-DRAFT / R-3P-DRAFT: play hand asset ``a`` and take
                                         every face-up draft-pile top of type ``a`` within
                                         reach (k=0), or, when none is, one face-up wild
@@ -29,12 +39,23 @@ block              size                 meaning
 ``draft_decline``  ``D``                the offered neighbour lets the drafted set be
 =================  ===================  =================================================
 
-``D`` is 1 when the rule set has draft piles (``rules.draft != "none"``) and 0
-otherwise: the classic presets keep exactly their ids and size. An immediate
-challenge, once opened, goes on with ``respond``/``give_up``.
+The ``end_turn`` .. ``respond_two`` blocks are the advanced rules (§6); each has
+size 0 when the rule set does not enable it (``end_turn``: ``actions_per_turn`` = 2;
+``improve`` and ``deep_challenge``: ``advanced_actions``; ``swap``/``move``: Swap/Move
+cards in the deck; ``respond_two``: a Penny Jar in the deck or ``advanced_actions``).
+A **pay-two** ``q`` is an unordered pair of cards, each a matching asset (k=0) or
+wild ``k-1``: the pairs ``(k1, k2)`` with ``k1 <= k2`` in lexicographic order,
+``Q = (1+nW)(2+nW)/2`` of them.
+
+The ``draft_*`` blocks come last (§7): ``D`` is 1 when the rule set has draft piles
+(``rules.draft != "none"``) and 0 otherwise. An immediate challenge, once opened,
+goes on with ``respond``/``give_up``. So the classic presets keep exactly their ids
+and size.
 
 For the 2011 deck and 12 players: 30 + 12 + 33 + 12 + 3 + 1 = 91 actions; with
-draft piles (2 players): 30 + 12 + 3 + 12 + 3 + 1 + 30 + 20 + 3 + 1 = 115.
+draft piles (2 players): 30 + 12 + 3 + 12 + 3 + 1 + 30 + 20 + 3 + 1 = 115. For
+``advanced`` (nW = 3 with the Penny Jar, T = 15, M = 6): 40 + 15 + 20 + 15 + 4 + 1
++ 1 + 1 + 5 + 12 + 55 + 10 = 179 actions.
 """
 
 from __future__ import annotations
@@ -45,7 +66,10 @@ from functools import cached_property
 from cya_sim.game.rules import RuleSet
 
 KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up",
+         "end_turn", "improve", "swap", "move", "deep_challenge", "respond_two",
          "draft_take", "draft_wild", "draft_challenge", "draft_decline")
+#: Move directions (R-ADV-MOVE), index = ``d`` of the move block.
+MOVE_DIRECTIONS = ("top_to_bottom", "bottom_to_top")
 
 
 @dataclass(frozen=True)
@@ -61,14 +85,22 @@ class Action:
         ``draft_take``: -1 = the face-up tops of the asset's type, else the
         face-up wild type taken; for ``draft_wild``: the wild played from the
         hand; -1 otherwise.
-    offset: for ``challenge``: the target is the seat ``offset`` places to the
-        left of the challenger (1..max_players-1); 0 otherwise.
+    offset: for ``challenge``, ``swap``, ``deep_challenge``: the target is the
+        seat ``offset`` places to the left (1..max_players-1); for ``move``
+        0..max_players-1 (0 = the mover's own stack); 0 otherwise.
+    second: for the pay-two kinds ``deep_challenge`` and ``respond_two``: the
+        second card (-1 a matching asset, else a wild type id; ``partner`` is
+        the first); -2 when one card is played (a Penny Jar alone: ``partner``
+        is its id).
+    direction: for ``move``: one of :data:`MOVE_DIRECTIONS`; "" otherwise.
     """
 
     kind: str
     card: int = -1
     partner: int = -1
     offset: int = 0
+    second: int = -2
+    direction: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,18 +118,37 @@ class ActionSpace:
     n_wilds: int
     max_players: int
     card_names: tuple[str, ...]
+    n_action_cards: int = 0
+    two_actions: bool = False
+    improve_on: bool = False
+    swap_on: bool = False
+    move_on: bool = False
+    deep_on: bool = False
+    pay_two_on: bool = False
+    penny: int = -1
     draft: bool = False
 
     @classmethod
     def for_rules(cls, rules: RuleSet) -> ActionSpace:
-        """The action space of ``rules`` (depends on its deck, max_players and whether it drafts)."""
-        return cls(rules.deck.n_assets, rules.deck.n_wilds, rules.max_players, rules.deck.names,
-                   rules.draft != "none")
+        """The action space of ``rules`` (depends on its deck, max_players, the §6 options and
+        whether it drafts, §7)."""
+        d = rules.deck
+        ids = rules.advanced_ids
+        adv = rules.advanced_actions
+        return cls(d.n_assets, d.n_wilds, rules.max_players, d.names, ids.n_action_cards,
+                   rules.actions_per_turn == 2, adv, ids.swap >= 0, ids.move >= 0, adv,
+                   adv or ids.penny >= 0, ids.penny, rules.draft != "none")
 
     @property
     def n_types(self) -> int:
-        """T, card types."""
-        return self.n_assets + self.n_wilds
+        """T, card types (assets, wilds, action cards)."""
+        return self.n_assets + self.n_wilds + self.n_action_cards
+
+    @cached_property
+    def pay_two_pairs(self) -> tuple[tuple[int, int], ...]:
+        """The Q pay-two pairs ``(k1, k2)``, ``k1 <= k2``, each 0 (a matching asset) or 1 + wild index."""
+        w = 1 + self.n_wilds
+        return tuple((a, b) for a in range(w) for b in range(a, w))
 
     @cached_property
     def block_sizes(self) -> dict[str, int]:
@@ -111,6 +162,12 @@ class ActionSpace:
             "discard": self.n_types,
             "respond": w,
             "give_up": 1,
+            "end_turn": int(self.two_actions),
+            "improve": int(self.improve_on),
+            "swap": (self.max_players - 1) if self.swap_on else 0,
+            "move": 2 * self.max_players if self.move_on else 0,
+            "deep_challenge": (self.max_players - 1) * (len(self.pay_two_pairs) + 1) if self.deep_on else 0,
+            "respond_two": len(self.pay_two_pairs) if self.pay_two_on else 0,
             "draft_take": d * self.n_assets * w,
             "draft_wild": d * self.n_wilds * self.n_assets,
             "draft_challenge": d * w,
@@ -130,6 +187,11 @@ class ActionSpace:
     def size(self) -> int:
         """A, the number of action ids."""
         return sum(self.block_sizes.values())
+
+    @property
+    def advanced_on(self) -> bool:
+        """Whether some §6 block (``end_turn`` .. ``respond_two``) is enabled (has size > 0)."""
+        return self.start["draft_take"] > self.start["end_turn"]
 
     # -- encoding --------------------------------------------------------------
     def _partner_index(self, partner: int) -> int:
@@ -161,6 +223,74 @@ class ActionSpace:
         """Id of giving up a challenge."""
         return self.start["give_up"]
 
+    def _need(self, kind: str) -> None:
+        if not self.block_sizes[kind]:
+            raise ValueError(f"action kind {kind!r} is not enabled by these rules")
+
+    @property
+    def end_turn(self) -> int:
+        """Id of stopping after the first of two actions (R-ADV-TWO).
+
+        Raises:
+            ValueError: the rules play one action a turn.
+        """
+        self._need("end_turn")
+        return self.start["end_turn"]
+
+    @property
+    def improve(self) -> int:
+        """Id of R-ADV-IMPROVE (a matching asset onto the own top set).
+
+        Raises:
+            ValueError: the rules do not enable it.
+        """
+        self._need("improve")
+        return self.start["improve"]
+
+    def swap(self, offset: int) -> int:
+        """Id of R-ADV-SWAP with the seat ``offset`` (1..M-1) places to the left.
+
+        Raises:
+            ValueError: no Swap card in these rules.
+        """
+        self._need("swap")
+        return self.start["swap"] + offset - 1
+
+    def move(self, offset: int, direction: str) -> int:
+        """Id of R-ADV-MOVE on the seat ``offset`` (0..M-1, 0 = self) places left, ``direction`` in
+        :data:`MOVE_DIRECTIONS`.
+
+        Raises:
+            ValueError: no Move card in these rules, or an unknown direction.
+        """
+        self._need("move")
+        return self.start["move"] + 2 * offset + MOVE_DIRECTIONS.index(direction)
+
+    def pay_two_index(self, first: int, second: int) -> int:
+        """Index q of the pay-two pair of cards ``first``, ``second`` (each -1 = a matching asset, else a wild id)."""
+        a, b = sorted((self._partner_index(first), self._partner_index(second)))
+        return self.pay_two_pairs.index((a, b))
+
+    def deep_challenge(self, offset: int, first: int, second: int = -2) -> int:
+        """Id of R-ADV-DEEP against the seat ``offset`` places left, opening with ``first`` and ``second``
+        (-1 = a matching asset, else a wild id) or, with ``second=-2``, the Penny Jar ``first`` alone.
+
+        Raises:
+            ValueError: the rules do not enable deep challenges.
+        """
+        self._need("deep_challenge")
+        q = len(self.pay_two_pairs) if second == -2 else self.pay_two_index(first, second)
+        return self.start["deep_challenge"] + (offset - 1) * (len(self.pay_two_pairs) + 1) + q
+
+    def respond_two(self, first: int, second: int) -> int:
+        """Id of a two-card challenge play (R-ADV-PENNY, R-ADV-DEEP): ``first`` and ``second``
+        (-1 = a matching asset, else a wild id).
+
+        Raises:
+            ValueError: the rules have no two-card plays.
+        """
+        self._need("respond_two")
+        return self.start["respond_two"] + self.pay_two_index(first, second)
     def draft_take(self, asset: int, wild: int = -1) -> int:
         """Id of a draft take with hand asset ``asset``: the face-up tops of its type (wild=-1) or
         face-up wild ``wild`` (R-2P-DRAFT)."""
@@ -207,6 +337,20 @@ class ActionSpace:
             return Action(kind, partner=partner(i % w), offset=i // w + 1)
         if kind in ("respond", "draft_challenge"):
             return Action(kind, partner=partner(i))
+        if kind == "swap":
+            return Action(kind, offset=i + 1)
+        if kind == "move":
+            return Action(kind, offset=i // 2, direction=MOVE_DIRECTIONS[i % 2])
+        if kind == "deep_challenge":
+            q_all = len(self.pay_two_pairs) + 1
+            off, q = i // q_all + 1, i % q_all
+            if q == q_all - 1:
+                return Action(kind, partner=self.penny, offset=off)
+            k1, k2 = self.pay_two_pairs[q]
+            return Action(kind, partner=partner(k1), offset=off, second=partner(k2))
+        if kind == "respond_two":
+            k1, k2 = self.pay_two_pairs[i]
+            return Action(kind, partner=partner(k1), second=partner(k2))
         if kind == "draft_take":
             return Action(kind, card=i // w, partner=partner(i % w))
         if kind == "draft_wild":
@@ -230,6 +374,14 @@ class ActionSpace:
             return f"draft_take:{nm[d.card]}+{'match' if d.partner < 0 else 'pile ' + p}"
         if d.kind == "draft_wild":
             return f"draft_wild:{p}={nm[d.card]}"
+        if d.kind == "swap":
+            return f"swap:+{d.offset}"
+        if d.kind == "move":
+            return f"move:+{d.offset}:{d.direction}"
+        if d.kind in ("deep_challenge", "respond_two"):
+            pay = (nm[d.partner] if d.partner >= 0 else "Penny Jar") if d.second == -2 else \
+                p + "+" + ("match" if d.second < 0 else nm[d.second])
+            return f"deep_challenge:+{d.offset}:{pay}" if d.kind == "deep_challenge" else f"respond_two:{pay}"
         return d.kind
 
     def names(self) -> list[str]:

@@ -33,7 +33,13 @@ The document (``version`` 1); fields marked *optional* may be omitted::
       "challenge": null | {"challenger": 1, "defender": 3, "cards": ["Jewels"],
                            "players": [1],        # who showed each card
                            "to_act": 3,           # optional (the other side of the last card)
-                           "asset": "Jewels"},    # optional (the defender's top set type)
+                           "asset": "Jewels",     # optional (the contested set's type)
+                           "depth": 0,            # optional (0): 1 = the set second from the top (R-ADV-DEEP)
+                           "owed": 1},            # optional (1): cards to_act must play (R-ADV-PENNY, R-ADV-DEEP)
+      "removed": ["Swap"],                  # optional ([]): cards that left the game this round (§6)
+      "turn": {"actions_left": 2,           # optional (a fresh turn): R-ADV-TWO's turn state
+               "no_challenge": null,        #   seat the mover may not challenge again, or null
+               "defenders": []},            #   seats challenged this turn, in order
       "played_this_turn": [1],              # optional ([]): seats that played a card this turn
       "gave_up": [["Jewels"], [], ...],     # optional (none): per seat, asset types over which it gave up
                                             #   a challenge and has drawn no card since (public, §10)
@@ -94,13 +100,14 @@ _TOP_FIELDS = (
     "format", "version", "rules", "players", "round", "dealer", "first_dealer", "current_player",
     "totals", "round_wins", "round_scores", "hands", "draw_pile", "discard_pile", "stacks",
     "challenge", "played_this_turn", "gave_up", "eligible", "extra_rounds", "winners", "counters", "rng",
-    "draft_piles", "draft_down", "draft_offer",
+    "removed", "turn", "draft_piles", "draft_down", "draft_offer",
 )
 _REQUIRED = ("format", "version", "rules", "players", "current_player", "hands", "draw_pile", "discard_pile",
              "stacks")
 _RULES_FIELDS = ("preset", "options", "name")
 _SET_FIELDS = ("asset", "cards", "known_by")
-_CHALLENGE_FIELDS = ("challenger", "defender", "cards", "players", "to_act", "asset")
+_CHALLENGE_FIELDS = ("challenger", "defender", "cards", "players", "to_act", "asset", "depth", "owed")
+_TURN_FIELDS = ("actions_left", "no_challenge", "defenders")
 _COUNTERS = ("turns", "challenges", "decisions", "largest_steal")
 _RNG_FIELDS = ("state", "inc", "has_uint32", "uinteger")
 _HAS_GAVE_UP = "gave_up" in {f.name for f in fields(GameState)}
@@ -184,6 +191,8 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "players": list(ch.players),
             "to_act": ch.to_act,
         }
+        if ch.depth or ch.owed != 1:
+            challenge |= {"depth": ch.depth, "owed": ch.owed}
     rng = None
     if state.rng is not None:
         st = state.rng.bit_generator.state
@@ -195,6 +204,13 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "has_uint32": int(st["has_uint32"]),
             "uinteger": int(st["uinteger"]),
         }
+    adv: dict[str, Any] = {}
+    if state.rules.advanced_ids.n_action_cards:
+        adv["removed"] = card_names(state.removed)
+    if state.rules.actions_per_turn > 1:
+        adv["turn"] = {"actions_left": state.actions_left,
+                       "no_challenge": None if state.no_challenge < 0 else state.no_challenge,
+                       "defenders": list(state.turn_defenders)}
     draft = {}
     if state.rules.draft != "none":
         draft = {
@@ -228,7 +244,7 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
         "counters": {k: int(getattr(state, k)) for k in _COUNTERS},
         "rng": rng,
         **draft,
-    }
+    } | adv
 
 
 def dumps(state: GameState, indent: int | None = 1) -> str:
@@ -371,15 +387,17 @@ def _set_from_dict(v: Any, path: str, owner: int, p: int, rules: RuleSet) -> Car
     d = _check_fields(v, path, _SET_FIELDS, ("asset", "cards"))
     asset = _card(d["asset"], f"{path}.asset", names)
     if asset >= deck.n_assets:
-        raise _fail(f"{path}.asset", f"{names[asset]!r} is a wild, not an asset; a set's type is an asset: "
+        kind = "a wild" if asset < deck.n_assets + deck.n_wilds else "an action card"
+        raise _fail(f"{path}.asset", f"{names[asset]!r} is {kind}, not an asset; a set's type is an asset: "
                     + ", ".join(names[: deck.n_assets]))
     cards = _cards(d["cards"], f"{path}.cards", names)
     if len(cards) < 2:
         raise _fail(f"{path}.cards", f"has {len(cards)} card(s); a set has at least 2 (R-PAIR-HAND)")
+    wilds = names[deck.n_assets:deck.n_assets + deck.n_wilds]
     for i, c in enumerate(cards):
-        if c != asset and c < deck.n_assets:
+        if c != asset and names[c] not in wilds:
             raise _fail(f"{path}.cards[{i}]", f"{names[c]!r} does not match the set's asset {names[asset]!r}; "
-                        f"allowed: {names[asset]!r} or a wild ({', '.join(names[deck.n_assets:])})")
+                        f"allowed: {names[asset]!r} or a wild ({', '.join(wilds)})")
     if asset not in cards:
         raise _fail(f"{path}.cards", f"holds no {names[asset]!r}; a set has at least one card of its asset type "
                     "(R-NO-WILD-PAIR)")
@@ -457,6 +475,22 @@ def state_from_dict(d: Any) -> GameState:
         hands.append(counts)
     draw_pile = _cards(d["draw_pile"], "draw_pile", names)
     discard_pile = _cards(d["discard_pile"], "discard_pile", names)
+    first_action = deck.n_assets + deck.n_wilds
+    for i, c in enumerate(discard_pile):
+        if c >= first_action:
+            raise _fail(f"discard_pile[{i}]", f"{names[c]!r} is an action card; it leaves the game instead "
+                        "(R-ADV-DISCARD-ACTION): list it under 'removed'")
+    removed = _cards(d.get("removed", []), "removed", names)
+    for i, c in enumerate(removed):
+        if c < first_action:
+            raise _fail(f"removed[{i}]", f"{names[c]!r} is not an action card; only Swap and Move leave the game")
+    turn = _check_fields(d.get("turn", {}), "turn", _TURN_FIELDS)
+    actions_left = _int(turn.get("actions_left", rules.actions_per_turn), "turn.actions_left", 1,
+                        rules.actions_per_turn)
+    no_ch = turn.get("no_challenge")
+    no_ch = -1 if no_ch is None else _seat(no_ch, "turn.no_challenge", p)
+    defenders = [_seat(x, f"turn.defenders[{i}]", p) for i, x in enumerate(_list(turn.get("defenders", []),
+                                                                                  "turn.defenders"))]
     stacks = []
     for s, stack in enumerate(_list(d["stacks"], "stacks", p)):
         stacks.append([_set_from_dict(x, f"stacks[{s}][{j}]", s, p, rules)
@@ -502,6 +536,8 @@ def state_from_dict(d: Any) -> GameState:
                               minlength=t),
         "challenge": np.bincount(np.array(challenge.cards if challenge else [], dtype=np.int64), minlength=t),
     }
+    if deck.n_types > deck.n_assets + deck.n_wilds:  # action cards (RULES.md §6)
+        where["removed"] = np.bincount(np.array(removed, dtype=np.int64), minlength=t)
     if rules.draft != "none":  # §7
         where["draft_piles"] = np.bincount(np.array([c for pile in draft_piles for c in pile], dtype=np.int64),
                                            minlength=t)
@@ -547,6 +583,10 @@ def state_from_dict(d: Any) -> GameState:
         decisions=counts["decisions"],
         largest_steal=counts["largest_steal"],
         rng=rng,
+        removed=removed,
+        actions_left=actions_left,
+        no_challenge=no_ch,
+        turn_defenders=defenders,
         draft_piles=draft_piles,
         draft_down=draft_down,
         draft_offer=draft_offer,
@@ -599,10 +639,12 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
     elif len(stacks[challenger]) < 1:
         raise _fail("challenge.challenger", f"seat {challenger} has no set; a challenger needs at least one "
                     "(R-CH-ALLOWED)")
-    if len(stacks[defender]) < 2:
+    depth = _int(d.get("depth", 0), "challenge.depth", 0, 1 if rules.advanced_actions else 0)
+    if len(stacks[defender]) < 2 + depth:
+        need = "two (R-CH-ALLOWED)" if depth == 0 else "three for a deep challenge (R-ADV-DEEP)"
         raise _fail("challenge.defender", f"seat {defender} has {len(stacks[defender])} set(s); a challenge needs a "
-                    "target with at least two (R-CH-ALLOWED)")
-    asset = stacks[defender][-1].asset
+                    f"target with at least {need}")
+    asset = stacks[defender][-1 - depth].asset
     if "asset" in d:
         a = _card(d["asset"], "challenge.asset", names)
         if a != asset:
@@ -610,22 +652,32 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
     cards = _cards(d["cards"], "challenge.cards", names)
     if not cards:
         raise _fail("challenge.cards", "is empty; a challenge opens with one card (R-CH-EXCHANGE)")
+    wilds = names[deck.n_assets:deck.n_assets + deck.n_wilds]
     for i, c in enumerate(cards):
-        if c != asset and c < deck.n_assets:
+        if c != asset and names[c] not in wilds:
             raise _fail(f"challenge.cards[{i}]", f"{names[c]!r} does not match the contested set; allowed: "
-                        f"{names[asset]!r} or a wild ({', '.join(names[deck.n_assets:])})")
+                        f"{names[asset]!r} or a wild ({', '.join(wilds)})")
     players = _list(d["players"], "challenge.players", len(cards))
+    pay_two = rules.advanced_actions or rules.advanced_ids.penny >= 0
+    run, want = 0, challenger
     for i, s in enumerate(players):
-        want = challenger if i % 2 == 0 else defender
-        if _seat(s, f"challenge.players[{i}]", p) != want:
+        s = _seat(s, f"challenge.players[{i}]", p)
+        if s != want and run > 0 and s in (challenger, defender):
+            want, run = s, 0
+        run += 1
+        if s != want or run > (2 if pay_two else 1):
+            if not pay_two:
+                want = challenger if i % 2 == 0 else defender
+            how = "one or two cards a play (R-ADV-PENNY, R-ADV-DEEP)" if pay_two else f"so it must be seat {want}"
             raise _fail(f"challenge.players[{i}]", f"is seat {s}; the two sides alternate starting with the "
-                        f"challenger, so it must be seat {want} (R-CH-EXCHANGE)")
+                        f"challenger, {how} (R-CH-EXCHANGE)")
     expected = defender if players[-1] == challenger else challenger
     to_act = _seat(d.get("to_act", expected), "challenge.to_act", p)
     if to_act != expected:
         raise _fail("challenge.to_act", f"is seat {to_act}; after seat {players[-1]} showed the last card, seat "
                     f"{expected} must answer or give up (R-CH-EXCHANGE)")
-    return Challenge(challenger, defender, asset, cards, list(players), to_act)
+    owed = _int(d.get("owed", 1), "challenge.owed", 1, 2 if pay_two else 1)
+    return Challenge(challenger, defender, asset, cards, list(players), to_act, depth, owed)
 
 
 def loads(text: str) -> GameState:

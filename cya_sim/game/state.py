@@ -45,6 +45,11 @@ class Challenge:
     challenger, defender: seats. asset: the contested top set's asset type.
     cards: cards played so far, in order (all public). players: who played each.
     to_act: the seat that must answer or give up now.
+    depth: which set of the defender's stack is contested: 0 the top set,
+        1 the set second from the top (R-ADV-DEEP).
+    owed: cards ``to_act`` must play to answer: 1, or 2 (a Penny Jar alone
+        also pays 2) after a Penny Jar (R-ADV-PENNY) or in a deep challenge
+        (R-ADV-DEEP).
     """
 
     challenger: int
@@ -53,6 +58,8 @@ class Challenge:
     cards: list[int]
     players: list[int]
     to_act: int
+    depth: int = 0
+    owed: int = 1
 
 
 @dataclass
@@ -80,6 +87,16 @@ class GameState:
         winners: seats sharing the win once the game is over, else None.
         capped: the game was stopped by the ``max_rounds`` cap (RuleSet), not by R-GAME-END.
         first_dealer: the dealer of round 1.
+        removed: card ids that left the game this round, in order (Swap and
+            Move played, discarded or turned up at set-up: R-ADV-SWAP,
+            R-ADV-MOVE, R-ADV-DISCARD-ACTION, R-ADV-SETUP); public.
+        actions_left: actions the player to move may still take this turn
+            (R-ADV-TWO; always 1 with ``actions_per_turn`` = 1).
+        no_challenge: the seat the player to move may not challenge again this
+            turn (R-ADV-TWO: it lost a challenge against it as its first
+            action), else -1.
+        turn_defenders: seats challenged this turn, in order: they draw after
+            the mover at the end of a two-action turn (R-REFILL, R-ADV-TWO).
         turns, challenges, decisions: counters over the whole game.
         largest_steal: value in dollars of the largest set a challenger won.
         rng: the engine's random stream (first dealer, shuffles).
@@ -117,6 +134,10 @@ class GameState:
     challenges: int = 0
     decisions: int = 0
     largest_steal: int = 0
+    removed: list[int] = field(default_factory=list)
+    actions_left: int = 1
+    no_challenge: int = -1
+    turn_defenders: list[int] = field(default_factory=list)
     rng: np.random.Generator | None = field(default=None, repr=False, compare=False)
     draft_piles: list[list[int]] = field(default_factory=list)
     draft_down: list[bool] = field(default_factory=list)
@@ -155,7 +176,7 @@ class GameState:
         c = np.zeros(t, dtype=np.int64)
         for h in self.hands:
             c += np.asarray(h, dtype=np.int64)
-        for card in self.draw_pile + self.discard_pile:
+        for card in self.draw_pile + self.discard_pile + self.removed:
             c[card] += 1
         for pile in self.draft_piles:
             for card in pile:

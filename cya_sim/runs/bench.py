@@ -24,9 +24,10 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   chunks of game indices), with the peak RSS of its worker processes.
 
 With ``--rules PRESET`` it measures instead, side by side in one run, ``greedy`` in every seat at
-the preset's smallest table size (2 for ``two_player_draft``, 3 for ``three_player_draft``) and
-``classic`` at that same size: batched games and decisions per CPU second, the reference engine's
-games per CPU second, and the ratios (:func:`rules_speed`).
+4 players or the preset's nearest allowed size (4 for ``advanced``, 2 for ``two_player_draft``, 3
+for ``three_player_draft``) and ``classic`` at that same size: batched games and decisions per CPU
+second, ``random`` in every seat (the engine's own cost, without greedy's decisions), the reference
+engine's games per CPU second, and the ratios (:func:`rules_speed`).
 
 Speed claims of the project come from this command only, never from timed unit tests.
 """
@@ -81,8 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measure the RL environments instead: the batched vector environment against "
                              "Gymnasium's SyncVectorEnv (issue 15; cya_sim.env.bench; needs .[rl])")
     parser.add_argument("--rules", default=None, metavar="PRESET",
-                        help="measure greedy x P games/s of this preset against classic at the same table size "
-                             "(P = the preset's smallest) instead; uses --games and --reference-games")
+                        help="measure greedy x P and random x P games/s of this preset (e.g. advanced, "
+                             "two_player_draft) against classic at the same table size instead (P = 4, or the "
+                             "preset's nearest allowed size); uses --games and --reference-games")
     parser.add_argument("--env-seconds", type=float, default=10.0,
                         help="CPU seconds per environment measured with --env (default 10)")
 
@@ -277,7 +279,7 @@ def measure(args: argparse.Namespace) -> dict:
     rules = get_rules("classic")
     key = root_key(args.seed)
     notes = []
-    out: dict = {"rules": "classic", "players": 4, "agents": "greedy x4", "target_score": rules.target_score}
+    out: dict = {"rules": rules.name, "players": 4, "agents": "greedy x4", "target_score": rules.target_score}
     out["compile_s"], out["compile_cpu_s"] = (None, None) if args.no_compile else cold_compile_seconds()
     _, out["cache_load_s"], _ = _timed(lambda: batched(rules, ["greedy"], _seats(1), key, np.arange(1)))
 
@@ -335,8 +337,10 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
 
     Returns a JSON-ready dict: ``rules``, ``players``, ``games``, ``<label>_games_s``,
     ``<label>_decisions_s``, ``<label>_decisions_per_game``, ``<label>_reference_games_s`` for the labels
-    ``rules`` and ``classic`` (per CPU second of this process), ``vs_classic_games`` and
-    ``vs_classic_decisions`` (batched rates, preset / classic).
+    ``rules`` and ``classic`` (per CPU second of this process), ``<label>_random_games_s`` (random in
+    every seat, a quarter of ``games``), ``vs_classic_games``, ``vs_classic_decisions`` and
+    ``vs_classic_random`` (batched rates, preset / classic). P is 4 clamped to the preset's
+    ``min_players..max_players``.
 
     Raises:
         RulesError: unknown preset or one the batched engine does not play.
@@ -349,8 +353,8 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     rules = get_rules(preset)
     if not isinstance(rules, RuleSet):
         raise RulesError(f"--rules {preset!r}: the batched engine plays the classic family only "
-                         "(classic, guide, basic and the drafts)")
-    p = rules.min_players
+                         "(classic, guide, basic, advanced and the drafts)")
+    p = min(max(4, rules.min_players), rules.max_players)
     key = root_key(seed)
     seats = np.zeros((games, p), np.int16)
     out: dict = {"rules": preset, "players": p, "agents": f"greedy x{p}", "games": games,
@@ -366,8 +370,14 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
             _, rcpu, _ = _timed(lambda r=r: reference(r, ["greedy"], seats[:reference_games], key,
                                                       np.arange(reference_games, dtype=np.int64)))
             out[f"{label}_reference_games_s"] = reference_games / rcpu
+        rg = max(1, games // 4)  # random x P: the engine's own cost (legal lists and rules)
+        batched(r, ["random"], seats[:1], key, np.arange(1))
+        _, rcpu, _ = _timed(lambda r=r, rg=rg: batched(r, ["random"], seats[:rg], key,
+                                                       np.arange(rg, dtype=np.int64), batch_size=batch_size))
+        out[f"{label}_random_games_s"] = rg / rcpu
     out["vs_classic_games"] = out["rules_games_s"] / out["classic_games_s"]
     out["vs_classic_decisions"] = out["rules_decisions_s"] / out["classic_decisions_s"]
+    out["vs_classic_random"] = out["rules_random_games_s"] / out["classic_random_games_s"]
     out["load_average_1min"] = os.getloadavg()[0]
     return out
 
@@ -383,7 +393,8 @@ def run(args: argparse.Namespace) -> int:
                   f"{res['rules_games_s']:,.0f} games/s ({res['rules_decisions_s']:,.0f} decisions/s) against "
                   f"classic {res['classic_games_s']:,.0f} games/s ({res['classic_decisions_s']:,.0f} decisions/s) at "
                   f"{res['players']} players: {res['vs_classic_games']:.2f}x games/s, "
-                  f"{res['vs_classic_decisions']:.2f}x decisions/s")
+                  f"{res['vs_classic_decisions']:.2f}x decisions/s; random x{res['players']} "
+                  f"{res['vs_classic_random']:.2f}x games/s")
         return 0
     if getattr(args, "mcts", False):
         from cya_sim.search.bench import mcts_speed
@@ -415,9 +426,13 @@ def run(args: argparse.Namespace) -> int:
     def f(v, fmt="{:,.0f}"):
         return "n/a" if v is None else fmt.format(v)
 
-    print("cya-sim bench: classic, 4 players, greedy in every seat, games to $1,000,000")
+    print(f"cya-sim bench: {res['rules']}, 4 players, greedy in every seat, games to $1,000,000")
     print(f"  batched engine    {f(res['engine_games_per_s'])} games/s per core "
           f"({f(res['decisions_per_s'])} decisions/s; {res['engine_games']:,} games)")
+    if "rules_vs_classic_games" in res:
+        print(f"  vs classic        {f(res['classic_games_per_s'])} classic games/s: "
+              f"{res['rules_vs_classic_games']:.2f}x the games/s, {res['rules_vs_classic_decisions']:.2f}x the "
+              f"decisions/s; random x4 {res['rules_vs_classic_random_x4']:.2f}x classic's")
     print(f"  reference engine  {f(res['reference_games_per_s'], '{:,.1f}')} games/s per core "
           f"({res['reference_games']:,} games)")
     print(f"  ceiling.py        {f(res['ceiling_games_per_s'])} games/s per core")

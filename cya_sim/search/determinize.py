@@ -65,7 +65,26 @@ import numpy as np
 from numba import njit
 
 from cya_sim.engine.batched.state import allocate
-from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SCOUNTS, B_SVAL, B_SVALUE, C_N, C_NA, C_P, C_T
+from cya_sim.engine.compiled.layout import (
+    B_DECK,
+    B_HANDS,
+    B_SCARD0,
+    B_SCOUNTS,
+    B_SVAL,
+    B_SVALUE,
+    C_ADV_ON,
+    C_N,
+    C_NA,
+    C_NW,
+    C_P,
+    C_T,
+    G_ADV_DEF0,
+    G_ADV_DEPTH,
+    G_ADV_LEFT,
+    G_ADV_NDEF,
+    G_ADV_NO_CH,
+    G_ADV_OWED,
+)
 from cya_sim.engine.compiled.pcg import next_double, seed_stream
 from cya_sim.engine.compiled.seen import recount_seen
 from cya_sim.engine.reference.observation import Observation
@@ -164,7 +183,7 @@ def info_set(obs: Observation, slot_of_view: list[list[int]] | None = None) -> I
                 grp_slot[pos] = j
                 pos += 1
     grp_start[g] = pos
-    w_total = int(unseen[na:].sum())
+    w_total = int(unseen[na:na + deck.n_wilds].sum())  # wilds only: action cards never lie in a set (§6)
     wtab = np.zeros((g, h + 1), np.float64)
     ftab = np.zeros((g + 1, h + 1), np.float64)
     ftab[0, 0] = 1.0
@@ -235,7 +254,7 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
                 S.set_card0[b, st] = v.asset  # replaced by the sampled card
                 S.set_known0[b, st] = 1 << s
             else:
-                wild = [c for c in range(na, t) if known[c] > 0]
+                wild = [c for c in range(na, na + int(k.cfg[C_NW])) if known[c] > 0]
                 S.set_card0[b, st] = min(wild, key=lambda c: (values[c], c)) if wild else v.asset
                 S.set_known0[b, st] = (1 << s) if s == seat else public
             S.set_below[b, st] = below
@@ -258,6 +277,18 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
         S.ch_players[b, : len(ch.players)] = ch.players
         for who in ch.players:
             S.played[b, who] = True  # R-REFILL: both sides of a challenge that showed a card draw
+    if int(k.cfg[C_ADV_ON]):  # the advanced rules' public state (RULES.md §6)
+        rows = S.rows[b]
+        rows[G_ADV_LEFT] = obs.actions_left
+        rows[G_ADV_NO_CH] = obs.no_challenge + 1
+        rows[G_ADV_NDEF] = len(obs.turn_defenders)
+        for i, d in enumerate(obs.turn_defenders[:2]):
+            rows[G_ADV_DEF0 + i] = d
+        rows[G_ADV_DEPTH] = ch.depth if ch is not None else 0
+        rows[G_ADV_OWED] = ch.owed if ch is not None else 0
+        S.adv_removed[b] = np.bincount(np.asarray(obs.removed, np.int64), minlength=t)
+        for who, did in enumerate(obs.played_this_turn):
+            S.played[b, who] = S.played[b, who] or did
     S.current_player[b] = obs.current_player
     S.dealer[b] = obs.dealer
     S.round[b] = obs.round
@@ -329,8 +360,9 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
         g_n = I.grp_asset.shape[0]
         # J, then j_g backwards (module docstring)
         big_j = _pick_weighted(I.fin, h + 1, rng)
+        nwild = na + cfg[C_NW]  # wild ids end here; action cards (§6) never lie in a set
         w_left = 0
-        for c in range(na, t):
+        for c in range(na, nwild):
             w_left += rem[c]
         for g in range(g_n - 1, -1, -1):
             lo = I.grp_start[g]
@@ -353,7 +385,7 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
                 # one physical wild, uniform among the unseen wilds left
                 u = int(next_double(rng) * w_left)
                 wd = na
-                for c in range(na, t):
+                for c in range(na, nwild):
                     if u < rem[c]:
                         wd = c
                         break

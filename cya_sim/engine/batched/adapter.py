@@ -11,7 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from cya_sim.engine.batched.state import BatchState
-from cya_sim.engine.compiled.layout import C_N
+from cya_sim.engine.compiled.layout import (
+    C_ADV_ON,
+    C_N,
+    G_ADV_DEF0,
+    G_ADV_DEPTH,
+    G_ADV_LEFT,
+    G_ADV_NDEF,
+    G_ADV_NO_CH,
+    G_ADV_OWED,
+)
 from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.engine.reference.legal import action_space
 from cya_sim.engine.reference.observation import ChallengeView, Observation, SetView
@@ -32,7 +41,7 @@ def reference_observation(state: BatchState, row: int):
     deck = rules.deck
     values = deck.values
     t, p, na = deck.n_types, state.n_players, deck.n_assets
-    wv = values[na:]
+    wv = values[na:na + deck.n_wilds]  # wilds only (action cards, §6, are no set card)
     bit = 1 << seat
     seen = np.zeros(t, np.int64)
     stacks = []
@@ -61,6 +70,13 @@ def reference_observation(state: BatchState, row: int):
     discard = tuple(int(c) for c in state.discard[b, : int(state.discard_len[b])])
     for c in discard:
         seen[c] += 1
+    row = state.rows[b]
+    removed: tuple[int, ...] = ()
+    adv = bool(k.cfg[C_ADV_ON])
+    if adv:  # the advanced rules' public state (RULES.md §6); removed cards in type order
+        counts = state.adv_removed[b]
+        removed = tuple(int(c) for c in range(t) for _ in range(int(counts[c])))
+        seen += counts
     ch = None
     if state.ch_active[b]:
         n = int(state.ch_len[b])
@@ -68,7 +84,8 @@ def reference_observation(state: BatchState, row: int):
         for c in cards:
             seen[c] += 1
         ch = ChallengeView(int(state.ch_challenger[b]), int(state.ch_defender[b]), int(state.ch_asset[b]), cards,
-                           tuple(int(x) for x in state.ch_players[b, :n]), seat)
+                           tuple(int(x) for x in state.ch_players[b, :n]), seat,
+                           int(row[G_ADV_DEPTH]), max(1, int(row[G_ADV_OWED])))
     tops: tuple[int, ...] = ()
     sizes: tuple[int, ...] = ()
     reach: tuple[int, ...] = ()
@@ -94,4 +111,9 @@ def reference_observation(state: BatchState, row: int):
         challenge=ch, unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
         legal_action_mask=mask, draft_tops=tops, draft_sizes=sizes, draft_reach=reach,
         draft_offer=tuple(int(x) - 1 for x in (state.draft_offer[b], state.draft_offer2[b]) if x),
+        removed=removed,
+        actions_left=int(row[G_ADV_LEFT]) if adv else rules.actions_per_turn,
+        no_challenge=int(row[G_ADV_NO_CH]) - 1,
+        turn_defenders=tuple(int(row[G_ADV_DEF0 + i]) for i in range(int(row[G_ADV_NDEF]))),
+        played_this_turn=tuple(bool(x) for x in state.played[b]),
     )

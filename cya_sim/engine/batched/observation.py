@@ -9,6 +9,7 @@ from numba import njit
 
 from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.compiled.layout import (
+    B_ADV_REMOVED,
     B_CHCARDS,
     B_CHPLAYERS,
     B_DISC,
@@ -27,6 +28,7 @@ from cya_sim.engine.compiled.layout import (
     C_A,
     C_N,
     C_NA,
+    C_NW,
     C_P,
     C_S,
     C_T,
@@ -199,8 +201,8 @@ def _observe(K, R, order, seen, ids, wlo, whi, seat_o, phase, mask, hand, hand_s
                 ch_cards[b, i] = G[L[B_CHCARDS] + i]
                 ch_players[b, i] = G[L[B_CHPLAYERS] + i]
                 seen[G[L[B_CHCARDS] + i]] += 1
-        for c in range(t):
-            unseen[b, c] = K.deck_counts[c] - G[L[B_HANDS] + o * t + c] - seen[c]
+        for c in range(t):  # cards out of the game are seen (RULES.md §6)
+            unseen[b, c] = K.deck_counts[c] - G[L[B_HANDS] + o * t + c] - seen[c] - G[L[B_ADV_REMOVED] + c]
 
 
 def observe(state: BatchState) -> ObservationBatch:
@@ -217,7 +219,7 @@ def observe(state: BatchState) -> ObservationBatch:
     b, p, t = state.batch_size, state.n_players, int(cfg[C_T])
     s_max, n, cap, a = int(cfg[C_S]), int(cfg[C_N]), state.ch_cards.shape[1], int(cfg[C_A])
     na = int(cfg[C_NA])
-    wv = k.values[na:]
+    wv = k.values[na:na + int(k.cfg[C_NW])]  # wilds only (action cards, §6, are no set card)
     wlo = int(wv.min()) if len(wv) else 1 << 62
     whi = int(wv.max()) if len(wv) else -(1 << 62)
     z = np.zeros

@@ -28,11 +28,16 @@ Blocks (element meaning; dollars for values):
   ``B_SBELOW`` the slot beneath it in its stack (-1: bottom), ``B_SSIZE`` cards;
   ``B_SCOUNTS`` (S*T) cards of each type in each set, slot-major;
 * ``B_CHCARDS``, ``B_CHPLAYERS`` (CAP each) challenge cards shown in order and who showed each;
+* ``B_ADV_REMOVED`` (T) cards of each type that left the game this round (Swap and Move, RULES.md §6).
+
+The advanced rules (§6) add the scalars ``G_ADV_*`` and the constants ``C_ADV_*`` (appended after the
+classic ones, so the classic offsets do not move); their code is :mod:`.advanced`.
+
 * ``B_DRAFT_LEN`` (D, the draft piles; 0 without a draft) cards left in each draft pile
   (R-2P-DRAFT, R-3P-DRAFT). Pile j's cards are ``deck[j * size : j * size + len_j]`` (the piles
   are dealt first), its top the last of them.
 
-Draft scalars (0 without a draft): ``G_DRAFT_OFFER`` 1 + the seat asked now whether it opens the
+Draft scalars (after the §6 ones; 0 without a draft): ``G_DRAFT_OFFER`` 1 + the seat asked now whether it opens the
 immediate challenge of a freshly drafted set (0: no such decision), ``G_DRAFT_OFFER2`` 1 + the
 seat asked next (0: none), ``G_DRAFT_DOWN`` bitmask of the piles whose next card is not
 turned up yet (:mod:`cya_sim.engine.compiled.draft`).
@@ -55,8 +60,16 @@ from cya_sim.game.rules import RuleSet
 (G_TO_ACT, G_CUR, G_DEALER, G_ROUND, G_DRAW_POS, G_DISC_LEN, G_N_SETS, G_CH_ACTIVE,
  G_CH_CHAL, G_CH_DEF, G_CH_ASSET, G_CH_LEN, G_DONE, G_WINNERS, G_ELIGIBLE, G_EXTRA,
  G_FIRST_DEALER, G_TURNS, G_CHALLENGES, G_DECISIONS, G_LARGEST_STEAL, G_ROUND_AUDIT, G_GAME_INDEX,
- G_QUEUE_POS, G_CAPPED, G_DRAFT_OFFER, G_DRAFT_OFFER2, G_DRAFT_DOWN) = range(28)
-N_SCALARS = 28
+ G_QUEUE_POS, G_CAPPED) = range(25)
+# The advanced rules (RULES.md §6; all 0 in rows of rules without them): actions left this turn
+# (R-ADV-TWO), 1 + the seat the mover may not challenge again (0: none), the contested set's depth
+# (0 top, 1 second from the top, R-ADV-DEEP), cards owed by the seat to act (0 or 1: one; 2: two,
+# R-ADV-PENNY/R-ADV-DEEP), seats challenged this turn (count, first, second; R-REFILL at the end of
+# a two-action turn).
+(G_ADV_LEFT, G_ADV_NO_CH, G_ADV_DEPTH, G_ADV_OWED, G_ADV_NDEF, G_ADV_DEF0, G_ADV_DEF1) = range(25, 32)
+# The drafts (§7; module docstring).
+(G_DRAFT_OFFER, G_DRAFT_OFFER2, G_DRAFT_DOWN) = range(32, 35)
+N_SCALARS = 35
 #: Meaning of each scalar (name -> offset), for readers and the batched engine's named views.
 SCALARS = {
     "to_act": G_TO_ACT, "current_player": G_CUR, "dealer": G_DEALER, "round": G_ROUND,
@@ -65,15 +78,18 @@ SCALARS = {
     "done": G_DONE, "winners": G_WINNERS, "eligible": G_ELIGIBLE, "extra_rounds": G_EXTRA,
     "first_dealer": G_FIRST_DEALER, "turns": G_TURNS, "challenges": G_CHALLENGES, "decisions": G_DECISIONS,
     "largest_steal": G_LARGEST_STEAL, "round_audit": G_ROUND_AUDIT, "game_index": G_GAME_INDEX,
-    "queue_pos": G_QUEUE_POS, "capped": G_CAPPED, "draft_offer": G_DRAFT_OFFER, "draft_offer2": G_DRAFT_OFFER2,
-    "draft_down": G_DRAFT_DOWN,
+    "queue_pos": G_QUEUE_POS, "capped": G_CAPPED,
+    "adv_actions_left": G_ADV_LEFT, "adv_no_challenge1": G_ADV_NO_CH, "adv_ch_depth": G_ADV_DEPTH,
+    "adv_ch_owed": G_ADV_OWED, "adv_n_defenders": G_ADV_NDEF, "adv_defender0": G_ADV_DEF0,
+    "adv_defender1": G_ADV_DEF1,
+    "draft_offer": G_DRAFT_OFFER, "draft_offer2": G_DRAFT_OFFER2, "draft_down": G_DRAFT_DOWN,
 }
 
 # -- blocks: indices into K.lay ------------------------------------------------------------------
 (B_HCOUNT, B_STOP, B_SLEN, B_SVAL, B_TOTAL, B_PLAYED, B_RWINS, B_GAVEUP, B_HANDS, B_DECK, B_DISC,
  B_SASSET, B_SVALUE, B_SCARD0, B_SKNOWN0, B_SBELOW, B_SSIZE, B_SCOUNTS, B_CHCARDS, B_CHPLAYERS,
- B_SIZE, B_DRAFT_LEN) = range(22)
-N_LAYOUT = 22
+ B_ADV_REMOVED, B_DRAFT_LEN, B_SIZE) = range(23)
+N_LAYOUT = 23
 #: Name, block index and shape (in the letters P, T, N, S, CAP) of each block.
 BLOCKS = {
     "hand_count": (B_HCOUNT, "P"), "stack_top": (B_STOP, "P"), "stack_len": (B_SLEN, "P"),
@@ -82,7 +98,9 @@ BLOCKS = {
     "deck_order": (B_DECK, "N"), "discard": (B_DISC, "N"), "set_asset": (B_SASSET, "S"),
     "set_value": (B_SVALUE, "S"), "set_card0": (B_SCARD0, "S"), "set_known0": (B_SKNOWN0, "S"),
     "set_below": (B_SBELOW, "S"), "set_size": (B_SSIZE, "S"), "set_counts": (B_SCOUNTS, "ST"),
-    "ch_cards": (B_CHCARDS, "C"), "ch_players": (B_CHPLAYERS, "C"), "draft_len": (B_DRAFT_LEN, "D"),
+    "ch_cards": (B_CHCARDS, "C"), "ch_players": (B_CHPLAYERS, "C"),
+    "adv_removed": (B_ADV_REMOVED, "T"),
+    "draft_len": (B_DRAFT_LEN, "D"),
 }
 
 # -- indices into Consts.cfg -----------------------------------------------------------------------
@@ -90,9 +108,16 @@ C_NA, C_NW, C_T, C_M, C_P, C_HAND, C_ORDER, C_HIDDEN = 0, 1, 2, 3, 4, 5, 6, 7
 C_END_KIND, C_END_PARAM, C_TARGET, C_TIE, C_MAX_EXTRA, C_N, C_S, C_CAP = 8, 9, 10, 11, 12, 13, 14, 15
 C_A, C_W, C_PD, C_CH, C_DI, C_RE, C_GU, C_LOG = 16, 17, 18, 19, 20, 21, 22, 23
 C_MAX_ROUNDS = 24  # RuleSet.max_rounds: a game still going after this round stops (G_CAPPED set)
+# The advanced rules (§6): any §6 block on; actions per turn; Swap, Move, Penny Jar ids (-1: none);
+# the first action card id (na + nw: ids at or above it are action cards); deep_challenge_costs
+# (0 two_for_one, 1 one_for_one); first ids of the end_turn, improve, swap, move, deep_challenge,
+# respond_two blocks and the end of the action space (a block is empty when its start equals the
+# next one); Q pay-two pairs; two-card plays possible.
+(C_ADV_ON, C_ADV_TWO, C_ADV_SWAP, C_ADV_MOVE, C_ADV_PENNY, C_ADV_FIRST_ACT, C_ADV_DEEP_COST, C_ADV_ET,
+ C_ADV_IM, C_ADV_SW, C_ADV_MV, C_ADV_DC, C_ADV_R2, C_ADV_END, C_ADV_Q, C_ADV_PAY2) = range(25, 41)
 # Drafts (§7): layout (DRAFT_NONE/SHARED/NEIGHBOURS), piles, cards per pile, first ids of the draft blocks.
-C_DRAFT, C_DRAFT_PILES, C_DRAFT_SIZE, C_DRAFT_TAKE, C_DRAFT_WILD, C_DRAFT_CH, C_DRAFT_DEC = 25, 26, 27, 28, 29, 30, 31
-N_CFG = 32
+C_DRAFT, C_DRAFT_PILES, C_DRAFT_SIZE, C_DRAFT_TAKE, C_DRAFT_WILD, C_DRAFT_CH, C_DRAFT_DEC = range(41, 48)
+N_CFG = 48
 DRAFT_NONE, DRAFT_SHARED, DRAFT_NEIGHBOURS = 0, 1, 2
 _DRAFTS = {"none": DRAFT_NONE, "shared": DRAFT_SHARED, "neighbours": DRAFT_NEIGHBOURS}
 
@@ -113,7 +138,10 @@ wild_order: (nW,) int64 — wild type ids by (value, id), the greedy agent's ord
 discard_order: (T,) int64 — type ids by (is wild, value, id), the greedy agent's discard order.
 act_hi, act_lo: (A,) int64 — action decoding without integer division: for ``pair_hand`` ids the
     asset and the partner index k (0 = a second asset, else wild k-1); for ``challenge`` ids the
-    offset (1..M-1) and k; for ``draft_take`` the hand asset and k (0 = the face-up tops of its
+    offset (1..M-1) and k; for ``swap`` the offset; for ``move`` the offset (0..M-1) and the
+    direction (0 top to bottom, 1 bottom to top); for ``deep_challenge`` the offset and
+    ``64 * k1 + k2`` (-1: a Penny Jar alone); for ``respond_two`` k1 and k2;
+    for ``draft_take`` the hand asset and k (0 = the face-up tops of its
     type, else face-up wild k-1); for ``draft_wild`` the named asset and the hand wild's k; for
     ``draft_challenge`` 0 and k; 0 for other ids.
 lay: (N_LAYOUT,) int64 — block starts of a row (module docstring); ``lay[B_SIZE]`` = W.
@@ -123,7 +151,7 @@ lay: (N_LAYOUT,) int64 — block starts of a row (module docstring); ``lay[B_SIZ
 def layout(p: int, t: int, n: int, s: int, cap: int, d: int = 0) -> np.ndarray:
     """(N_LAYOUT,) int64 block starts of a row for P seats, T types, N cards, S set slots, CAP challenge
     cards and D draft piles (0 without a draft)."""
-    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap, "D": d, "T": t}
+    sizes = {"P": p, "PT": p * t, "N": n, "S": s, "ST": s * t, "C": cap, "T": t, "D": d}
     out = np.zeros(N_LAYOUT, np.int64)
     pos = N_SCALARS
     for _name, (blk, shape) in sorted(BLOCKS.items(), key=lambda kv: kv[1][0]):
@@ -174,6 +202,17 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
     cfg[C_DRAFT], cfg[C_DRAFT_PILES], cfg[C_DRAFT_SIZE] = _DRAFTS[rules.draft], n_piles, rules.draft_pile_size
     cfg[C_DRAFT_TAKE], cfg[C_DRAFT_WILD] = st["draft_take"], st["draft_wild"]
     cfg[C_DRAFT_CH], cfg[C_DRAFT_DEC] = st["draft_challenge"], st["draft_decline"]
+    ids = rules.advanced_ids
+    cfg[C_ADV_ON] = int(sp.advanced_on)
+    cfg[C_ADV_TWO] = rules.actions_per_turn
+    cfg[C_ADV_SWAP], cfg[C_ADV_MOVE], cfg[C_ADV_PENNY] = ids.swap, ids.move, ids.penny
+    cfg[C_ADV_FIRST_ACT] = na + nw
+    cfg[C_ADV_DEEP_COST] = int(rules.deep_challenge_costs == "one_for_one")
+    cfg[C_ADV_ET], cfg[C_ADV_IM], cfg[C_ADV_SW] = st["end_turn"], st["improve"], st["swap"]
+    cfg[C_ADV_MV], cfg[C_ADV_DC], cfg[C_ADV_R2] = st["move"], st["deep_challenge"], st["respond_two"]
+    cfg[C_ADV_END] = st["draft_take"]  # the draft blocks (§7) follow the §6 ones
+    cfg[C_ADV_Q] = len(sp.pay_two_pairs)
+    cfg[C_ADV_PAY2] = int(sp.pay_two_on)
     deck0 = np.repeat(np.arange(t, dtype=np.int64), counts)
     wild_order = np.array(sorted(range(na, t), key=lambda x: (values[x], x)), np.int64)
     discard_order = np.array(sorted(range(t), key=lambda c: (c >= na, values[c], c)), np.int64)
@@ -192,6 +231,17 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
             act_hi[a], act_lo[a] = d.card, d.partner - na + 1
         elif d.kind == "draft_challenge":
             act_lo[a] = k
+        elif d.kind == "swap":
+            act_hi[a] = d.offset
+        elif d.kind == "move":
+            act_hi[a], act_lo[a] = d.offset, int(d.direction == "bottom_to_top")
+        elif d.kind in ("deep_challenge", "respond_two"):
+            k1 = 0 if d.partner < 0 else d.partner - na + 1
+            k2 = 0 if d.second < 0 else d.second - na + 1
+            if d.kind == "respond_two":
+                act_hi[a], act_lo[a] = k1, k2
+            else:
+                act_hi[a], act_lo[a] = d.offset, -1 if d.second == -2 else 64 * k1 + k2
     lay = layout(n_players, t, n, n // 2 + 1, cap, n_piles)
     return Consts(cfg, values, deck0, counts.astype(np.int64), wild_order, discard_order, act_hi, act_lo, lay)
 
@@ -216,8 +266,7 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     cfg = k.cfg
     p, t = int(cfg[C_P]), int(cfg[C_T])
     dims = {"P": (p,), "PT": (p, t), "N": (int(cfg[C_N]),), "S": (int(cfg[C_S]),),
-            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),), "D": (int(cfg[C_DRAFT_PILES]),),
-            "T": (t,)}[shape]
+            "ST": (int(cfg[C_S]), t), "C": (int(cfg[C_CAP]),), "T": (t,), "D": (int(cfg[C_DRAFT_PILES]),)}[shape]
     start = int(k.lay[blk])
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)
@@ -235,8 +284,8 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
 #: a hand or shows a card; cleared by :func:`~cya_sim.engine.compiled.rules.start_round`), rebuilt from the card
 #: locations by :func:`~cya_sim.engine.compiled.seen.recount_seen` for rows written from outside (the search's
 #: determinizations).
-B_SEEN_PUBLIC = 22
-B_SEEN_PRIVATE = 23
-N_LAYOUT = 24
+B_SEEN_PUBLIC = 23
+B_SEEN_PRIVATE = 24
+N_LAYOUT = 25
 BLOCKS["seen_public"] = (B_SEEN_PUBLIC, "T")
 BLOCKS["seen_private"] = (B_SEEN_PRIVATE, "PT")

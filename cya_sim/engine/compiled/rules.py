@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from cya_sim.engine.compiled import advanced as adv
 from cya_sim.engine.compiled import draft
 from cya_sim.engine.compiled.cache_guard import invalidate_stale_caches
 from cya_sim.engine.compiled.layout import (
@@ -56,9 +57,15 @@ from cya_sim.engine.compiled.layout import (
     B_SVALUE,
     B_TOTAL,
     C_A,
+    C_ADV_FIRST_ACT,
+    C_ADV_ON,
+    C_ADV_PAY2,
+    C_ADV_PENNY,
+    C_ADV_TWO,
     C_CH,
     C_DI,
     C_DRAFT,
+    C_DRAFT_TAKE,
     C_END_KIND,
     C_END_PARAM,
     C_GU,
@@ -79,6 +86,12 @@ from cya_sim.engine.compiled.layout import (
     C_W,
     END_ROUNDS,
     END_TARGET,
+    G_ADV_DEF0,
+    G_ADV_DEF1,
+    G_ADV_DEPTH,
+    G_ADV_LEFT,
+    G_ADV_NDEF,
+    G_ADV_OWED,
     G_CAPPED,
     G_CH_ACTIVE,
     G_CH_ASSET,
@@ -147,6 +160,10 @@ def is_legal_inline(K, G, a):
     seat = G[G_TO_ACT]
     if seat < 0 or a < 0 or a >= cfg[C_A]:
         return False
+    if cfg[C_ADV_ON]:  # the advanced rules (RULES.md §6) decide their ids and limits
+        r = adv.pre_legal(K, G, a)
+        if r != 2:
+            return r == 1
     na = cfg[C_NA]
     h0 = L[B_HANDS] + seat * cfg[C_T]
     if G[G_CH_ACTIVE]:
@@ -226,6 +243,8 @@ def legal_list(K, G, out):
     h0 = L[B_HANDS] + seat * t
     n = 0
     if G[G_CH_ACTIVE]:
+        if cfg[C_ADV_ON] and G[G_ADV_OWED] == 2:  # two cards owed (R-ADV-PENNY, R-ADV-DEEP)
+            return adv.pay_two_legal(K, G, out)
         if G[h0 + G[G_CH_ASSET]] > 0:
             out[n] = cfg[C_RE]
             n += 1
@@ -256,7 +275,7 @@ def legal_list(K, G, out):
     nd = G[G_DISC_LEN]
     if nd > 0:
         top = G[L[B_DISC] + nd - 1]
-        for c in range(t):
+        for c in range(cfg[C_ADV_FIRST_ACT]):  # assets and wilds (action cards never pair, §6)
             if G[h0 + c] == 0:
                 continue
             if (top >= na and c >= na) or not (top >= na or c >= na or c == top):
@@ -281,6 +300,8 @@ def legal_list(K, G, out):
         if G[h0 + c] > 0:
             out[n] = cfg[C_DI] + c
             n += 1
+    if cfg[C_ADV_ON]:
+        n = adv.extend_legal(K, G, out, n)
     if cfg[C_DRAFT] != 0:  # R-2P-DRAFT, R-3P-DRAFT takes (ids after every classic block)
         n = draft.legal_takes(K, G, out, n)
     return n
@@ -346,6 +367,8 @@ def start_round(K, G, rng):
             G[L[B_HANDS] + seat * t + G[d0 + k]] += 1
             G[L[B_HCOUNT] + seat] += 1
             k += 1
+    if cfg[C_ADV_ON]:  # R-ADV-SETUP; the first turn's R-ADV-TWO state
+        k = adv.setup_discard(K, G, k)
     G[L[B_DISC]] = G[d0 + k]
     reveal(K, G, G[d0 + k], (1 << p) - 1)
     G[G_DISC_LEN] = 1
@@ -415,6 +438,8 @@ def _play_challenge_card(K, G, seat, card):
     G[L[B_PLAYED] + seat] = 1
     reveal(K, G, card, (1 << K.cfg[C_P]) - 1)  # shown face up
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
+    if K.cfg[C_ADV_PAY2]:  # a Penny Jar asks for two cards (R-ADV-PENNY); deep challenges (R-ADV-DEEP)
+        adv.set_owed(K, G, 1, card == K.cfg[C_ADV_PENNY])
 
 
 @njit(inline="always", **_JIT)
@@ -440,12 +465,14 @@ def apply_action(K, G, rng, a):
         if a == cfg[C_GU]:
             G[L[B_GAVEUP] + seat] |= 1 << G[G_CH_ASSET]  # public record of who did not answer (RULES.md §10)
             resolve_challenge(K, G, rng)
+        elif a > cfg[C_GU]:  # a two-card play (R-ADV-PENNY, R-ADV-DEEP)
+            adv.turn_action(K, G, a, seat)
         else:
             k = a - cfg[C_RE]
             card = G[G_CH_ASSET] if k == 0 else na + k - 1
             _play_challenge_card(K, G, seat, card)
         return
-    if a >= cfg[C_RE]:  # R-2P-DRAFT, R-3P-DRAFT: a draft take, or the offered immediate challenge
+    if a >= cfg[C_DRAFT_TAKE]:  # R-2P-DRAFT, R-3P-DRAFT: a draft take, or the offered immediate challenge
         mover = draft.apply(K, G, a)
         if mover >= 0:
             end_turn(K, G, rng, mover, -1)
@@ -484,17 +511,32 @@ def apply_action(K, G, rng, a):
         G[G_CH_ASSET] = asset
         G[G_CH_LEN] = 0
         G[G_CHALLENGES] += 1
+        if cfg[C_ADV_TWO] > 1:
+            adv.note_defender(K, G, target)
         _play_challenge_card(K, G, seat, asset if k == 0 else na + k - 1)
         return
-    else:  # R-DISCARD
+    elif a < cfg[C_RE]:  # R-DISCARD
         c = a - cfg[C_DI]
         G[h0 + c] -= 1
         G[L[B_HCOUNT] + seat] -= 1
-        G[L[B_DISC] + G[G_DISC_LEN]] = c
-        G[G_DISC_LEN] += 1
-        reveal(K, G, c, public)
+        G[L[B_PLAYED] + seat] = 1
+        if c >= cfg[C_ADV_FIRST_ACT]:  # R-ADV-DISCARD-ACTION: a Swap or Move leaves the game (face up: seen)
+            adv.remove_card(K, G, c)
+        else:
+            G[L[B_DISC] + G[G_DISC_LEN]] = c
+            G[G_DISC_LEN] += 1
+            reveal(K, G, c, public)
+        action_done(K, G, rng, seat, -1, True)
+        return
+    else:  # the advanced actions (RULES.md §6)
+        r = adv.turn_action(K, G, a, seat)
+        if r == adv.END_TURN:
+            end_two_action_turn(K, G, rng)
+        elif r == adv.DONE:
+            action_done(K, G, rng, seat, -1, False)
+        return
     G[L[B_PLAYED] + seat] = 1
-    end_turn(K, G, rng, seat, -1)
+    action_done(K, G, rng, seat, -1, False)
 
 
 @njit(inline="always", **_JIT)
@@ -513,6 +555,8 @@ def resolve_challenge(K, G, rng):
     defe = G[G_CH_DEF]
     loser = defe if winner == chal else chal
     st = G[L[B_STOP] + defe]
+    if G[G_ADV_DEPTH]:  # R-ADV-DEEP: the set second from the top
+        st = G[L[B_SBELOW] + st]
     c0 = L[B_SCOUNTS] + st * K.cfg[C_T]
     add = 0
     for i in range(n):
@@ -522,7 +566,10 @@ def resolve_challenge(K, G, rng):
     G[L[B_SSIZE] + st] += n
     G[L[B_SVALUE] + st] += add
     if winner == chal:
-        G[L[B_STOP] + defe] = G[L[B_SBELOW] + st]
+        if G[G_ADV_DEPTH]:
+            G[L[B_SBELOW] + G[L[B_STOP] + defe]] = G[L[B_SBELOW] + st]
+        else:
+            G[L[B_STOP] + defe] = G[L[B_SBELOW] + st]
         G[L[B_SLEN] + defe] -= 1
         G[L[B_SVAL] + defe] -= G[L[B_SVALUE] + st] - add
         known = G[L[B_SKNOWN0] + st]
@@ -535,14 +582,56 @@ def resolve_challenge(K, G, rng):
         G[L[B_SVAL] + defe] += add
     G[G_CH_ACTIVE] = 0
     G[G_CH_LEN] = 0
+    if K.cfg[C_ADV_ON]:
+        adv.after_challenge(K, G, winner)
     if G[G_DRAFT_DOWN] != 0:  # §7: the piles taken from turn up their next card
         draft.finish(K, G)
     if K.cfg[C_ORDER] == ORDER_LOSER_FIRST:
-        end_turn(K, G, rng, loser, winner)
+        action_done(K, G, rng, loser, winner, False)
     elif chal == G[G_CUR]:
-        end_turn(K, G, rng, chal, defe)
+        action_done(K, G, rng, chal, defe, False)
     else:  # the immediate challenge of a drafted set (§7): the mover, the defender, draws first
-        end_turn(K, G, rng, defe, chal)
+        action_done(K, G, rng, defe, chal, False)
+
+
+@njit(inline="always", **_JIT)
+def action_done(K, G, rng, first, second, discard):
+    """One turn action is complete: :func:`end_turn` with R-REFILL for ``first``, ``second``, or, under
+    R-ADV-TWO (two actions a turn), :func:`second_action_or_end` (``discard``: the action was a discard)."""
+    if K.cfg[C_ADV_TWO] < 2:
+        end_turn(K, G, rng, first, second)
+    else:
+        second_action_or_end(K, G, rng, discard)
+
+
+@njit(**_JIT)
+def second_action_or_end(K, G, rng, discard):
+    """R-ADV-TWO after an action: a first-action discard draws back up at once; the mover acts again while an
+    action is left and it holds a card; else :func:`end_two_action_turn`."""
+    L = K.lay
+    mover = G[G_CUR]
+    first = G[G_ADV_LEFT] == K.cfg[C_ADV_TWO]
+    G[G_ADV_LEFT] -= 1
+    if discard and first:
+        _refill(K, G, mover)
+    if G[G_ADV_LEFT] > 0 and G[L[B_HCOUNT] + mover] > 0:
+        G[G_TO_ACT] = mover
+        return
+    end_two_action_turn(K, G, rng)
+
+
+@njit(**_JIT)
+def end_two_action_turn(K, G, rng):
+    """The end of a two-action turn (R-ADV-TWO): R-REFILL for the mover, then each seat it challenged, in order."""
+    L = K.lay
+    mover = G[G_CUR]
+    if G[L[B_PLAYED] + mover]:
+        _refill(K, G, mover)
+    for i in range(G[G_ADV_NDEF]):
+        d = G[G_ADV_DEF0] if i == 0 else G[G_ADV_DEF1]
+        if G[L[B_PLAYED] + d]:
+            _refill(K, G, d)
+    end_turn(K, G, rng, mover, -1)
 
 
 @njit(inline="always", **_JIT)
@@ -583,6 +672,8 @@ def end_turn(K, G, rng, first, second):
         _refill(K, G, second)
     for s in range(p):
         G[L[B_PLAYED] + s] = 0
+    if K.cfg[C_ADV_ON]:
+        adv.reset_turn(K, G)
     G[G_TURNS] += 1
     cur = G[G_CUR]
     for step in range(1, p + 1):

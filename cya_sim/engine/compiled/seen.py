@@ -19,6 +19,7 @@ from numba import njit
 
 from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
+    B_ADV_REMOVED,
     B_CHCARDS,
     B_DECK,
     B_DISC,
@@ -98,8 +99,9 @@ def count_unseen(K, G, seat, out):
 
     The other seats' hands, the draw pile, the face-down draft cards (§7) and the first card of
     every set whose knower bitmask lacks the seat (R-HIDDEN-WILD). Every card is in exactly one place
-    (a hand, the draw pile, a draft pile, the discard pile, a challenge or a set), so this equals
-    "cards in play minus everything the seat has seen" (``Observation.unseen``, RULES.md §10).
+    (a hand, the draw pile, a draft pile, the discard pile, a challenge, a set, or out of the game
+    face up — a Swap or Move card, §6, seen by all), so this equals "cards in play minus everything
+    the seat has seen" (``Observation.unseen``, RULES.md §10).
     """
     L = K.lay
     t = K.cfg[C_T]
@@ -129,8 +131,8 @@ def recount_seen(K, G):
 
     For rows written from outside the rules (the search's determinizations); the rules keep the
     blocks themselves with :func:`reveal`. Public: the discard pile, the challenge cards, the
-    face-up draft tops (§7) and every set card but a first card some seat does not know; private:
-    those first cards, for each seat that knows them.
+    face-up draft tops (§7), the cards out of the game (``B_ADV_REMOVED``, §6) and every set card
+    but a first card some seat does not know; private: those first cards, for each seat that knows them.
     """
     L = K.lay
     t = K.cfg[C_T]
@@ -147,6 +149,8 @@ def recount_seen(K, G):
     if G[G_CH_ACTIVE]:
         for i in range(G[G_CH_LEN]):
             G[u0 + G[L[B_CHCARDS] + i]] += 1
+    for c in range(t):  # cards out of the game (§6 Swap/Move), face up
+        G[u0 + c] += G[L[B_ADV_REMOVED] + c]
     size = K.cfg[C_DRAFT_SIZE]
     for j in range(K.cfg[C_DRAFT_PILES]):
         n = G[L[B_DRAFT_LEN] + j]

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from cya_sim.engine.reference import draft
+from cya_sim.engine.reference import advanced, draft
 from cya_sim.game.actions import ActionSpace
 from cya_sim.game.rules import RuleSet
 from cya_sim.game.state import GameState
@@ -27,6 +27,7 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     never form a set (R-NO-WILD-PAIR). With draft piles (§7): the draft takes in the turn
     phase, and the offered neighbour's immediate challenge or decline
     (:mod:`cya_sim.engine.reference.draft`). All False once the game is over.
+    The §6 actions (R-ADV-*) are added by :mod:`.advanced`.
     """
     sp = action_space(state.rules)
     mask = np.zeros(sp.size, dtype=bool)
@@ -37,6 +38,9 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     n_a, n_t = sp.n_assets, sp.n_types
     width = 1 + sp.n_wilds  # a matching asset, then each wild
     held_wilds = [k for k in range(1, width) if hand[n_a + k - 1] > 0]
+    if state.challenge is not None and state.challenge.owed == 2:  # R-ADV-PENNY, R-ADV-DEEP
+        advanced.challenge_mask_two(state, mask, sp)
+        return mask
     if state.challenge is not None:  # R-CH-EXCHANGE
         base = sp.start["respond"]
         mask[base] = hand[state.challenge.asset] > 0
@@ -56,7 +60,7 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     if state.discard_pile:  # R-PAIR-DISCARD
         base = sp.start["pair_discard"]
         top = state.discard_pile[-1]
-        for c in range(n_t):
+        for c in range(sp.n_assets + sp.n_wilds):  # action cards never form a set
             if hand[c] == 0:
                 continue
             top_is_wild, c_is_wild = top >= n_a, c >= n_a
@@ -76,6 +80,8 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     base = sp.start["discard"]  # R-DISCARD
     for c in range(n_t):
         mask[base + c] = hand[c] > 0
+    if sp.advanced_on:  # some §6 block is enabled
+        advanced.turn_mask(state, mask, sp)
     if state.draft_piles:  # R-2P-DRAFT, R-3P-DRAFT
         draft.legal_takes(state, seat, mask, sp)
     return mask

@@ -46,6 +46,8 @@ class ChallengeView:
 
     challenger, defender, to_act: seats. asset: contested asset type.
     cards: cards shown so far, in order. players: who showed each.
+    depth: 0 the defender's top set is contested, 1 the set second from the top (R-ADV-DEEP).
+    owed: cards ``to_act`` must play: 1, or 2 (two cards or a Penny Jar; R-ADV-PENNY, R-ADV-DEEP).
     """
 
     challenger: int
@@ -54,6 +56,8 @@ class ChallengeView:
     cards: tuple[int, ...]
     players: tuple[int, ...]
     to_act: int
+    depth: int = 0
+    owed: int = 1
 
 
 @dataclass(frozen=True)
@@ -75,11 +79,16 @@ class Observation:
             challenge of a freshly drafted set, §7).
         challenge: a :class:`ChallengeView` or None.
         unseen: (T,) int16 cards the observer has not seen: the cards in play
-            minus its hand, the discard pile, the challenge cards and every
-            stack card it knows (hidden set cards are among them).
+            minus its hand, the discard pile, the removed cards, the challenge
+            cards and every stack card it knows (hidden set cards are among them).
         gave_up: (P, T) bool, public: the seat gave up a challenge over that
             asset type and has drawn no card since (§10's public history).
         legal_action_mask: (A,) bool.
+        removed: card ids that left the game this round, in card-type order (public; §6).
+        actions_left: actions the player to move may still take this turn (R-ADV-TWO).
+        no_challenge: the seat the player to move may not challenge again this turn, else -1 (R-ADV-TWO).
+        turn_defenders: seats challenged this turn, in order (public; they draw after the mover, R-ADV-TWO).
+        played_this_turn: (P,) bool, public: the seats that played a card this turn (R-REFILL).
         draft_tops: per draft pile (R-2P-DRAFT, R-3P-DRAFT), the card id of its face-up top,
             -1 when the pile is empty or its next card is not turned up yet; () without a draft.
         draft_sizes: per draft pile, its cards (the face-down ones are hidden, §10); ().
@@ -106,6 +115,11 @@ class Observation:
     unseen: np.ndarray
     gave_up: np.ndarray
     legal_action_mask: np.ndarray
+    removed: tuple[int, ...] = ()
+    actions_left: int = 1
+    no_challenge: int = -1
+    turn_defenders: tuple[int, ...] = ()
+    played_this_turn: tuple[bool, ...] = ()
     draft_tops: tuple[int, ...] = ()
     draft_sizes: tuple[int, ...] = ()
     draft_reach: tuple[int, ...] = ()
@@ -126,7 +140,7 @@ def _set_value_bounds(rules: RuleSet) -> tuple[tuple[int, ...], tuple[int, ...],
     """Per card type: face value; per asset: lowest and highest value a hidden card can have."""
     deck = rules.deck
     values = tuple(int(v) for v in deck.values)
-    wilds = values[deck.n_assets :]
+    wilds = values[deck.n_assets : deck.n_assets + deck.n_wilds]
     lo = tuple(min((v,) + wilds) for v in values[: deck.n_assets])
     hi = tuple(max((v,) + wilds) for v in values[: deck.n_assets])
     return values, lo, hi
@@ -174,12 +188,15 @@ def observe(state: GameState, seat: int) -> Observation:
         stacks.append(tuple(views))
     for c in state.discard_pile:
         seen[c] += 1
+    for c in state.removed:
+        seen[c] += 1
     ch = None
     if state.challenge is not None:
         c = state.challenge
         for card in c.cards:
             seen[card] += 1
-        ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act)
+        ch = ChallengeView(c.challenger, c.defender, c.asset, tuple(c.cards), tuple(c.players), c.to_act,
+                           c.depth, c.owed)
     tops: tuple[int, ...] = ()
     if state.draft_piles:  # §10: the face-up tops and the pile sizes, not the face-down cards
         tops = tuple(draft.face_up_top(state, j) for j in range(len(state.draft_piles)))
@@ -209,6 +226,11 @@ def observe(state: GameState, seat: int) -> Observation:
         unseen=unseen,
         gave_up=_gave_up_array(state),
         legal_action_mask=mask,
+        removed=tuple(sorted(state.removed)),
+        actions_left=state.actions_left,
+        no_challenge=state.no_challenge,
+        turn_defenders=tuple(state.turn_defenders),
+        played_this_turn=tuple(bool(x) for x in state.played_this_turn),
         draft_tops=tops,
         draft_sizes=tuple(len(pile) for pile in state.draft_piles),
         draft_reach=tuple(draft.reach(state, seat)) if state.draft_piles else (),

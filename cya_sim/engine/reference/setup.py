@@ -55,7 +55,9 @@ def start_round(state: GameState) -> None:
     :func:`cya_sim.game.rng.shuffle_in_place`); ``hand_size`` cards are dealt one
     at a time from the top of the pile, starting left of the dealer; the next
     card starts the discard pile; the player left of the dealer moves first.
-    Only the totals carry over. With draft piles (R-2P-DRAFT, R-3P-DRAFT) the piles are dealt
+    Only the totals carry over. R-ADV-SETUP: a Swap or Move turned up as the
+    first discard goes to ``state.removed`` and the next card is turned up.
+    With draft piles (R-2P-DRAFT, R-3P-DRAFT) the piles are dealt
     first (:func:`cya_sim.engine.reference.draft.deal_piles`), then the hands and the discard.
     """
     p = state.n_players
@@ -72,7 +74,15 @@ def start_round(state: GameState) -> None:
         for i in range(p):
             state.hands[(state.dealer + 1 + i) % p][cards[k]] += 1
             k += 1
+    state.removed = []
+    first_action = state.rules.deck.n_assets + state.rules.deck.n_wilds
+    while cards[k] >= first_action:  # R-ADV-SETUP: a Swap or Move turned up leaves the game
+        state.removed.append(cards[k])
+        k += 1
     state.discard_pile = [cards[k]]
     state.draw_pile = cards[k + 1 :]
     state.current_player = (state.dealer + 1) % p
+    state.actions_left = state.rules.actions_per_turn
+    state.no_challenge = -1
+    state.turn_defenders = []
 

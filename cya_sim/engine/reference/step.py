@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from cya_sim.engine.reference import draft
+from cya_sim.engine.reference import advanced, draft
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.reference.scoring import decide_winners, game_end_candidates, score_round
 from cya_sim.engine.reference.setup import start_round
@@ -65,6 +65,16 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
         _play_challenge_card(state, seat, card)
         say(f"  seat {seat} answers with {names[card]}")
         return
+    if d.kind == "respond_two":  # R-ADV-PENNY, R-ADV-DEEP
+        advanced.play_two(state, seat, d, say)
+        return
+    if d.kind == "deep_challenge":  # R-ADV-DEEP
+        advanced.open_deep(state, seat, d, say)
+        return
+    if d.kind == "end_turn":  # R-ADV-TWO: stop after one action
+        say(f"seat {seat} ends its turn")
+        _end_turn(state, advanced.turn_draw_order(state), say)
+        return
     if d.kind == "give_up":
         state.gave_up[seat][state.challenge.asset] = True  # public record (RULES.md §10)
         say(f"  seat {seat} gives up")
@@ -95,15 +105,28 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
         say(f"seat {seat} lays {names[top]} from the discard pile + {names[d.card]}")
     elif d.kind == "discard":  # R-DISCARD
         hand[d.card] -= 1
-        state.discard_pile.append(d.card)
         state.played_this_turn[seat] = True
-        say(f"seat {seat} discards {names[d.card]}")
+        if sp.n_action_cards and advanced.discard_leaves_game(state, d.card):  # R-ADV-DISCARD-ACTION
+            say(f"seat {seat} discards {names[d.card]}; it leaves the game")
+        else:
+            state.discard_pile.append(d.card)
+            say(f"seat {seat} discards {names[d.card]}")
+        action_done(state, [seat], say, discard=True)
+        return
+    elif d.kind == "improve":  # R-ADV-IMPROVE
+        advanced.improve(state, seat, say)
+    elif d.kind == "swap":  # R-ADV-SWAP
+        advanced.swap(state, seat, d.offset, say)
+    elif d.kind == "move":  # R-ADV-MOVE
+        advanced.move(state, seat, d.offset, d.direction, say)
     elif d.kind == "challenge":  # R-CHALLENGE, opened with one card (R-CH-EXCHANGE)
         target = (seat + d.offset) % state.n_players
         asset = state.stacks[target][-1].asset
         card = asset if d.partner < 0 else d.partner
         state.challenge = Challenge(seat, target, asset, [], [], to_act=seat)
         state.challenges += 1
+        if state.rules.actions_per_turn > 1:
+            state.turn_defenders.append(target)
         say(
             f"seat {seat} challenges seat {target} for its top set of {names[asset]} "
             f"(${state.stacks[target][-1].value(state.rules.deck.values):,} at face value)"
@@ -111,11 +134,14 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
         _play_challenge_card(state, seat, card)
         say(f"  seat {seat} shows {names[card]}")
         return
-    _end_turn(state, [seat], say)
+    action_done(state, [seat], say)
 
 
 def _play_challenge_card(state: GameState, seat: int, card: int) -> None:
-    """R-CH-EXCHANGE: ``seat`` shows ``card``; the other side must answer."""
+    """R-CH-EXCHANGE: ``seat`` shows ``card``; the other side must answer (a Penny Jar: with two, R-ADV-PENNY)."""
+    if action_space(state.rules).pay_two_on:
+        advanced.play_cards(state, seat, [card])
+        return
     ch = state.challenge
     state.hands[seat][card] -= 1
     ch.cards.append(card)
@@ -139,8 +165,9 @@ def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
     winner = ch.players[-1]
     loser = ch.defender if winner == ch.challenger else ch.challenger
     public = state.public_mask
+    where = len(state.stacks[ch.defender]) - 1 - ch.depth  # the top set, or the second (R-ADV-DEEP)
     if winner == ch.challenger:
-        taken = state.stacks[ch.defender].pop()
+        taken = state.stacks[ch.defender].pop(where)
         won = CardSet(
             taken.asset,
             taken.cards + ch.cards,
@@ -150,10 +177,13 @@ def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
         state.largest_steal = max(state.largest_steal, won.value(values))
         say(f"  seat {winner} wins the challenge and takes a set worth ${won.value(values):,}")
     else:
-        top = state.stacks[ch.defender][-1]
+        top = state.stacks[ch.defender][where]
         top.cards.extend(ch.cards)
         top.known_by.extend([public] * len(ch.cards))
-        say(f"  seat {winner} defends; its top set is now worth ${top.value(values):,}")
+        which = "top set" if ch.depth == 0 else "set second from the top"
+        say(f"  seat {winner} defends; its {which} is now worth ${top.value(values):,}")
+    if state.rules.actions_per_turn == 2:
+        advanced.after_challenge(state, winner)
     state.challenge = None
     if state.rules.challenge_draw_order == "loser_first":
         order = [loser, winner]
@@ -163,7 +193,40 @@ def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
         order = [ch.defender, ch.challenger]
     if state.draft_piles:
         draft.finish(state, say)
-    _end_turn(state, order, say)
+    action_done(state, order, say)
+
+
+def action_done(state: GameState, draw_order: list[int], say: Callable[[str], None], discard: bool = False) -> None:
+    """One turn action is complete: end the turn (R-CH-ONE, R-REFILL in ``draw_order``), or, under R-ADV-TWO,
+    let the mover take its second action.
+
+    R-ADV-TWO: a mover whose first action was a discard (``discard``) draws
+    back up at once; the turn goes on while an action is left and the mover
+    holds a card; at its end the mover draws first, then every seat it
+    challenged (:func:`advanced.turn_draw_order`).
+    """
+    if state.rules.actions_per_turn == 1:
+        _end_turn(state, draw_order, say)
+        return
+    mover = state.current_player
+    first = state.actions_left == state.rules.actions_per_turn
+    state.actions_left -= 1
+    if discard and first and _refill(state, mover):
+        say(f"seat {mover} draws back up at once after discarding (R-ADV-TWO)")
+    if state.actions_left > 0 and state.hand_count(mover) > 0:
+        return
+    _end_turn(state, advanced.turn_draw_order(state), say)
+
+
+def _refill(state: GameState, seat: int) -> bool:
+    """R-REFILL for one seat: draw up to ``hand_size`` while the draw pile lasts; whether it drew."""
+    hand = state.hands[seat]
+    if not (state.draw_pile and sum(hand) < state.hand_size):
+        return False
+    state.gave_up[seat] = [False] * len(hand)  # a new card: the record of giving up lapses
+    while state.draw_pile and sum(hand) < state.hand_size:
+        hand[state.draw_pile.pop(0)] += 1
+    return True
 
 
 def _end_turn(state: GameState, draw_order: list[int], say: Callable[[str], None]) -> None:
@@ -174,14 +237,12 @@ def _end_turn(state: GameState, draw_order: list[int], say: Callable[[str], None
     hand is skipped. R-ROUND-END: when every hand is empty the round is scored.
     """
     for seat in draw_order:
-        if not state.played_this_turn[seat]:
-            continue
-        hand = state.hands[seat]
-        if state.draw_pile and sum(hand) < state.hand_size:
-            state.gave_up[seat] = [False] * len(hand)  # a new card: the record of giving up lapses
-        while state.draw_pile and sum(hand) < state.hand_size:
-            hand[state.draw_pile.pop(0)] += 1
+        if state.played_this_turn[seat]:
+            _refill(state, seat)
     state.played_this_turn = [False] * state.n_players
+    state.actions_left = state.rules.actions_per_turn
+    state.no_challenge = -1
+    state.turn_defenders = []
     state.turns += 1
     p = state.n_players
     for step in range(1, p + 1):

@@ -7,8 +7,7 @@ from typing import Any
 from cya_sim.game.rules.ruleset import RulesError, RuleSet, option_names
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
 
-#: Presets of the classic game family that are built. ``advanced`` (§6) is planned; ``theft`` (§9)
-#: is another game family (below).
+#: Presets of the classic game family that are built. ``theft`` (§9) is another game family (below).
 PRESETS: dict[str, RuleSet] = {
     # seed 001: 4 cards, 5 for two players; the loser of a challenge draws first.
     "classic": RuleSet(name="classic"),
@@ -24,6 +23,19 @@ PRESETS: dict[str, RuleSet] = {
         max_players=6,
         hand_size=5,
         challenge_draw_order="mover_first",
+    ),
+    # seed 000's advanced rules (§6): hand size 6, two actions a turn, improve and deep challenges,
+    # 2 Swap, 2 Move and 2 Penny Jars (R-DECK-ACTION: the later edition's card list; Penny Jar $1,000).
+    "advanced": RuleSet(
+        name="advanced",
+        max_players=6,
+        hand_size=6,
+        challenge_draw_order="mover_first",
+        actions_per_turn=2,
+        action_card_counts=(2, 2, 2),
+        penny_jar_value=1_000,
+        deep_challenge_costs="two_for_one",
+        advanced_actions=True,
     ),
     # seed 000, R-2P-DRAFT: three shared draft piles of 10 from a deck without the eight 8-copy
     # assets (Home), 2 Silver and 1 Gold (99 cards, $1,100,000); hand size 6.
@@ -51,7 +63,7 @@ PRESETS: dict[str, RuleSet] = {
     ),
 }
 
-PLANNED_PRESETS = ("advanced",)
+PLANNED_PRESETS: tuple[str, ...] = ()
 
 #: Presets of other game families, each a rule set of its own type: the theft game (§9,
 #: :class:`cya_sim.theft.rules.TheftRuleSet`).

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from cya_sim.game.errors import RulesError
-from cya_sim.game.rules.deck import Deck, deck_2011
+from cya_sim.game.rules.advanced import ACTION_CARD_NAMES, AdvancedIds, with_advanced_cards
+from cya_sim.game.rules.deck import MAX_CARD_VALUE, MAX_COPIES, Deck, deck_2011
 
 CHALLENGE_DRAW_ORDERS = ("loser_first", "mover_first")
 TIE_BREAKS = ("share", "extra_round")
@@ -21,6 +22,7 @@ EXTRA_DECK_UNITS = ("pack", "full")
 #: players, the opponent may challenge); ``neighbours`` (R-3P-DRAFT: one pile between each pair of
 #: neighbouring seats, a seat uses the two piles beside it, the other neighbour may challenge).
 DRAFT_LAYOUTS = ("none", "shared", "neighbours")
+DEEP_CHALLENGE_COSTS = ("two_for_one", "one_for_one")
 GAME_FAMILIES = ("classic",)  # the drafts (§7) are classic rule sets with draft options; theft (§9) is its own
 __all__ = ["RuleSet", "RulesError", "option_names"]
 
@@ -85,7 +87,7 @@ class RuleSet:
         min_players, max_players: allowed table sizes (R-PRESETS).
         hand_size: ((players, cards), ...) for every allowed table size (R-HAND-SIZE).
         challenge_draw_order: ``loser_first`` | ``mover_first`` (R-REFILL).
-        actions_per_turn: 1 (R-TURN); 2 is R-ADV-TWO, not built yet.
+        actions_per_turn: 1 (R-TURN) or 2 (R-ADV-TWO: up to two actions a turn).
         hidden_wilds: the card beneath a set's top asset is hidden (R-HIDDEN-WILD).
         end_condition: ``target`` | ``rounds:N`` | ``round_wins:K`` (R-GAME-END).
         target_score: dollars that end a ``target`` game (R-GAME-END).
@@ -107,6 +109,21 @@ class RuleSet:
             seats that could still win wins (ties share, R-TIE), and the game
             is flagged ``capped`` in the results. The default
             (:data:`DEFAULT_MAX_ROUNDS`) is far above any real game.
+        action_card_counts: copies of (Swap, Move, Penny Jar) added to the deck
+            (R-DECK-ACTION; ``advanced``: 2 each, the later edition's card list);
+            (0, 0, 0) plays without them. Given as a 3-sequence or a mapping
+            ``{"Swap": 2, "Move": 2, "Penny Jar": 2}``.
+        penny_jar_value: dollars, the Penny Jar's face value (R-DECK-ACTION;
+            not public, default $1,000). Only used when Penny Jars are in play.
+        deep_challenge_costs: R-ADV-DEEP's later plays: ``two_for_one`` (the
+            challenger keeps paying two cards, the defender one) or
+            ``one_for_one`` (after the two-card opening and the first answer,
+            plays cost one card, a Penny Jar asking for two as in R-ADV-PENNY).
+        advanced_actions: the advanced actions improve (R-ADV-IMPROVE) and deep
+            challenge (R-ADV-DEEP) are allowed.
+
+    ``deck`` holds the deck played with: the given deck plus the advanced cards
+    of ``action_card_counts`` (:func:`cya_sim.game.rules.advanced.with_advanced_cards`).
 
     Checked on construction: every option's type and range, ``target_score``
     at most :data:`MAX_TARGET_SCORE` and reachable (some card is worth more
@@ -139,6 +156,10 @@ class RuleSet:
     draft_piles: int = 0
     draft_pile_size: int = 0
     draft_removed: tuple[tuple[str, int], ...] = ()
+    action_card_counts: Any = (0, 0, 0)
+    penny_jar_value: int = 1_000
+    deep_challenge_costs: str = "two_for_one"
+    advanced_actions: bool = False
 
     def __post_init__(self) -> None:
         def bad(opt: str, allowed: str) -> RulesError:
@@ -157,8 +178,18 @@ class RuleSet:
         object.__setattr__(self, "hand_size", _hand_size_table(self.hand_size, self.min_players, self.max_players))
         if self.challenge_draw_order not in CHALLENGE_DRAW_ORDERS:
             raise bad("challenge_draw_order", f"choose one of: {', '.join(CHALLENGE_DRAW_ORDERS)}")
-        if self.actions_per_turn != 1:
-            raise bad("actions_per_turn", "only 1 is built (R-ADV-TWO is not built yet)")
+        if not _is_int(self.actions_per_turn) or self.actions_per_turn not in (1, 2):
+            raise bad("actions_per_turn", "choose one of: 1, 2 (R-ADV-TWO)")
+        if self.actions_per_turn == 2 and self.challenge_draw_order != "mover_first":
+            raise RulesError("option 'actions_per_turn' is 2 with challenge_draw_order 'loser_first'; R-REFILL's "
+                             "loser_first order is defined for one challenge a turn: use mover_first")
+        object.__setattr__(self, "action_card_counts", _action_counts(self.action_card_counts))
+        if not _is_int(self.penny_jar_value) or not 0 <= self.penny_jar_value <= MAX_CARD_VALUE:
+            raise bad("penny_jar_value", f"it must be an integer from 0 to {MAX_CARD_VALUE:,} (dollars)")
+        if self.deep_challenge_costs not in DEEP_CHALLENGE_COSTS:
+            raise bad("deep_challenge_costs", f"choose one of: {', '.join(DEEP_CHALLENGE_COSTS)}")
+        if not isinstance(self.advanced_actions, bool):
+            raise bad("advanced_actions", "choose one of: true, false")
         if not isinstance(self.hidden_wilds, bool):
             raise bad("hidden_wilds", "choose one of: true, false")
         if not isinstance(self.end_condition, str) or not _END_RE.match(self.end_condition):
@@ -173,9 +204,16 @@ class RuleSet:
             raise bad("extra_deck_unit", f"choose one of: {', '.join(EXTRA_DECK_UNITS)}")
         if not _is_int(self.max_rounds) or not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
             raise bad("max_rounds", f"it must be an integer from 1 to {MAX_ROUNDS_LIMIT:,} (rounds per game)")
+        if isinstance(self.deck, Deck):
+            object.__setattr__(
+                self, "deck", with_advanced_cards(self.deck, self.action_card_counts, self.penny_jar_value)
+            )
+        odd = [c.name for c in self.deck.cards if c.kind == "action" and c.name not in ACTION_CARD_NAMES]
+        if odd:
+            raise RulesError(f"option 'deck': action card(s) {', '.join(odd)} of deck {self.deck.name!r} are not "
+                             f"built; the built action cards are {', '.join(ACTION_CARD_NAMES)} "
+                             "(option action_card_counts)")
         self._check_draft()
-        if self.deck.n_wilds + self.deck.n_assets != self.deck.n_types:
-            raise RulesError(f"option 'deck': action cards are not built yet (deck {self.deck.name!r} has some)")
         if self.end_kind == "target" and int(self.deck.values.max()) == 0:
             raise RulesError(
                 f"option 'target_score': every card of deck {self.deck.name!r} is worth $0, so no total can reach "
@@ -244,8 +282,13 @@ class RuleSet:
                     f"of neighbours, R-3P-DRAFT), which needs exactly {self.draft_piles} players; "
                     f"min_players/max_players are {self.min_players}/{self.max_players}"
                 )
-        if self.actions_per_turn != 1:
-            raise RulesError("option 'draft' with actions_per_turn 2 is not built (§6 with §7)")
+        if self.actions_per_turn != 1 or self.advanced_actions or any(self.action_card_counts):
+            raise RulesError(
+                f"option 'draft' is {self.draft!r} with the advanced rules (actions_per_turn "
+                f"{self.actions_per_turn}, advanced_actions {self.advanced_actions}, action_card_counts "
+                f"{self.action_card_counts}); the drafts with the §6 cards and actions are not built: use "
+                "actions_per_turn 1, advanced_actions false, action_card_counts (0, 0, 0)"
+            )
 
     @property
     def draft_cards(self) -> int:
@@ -266,10 +309,13 @@ class RuleSet:
         except ValueError as e:  # a pack of odd copies (R-DECK-MULTI)
             raise RulesError(f"{e} (needed at {n_players} players)") from None
         hand = dict(self.hand_size)[n_players]
-        need = n_players * hand + 1 + self.draft_cards
+        ids = self.advanced_ids
+        n_act = sum(int(counts[i]) for i in (ids.swap, ids.move) if i >= 0)
+        # R-ADV-SETUP: action cards turned up are set aside, so they are not counted as dealable
+        need = n_players * hand + 1 + self.draft_cards + n_act
         have = int(counts.sum())
         if have < need:
-            most = (have - 1 - self.draft_cards) // n_players
+            most = (have - 1 - self.draft_cards - n_act) // n_players
             raise RulesError(
                 f"option 'hand_size' is {hand} at {n_players} players: deck {self.deck.name!r} has {have} cards in "
                 f"play, enough for at most {most} each, the draft piles and a discard ({need} needed); lower hand_size, "
@@ -327,6 +373,15 @@ class RuleSet:
         R-2P-DRAFT's reduced deck (99 cards): $1,360,000 - 8 x $20,000 - 2 x $25,000 - $50,000 = $1,100,000.
         """
         return int((self.deck_counts(n_players) * self.deck.values).sum())
+
+    @property
+    def advanced_ids(self) -> AdvancedIds:
+        """Card type ids of Swap, Move and the Penny Jar in :attr:`deck` (-1: absent; R-DECK-ACTION)."""
+        ids = self.__dict__.get("_advanced_ids")
+        if ids is None:
+            ids = AdvancedIds.of(self.deck)
+            object.__setattr__(self, "_advanced_ids", ids)
+        return ids
 
     @property
     def end_kind(self) -> str:
@@ -391,6 +446,23 @@ class RuleSet:
         for c in d.cards:
             lines.append(f"  {c.name:26s} {c.kind:6s} {'$' + format(c.value, ','):>9s} {c.copies:>6d}")
         return "\n".join(lines)
+
+
+def _action_counts(spec: Any) -> tuple[int, int, int]:
+    """Normalise ``action_card_counts`` (R-DECK-ACTION) to (Swap, Move, Penny Jar) copies."""
+    names = ("Swap", "Move", "Penny Jar")
+    if isinstance(spec, dict):
+        extra = set(spec) - set(names)
+        if extra:
+            raise RulesError(f"option 'action_card_counts' names {', '.join(sorted(map(str, extra)))}; "
+                             f"give copies of: {', '.join(names)}")
+        spec = tuple(spec.get(n, 0) for n in names)
+    if not isinstance(spec, tuple | list) or len(spec) != 3 or not all(_is_int(v) for v in spec):
+        raise RulesError(f"option 'action_card_counts' is {spec!r}; give copies of (Swap, Move, Penny Jar), "
+                         "three integers from 0 to 40")
+    if not all(0 <= v <= MAX_COPIES for v in spec):
+        raise RulesError(f"option 'action_card_counts' is {tuple(spec)!r}; each count must be from 0 to {MAX_COPIES}")
+    return tuple(int(v) for v in spec)
 
 
 def option_names() -> tuple[str, ...]:
