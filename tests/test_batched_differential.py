@@ -6,7 +6,7 @@ give, game by game, the same deal (R-SETUP), the same action sequence, the same 
 the same winners (R-GAME-END, R-TIE) and the same counters (rounds, turns, challenges,
 decisions, largest steal) in both engines.
 
-Default run: ``CYA_DIFF_GAMES`` games in total (default 20,000), split into 30 cases so that
+Default run: ``CYA_DIFF_GAMES`` games in total (default 10,000; 20,000 took half of the 10-minute CI budget), split into 30 cases so that
 ``pytest -n 2`` shares them; most of the time goes to the reference engine. On a mismatch the
 message gives the key, the game index, the step and the reference position at the first
 differing step as JSON (:func:`cya_sim.game.position.dumps`).
@@ -46,7 +46,7 @@ from cya_sim.play.batched import play_games as batched_play_games
 PRESETS = ("classic", "guide", "basic")
 SIZES = (2, 3, 4, 5, 6)
 CHUNKS = 2
-TOTAL_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "20000"))
+TOTAL_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "10000"))
 PER_CASE = math.ceil(TOTAL_GAMES / (len(PRESETS) * len(SIZES) * CHUNKS))
 AGENTS = ["random", "greedy"]
 KEY = root_key(20260301)
