@@ -160,7 +160,7 @@ def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float)
     return out
 
 
-BASELINE = Path(__file__).resolve().parents[1] / "experiments" / "baseline.toml"
+BASELINE = Path(__file__).resolve().parents[2] / "experiments" / "baseline.toml"
 
 
 def _baseline_rate(games: int) -> dict:
