@@ -237,3 +237,11 @@ def test_module_runs_as_a_program():
     proc = subprocess.run([sys.executable, "-m", "cya_sim.cli", "rules", "nope"], capture_output=True, text=True,
                           timeout=120, check=False)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_bench_finds_its_files_from_the_runs_floor():
+    """``cya-sim bench`` reads experiments/baseline.toml, agents/README.md and ../shared/bench/ceiling.py by path."""
+    from cya_sim.runs.bench import BASELINE, CEILING
+
+    assert BASELINE.is_file() and BASELINE.name == "baseline.toml"
+    assert CEILING.parent.parent.name == "shared" and CEILING.name == "ceiling.py"
