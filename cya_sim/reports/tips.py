@@ -1101,9 +1101,10 @@ def summary_markdown(study: Study, r: StudyResult) -> str:
                  f"{100 * bp['base_rate'].min():.1f}–{100 * bp['base_rate'].max():.1f} % (table below) | — |")
     f = r.fact_1360
     lines.append(f"| FACT-1360 | (invariant) | | {int(f['rounds_checked'].sum()):,} stored rounds checked, "
-                 f"{int(f['invariant_failures'].sum())} failures; largest classic round score "
-                 f"${int(f[f['preset'] == 'classic']['max_scored'].max() if (f['preset'] == 'classic').any() else 0):,}"
-                 f" | — |")
+                 f"{int(f['invariant_failures'].sum())} failures; largest round score "
+                 + ", ".join(f"{pr} ${int(g['max_scored'].max()):,} (in play ${int(g['deck_value'].max()):,})"
+                             for pr, g in f.groupby("preset", sort=False))
+                 + " | — |")
     ro = r.rounds
     lines.append(f"| FACT-ROUNDS | (distribution) | | mean rounds per game {ro['mean_rounds'].min():.2f}–"
                  f"{ro['mean_rounds'].max():.2f}; share in 3–5 {100 * ro['in_3_5'].min():.1f}–"
