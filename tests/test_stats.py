@@ -229,3 +229,38 @@ def test_summarize_agent_without_seat_and_bad_index():
 def test_summary_frame_types():
     s = summarize(table([[0, 1]] * 3, [[1, 0], [0, 1], [1, 0]]), ["a", "b"])
     assert isinstance(s, pd.DataFrame) and len(s) == 2
+
+
+def _null_run(rng: np.random.Generator, games: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-game (wins, games) of an agent holding 1 or 2 of p seats; win shares with ties (R-TIE), no agent skill."""
+    seats = rng.choice([1, 2], size=games, p=[0.7, 0.3])
+    tie = rng.random(games) < 0.1
+    winners = np.where(tie, 2, 1)
+    # each winner seat is one of the p seats at random: the agent's share is (its winner seats) / winners
+    held = np.array([rng.hypergeometric(s, p - s, w) for s, w in zip(seats, winners)])
+    return held / winners, np.ones(games)
+
+
+def test_independent_difference_holds_its_size_on_simulated_nulls():
+    """Two independent runs with equal per-game win rates: the difference test rejects about 5% of the time."""
+    from cya_sim.reports.stats import Estimate, estimate_from_sums, independent_difference
+
+    rng = np.random.default_rng(11)
+    reps, rejects, covered = 1000, 0, 0
+    for _ in range(reps):
+        a = estimate_from_sums(*_null_run(rng, 200, 4), proportion=True)
+        b = estimate_from_sums(*_null_run(rng, 300, 4), proportion=True)
+        d, lo, hi, p = independent_difference(a, b)
+        rejects += p < 0.05
+        covered += lo <= 0.0 <= hi
+    # binomial 99.9% band around 5% for 1000 reps: about 2.8% to 7.5%
+    assert 0.028 <= rejects / reps <= 0.075, rejects
+    assert covered == reps - rejects
+    # by hand: SE adds in quadrature, Welch df
+    x, y = Estimate(0.3, 0.01, 0, 0, 101, 101), Estimate(0.25, 0.02, 0, 0, 51, 51)
+    d, lo, hi, p = independent_difference(x, y)
+    se = math.sqrt(0.01**2 + 0.02**2)
+    df = (0.01**2 + 0.02**2) ** 2 / (0.01**4 / 100 + 0.02**4 / 50)
+    assert d == pytest.approx(0.05) and p == pytest.approx(2 * student_t.sf(0.05 / se, df))
+    assert hi - d == pytest.approx(student_t.ppf(0.975, df) * se)
+    assert math.isnan(independent_difference(x, Estimate(0.2, float("nan"), 0, 0, 1, 1))[3])

@@ -371,6 +371,38 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     return lm / q, float(sps.f.sf(lm / q, q, c - 1)), c
 
 
+def independent_difference(a: Estimate, b: Estimate, confidence: float = 0.95) -> tuple[float, float, float, float]:
+    """Difference ``a - b`` of two estimates from independent samples (different games), with interval and test.
+
+    For two runs that share no game or deal (two rule presets, two seeds), the
+    estimates are independent, so ``SE^2 = SE_a^2 + SE_b^2``; the interval and
+    the two-sided test refer ``(a - b) / SE`` to Student t with
+    Welch–Satterthwaite degrees of freedom on ``C_a - 1`` and ``C_b - 1``
+    (Welch 1947, Biometrika 34:28–35; each SE is the cluster-robust one of
+    :func:`ratio_se`). Its size on simulated nulls is checked in
+    ``tests/test_stats.py`` (clustered win shares with ties, several seats of an
+    agent per game).
+
+    Args:
+        a, b: :class:`Estimate` (value, se, units). confidence: two-sided level in (0, 1).
+
+    Returns:
+        (difference, low, high, p); NaN interval and p when a SE is not finite or both are 0.
+
+    Raises:
+        ValueError: ``confidence`` outside (0, 1).
+    """
+    _check_confidence(confidence)
+    d = float(a.value - b.value)
+    va, vb = float(a.se) ** 2, float(b.se) ** 2
+    if not (np.isfinite(va) and np.isfinite(vb)) or va + vb <= 0 or min(a.units, b.units) < 2:
+        return d, float("nan"), float("nan"), float("nan")
+    se = float(np.sqrt(va + vb))
+    df = (va + vb) ** 2 / (va**2 / (a.units - 1) + vb**2 / (b.units - 1))
+    q = float(sps.t.ppf(0.5 + confidence / 2, df))
+    return d, d - q * se, d + q * se, float(2 * sps.t.sf(abs(d) / se, df))
+
+
 def holm(pvalues) -> np.ndarray:
     """Holm (1979) step-down adjusted p-values of one family (``multipletests(method="holm")``); NaN kept as NaN."""
     p = np.asarray(pvalues, np.float64)

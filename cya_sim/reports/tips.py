@@ -63,9 +63,9 @@ from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, Sch
 
 STUDY_KEYS = ("name", "seed", "deals", "players", "presets", "fields", "margin_pp", "confidence", "log_deals",
               "trace_deals", "out", "workers", "quick", "tip", "reason", "description", "pilot",
-              "target_half_width_pp", "pilot_inflation", "hide_wild")
+              "target_half_width_pp", "pilot_inflation", "hide_wild", "players_by_preset")
 QUICK_KEYS = ("deals", "players", "presets", "fields", "log_deals", "trace_deals", "out", "workers", "pilot",
-              "hide_wild")
+              "hide_wild", "players_by_preset")
 HIDE_KEYS = ("subject", "preset", "players", "deals", "seed")
 #: The conditions of the TIP-HIDE-WILD comparison: (name, rule option hidden_wilds, field agent).
 HIDE_CONDITIONS = (("hidden, naive field", True, "card_counter(infer_hidden=false)"),
@@ -103,6 +103,9 @@ class Study:
         hide_wild: the TIP-HIDE-WILD comparison (:data:`HIDE_KEYS`), None to skip it.
         only: cell names (``classic-greedy-2p``) and/or ``hide`` to run and analyse only those (a
             reproduction check; each cell keeps its seed and deals); empty: everything.
+        players_by_preset: preset -> the table sizes (a subset of ``players``) at which it is played, for
+            presets that allow only some sizes (``two_player_draft`` only 2); a preset not named plays every
+            size of ``players``. Empty: every preset at every size (the cells are the full product).
     """
 
     name: str
@@ -128,6 +131,7 @@ class Study:
     planned: Mapping[tuple[str, str, int], int] = field(default_factory=dict)
     hide_wild: Mapping[str, Any] | None = None
     only: tuple[str, ...] = ()
+    players_by_preset: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -143,8 +147,12 @@ class Study:
         return int(self.planned.get((preset, fld, p), self.deals_at(p)))
 
     def all_cells(self) -> list[tuple[str, str, int]]:
-        """(preset, field, P) of every cell of the study file, ``only`` ignored (a cell's seed is its position here)."""
-        return [(pr, f, p) for pr in self.presets for f in self.fields for p in self.players]
+        """(preset, field, P) of every cell of the study file, ``only`` ignored (a cell's seed is its position here).
+
+        The product presets x fields x players, keeping for each preset only its sizes in ``players_by_preset``.
+        """
+        return [(pr, f, p) for pr in self.presets for f in self.fields for p in self.players
+                if p in self.players_by_preset.get(pr, self.players)]
 
     def cells(self) -> list[tuple[str, str, int]]:
         """(preset, field, P) of every cell to run and analyse, in run order (those named in ``only`` when given)."""
@@ -317,6 +325,18 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
                 "players": tuple(hp), "deals": tuple(int(x) for x in hd), "seed": hide.get("seed")}
         if hide["seed"] is not None and (not isinstance(hide["seed"], int) or hide["seed"] < 0):
             raise ExperimentError("hide_wild.seed", f"{hide['seed']!r}; it must be an integer >= 0")
+    by_preset_raw = d.get("players_by_preset", {})
+    if not isinstance(by_preset_raw, Mapping):
+        raise ExperimentError("players_by_preset", f"{by_preset_raw!r}; give a table of preset = [table sizes]")
+    by_preset = {}
+    for pr, sizes in by_preset_raw.items():
+        if pr not in presets:
+            raise ExperimentError(f"players_by_preset.{pr}", f"not in presets; choose from: {', '.join(presets)}")
+        if not isinstance(sizes, list) or not sizes or not all(
+                isinstance(x, int) and not isinstance(x, bool) and x in players for x in sizes):
+            raise ExperimentError(f"players_by_preset.{pr}", f"{sizes!r}; give a non-empty list of table sizes "
+                                  f"from players ({', '.join(map(str, players))})")
+        by_preset[pr] = tuple(int(x) for x in sizes)
     out = d.get("out", f"results/{name}")
     if not isinstance(out, str) or not out:
         raise ExperimentError("out", f"{out!r}; give a folder path as a string")
@@ -326,7 +346,7 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
                   source=source, description=str(d.get("description", "")),
                   pilot=tuple(Path(x) for x in pilot_raw),
                   target_half_width_pp=None if target is None else float(target), pilot_inflation=float(infl),
-                  hide_wild=hide)
+                  hide_wild=hide, players_by_preset=by_preset)
     names_ = {study.cell_name(*c) for c in study.all_cells()} | {"hide"}
     for x in only:
         if x not in names_:
@@ -758,12 +778,13 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
     replay also checks the batched engine game by game). At every round's end
     (R-ROUND-END, R-SCORE): each seat's round score, the largest set in any
     stack and the seat holding it, and the dollars in play (stacks + discard
-    pile + draw pile + hands) against the deck's value
-    (:meth:`~cya_sim.game.rules.RuleSet.round_total`).
+    pile + draw pile + hands + leftover draft-pile cards, R-2P-DRAFT/R-3P-DRAFT)
+    against the deck's value (:meth:`~cya_sim.game.rules.RuleSet.round_total`: under the drafts without the
+    removed cards, under ``advanced`` with the Penny Jars at their stated value and the action cards at $0).
 
     Returns:
         one row per (game, round): ``deal``, ``rotation``, ``players``, ``round``, ``scored`` (dollars, sum
-        of the round's scores), ``in_play`` (dollars), ``deck_value`` (dollars), ``invariant_ok`` (bool:
+        of the round's scores), ``in_play`` (dollars, draft piles included), ``deck_value`` (dollars), ``invariant_ok`` (bool:
         ``in_play == deck_value`` and each score equals its stack's value), ``largest_set`` (dollars),
         ``largest_holder`` (seat, -1 when shared), ``holder_won`` (float, the holder's win share of the game),
         ``game_rounds``, ``scores`` (list of dollars per seat).
@@ -788,6 +809,7 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
         game_rows = []
         for a in logged["actions"][i, : logged["n_actions"][i]]:
             stacks, discard, draw, hands = state.stacks, state.discard_pile, state.draw_pile, state.hands
+            piles = state.draft_piles
             n_rounds = len(state.round_scores)
             apply_action(state, int(a))
             if len(state.round_scores) > n_rounds:  # the round just scored; stacks as they were scored
@@ -797,7 +819,8 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
                 big = max((v for v, _ in sets), default=0)
                 holders = sorted({o for v, o in sets if v == big}) if sets else []
                 in_play = (sum(stack_vals) + int(sum(values[c] for c in discard)) + int(sum(values[c] for c in draw))
-                           + int(sum(int(n) * int(values[t]) for h in hands for t, n in enumerate(h))))
+                           + int(sum(int(n) * int(values[t]) for h in hands for t, n in enumerate(h)))
+                           + int(sum(values[c] for pile in piles for c in pile)))
                 game_rows.append({"deal": deal, "rotation": rot, "players": p, "round": n_rounds + 1,
                                   "scored": int(sum(scores)), "in_play": in_play, "deck_value": deck_value,
                                   "invariant_ok": in_play == deck_value and stack_vals == scores,
@@ -1078,9 +1101,10 @@ def summary_markdown(study: Study, r: StudyResult) -> str:
                  f"{100 * bp['base_rate'].min():.1f}–{100 * bp['base_rate'].max():.1f} % (table below) | — |")
     f = r.fact_1360
     lines.append(f"| FACT-1360 | (invariant) | | {int(f['rounds_checked'].sum()):,} stored rounds checked, "
-                 f"{int(f['invariant_failures'].sum())} failures; largest classic round score "
-                 f"${int(f[f['preset'] == 'classic']['max_scored'].max() if (f['preset'] == 'classic').any() else 0):,}"
-                 f" | — |")
+                 f"{int(f['invariant_failures'].sum())} failures; largest round score "
+                 + ", ".join(f"{pr} ${int(g['max_scored'].max()):,} (in play ${int(g['deck_value'].max()):,})"
+                             for pr, g in f.groupby("preset", sort=False))
+                 + " | — |")
     ro = r.rounds
     lines.append(f"| FACT-ROUNDS | (distribution) | | mean rounds per game {ro['mean_rounds'].min():.2f}–"
                  f"{ro['mean_rounds'].max():.2f}; share in 3–5 {100 * ro['in_3_5'].min():.1f}–"
@@ -1117,7 +1141,9 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
     md = [f"# Tip study `{study.name}`" + (" (quick form)" if study.quick else ""), "",
           f"Command: `{command or 'cya-sim tips ' + str(study.source)}`", "",
           (f"{len(study.tips)} ablations x {len(study.cells())} contexts (table sizes "
-          f"{', '.join(map(str, study.players))}; presets {', '.join(study.presets)}; fields "
+          f"{', '.join(map(str, study.players))}; presets {', '.join(study.presets)}"
+          + ("".join(f" ({pr} at {', '.join(map(str, s))} players only)" for pr, s in study.players_by_preset.items()))
+          + "; fields "
           f"{', '.join(f'P-1 {f}' for f in study.fields)}). Each context plays "
           + (f"the deals planned from the pilot (two-stage allocation, table below; {min(study.planned.values()):,}"
              f"–{max(study.planned.values()):,} duplicated deals per context)" if study.planned else
@@ -1205,8 +1231,9 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
             best = sub.loc[sub["win_diff"].abs().idxmax(), "tip"].split(":", 1)[-1]
             md.append(f"| {pr} | {fl} | {pl} | " + " | ".join(cells.get(u, "—") for u in uses) + f" | {best} |")
     md += ["", "## FACT-1360", "",
-           ("Every stored round (rounds.parquet) is checked: stacks + discard pile + draw pile + hands = the "
-           "deck's value, and each seat's round score = its stack's value."), "",
+           ("Every stored round (rounds.parquet) is checked: stacks + discard pile + draw pile + hands (+ leftover "
+           "draft-pile cards under a draft) = the deck's value in play, and each seat's round score = its stack's "
+           "value."), "",
            ("| preset | field | P | rounds checked | failures | largest round score ($) | deck value ($) | "
            "rounds over $1,360,000 |"), "|---|---|---|---|---|---|---|---|"]
     for x in r.fact_1360.itertuples():
