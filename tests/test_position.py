@@ -223,7 +223,7 @@ MALFORMED = [
     ("hands_length", [(("hands",), [[JEWELS]])], r"^hands: has 1 entries; expected 3 \(one per seat\)$"),
     ("unknown_preset", [(("rules", "preset"), "clasic")],
      (r"^rules.preset: unknown rule preset 'clasic'; choose one of: classic, guide, basic, advanced, "
-      r"two_player_draft, three_player_draft$")),
+      r"two_player_draft, three_player_draft, two_player_draft_advanced, three_player_draft_advanced$")),
     ("unknown_option", [(("rules", "options"), {"colour": "red"})],
      r"^rules.options.colour: unknown rule option 'colour'; choose from: deck, "),
     ("bad_option_value", [(("rules", "options"), {"tie_break": "coin"})],

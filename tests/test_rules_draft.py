@@ -94,18 +94,6 @@ def test_r_presets_draft_presets_refuse_impossible_tables():
         get_rules("classic", draft_piles=3)
 
 
-@pytest.mark.parametrize("options", [{"action_card_counts": (2, 2, 2)}, {"action_card_counts": {"Penny Jar": 1}},
-                                     {"advanced_actions": True}, {"actions_per_turn": 2}])
-def test_r_presets_drafts_with_the_advanced_rules_refused(options):
-    """R-PRESETS: the drafts (§7) combined with the §6 cards or actions are not built yet; refused in one line
-    naming the draft and the advanced options."""
-    for preset in (TWO, THREE):
-        with pytest.raises(RulesError, match=r"^option 'draft' is .* with the advanced rules .*actions_per_turn.*"
-                                             r"advanced_actions.*action_card_counts") as e:
-            get_rules(preset, **options)
-        assert "\n" not in str(e.value)
-
-
 # -- the draft take -----------------------------------------------------------------------------------------
 
 
