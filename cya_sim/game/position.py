@@ -675,7 +675,7 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
         raise _fail("challenge.challenger", f"seat {challenger} has no set; a challenger needs at least one "
                     "(R-CH-ALLOWED)")
     depth = _int(d.get("depth", 0), "challenge.depth", 0, 1 if rules.advanced_actions else 0)
-    if len(stacks[defender]) < 2 + depth:
+    if len(stacks[defender]) < 2 + depth and not drafted:  # a drafted set may be the defender's only one (§7)
         need = "two (R-CH-ALLOWED)" if depth == 0 else "three for a deep challenge (R-ADV-DEEP)"
         raise _fail("challenge.defender", f"seat {defender} has {len(stacks[defender])} set(s); a challenge needs a "
                     f"target with at least {need}")

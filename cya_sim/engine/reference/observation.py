@@ -98,6 +98,8 @@ class Observation:
             just drafted, the one asked now first (public); () outside that decision.
         draft_move: ``(chooser, target)`` while a Move turned up on a draft pile waits for ``chooser``'s
             choice on ``target``'s stack (public; phase ``draft_move``, §7 with §6); () otherwise.
+        draft_then: while ``draft_move`` waits, the seats that draw (R-REFILL, in order) once the piles are
+            turned up (public); () otherwise.
     """
 
     seat: int
@@ -128,6 +130,7 @@ class Observation:
     draft_reach: tuple[int, ...] = ()
     draft_offer: tuple[int, ...] = ()
     draft_move: tuple[int, ...] = ()
+    draft_then: tuple[int, ...] = ()
 
     @property
     def top_discard(self) -> int:
@@ -240,4 +243,5 @@ def observe(state: GameState, seat: int) -> Observation:
         draft_reach=tuple(draft.reach(state, seat)) if state.draft_piles else (),
         draft_offer=tuple(state.draft_offer),
         draft_move=tuple(state.draft_move),
+        draft_then=tuple(state.draft_then),
     )
