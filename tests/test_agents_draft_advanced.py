@@ -19,7 +19,7 @@ from cya_sim.engine.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.reference.observation import observe
 from cya_sim.search.determinize import TEMPLATE, Determinizer, rng_state
 
-AGENTS = ["greedy", "heuristic", "card_counter", "oracle"]
+AGENTS = ["greedy", "heuristic", "card_counter", "oracle(cheats=true)"]
 TWO = "two_player_draft_advanced"
 THREE = "three_player_draft_advanced"
 
@@ -46,17 +46,17 @@ def _two_move(stack0):
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_agent_move_turned_up_brings_the_protected_bottom_set_into_play(agent):
-    """2 players: the opponent's bottom set ($40,000, never stealable) comes on top and its drafted top set
+    """2 players: the opponent's bottom set ($30,000, never stealable) comes on top and its drafted top set
     ($30,000) stays reachable: ``bottom_to_top`` (second set $10,000 < top + bottom)."""
-    s = _two_move([cset(HOME, HOME, HOME), cset(PIGGY, PIGGY, PIGGY)])
+    s = _two_move([cset(AUTO, AUTO, AUTO), cset(PIGGY, PIGGY, PIGGY)])
     assert _choice(agent, s) == "draft_move:bottom_to_top"
 
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_agent_move_turned_up_exposes_a_rich_second_set(agent):
-    """2 players: the opponent's set second from the top ($90,000) is worth more than its top ($30,000) and
+    """2 players: the opponent's set second from the top ($95,000; $60,000 as seen, its Gold hidden) is worth more than its top ($30,000) and
     bottom ($10,000) sets together: ``top_to_bottom`` puts it on top, within reach of a challenge."""
-    s = _two_move([cset(PIGGY, PIGGY, PIGGY), cset(HOME, HOME, GOLD, HOME)])
+    s = _two_move([cset(PIGGY, PIGGY, PIGGY), cset(AUTO, AUTO, GOLD, AUTO)])
     assert _choice(agent, s) == "draft_move:top_to_bottom"
 
 
@@ -73,7 +73,7 @@ def test_agent_move_turned_up_three_players_mover_chooses(agent):
 
 def test_random_move_turned_up_picks_either_direction():
     """random: a uniform pick between the two directions."""
-    s = _two_move([cset(HOME, HOME, HOME), cset(PIGGY, PIGGY, PIGGY)])
+    s = _two_move([cset(AUTO, AUTO, AUTO), cset(PIGGY, PIGGY, PIGGY)])
     ag = make_agent("random")
     rng = np.random.default_rng(3)
     picks = {action_space(s.rules).name(int(ag.act(observe(s, 1), rng))) for _ in range(40)}
@@ -83,8 +83,8 @@ def test_random_move_turned_up_picks_either_direction():
 def test_greedy_batch_agent_move_turned_up_same_choice():
     """The batch form of greedy (ObservationBatch phase 3, here on a determinization of seat 1's observation,
     which keeps the waiting Move) makes the same choice."""
-    for stack0, want in (([cset(HOME, HOME, HOME), cset(PIGGY, PIGGY, PIGGY)], "draft_move:bottom_to_top"),
-                         ([cset(PIGGY, PIGGY, PIGGY), cset(HOME, HOME, GOLD, HOME)], "draft_move:top_to_bottom")):
+    for stack0, want in (([cset(AUTO, AUTO, AUTO), cset(PIGGY, PIGGY, PIGGY)], "draft_move:bottom_to_top"),
+                         ([cset(PIGGY, PIGGY, PIGGY), cset(AUTO, AUTO, GOLD, AUTO)], "draft_move:top_to_bottom")):
         s = _two_move(stack0)
         det = Determinizer(observe(s, 1))
         det.state.rows[TEMPLATE] = det.sample(rng_state(1), 1)[0]["flat"]
