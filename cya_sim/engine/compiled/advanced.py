@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from numba import njit
 
+from cya_sim.engine.compiled.challenge import show_challenge_card
 from cya_sim.engine.compiled.layout import (
     B_ADV_REMOVED,
-    B_CHCARDS,
-    B_CHPLAYERS,
     B_DECK,
     B_HANDS,
     B_HCOUNT,
@@ -323,26 +322,13 @@ def set_owed(K, G, played, single_penny):
         G[G_ADV_OWED] = 2 if single_penny else 1
 
 
-@njit(inline="always", **_JIT)
-def _show(K, G, seat, card):
-    """One challenge card shown by ``seat`` (the cards of a play; :func:`set_owed` follows)."""
-    L = K.lay
-    G[L[B_HANDS] + seat * K.cfg[C_T] + card] -= 1
-    G[L[B_HCOUNT] + seat] -= 1
-    n = G[G_CH_LEN]
-    G[L[B_CHCARDS] + n] = card
-    G[L[B_CHPLAYERS] + n] = seat
-    G[G_CH_LEN] = n + 1
-    reveal(K, G, card, (1 << K.cfg[C_P]) - 1)  # shown face up (RULES.md §10)
-
-
 @njit(**_JIT)
 def _play(K, G, seat, c1, c2):
     """A challenge play of ``c1`` (and ``c2`` >= 0): shown, the other side to act, the cards it owes."""
-    _show(K, G, seat, c1)
+    show_challenge_card(K, G, seat, c1)
     played = 1
     if c2 >= 0:
-        _show(K, G, seat, c2)
+        show_challenge_card(K, G, seat, c2)
         played = 2
     G[K.lay[B_PLAYED] + seat] = 1
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]

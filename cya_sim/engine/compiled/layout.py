@@ -45,8 +45,16 @@ seat whose stack a Move turned up on a draft pile moves (0: no such choice; the 
 ``G_TO_ACT``), ``G_DRAFT_THEN0``/``G_DRAFT_THEN1`` 1 + the seats that draw (R-REFILL, in order) once
 the piles are turned up after that choice (0: none).
 
-Appended later (end of this file): ``B_SEEN_PUBLIC`` (T), ``B_SEEN_PRIVATE`` (P*T) what each seat
-has seen outside its hand this round, so that its unseen cards (RULES.md §10) need no recount.
+* ``B_SEEN_PUBLIC`` (T) cards of each type out of every hand and seen by every seat (the discard
+  pile, the challenge cards, face-up set cards); ``B_SEEN_PRIVATE`` (P*T, seat-major) cards out of the
+  seat's hand that the seat has seen and some seat has not (set cards laid face down, the hidden card
+  of a stolen set). A seat's unseen cards of type c (RULES.md §10 "unseen"; R-HIDDEN-WILD says what
+  stays hidden) are ``deck_counts[c] - hands[s, c] - seen_public[c] - seen_private[s, c]``, with no
+  recount: the rules kernel keeps both blocks (:func:`cya_sim.engine.compiled.seen.reveal` at every
+  event that takes a card out of a hand or shows a card; cleared by
+  :func:`~cya_sim.engine.compiled.rules.start_round`), and
+  :func:`~cya_sim.engine.compiled.seen.recount_seen` rebuilds them for rows written from outside
+  (the search's determinizations).
 """
 
 from __future__ import annotations
@@ -94,8 +102,8 @@ SCALARS = {
 # -- blocks: indices into K.lay ------------------------------------------------------------------
 (B_HCOUNT, B_STOP, B_SLEN, B_SVAL, B_TOTAL, B_PLAYED, B_RWINS, B_GAVEUP, B_HANDS, B_DECK, B_DISC,
  B_SASSET, B_SVALUE, B_SCARD0, B_SKNOWN0, B_SBELOW, B_SSIZE, B_SCOUNTS, B_CHCARDS, B_CHPLAYERS,
- B_ADV_REMOVED, B_DRAFT_LEN, B_SIZE) = range(23)
-N_LAYOUT = 23
+ B_ADV_REMOVED, B_DRAFT_LEN, B_SEEN_PUBLIC, B_SEEN_PRIVATE, B_SIZE) = range(25)
+N_LAYOUT = 25
 #: Name, block index and shape (in the letters P, T, N, S, CAP) of each block.
 BLOCKS = {
     "hand_count": (B_HCOUNT, "P"), "stack_top": (B_STOP, "P"), "stack_len": (B_SLEN, "P"),
@@ -107,6 +115,7 @@ BLOCKS = {
     "ch_cards": (B_CHCARDS, "C"), "ch_players": (B_CHPLAYERS, "C"),
     "adv_removed": (B_ADV_REMOVED, "T"),
     "draft_len": (B_DRAFT_LEN, "D"),
+    "seen_public": (B_SEEN_PUBLIC, "T"), "seen_private": (B_SEEN_PRIVATE, "PT"),
 }
 
 # -- indices into Consts.cfg -----------------------------------------------------------------------
@@ -280,21 +289,3 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)
 
-
-
-# -- blocks appended after the first layout (each takes the next index; B_SIZE keeps its index) ---------------------
-#: What each seat has seen this round outside its own hand, kept so that an agent's unseen cards (RULES.md §10
-#: "unseen"; R-HIDDEN-WILD says what stays hidden) need no recount: a seat's unseen cards of type c are
-#: ``deck_counts[c] - hands[s, c] - seen_public[c] - seen_private[s, c]``.
-#: ``B_SEEN_PUBLIC`` (T): cards of each type out of every hand and seen by every seat (the discard pile, the
-#: challenge cards, face-up set cards). ``B_SEEN_PRIVATE`` (P*T, seat-major): cards out of the seat's hand that
-#: the seat has seen and some seat has not (set cards laid face down, the hidden card of a stolen set).
-#: Kept by the rules kernel (:func:`cya_sim.engine.compiled.seen.reveal` at every event that takes a card out of
-#: a hand or shows a card; cleared by :func:`~cya_sim.engine.compiled.rules.start_round`), rebuilt from the card
-#: locations by :func:`~cya_sim.engine.compiled.seen.recount_seen` for rows written from outside (the search's
-#: determinizations).
-B_SEEN_PUBLIC = 23
-B_SEEN_PRIVATE = 24
-N_LAYOUT = 25
-BLOCKS["seen_public"] = (B_SEEN_PUBLIC, "T")
-BLOCKS["seen_private"] = (B_SEEN_PRIVATE, "PT")

@@ -32,6 +32,7 @@ from numba import njit
 from cya_sim.engine.compiled import advanced as adv
 from cya_sim.engine.compiled import draft
 from cya_sim.engine.compiled.cache_guard import invalidate_stale_caches
+from cya_sim.engine.compiled.challenge import show_challenge_card
 from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
     B_CHPLAYERS,
@@ -437,15 +438,8 @@ def _new_set(K, G, seat, asset, card0, known0, card1):
 @njit(inline="always", **_JIT)
 def _play_challenge_card(K, G, seat, card):
     """R-CH-EXCHANGE: ``seat`` shows ``card``; the other side must answer."""
-    L = K.lay
-    G[L[B_HANDS] + seat * K.cfg[C_T] + card] -= 1
-    G[L[B_HCOUNT] + seat] -= 1
-    n = G[G_CH_LEN]
-    G[L[B_CHCARDS] + n] = card
-    G[L[B_CHPLAYERS] + n] = seat
-    G[G_CH_LEN] = n + 1
-    G[L[B_PLAYED] + seat] = 1
-    reveal(K, G, card, (1 << K.cfg[C_P]) - 1)  # shown face up
+    show_challenge_card(K, G, seat, card)
+    G[K.lay[B_PLAYED] + seat] = 1
     G[G_TO_ACT] = G[G_CH_DEF] if seat == G[G_CH_CHAL] else G[G_CH_CHAL]
     if K.cfg[C_ADV_PAY2]:  # a Penny Jar asks for two cards (R-ADV-PENNY); deep challenges (R-ADV-DEEP)
         adv.set_owed(K, G, 1, card == K.cfg[C_ADV_PENNY])
