@@ -22,9 +22,8 @@ from __future__ import annotations
 from numba import njit
 
 from cya_sim.engine.compiled.advanced import exchange_top_sets, note_defender, remove_card, set_owed, shift_stack
+from cya_sim.engine.compiled.challenge import show_challenge_card
 from cya_sim.engine.compiled.layout import (
-    B_CHCARDS,
-    B_CHPLAYERS,
     B_DECK,
     B_DRAFT_LEN,
     B_HANDS,
@@ -338,12 +337,8 @@ def apply(K, G, a):
         G[G_CH_DEF] = mover
         G[G_CH_ASSET] = asset
         G[G_CHALLENGES] += 1
-        G[h0 + card] -= 1
-        G[L[B_HCOUNT] + seat] -= 1
-        G[L[B_CHCARDS]] = card
-        G[L[B_CHPLAYERS]] = seat
-        reveal(K, G, card, (1 << p) - 1)  # shown face up (RULES.md §10)
-        G[G_CH_LEN] = 1
+        G[G_CH_LEN] = 0
+        show_challenge_card(K, G, seat, card)  # shown face up (RULES.md §10)
         G[L[B_PLAYED] + seat] = 1
         G[G_TO_ACT] = mover
         note_defender(K, G, seat)  # R-ADV-TWO: it draws after the mover at the end of a two-action turn
