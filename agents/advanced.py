@@ -23,6 +23,13 @@ policies alike, so both decide identically:
 5. **Improve** (R-ADV-IMPROVE): when no set can be laid, add the matching asset
    to the own top set.
 
+Before all of these, the **choice for a Move turned up on a draft pile** (R-2P-DRAFT,
+R-3P-DRAFT with §6; the stack that moves is always another player's): keep that
+player's valuable sets within reach — ``bottom_to_top`` (its protected bottom set
+comes on top and its top set stays reachable, second from the top) unless its set
+second from the top is worth more than its top and bottom sets together, then
+``top_to_bottom`` (:func:`draft_move_choice`).
+
 Otherwise the classic decision runs (a Penny Jar is a wild there: ``greedy``
 opens challenges with its cheapest wild, which is the Penny Jar at $1,000, so
 the defender owes two cards). :func:`advanced_last` then replaces a discard
@@ -42,6 +49,8 @@ from agents.view import (
     H_CH_ACTIVE,
     H_CH_ASSET,
     H_DC,
+    H_DRAFT_MOVE_TARGET,
+    H_DRAFT_MV,
     H_END,
     H_ET,
     H_IM,
@@ -106,6 +115,20 @@ def _cheapest_pay_two(hdr, values, mask, asset):
 
 
 @njit(cache=True, _nrt=False)
+def draft_move_choice(hdr, seats):
+    """The choice for a Move turned up on a draft pile (module docstring): a ``draft_move`` id.
+
+    The target (``hdr[H_DRAFT_MOVE_TARGET]``) is another player: ``bottom_to_top`` exposes its bottom set
+    (which can never be stolen) and keeps its top set reachable; ``top_to_bottom`` would put that top set
+    out of reach, so it is chosen only when the set second from the top (then on top) is worth more than
+    the top and bottom sets together (values as the seat sees them).
+    """
+    tg = hdr[H_DRAFT_MOVE_TARGET]
+    keep = seats[tg, S_TOP_VALUE_SEEN] + seats[tg, S_BOTTOM_VALUE_SEEN]
+    return hdr[H_DRAFT_MV] if seats[tg, S_SECOND_VALUE_SEEN] > keep else hdr[H_DRAFT_MV] + 1
+
+
+@njit(cache=True, _nrt=False)
 def advanced_first(hdr, hand, values, seats, mask):
     """The §6 decision that comes before the policy's classic one (module docstring), or -1 for none.
 
@@ -113,6 +136,8 @@ def advanced_first(hdr, hand, values, seats, mask):
     """
     if hdr[H_ADV] == 0:
         return -1
+    if hdr[H_DRAFT_MOVE_TARGET] >= 0:  # §7 with §6: the choice for a Move turned up on a draft pile
+        return draft_move_choice(hdr, seats)
     _ph, _pd, ch, _di, _re, gu, _w = action_starts(hdr)
     if hdr[H_CH_ACTIVE]:
         if hdr[H_OWED] < 2:

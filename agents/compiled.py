@@ -273,7 +273,8 @@ def _random_batch(mask, seat, agent_rng, out):
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def _greedy_batch(mask, seat, phase, hand, discard_pile, discard_len, stack_len, top_value_seen,
-                  values, wild_order, discard_order, na, pd, ch, di, re, gu, w, out):
+                  values, wild_order, discard_order, na, pd, ch, di, re, gu, w, out, dc, mv, move_target,
+                  set_value_seen):
     nw = wild_order.shape[0]
     t = values.shape[0]
     p = stack_len.shape[1]
@@ -283,10 +284,16 @@ def _greedy_batch(mask, seat, phase, hand, discard_pile, discard_len, stack_len,
         if s < 0:
             continue
         m = mask[b]
+        if phase[b] == 3:  # §7 with §6: a Move turned up; agents.advanced.draft_move_choice on the set values
+            tg = move_target[b]
+            n_s = stack_len[b, tg]
+            keep = set_value_seen[b, tg, n_s - 1] + set_value_seen[b, tg, 0]
+            out[b] = mv if set_value_seen[b, tg, n_s - 2] > keep else mv + 1
+            continue
         if phase[b] == 2:  # §7: open the immediate challenge of a drafted set when able, else decline
-            out[b] = gu + 1 + na * w + nw * na + w  # draft_decline
+            out[b] = dc + w  # draft_decline
             for i in range(w):
-                a = gu + 1 + na * w + nw * na + (0 if i == 0 else 1 + wild_order[i - 1] - na)
+                a = dc + (0 if i == 0 else 1 + wild_order[i - 1] - na)
                 if m[a]:
                     out[b] = a
                     break
@@ -388,7 +395,7 @@ class GreedyBatchAgent:
         sp = obs.action_space
         values = obs.values
         na = sp.n_assets
-        wild_order = np.array(sorted(range(na, sp.n_types), key=lambda x: (values[x], x)), np.int64)
+        wild_order = np.array(sorted(range(na, na + sp.n_wilds), key=lambda x: (values[x], x)), np.int64)
         discard_order = np.array(
             sorted(range(sp.n_types), key=lambda c: (c >= na, values[c], c)), np.int64)
         out = np.full(obs.seat.shape[0], -1, np.int32)
@@ -396,7 +403,8 @@ class GreedyBatchAgent:
         _greedy_batch(obs.legal_action_mask, obs.seat.astype(np.int64), obs.phase, obs.hand, obs.discard_pile,
                       obs.discard_len, obs.stack_len, obs.top_value_seen, values.astype(np.int64),
                       wild_order, discard_order, na, st["pair_discard"], st["challenge"], st["discard"],
-                      st["respond"], st["give_up"], 1 + sp.n_wilds, out)
+                      st["respond"], st["give_up"], 1 + sp.n_wilds, out, st["draft_challenge"], st["draft_move"],
+                      obs.draft_move_target.astype(np.int64), obs.set_value_seen)
         return out
 
 

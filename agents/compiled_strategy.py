@@ -30,7 +30,9 @@ from agents.view import (
     H_CH_POT_VALUE,
     H_DC,
     H_DRAFT,
+    H_DRAFT_MOVE_TARGET,
     H_DRAFT_MOVER,
+    H_DRAFT_MV,
     H_DRAFT_OFFER,
     H_DRAFT_TOPS,
     H_DRAW,
@@ -96,6 +98,7 @@ from cya_sim.engine.compiled.layout import (
     C_ADV_SWAP,
     C_ADV_TWO,
     C_DRAFT,
+    C_DRAFT_MV,
     C_DRAFT_PILES,
     C_GU,
     C_M,
@@ -113,6 +116,7 @@ from cya_sim.engine.compiled.layout import (
     G_CH_LEN,
     G_CUR,
     G_DISC_LEN,
+    G_DRAFT_MOVE,
     G_DRAFT_OFFER,
     G_DRAW_POS,
     G_ROUND,
@@ -223,6 +227,8 @@ def view_row(K, G, seat, sc):
         hdr[H_Q] = cfg[C_ADV_Q]
     hdr[H_DRAFT_OFFER] = 0
     hdr[H_DRAFT_MOVER] = -1
+    hdr[H_DRAFT_MOVE_TARGET] = G[G_DRAFT_MOVE] - 1  # §7 with §6: a Move turned up waits for this seat's choice
+    hdr[H_DRAFT_MV] = cfg[C_DRAFT_MV]
     if cfg[C_DRAFT] != 0:  # §7: the face-up tops within reach (the face-down draft cards are unseen in the kept counts)
         draft_view(K, G, seat, hdr)
     legal_mask(K, G, sc.mask, sc.ids)

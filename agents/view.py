@@ -24,7 +24,10 @@ Draft fields of ``hdr`` (R-2P-DRAFT, R-3P-DRAFT; all 0 without a draft):
 seat is asked whether it opens the immediate challenge of a freshly drafted
 set; ``H_DRAFT_MOVER`` the seat that drafted it (-1 otherwise);
 ``hdr[H_DRAFT_TOPS + c]`` the face-up draft-pile tops of card type ``c``
-within the seat's reach (the face-down cards are hidden, §10).
+within the seat's reach (the face-down cards are hidden, §10). With the §6
+cards: ``H_DRAFT_MOVE_TARGET`` the seat whose stack a Move turned up on a
+draft pile moves, while the seat chooses how (-1 otherwise), and ``H_DRAFT_MV``
+the first id of the ``draft_move`` block (A when there is none).
 """
 
 from __future__ import annotations
@@ -49,7 +52,10 @@ H_CH_ASSET, H_CH_CHALLENGER, H_CH_DEFENDER, H_CH_POT_VALUE, H_CH_LEN, H_ROUND = 
 # The drafts (RULES.md §7; module docstring).
 H_DRAFT_OFFER, H_DRAFT_MOVER, H_DRAFT = 30, 31, 32
 H_DRAFT_TOPS = 33  # hdr[H_DRAFT_TOPS + c], c < MAX_BATCHED_CARD_TYPES
-N_HDR = H_DRAFT_TOPS + MAX_BATCHED_CARD_TYPES
+# The drafts with the §6 cards (module docstring), after the tops.
+H_DRAFT_MOVE_TARGET = H_DRAFT_TOPS + MAX_BATCHED_CARD_TYPES
+H_DRAFT_MV = H_DRAFT_MOVE_TARGET + 1
+N_HDR = H_DRAFT_MV + 1
 # seats columns --------------------------------------------------------------------------------
 S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZE, S_TOP_KNOWN_VALUE = range(7)
 # the set second from the top (asset -1: none) and the bottom set, as the seat sees them (R-ADV-DEEP, R-ADV-MOVE)
@@ -120,6 +126,8 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     else:
         hdr[H_CH_CHALLENGER] = hdr[H_CH_DEFENDER] = hdr[H_CH_ASSET] = -1
     hdr[H_DRAFT_MOVER] = -1
+    hdr[H_DRAFT_MOVE_TARGET] = obs.draft_move[1] if obs.draft_move else -1
+    hdr[H_DRAFT_MV] = sp.start["draft_move"]
     if obs.action_space.draft:
         hdr[H_DRAFT] = 1
         if obs.phase == "draft_offer":

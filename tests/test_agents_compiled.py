@@ -32,7 +32,8 @@ CONFIGS = [HeuristicConfig(), HeuristicConfig(wild_for_sets=False, save_wild=Tru
 
 @pytest.mark.parametrize(("preset", "players"), [("classic", 4), ("classic", 2), ("guide", 3), ("basic", 6),
                                                    ("two_player_draft", 2), ("three_player_draft", 3),
-                                                   ("advanced", 4), ("advanced", 3)])
+                                                   ("advanced", 4), ("advanced", 3),
+                                                   ("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])
 def test_views_and_choices_agree_between_engines(preset, players):
     rules = get_rules(preset)
     key = root_key(21)

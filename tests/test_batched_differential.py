@@ -304,3 +304,51 @@ def test_differential_one_million_games():
         sub = np.arange(0, per, 250)
         compare_games(rules, p, gi[sub], sa[sub], batch_size=64)
     assert played >= total
+
+
+# -- the drafts with the advanced rules (§7 with §6) ------------------------------------------------------------
+DRAFT_ADV = (("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3))
+DRAFT_ADV_GAMES = int(os.environ.get("CYA_DIFF_DRAFT_ADV_GAMES", "300"))
+
+
+@pytest.mark.parametrize(("preset", "n_players"), DRAFT_ADV)
+def test_differential_draft_advanced_presets(preset, n_players):
+    """R-2P-DRAFT, R-3P-DRAFT with §6: same deals, draft takes, immediate challenges, action cards turned up on
+    draft piles (the ``draft_move`` choice), totals and winners (CYA_DIFF_DRAFT_ADV_GAMES games per preset)."""
+    rules = get_rules(preset)
+    case = 1100 + n_players * 10
+    game_indices = np.arange(DRAFT_ADV_GAMES, dtype=np.int64) + case * 1_000_000
+    table = compare_games(rules, n_players, game_indices, seatings(DRAFT_ADV_GAMES, n_players, case),
+                          batch_size=7 + n_players)
+    assert table.challenges.sum() > 0
+
+
+@pytest.mark.parametrize(("preset", "n_players", "options"), [
+    ("two_player_draft", 2, {"action_card_counts": (2, 2, 2)}),
+    ("three_player_draft", 3, {"action_card_counts": (3, 3, 1), "advanced_actions": True}),
+])
+def test_differential_draft_with_some_advanced_options(preset, n_players, options):
+    """The drafts with some §6 options only (one action a turn: the draw order kept while a Move turned up
+    waits for its choice): both engines play the same games."""
+    rules = get_rules(preset, **options)
+    case = 1200 + n_players * 10
+    game_indices = np.arange(60, dtype=np.int64) + case * 1_000_000
+    compare_games(rules, n_players, game_indices, seatings(60, n_players, case), batch_size=5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("preset", "n_players"), DRAFT_ADV)
+def test_differential_draft_advanced_full(preset, n_players):
+    """The drafts with §6: 20,000 games game by game against the reference, and 1,000,000 batched games played
+    with batch sizes 256 and 1 giving equal result tables (one in 250 also on the reference engine)."""
+    rules = get_rules(preset)
+    gi = np.arange(20_000, dtype=np.int64) + 70_000_000 + n_players * 1_000_000
+    compare_games(rules, n_players, gi, seatings(20_000, n_players, 177 + n_players), batch_size=64)
+    total = 1_000_000
+    gi = np.arange(total, dtype=np.int64) + 80_000_000 + n_players * 10_000_000
+    sa = seatings(total, n_players, 188 + n_players)
+    a = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=256)
+    b = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=1)
+    assert a.equals(b), f"{preset}: results depend on the batch size"
+    sub = np.arange(0, total, 250)
+    compare_games(rules, n_players, gi[sub], sa[sub], batch_size=64)

@@ -16,7 +16,8 @@ An action outside the legal mask is never accepted: the batched legal mask equal
 engine's at every step (tests/test_batched_api.py) and :func:`step` refuses the rest (same file).
 
 Default: ``CYA_BATCHED_INVARIANT_GAMES`` games per preset (default 4,000; 12,000 in all, spread
-over 2–6 players). Slow target: 1,000,000 games.
+over 2–6 players; a fifth of it per draft preset, the draft piles counted too). Slow target: 1,000,000
+games.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from cya_sim.engine.compiled.layout import (
     B_CHCARDS,
     B_DECK,
     B_DISC,
+    B_DRAFT_LEN,
     B_HANDS,
     B_HCOUNT,
     B_SASSET,
@@ -55,6 +57,8 @@ from cya_sim.engine.compiled.layout import (
     B_SVAL,
     B_SVALUE,
     C_A,
+    C_DRAFT_PILES,
+    C_DRAFT_SIZE,
     C_N,
     C_P,
     C_T,
@@ -99,6 +103,9 @@ def _check_row(K, G, counts, round_total):
         counts[G[L[B_CHCARDS] + i]] += 1
     for c in range(t):  # cards out of the game (RULES.md §6)
         counts[c] += G[L[B_ADV_REMOVED] + c]
+    for j in range(cfg[C_DRAFT_PILES]):  # cards left in the draft piles (§7), counted with the discard pile's dollars
+        for i in range(G[L[B_DRAFT_LEN] + j]):
+            counts[G[L[B_DECK] + j * cfg[C_DRAFT_SIZE] + i]] += 1
     for s in range(p):
         st = G[L[B_STOP] + s]
         m = 0
@@ -211,6 +218,15 @@ def test_invariants_card_conservation_and_round_total(preset):
         run_invariants(preset, p, per, start=p * 1_000_000)
 
 
+@pytest.mark.parametrize(("preset", "players"), [("two_player_draft", 2), ("three_player_draft", 3),
+                                                   ("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])
+def test_invariants_drafts(preset, players):
+    """R-2P-DRAFT, R-3P-DRAFT (with §6 in the ``*_advanced`` presets): every card in one place (the draft piles
+    and the action cards turned up on them included) and the round total (stacks + discard pile + leftover
+    draft cards = $1,100,000 / $1,360,000, + 2 Penny Jars with §6) after every action of random/greedy games."""
+    run_invariants(preset, players, max(1, FAST // 5), start=players * 3_000_000)
+
+
 def test_invariants_more_than_six_players():
     """R-DECK-MULTI: 165 and 220 cards at 7 and 12 players."""
     for p in (7, 9, 12):
@@ -224,6 +240,15 @@ def test_invariants_one_million_games():
     for preset in ("classic", "guide", "basic"):
         for p in (2, 3, 4, 5, 6):
             run_invariants(preset, p, per, start=p * 10_000_000, seed=7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["random", "greedy", "heuristic", "card_counter"])
+@pytest.mark.parametrize(("preset", "players"), [("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])
+def test_invariants_draft_advanced_100k_games_per_agent(preset, players, agent):
+    """The drafts with §6: 100,000 games per built-in agent (every seat), no illegal action, every invariant after
+    every action."""
+    run_invariants(preset, players, 100_000, start=players * 40_000_000, seed=13, agent=agent)
 
 
 @pytest.mark.slow

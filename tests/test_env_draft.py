@@ -15,13 +15,16 @@ from cya_sim.env import CoverYourAssetsGym, CoverYourAssetsVectorEnv
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize(("rules", "players"), [("two_player_draft", 2), ("three_player_draft", 3)])
+@pytest.mark.parametrize(("rules", "players"), [("two_player_draft", 2), ("three_player_draft", 3),
+                                                 ("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])
 def test_gymnasium_check_env_passes_on_drafts(rules, players):
     check_env(CoverYourAssetsGym(rules=rules, n_players=players, opponents="greedy"), skip_render_check=False)
 
 
 @pytest.mark.parametrize(("rules", "players", "opponents"), [("two_player_draft", 2, "card_counter"),
-                                                             ("three_player_draft", 3, "greedy,heuristic")])
+                                                             ("three_player_draft", 3, "greedy,heuristic"),
+                                                             ("two_player_draft_advanced", 2, "card_counter"),
+                                                             ("three_player_draft_advanced", 3, "greedy,heuristic")])
 def test_vector_env_equals_the_single_game_env_on_drafts(rules, players, opponents):
     b = 3
     vec = CoverYourAssetsVectorEnv(num_envs=b, rules=rules, n_players=players, opponents=opponents)

@@ -24,6 +24,8 @@ register_openspiel()
     {"players": 2, "rules": "guide", "rounds": 0},
     {"players": 2, "rules": "two_player_draft", "rounds": 1},
     {"players": 3, "rules": "three_player_draft", "rounds": 1},
+    {"players": 2, "rules": "two_player_draft_advanced", "rounds": 1},
+    {"players": 3, "rules": "three_player_draft_advanced", "rounds": 1},
 ])
 def test_openspiel_random_sim_test_passes(params):
     game = pyspiel.load_game("python_cover_your_assets", params)

@@ -55,7 +55,8 @@ from cya_sim.game.rules import get_rules
 
 CASES = ([(preset, p) for preset in ("classic", "guide", "basic") for p in (2, 3, 4, 6)] + [("classic", 9), ("classic", 12)]
          + [("two_player_draft", 2), ("three_player_draft", 3)]  # §7: face-up draft tops seen, face-down unseen
-         + [("advanced", 3), ("advanced", 4), ("advanced", 6)])  # §6: removed action cards, Swap, improve, Penny Jar
+         + [("advanced", 3), ("advanced", 4), ("advanced", 6)]  # §6: removed action cards, Swap, improve, Penny Jar
+         + [("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])  # §7 with §6: action cards turned up
 GAMES = 150
 
 
@@ -149,7 +150,8 @@ def test_kept_unseen_equals_recount_at_every_decision(preset, players, hidden):
 
 
 @pytest.mark.parametrize("preset, players", [("classic", 4), ("guide", 3), ("basic", 6), ("classic", 2),
-                                             ("two_player_draft", 2), ("three_player_draft", 3), ("advanced", 4)])
+                                             ("two_player_draft", 2), ("three_player_draft", 3), ("advanced", 4),
+                                             ("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])
 def test_kept_unseen_from_determinizations(preset, players):
     """The search's determinizations rebuild the seen counts (recount_seen); the rules keep it from there to the round's end."""
     from agents.greedy import GreedyAgent

@@ -94,18 +94,6 @@ def test_r_presets_draft_presets_refuse_impossible_tables():
         get_rules("classic", draft_piles=3)
 
 
-@pytest.mark.parametrize("options", [{"action_card_counts": (2, 2, 2)}, {"action_card_counts": {"Penny Jar": 1}},
-                                     {"advanced_actions": True}, {"actions_per_turn": 2}])
-def test_r_presets_drafts_with_the_advanced_rules_refused(options):
-    """R-PRESETS: the drafts (§7) combined with the §6 cards or actions are not built yet; refused in one line
-    naming the draft and the advanced options."""
-    for preset in (TWO, THREE):
-        with pytest.raises(RulesError, match=r"^option 'draft' is .* with the advanced rules .*actions_per_turn.*"
-                                             r"advanced_actions.*action_card_counts") as e:
-            get_rules(preset, **options)
-        assert "\n" not in str(e.value)
-
-
 # -- the draft take -----------------------------------------------------------------------------------------
 
 
@@ -239,10 +227,12 @@ def test_r_3p_draft_wild_from_the_left_pile_first():
 # -- leftover cards, positions, observations ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("preset", "players"), [(TWO, 2), (THREE, 3)])
+@pytest.mark.parametrize(("preset", "players"), [(TWO, 2), (THREE, 3), (TWO + "_advanced", 2),
+                                                   (THREE + "_advanced", 3)])
 def test_r_2p_draft_leftover_cards_count_with_the_discard_pile(preset, players):
     """R-2P-DRAFT, R-SCORE: at every round end, stacks + discard pile + cards left in draft piles = the round
-    total ($1,100,000 two players, $1,360,000 three); card conservation and legality at every step."""
+    total ($1,100,000 two players, $1,360,000 three; + 2 Penny Jars with §6, the Swap and Move cards that left
+    the game worth $0); card conservation and legality at every step."""
     rules = get_rules(preset)
     audits = []
     for g in range(40):

@@ -261,3 +261,45 @@ def test_exactly_uniform_with_advanced_cards_hidden():
     assert all(deck.names[c] != SWAP for k in got for c in k[:2])
     chi2 = sum((got[k] - n * v / tot) ** 2 / (n * v / tot) for k, v in exact.items())
     assert chi2 < 3 * len(exact) + 30, (chi2, exact, got)  # far beyond the 0.999 quantile of chi2(len - 1)
+
+
+def test_draft_move_choice_exactly_uniform_and_kept():
+    """§10 with §7 and §6: while a Move turned up on a draft pile waits for seat 1's choice, the pile's next card
+    is face down and hidden like the others; the determinizations keep the waiting choice (whose stack, the draw
+    order) and are uniform over the 12 consistent deals of the 4 unseen cards (seat 0's hand card, the
+    face-down draft card, the draw card, and the hand card hidden beneath the drafted Jewels: Jewels or a wild)."""
+    from conftest import AUTO, MOVE, act
+
+    from cya_sim.engine.compiled.layout import C_A, G_DRAFT_MOVE, G_DRAFT_THEN0, G_TO_ACT
+    from cya_sim.engine.compiled.rules import apply_action as kernel_apply
+    from cya_sim.engine.compiled.rules import legal_list
+
+    pub = [[0, 1], [0, 1]]
+    s = state_of(players=2, preset="two_player_draft_advanced", hands=[[JEWELS, PIGGY], [AUTO]],
+                 stacks=[[cset(AUTO, AUTO, AUTO, known_by=pub), cset(BANK, BANK, BANK, known_by=pub)], []],
+                 draft_piles=[[STOCKS, MOVE, JEWELS], [BANK], [COINS]], draw_pile=[SILVER])
+    act(s, "draft_take:Jewels+match")
+    assert s.draft_move == [1, 0]
+    obs = observe(s, 1)
+    det = Determinizer(obs)
+    names = obs.rules.deck.names
+    unseen = sorted(t for t, n in enumerate(obs.unseen) for _ in range(int(n)))
+    assert unseen == sorted(names.index(x) for x in (JEWELS, PIGGY, STOCKS, SILVER))
+    assert det.info.draft_pos.tolist() == [0]
+    L = det.layout
+    n = 24_000
+    got = Counter()
+    for smp in det.sample(rng_state(5), n):
+        g = smp["flat"]
+        assert g[G_DRAFT_MOVE] == 1 and g[G_TO_ACT] == 1 and g[G_DRAFT_THEN0] == 1
+        got[(int(smp["hidden"][0]), int(np.flatnonzero(smp["hands"][0])[0]), int(g[L[B_DECK]]),
+             int(smp["draw_pile"][0]))] += 1
+    assert len(got) == 12 and all(k[0] in (names.index(JEWELS), names.index(SILVER)) for k in got)
+    chi2 = sum((v - n / 12) ** 2 / (n / 12) for v in got.values())
+    assert chi2 < 31.3, got  # df 11: the 0.999 quantile
+    k = det.state.consts
+    g = det.sample(rng_state(6), 1)[0]["flat"]
+    ids = np.zeros(int(k.cfg[C_A]), np.int64)
+    assert legal_list(k, g, ids) == 2
+    kernel_apply(k, g, np.zeros(4, np.uint64), int(ids[1]))  # bottom_to_top: the determinization plays on
+    assert g[G_DRAFT_MOVE] == 0 and g[G_TO_ACT] == 0  # the mover's second action (R-ADV-TWO)

@@ -16,7 +16,8 @@ D = ``stack_depth``):
 ================  ===========  ==========================================================
 block             size         content
 ================  ===========  ==========================================================
-phase             2 (3)        one-hot: turn, challenge (and, with draft piles, the draft offer §7)
+phase             2 (3, 4)     one-hot: turn, challenge (and, with draft piles, the draft offer §7;
+                               with draft piles and Move cards, the draft move choice, §7 with §6)
 hand              T            the observer's cards of each type
 unseen            T            cards the observer has not seen (§10 "unseen cards")
 hand_sizes        P            cards in each hand
@@ -86,8 +87,9 @@ class ObservationEncoder:
         self.depth = full if stack_depth is None else min(int(stack_depth), full)
         p, t, na, d = n_players, self.t, self.na, self.depth
         self.piles = rules.draft_piles if rules.draft != "none" else 0
+        self.n_phases = 2 + (self.piles > 0) + (self.piles > 0 and rules.advanced_ids.move >= 0)
         sizes = {
-            "phase": 3 if self.piles else 2, "hand": t, "unseen": t, "hand_sizes": p, "totals": p, "draw": 2, "discard_counts": t,
+            "phase": self.n_phases, "hand": t, "unseen": t, "hand_sizes": p, "totals": p, "draw": 2, "discard_counts": t,
             "discard_top": t, "round": 1, "dealer": p, "current_player": p,
             "challenge": 2 + 2 * p + na + 3 * t, "gave_up": p * t, "stacks": p * (4 + t),
             "top_sets": p * d * (6 + na + t),
@@ -139,7 +141,7 @@ class ObservationEncoder:
             s = np.asarray(s, np.int64)
             return np.where(s >= 0, (s - seat) % p, -1)
 
-        put("phase", onehot(np.where(live, ob.phase, -1), 3 if self.piles else 2))
+        put("phase", onehot(np.where(live, ob.phase, -1), self.n_phases))
         put("hand", ob.hand)
         put("unseen", ob.unseen)
         put("hand_sizes", np.asarray(ob.hand_sizes)[rows[:, None], rel])
@@ -235,7 +237,7 @@ class ObservationEncoder:
         cap = max(1, len(ch.cards) if ch else 0)
         pile = np.array(obs.discard_pile or (-1,), np.int64)[None, :]
         return SimpleNamespace(
-            seat=np.array([obs.seat]), phase=np.array([{"challenge": 1, "draft_offer": 2}.get(obs.phase, 0)]),
+            seat=np.array([obs.seat]), phase=np.array([{"challenge": 1, "draft_offer": 2, "draft_move": 3}.get(obs.phase, 0)]),
             draft_tops=np.array([obs.draft_tops], np.int64).reshape(1, -1),
             draft_sizes=np.array([obs.draft_sizes], np.int64).reshape(1, -1),
             hand=obs.hand[None, :], unseen=obs.unseen[None, :], hand_sizes=obs.hand_sizes[None, :],

@@ -109,6 +109,8 @@ class Narrator:
             self.out(f"  {w} shows {nm[state.challenge.cards[-1]]}")
         elif d.kind == "draft_decline":
             self.out(f"  {w} lets the drafted set be")
+        elif d.kind == "draft_move":  # §7 with §6: the choice for a Move turned up on a draft pile
+            self.out(f"  {w} chooses for the Move turned up: {d.direction.replace('_', ' ')}")
         else:
             self.out(f"  {w} gives up")
             ch = before["challenge"]

@@ -37,6 +37,11 @@ block              size                 meaning
                                         the freshly drafted set with a matching asset (k=0)
                                         or wild ``k-1`` (R-CH-ALLOWED's draft exception)
 ``draft_decline``  ``D``                the offered neighbour lets the drafted set be
+``draft_move``     ``2`` or 0           R-2P-DRAFT / R-3P-DRAFT with the Move card: a Move
+                                        turned up on a draft pile; the seat that chooses
+                                        (2p: the mover's opponent; 3p: the mover) moves the
+                                        target's top set to the bottom (d=0) or its bottom
+                                        set to the top (d=1)
 =================  ===================  =================================================
 
 The ``end_turn`` .. ``respond_two`` blocks are the advanced rules (§6); each has
@@ -50,12 +55,14 @@ wild ``k-1``: the pairs ``(k1, k2)`` with ``k1 <= k2`` in lexicographic order,
 The ``draft_*`` blocks come last (§7): ``D`` is 1 when the rule set has draft piles
 (``rules.draft != "none"``) and 0 otherwise. An immediate challenge, once opened,
 goes on with ``respond``/``give_up``. So the classic presets keep exactly their ids
-and size.
+and size. ``draft_move`` (size 2 when the rule set drafts and has Move cards, else 0) is
+appended after every other block, so no earlier preset's ids move.
 
 For the 2011 deck and 12 players: 30 + 12 + 33 + 12 + 3 + 1 = 91 actions; with
 draft piles (2 players): 30 + 12 + 3 + 12 + 3 + 1 + 30 + 20 + 3 + 1 = 115. For
 ``advanced`` (nW = 3 with the Penny Jar, T = 15, M = 6): 40 + 15 + 20 + 15 + 4 + 1
-+ 1 + 1 + 5 + 12 + 55 + 10 = 179 actions.
++ 1 + 1 + 5 + 12 + 55 + 10 = 179 actions. For ``two_player_draft_advanced`` (M = 2):
+40 + 15 + 4 + 15 + 4 + 1 + 1 + 1 + 1 + 4 + 11 + 10 + 40 + 30 + 4 + 1 + 2 = 184.
 """
 
 from __future__ import annotations
@@ -67,7 +74,7 @@ from cya_sim.game.rules import RuleSet
 
 KINDS = ("pair_hand", "pair_discard", "challenge", "discard", "respond", "give_up",
          "end_turn", "improve", "swap", "move", "deep_challenge", "respond_two",
-         "draft_take", "draft_wild", "draft_challenge", "draft_decline")
+         "draft_take", "draft_wild", "draft_challenge", "draft_decline", "draft_move")
 #: Move directions (R-ADV-MOVE), index = ``d`` of the move block.
 MOVE_DIRECTIONS = ("top_to_bottom", "bottom_to_top")
 
@@ -92,7 +99,7 @@ class Action:
         second card (-1 a matching asset, else a wild type id; ``partner`` is
         the first); -2 when one card is played (a Penny Jar alone: ``partner``
         is its id).
-    direction: for ``move``: one of :data:`MOVE_DIRECTIONS`; "" otherwise.
+    direction: for ``move`` and ``draft_move``: one of :data:`MOVE_DIRECTIONS`; "" otherwise.
     """
 
     kind: str
@@ -172,6 +179,7 @@ class ActionSpace:
             "draft_wild": d * self.n_wilds * self.n_assets,
             "draft_challenge": d * w,
             "draft_decline": d,
+            "draft_move": 2 * d if self.move_on else 0,
         }
 
     @cached_property
@@ -310,6 +318,16 @@ class ActionSpace:
         """Id of letting a freshly drafted set be (no immediate challenge)."""
         return self.start["draft_decline"]
 
+    def draft_move(self, direction: str) -> int:
+        """Id of the choice for a Move turned up on a draft pile (R-2P-DRAFT, R-3P-DRAFT with §6): the target's
+        top set to the bottom or its bottom set to the top (``direction`` in :data:`MOVE_DIRECTIONS`).
+
+        Raises:
+            ValueError: the rules do not draft with Move cards, or an unknown direction.
+        """
+        self._need("draft_move")
+        return self.start["draft_move"] + MOVE_DIRECTIONS.index(direction)
+
     # -- decoding --------------------------------------------------------------
     def decode(self, action: int) -> Action:
         """The :class:`Action` of an id.
@@ -341,6 +359,8 @@ class ActionSpace:
             return Action(kind, offset=i + 1)
         if kind == "move":
             return Action(kind, offset=i // 2, direction=MOVE_DIRECTIONS[i % 2])
+        if kind == "draft_move":
+            return Action(kind, direction=MOVE_DIRECTIONS[i])
         if kind == "deep_challenge":
             q_all = len(self.pay_two_pairs) + 1
             off, q = i // q_all + 1, i % q_all
@@ -378,6 +398,8 @@ class ActionSpace:
             return f"swap:+{d.offset}"
         if d.kind == "move":
             return f"move:+{d.offset}:{d.direction}"
+        if d.kind == "draft_move":
+            return f"draft_move:{d.direction}"
         if d.kind in ("deep_challenge", "respond_two"):
             pay = (nm[d.partner] if d.partner >= 0 else "Penny Jar") if d.second == -2 else \
                 p + "+" + ("match" if d.second < 0 else nm[d.second])

@@ -47,6 +47,9 @@ The document (``version`` 1); fields marked *optional* may be omitted::
       "draft_down": [0],                    # optional ([]): piles taken from this turn, top not turned up yet
       "draft_offer": [1],                   # optional ([]): seats still to be asked whether they open the
                                             #   immediate challenge of the set just drafted, the one asked now first
+      "draft_move": {"chooser": 1, "target": 0, "then": [0, 1]},  # optional (null): a Move turned up on a
+                                            #   draft pile waits for chooser's choice on target's stack; then: the
+                                            #   draw order (R-REFILL) once the piles are turned up (§7 with §6)
       "eligible": null | [0, 2],            # optional (null): seats still able to win (R-TIE)
       "extra_rounds": 0,                    # optional (0): R-TIE extra rounds played
       "winners": null | [2],                # optional (null): set once the game is over
@@ -100,7 +103,7 @@ _TOP_FIELDS = (
     "format", "version", "rules", "players", "round", "dealer", "first_dealer", "current_player",
     "totals", "round_wins", "round_scores", "hands", "draw_pile", "discard_pile", "stacks",
     "challenge", "played_this_turn", "gave_up", "eligible", "extra_rounds", "winners", "counters", "rng",
-    "removed", "turn", "draft_piles", "draft_down", "draft_offer",
+    "removed", "turn", "draft_piles", "draft_down", "draft_offer", "draft_move",
 )
 _REQUIRED = ("format", "version", "rules", "players", "current_player", "hands", "draw_pile", "discard_pile",
              "stacks")
@@ -108,6 +111,7 @@ _RULES_FIELDS = ("preset", "options", "name")
 _SET_FIELDS = ("asset", "cards", "known_by")
 _CHALLENGE_FIELDS = ("challenger", "defender", "cards", "players", "to_act", "asset", "depth", "owed")
 _TURN_FIELDS = ("actions_left", "no_challenge", "defenders")
+_DRAFT_MOVE_FIELDS = ("chooser", "target", "then")
 _COUNTERS = ("turns", "challenges", "decisions", "largest_steal")
 _RNG_FIELDS = ("state", "inc", "has_uint32", "uinteger")
 _HAS_GAVE_UP = "gave_up" in {f.name for f in fields(GameState)}
@@ -218,6 +222,9 @@ def state_to_dict(state: GameState) -> dict[str, Any]:
             "draft_down": [j for j, down in enumerate(state.draft_down) if down],
             "draft_offer": list(state.draft_offer),
         }
+        if state.draft_move:
+            draft["draft_move"] = {"chooser": state.draft_move[0], "target": state.draft_move[1],
+                                   "then": list(state.draft_then)}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -497,6 +504,7 @@ def state_from_dict(d: Any) -> GameState:
                        for j, x in enumerate(_list(stack, f"stacks[{s}]"))])
 
     draft_piles, draft_down, draft_offer = _draft_from_dict(d, p, rules, current)
+    draft_move, draft_then = _draft_move_from_dict(d, p, rules, draft_down)
     challenge = None
     if d.get("challenge") is not None:
         challenge = _challenge_from_dict(d["challenge"], p, rules, stacks, current)
@@ -553,7 +561,13 @@ def state_from_dict(d: Any) -> GameState:
     if draft_offer and not stacks[current]:
         raise _fail("draft_offer", f"seat {current} has no set; an immediate challenge is over the set it just "
                     "drafted (R-2P-DRAFT)")
-    if winners is None and challenge is None and sum(hands[current]) == 0 and not draft_offer:
+    if draft_move and (challenge is not None or draft_offer):
+        raise _fail("draft_move", "a Move turned up on a draft pile is chosen after the immediate challenge is "
+                    "settled; give no 'challenge' and no 'draft_offer' with it")
+    if draft_move and len(stacks[draft_move[1]]) < 2:
+        raise _fail("draft_move.target", f"seat {draft_move[1]} has {len(stacks[draft_move[1]])} set(s); a Move "
+                    "choice is asked only for a stack of at least two sets")
+    if winners is None and challenge is None and sum(hands[current]) == 0 and not draft_offer and not draft_move:
         raise _fail("current_player", f"seat {current} has an empty hand; a player with an empty hand is skipped "
                     "(R-TURN): give a seat holding cards")
 
@@ -590,6 +604,8 @@ def state_from_dict(d: Any) -> GameState:
         draft_piles=draft_piles,
         draft_down=draft_down,
         draft_offer=draft_offer,
+        draft_move=draft_move,
+        draft_then=draft_then,
         **extra,
     )
 
@@ -619,6 +635,25 @@ def _draft_from_dict(d: dict, p: int, rules: RuleSet, current: int) -> tuple[lis
     return piles, down, offer
 
 
+def _draft_move_from_dict(d: dict, p: int, rules: RuleSet, down: list[bool]) -> tuple[list[int], list[int]]:
+    """([chooser, target], draw order) of a Move turned up on a draft pile waiting for its choice; ([], [])."""
+    v = d.get("draft_move")
+    if v is None:
+        return [], []
+    if rules.draft == "none" or rules.advanced_ids.move < 0:
+        raise _fail("draft_move", f"rules {rules.name!r} do not draft with Move cards; omit it")
+    m = _check_fields(v, "draft_move", _DRAFT_MOVE_FIELDS, ("chooser", "target"))
+    chooser, target = _seat(m["chooser"], "draft_move.chooser", p), _seat(m["target"], "draft_move.target", p)
+    if chooser == target:
+        raise _fail("draft_move.chooser", f"is the target, seat {target}; the other player beside the pile chooses "
+                    "(R-2P-DRAFT, R-3P-DRAFT)")
+    if not any(down):
+        raise _fail("draft_move", "no pile is being turned up ('draft_down' is empty); the Move was turned up on "
+                    "one of them")
+    then = _seat_list(m.get("then", []), "draft_move.then", p)
+    return [chooser, target], then
+
+
 def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardSet]], current: int) -> Challenge:
     """A challenge in progress (R-CH-ALLOWED, R-CH-EXCHANGE), checked against the stacks."""
     deck = rules.deck
@@ -640,7 +675,7 @@ def _challenge_from_dict(v: Any, p: int, rules: RuleSet, stacks: list[list[CardS
         raise _fail("challenge.challenger", f"seat {challenger} has no set; a challenger needs at least one "
                     "(R-CH-ALLOWED)")
     depth = _int(d.get("depth", 0), "challenge.depth", 0, 1 if rules.advanced_actions else 0)
-    if len(stacks[defender]) < 2 + depth:
+    if len(stacks[defender]) < 2 + depth and not drafted:  # a drafted set may be the defender's only one (§7)
         need = "two (R-CH-ALLOWED)" if depth == 0 else "three for a deep challenge (R-ADV-DEEP)"
         raise _fail("challenge.defender", f"seat {defender} has {len(stacks[defender])} set(s); a challenge needs a "
                     f"target with at least {need}")

@@ -17,6 +17,7 @@ PHASE_TURN = "turn"
 PHASE_CHALLENGE = "challenge"
 PHASE_OVER = "over"
 PHASE_DRAFT_OFFER = "draft_offer"  # a neighbour may open the immediate challenge of a drafted set (§7)
+PHASE_DRAFT_MOVE = "draft_move"  # a Move turned up on a draft pile waits for its choice (§7 with §6)
 
 
 @dataclass
@@ -106,6 +107,11 @@ class GameState:
             this turn is turned up once the immediate challenge is settled, :mod:`.engine.reference.draft`).
         draft_offer: seats still to be asked whether they open the immediate challenge of the set
             just drafted, the one asked now first; empty outside that decision.
+        draft_move: ``[chooser, target]`` while a Move turned up on a draft pile waits for ``chooser`` to
+            choose whether ``target``'s top set goes to the bottom or its bottom set to the top (R-2P-DRAFT,
+            R-3P-DRAFT with §6); empty otherwise.
+        draft_then: while ``draft_move`` waits, the draw order (R-REFILL) of the action that turned the pile
+            up, used once the piles are all turned up; empty otherwise.
     """
 
     rules: RuleSet
@@ -142,6 +148,8 @@ class GameState:
     draft_piles: list[list[int]] = field(default_factory=list)
     draft_down: list[bool] = field(default_factory=list)
     draft_offer: list[int] = field(default_factory=list)
+    draft_move: list[int] = field(default_factory=list)
+    draft_then: list[int] = field(default_factory=list)
 
     @property
     def public_mask(self) -> int:
@@ -150,11 +158,13 @@ class GameState:
 
     @property
     def phase(self) -> str:
-        """``turn``, ``challenge``, ``draft_offer`` or ``over``."""
+        """``turn``, ``challenge``, ``draft_offer``, ``draft_move`` or ``over``."""
         if self.winners is not None:
             return PHASE_OVER
         if self.challenge is not None:
             return PHASE_CHALLENGE
+        if self.draft_move:
+            return PHASE_DRAFT_MOVE
         return PHASE_DRAFT_OFFER if self.draft_offer else PHASE_TURN
 
     @property
@@ -164,6 +174,8 @@ class GameState:
             return -1
         if self.challenge is not None:
             return self.challenge.to_act
+        if self.draft_move:
+            return self.draft_move[0]
         return self.draft_offer[0] if self.draft_offer else self.current_player
 
     def hand_count(self, seat: int) -> int:

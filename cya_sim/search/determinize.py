@@ -312,6 +312,11 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
         offer = list(obs.draft_offer)
         S.draft_offer[b] = 1 + offer[0] if offer else 0
         S.draft_offer2[b] = 1 + offer[1] if len(offer) > 1 else 0
+        mv = obs.draft_move  # §7 with §6: a Move turned up waiting for the observer's choice (public)
+        S.draft_move[b] = 1 + mv[1] if mv else 0
+        then = list(obs.draft_then) if mv else []
+        S.draft_then0[b] = 1 + then[0] if then else 0
+        S.draft_then1[b] = 1 + then[1] if len(then) > 1 else 0
 
 
 @njit(cache=True, _nrt=False)

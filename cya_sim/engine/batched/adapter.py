@@ -20,6 +20,9 @@ from cya_sim.engine.compiled.layout import (
     G_ADV_NDEF,
     G_ADV_NO_CH,
     G_ADV_OWED,
+    G_DRAFT_MOVE,
+    G_DRAFT_THEN0,
+    G_DRAFT_THEN1,
 )
 from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.engine.reference.legal import action_space
@@ -107,7 +110,8 @@ def reference_observation(state: BatchState, row: int):
         stacks=tuple(stacks), discard_pile=discard, draw_size=int(k.cfg[C_N] - state.draw_pos[b]),
         hand_sizes=state.hand_count[b].astype(np.int16), totals=state.totals[b].astype(np.int64),
         round=int(state.round[b]), dealer=int(state.dealer[b]), current_player=int(state.current_player[b]),
-        phase="challenge" if state.ch_active[b] else ("draft_offer" if int(state.draft_offer[b]) else "turn"),
+        phase="challenge" if state.ch_active[b] else ("draft_move" if int(row[G_DRAFT_MOVE]) else
+                                                      ("draft_offer" if int(state.draft_offer[b]) else "turn")),
         challenge=ch, unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
         legal_action_mask=mask, draft_tops=tops, draft_sizes=sizes, draft_reach=reach,
         draft_offer=tuple(int(x) - 1 for x in (state.draft_offer[b], state.draft_offer2[b]) if x),
@@ -116,4 +120,6 @@ def reference_observation(state: BatchState, row: int):
         no_challenge=int(row[G_ADV_NO_CH]) - 1,
         turn_defenders=tuple(int(row[G_ADV_DEF0 + i]) for i in range(int(row[G_ADV_NDEF]))),
         played_this_turn=tuple(bool(x) for x in state.played[b]),
+        draft_move=(seat, int(row[G_DRAFT_MOVE]) - 1) if int(row[G_DRAFT_MOVE]) else (),
+        draft_then=tuple(int(row[g]) - 1 for g in (G_DRAFT_THEN0, G_DRAFT_THEN1) if int(row[g])),
     )

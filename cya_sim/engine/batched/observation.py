@@ -45,7 +45,7 @@ from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.game.actions import ActionSpace
 from cya_sim.game.rules import RuleSet
 
-PHASE_NONE, PHASE_TURN, PHASE_CHALLENGE, PHASE_DRAFT_OFFER = -1, 0, 1, 2
+PHASE_NONE, PHASE_TURN, PHASE_CHALLENGE, PHASE_DRAFT_OFFER, PHASE_DRAFT_MOVE = -1, 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,8 @@ class ObservationBatch:
     rules, n_players, action_space: as the state's. values: (T,) int64 dollars per card type.
     game_index: (B,) int64. seat: (B,) int8 — the observer (the seat to act), -1 for idle rows.
     phase: (B,) int8 — 0 turn, 1 challenge, 2 draft offer (asked whether to open the immediate
-        challenge of a freshly drafted set, §7), -1 idle.
+        challenge of a freshly drafted set, §7), 3 draft move (choosing for a Move turned up on a
+        draft pile, §7 with §6), -1 idle.
     legal_action_mask: (B, A) bool.
     hand: (B, T) int16 — the observer's hand. hand_sizes: (B, P) int16 — every hand's size.
     stack_len: (B, P) int16 — sets in each stack.
@@ -82,6 +83,7 @@ class ObservationBatch:
     draft_tops: (B, D) int8 — the face-up top card of each draft pile (R-2P-DRAFT, R-3P-DRAFT), -1 when
         the pile is empty or its next card is not turned up yet; D = 0 without a draft.
     draft_sizes: (B, D) int16 — cards in each draft pile (its face-down cards are hidden, §10).
+    draft_move_target: (B,) int8 — in phase 3, the seat whose stack the Move turned up moves; else -1.
     """
 
     rules: RuleSet
@@ -121,6 +123,7 @@ class ObservationBatch:
     gave_up: np.ndarray
     draft_tops: np.ndarray
     draft_sizes: np.ndarray
+    draft_move_target: np.ndarray | None = None
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -241,6 +244,7 @@ def observe(state: BatchState) -> ObservationBatch:
         ch_cards=np.full((b, cap), -1, np.int8), ch_players=np.full((b, cap), -1, np.int8),
         ch_len=z(b, np.int16), unseen=z((b, t), np.int16),
         gave_up=z((b, p, t), bool), draft_tops=tops.astype(np.int8), draft_sizes=sizes.astype(np.int16),
+        draft_move_target=np.full(b, -1, np.int8),
     )
     _observe(k, state.rows, np.zeros(s_max, np.int64), np.zeros(t, np.int64), np.zeros(a, np.int64), wlo, whi, obs.seat, obs.phase, obs.legal_action_mask, obs.hand, obs.hand_sizes,
              obs.stack_len, obs.set_asset, obs.set_size, obs.set_known, obs.set_n_hidden, obs.set_value_seen,
@@ -253,6 +257,9 @@ def observe(state: BatchState) -> ObservationBatch:
             rows = np.flatnonzero(active & (tops[:, j] >= 0))
             np.subtract.at(obs.unseen, (rows, tops[rows, j]), 1)
         obs.phase[active & (state.draft_offer != 0)] = PHASE_DRAFT_OFFER
+        moving = active & (state.draft_move != 0)  # §7 with §6: a Move turned up waits for this seat's choice
+        obs.phase[moving] = PHASE_DRAFT_MOVE
+        obs.draft_move_target[moving] = state.draft_move[moving] - 1
     return obs
 
 

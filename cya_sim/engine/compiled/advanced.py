@@ -73,6 +73,7 @@ from cya_sim.engine.compiled.layout import (
     G_CH_DEF,
     G_CH_LEN,
     G_CHALLENGES,
+    G_CUR,
     G_TO_ACT,
 )
 from cya_sim.engine.compiled.seen import reveal
@@ -136,7 +137,7 @@ def pre_legal(K, G, a):
         if a >= cfg[C_ADV_R2] and a < cfg[C_ADV_END]:
             return 1 if _holds_pair(K, G, h0, G[G_CH_ASSET], K.act_hi[a], K.act_lo[a]) else 0
         return 0
-    if a < cfg[C_PD]:
+    if a < cfg[C_PD] or a >= cfg[C_ADV_END]:  # R-PAIR-HAND; the draft blocks (§7) after the §6 ones
         return 2
     if a < cfg[C_CH]:  # R-PAIR-DISCARD: an action card never forms a set
         return 0 if a - cfg[C_PD] >= cfg[C_ADV_FIRST_ACT] else 2
@@ -267,17 +268,23 @@ def remove_card(K, G, card):
 @njit(**_JIT)
 def setup_discard(K, G, k):
     """R-ADV-SETUP: skip the action cards at deck position ``k`` (they leave the game); the turned-up card's
-    position. Also starts the first turn (R-ADV-TWO) and clears the removed cards of the last round."""
+    position. Also starts the first turn (R-ADV-TWO). (``rules.start_round`` clears the removed cards of the
+    last round before the draft piles are dealt, :func:`clear_removed`.)"""
     cfg = K.cfg
     L = K.lay
-    for c in range(cfg[C_T]):
-        G[L[B_ADV_REMOVED] + c] = 0
     d0 = L[B_DECK]
     while G[d0 + k] >= cfg[C_ADV_FIRST_ACT]:
         remove_card(K, G, G[d0 + k])
         k += 1
     reset_turn(K, G)
     return k
+
+
+@njit(inline="always", **_JIT)
+def clear_removed(K, G):
+    """A new round: no card has left the game yet (``B_ADV_REMOVED``, R-NEW-ROUND)."""
+    for c in range(K.cfg[C_T]):
+        G[K.lay[B_ADV_REMOVED] + c] = 0
 
 
 @njit(inline="always", **_JIT)
@@ -350,6 +357,46 @@ def _push(K, G, seat, st):
 
 
 @njit(**_JIT)
+def exchange_top_sets(K, G, a, b):
+    """R-ADV-SWAP's effect: seats ``a`` and ``b`` (each with a set) exchange their top sets; each learns every card
+    of the set it receives (R-HIDDEN-WILD; as :func:`cya_sim.engine.reference.advanced.exchange_top_sets`)."""
+    L = K.lay
+    mine = _unlink_top(K, G, a)
+    theirs = _unlink_top(K, G, b)
+    if (G[L[B_SKNOWN0] + mine] >> b) & 1 == 0:  # a hidden card the receiver sees now (RULES.md §10)
+        reveal(K, G, G[L[B_SCARD0] + mine], 1 << b)
+    if (G[L[B_SKNOWN0] + theirs] >> a) & 1 == 0:
+        reveal(K, G, G[L[B_SCARD0] + theirs], 1 << a)
+    G[L[B_SKNOWN0] + mine] |= 1 << b
+    G[L[B_SKNOWN0] + theirs] |= 1 << a
+    _push(K, G, a, theirs)
+    _push(K, G, b, mine)
+
+
+@njit(**_JIT)
+def shift_stack(K, G, target, up):
+    """R-ADV-MOVE's effect on ``target``'s stack (at least two sets): ``up`` = 0 puts its top set under the bottom
+    set, 1 puts its bottom set on top (as :func:`cya_sim.engine.reference.advanced.shift_stack`)."""
+    L = K.lay
+    top = G[L[B_STOP] + target]
+    if up == 0:  # the top set goes under the bottom set
+        bottom = top
+        while G[L[B_SBELOW] + bottom] >= 0:
+            bottom = G[L[B_SBELOW] + bottom]
+        G[L[B_STOP] + target] = G[L[B_SBELOW] + top]
+        G[L[B_SBELOW] + bottom] = top
+        G[L[B_SBELOW] + top] = -1
+    else:  # the bottom set goes on top
+        above = top
+        while G[L[B_SBELOW] + G[L[B_SBELOW] + above]] >= 0:
+            above = G[L[B_SBELOW] + above]
+        bottom = G[L[B_SBELOW] + above]
+        G[L[B_SBELOW] + above] = -1
+        G[L[B_SBELOW] + bottom] = top
+        G[L[B_STOP] + target] = bottom
+
+
+@njit(**_JIT)
 def turn_action(K, G, a, seat):
     """Apply the §6 action ``a`` (an id at or above ``C_ADV_ET``) for ``seat``; what the turn does next.
 
@@ -386,16 +433,7 @@ def turn_action(K, G, a, seat):
         G[h0 + card] -= 1
         G[L[B_HCOUNT] + seat] -= 1
         remove_card(K, G, card)
-        mine = _unlink_top(K, G, seat)
-        theirs = _unlink_top(K, G, other)
-        if (G[L[B_SKNOWN0] + mine] >> other) & 1 == 0:  # a hidden card the receiver sees now (RULES.md §10)
-            reveal(K, G, G[L[B_SCARD0] + mine], 1 << other)
-        if (G[L[B_SKNOWN0] + theirs] >> seat) & 1 == 0:
-            reveal(K, G, G[L[B_SCARD0] + theirs], 1 << seat)
-        G[L[B_SKNOWN0] + mine] |= 1 << other
-        G[L[B_SKNOWN0] + theirs] |= 1 << seat
-        _push(K, G, seat, theirs)
-        _push(K, G, other, mine)
+        exchange_top_sets(K, G, seat, other)
         return DONE
     if a < cfg[C_ADV_DC]:  # R-ADV-MOVE: top set to the bottom, or bottom set to the top
         target = (seat + K.act_hi[a]) % p
@@ -403,22 +441,7 @@ def turn_action(K, G, a, seat):
         G[h0 + card] -= 1
         G[L[B_HCOUNT] + seat] -= 1
         remove_card(K, G, card)
-        top = G[L[B_STOP] + target]
-        if K.act_lo[a] == 0:  # the top set goes under the bottom set
-            bottom = top
-            while G[L[B_SBELOW] + bottom] >= 0:
-                bottom = G[L[B_SBELOW] + bottom]
-            G[L[B_STOP] + target] = G[L[B_SBELOW] + top]
-            G[L[B_SBELOW] + bottom] = top
-            G[L[B_SBELOW] + top] = -1
-        else:  # the bottom set goes on top
-            above = top
-            while G[L[B_SBELOW] + G[L[B_SBELOW] + above]] >= 0:
-                above = G[L[B_SBELOW] + above]
-            bottom = G[L[B_SBELOW] + above]
-            G[L[B_SBELOW] + above] = -1
-            G[L[B_SBELOW] + bottom] = top
-            G[L[B_STOP] + target] = bottom
+        shift_stack(K, G, target, K.act_lo[a])
         return DONE
     # R-ADV-DEEP: challenge the set second from the top, opening with two cards or a Penny Jar
     target = (seat + K.act_hi[a]) % p
@@ -442,8 +465,9 @@ def turn_action(K, G, a, seat):
 
 @njit(inline="always", **_JIT)
 def after_challenge(K, G, winner):
-    """R-ADV-TWO: a challenger that lost as its first action may not challenge the defender again this turn."""
-    if winner != G[G_CH_CHAL] and G[G_ADV_LEFT] == K.cfg[C_ADV_TWO]:
+    """R-ADV-TWO: a challenger that lost as its first action may not challenge the defender again this turn (only
+    the mover's own challenges: not the immediate challenge of a drafted set, §7)."""
+    if winner != G[G_CH_CHAL] and G[G_CH_CHAL] == G[G_CUR] and G[G_ADV_LEFT] == K.cfg[C_ADV_TWO]:
         G[G_ADV_NO_CH] = G[G_CH_DEF] + 1
     G[G_ADV_DEPTH] = 0
     G[G_ADV_OWED] = 0

@@ -9,15 +9,21 @@ applied, so the classic presets never run this code.
 
 Pile j's cards are ``deck[j * size : j * size + len_j]`` (``B_DECK``, dealt first), its top the
 last; ``G_DRAFT_DOWN`` marks the piles taken from whose next card is not turned up yet.
+
+With the §6 cards (the readings are in the reference module): an action card turned up is carried
+out by :func:`_act` and leaves the game (:func:`cya_sim.engine.compiled.advanced.remove_card`); a Move
+that needs a choice sets ``G_DRAFT_MOVE`` (1 + the seat whose stack moves) and ``G_TO_ACT`` (the seat
+choosing), and :func:`finish` returns False; the rules kernel keeps the draw order in
+``G_DRAFT_THEN0``/``G_DRAFT_THEN1`` and calls :func:`finish` again after the choice.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
+from cya_sim.engine.compiled.advanced import exchange_top_sets, note_defender, remove_card, set_owed, shift_stack
+from cya_sim.engine.compiled.challenge import show_challenge_card
 from cya_sim.engine.compiled.layout import (
-    B_CHCARDS,
-    B_CHPLAYERS,
     B_DECK,
     B_DRAFT_LEN,
     B_HANDS,
@@ -33,9 +39,14 @@ from cya_sim.engine.compiled.layout import (
     B_STOP,
     B_SVAL,
     B_SVALUE,
+    C_ADV_FIRST_ACT,
+    C_ADV_PAY2,
+    C_ADV_PENNY,
+    C_ADV_SWAP,
     C_DRAFT,
     C_DRAFT_CH,
     C_DRAFT_DEC,
+    C_DRAFT_MV,
     C_DRAFT_PILES,
     C_DRAFT_SIZE,
     C_DRAFT_TAKE,
@@ -54,8 +65,11 @@ from cya_sim.engine.compiled.layout import (
     G_CHALLENGES,
     G_CUR,
     G_DRAFT_DOWN,
+    G_DRAFT_MOVE,
     G_DRAFT_OFFER,
     G_DRAFT_OFFER2,
+    G_DRAFT_THEN0,
+    G_DRAFT_THEN1,
     G_N_SETS,
     G_TO_ACT,
 )
@@ -142,6 +156,8 @@ def is_legal(K, G, a):
     seat = G[G_TO_ACT]
     h0 = K.lay[B_HANDS] + seat * cfg[C_T]
     na = cfg[C_NA]
+    if G[G_DRAFT_MOVE] != 0:  # the choice for a Move turned up (§7 with §6): both directions
+        return a == cfg[C_DRAFT_MV] or a == cfg[C_DRAFT_MV] + 1
     if G[G_DRAFT_OFFER] != 0:
         if a == cfg[C_DRAFT_DEC]:
             return True
@@ -157,6 +173,14 @@ def is_legal(K, G, a):
     if a < cfg[C_DRAFT_WILD]:
         return G[h0 + asset] > 0 and take_mask(K, G, seat, asset, k) != 0
     return G[h0 + na + k - 1] > 0 and take_mask(K, G, seat, asset, 0) != 0
+
+
+@njit(**_JIT)
+def legal_move(K, G, out):
+    """The legal ids of the seat choosing for a Move turned up on a draft pile (both directions) into ``out``; 2."""
+    out[0] = K.cfg[C_DRAFT_MV]
+    out[1] = K.cfg[C_DRAFT_MV] + 1
+    return 2
 
 
 @njit(**_JIT)
@@ -215,26 +239,72 @@ def _next_offer(K, G):
         G[G_TO_ACT] = G[G_DRAFT_OFFER] - 1
 
 
+@njit(inline="always", **_JIT)
+def other_neighbour(K, G, mover, j):
+    """The other player beside pile ``j`` (shared: the opponent; neighbours: pile j lies between seats j and j+1)."""
+    if K.cfg[C_DRAFT] == DRAFT_SHARED:
+        return 1 - mover
+    if j == mover:
+        return j + 1 if j + 1 < K.cfg[C_P] else 0
+    return j
+
+
+@njit(**_JIT)
+def _act(K, G, j, card):
+    """Carry out the action card ``card`` turned up on pile ``j`` (reference ``draft._act``); True when a Move
+    waits for a choice (``G_DRAFT_MOVE``, ``G_TO_ACT`` set)."""
+    L = K.lay
+    mover = G[G_CUR]
+    other = other_neighbour(K, G, mover, j)
+    if card == K.cfg[C_ADV_SWAP]:
+        if G[L[B_SLEN] + mover] >= 1 and G[L[B_SLEN] + other] >= 1:
+            exchange_top_sets(K, G, mover, other)
+        return False
+    chooser = other
+    target = mover
+    if K.cfg[C_DRAFT] != DRAFT_SHARED:
+        chooser = mover
+        target = other
+    if G[L[B_SLEN] + target] < 2:
+        return False
+    G[G_DRAFT_MOVE] = 1 + target
+    G[G_TO_ACT] = chooser
+    return True
+
+
 @njit(**_JIT)
 def finish(K, G):
-    """Turn up the next card of every pile taken from this turn (R-2P-DRAFT): clear ``G_DRAFT_DOWN``.
+    """Turn up the next card of every pile taken from this turn (R-2P-DRAFT), clearing its ``G_DRAFT_DOWN`` bit.
 
-    Each card turned up is seen by every seat (:func:`~cya_sim.engine.compiled.seen.reveal`, RULES.md §10).
+    An action card turned up is carried out (:func:`_act`) and leaves the game; the next card is turned.
+    Returns False when a Move waits for its choice (its pile and the later ones stay face-down; call
+    again after the choice), True once every pile is turned up. Each card turned up is seen by every seat
+    (:func:`~cya_sim.engine.compiled.seen.reveal`, RULES.md §10).
     """
-    down = G[G_DRAFT_DOWN]
-    G[G_DRAFT_DOWN] = 0
-    everyone = (1 << K.cfg[C_P]) - 1
-    for j in range(K.cfg[C_DRAFT_PILES]):
-        if (down >> j) & 1:
-            c = top(K, G, j)
-            if c >= 0:
-                reveal(K, G, c, everyone)
+    cfg = K.cfg
+    everyone = (1 << cfg[C_P]) - 1
+    for j in range(cfg[C_DRAFT_PILES]):
+        if (G[G_DRAFT_DOWN] >> j) & 1 == 0:
+            continue
+        ln = K.lay[B_DRAFT_LEN] + j
+        base = K.lay[B_DECK] + j * cfg[C_DRAFT_SIZE] - 1
+        while G[ln] > 0 and G[base + G[ln]] >= cfg[C_ADV_FIRST_ACT]:
+            c = G[base + G[ln]]
+            G[ln] -= 1
+            remove_card(K, G, c)
+            if _act(K, G, j, c):
+                return False
+        G[G_DRAFT_DOWN] &= ~(1 << j)
+        if G[ln] > 0:
+            reveal(K, G, G[base + G[ln]], everyone)
+    return True
 
 
 @njit(**_JIT)
 def apply(K, G, a):
-    """Apply legal draft id ``a``; returns the mover whose turn ends now (the caller runs R-REFILL
-    and the turn order), or -1 when a decision of the draft offer or challenge follows."""
+    """Apply legal draft id ``a``; returns the mover whose action is complete now (the caller turns up the piles,
+    :func:`finish`, and runs R-REFILL and the turn order), -1 when a decision of the draft offer or challenge
+    follows, or -2 after the choice for a Move turned up (the caller resumes with the kept draw order)."""
     cfg = K.cfg
     L = K.lay
     seat = G[G_TO_ACT]
@@ -243,13 +313,17 @@ def apply(K, G, a):
     p = cfg[C_P]
     h0 = L[B_HANDS] + seat * t
     mover = G[G_CUR]
+    if a >= cfg[C_DRAFT_MV]:  # the choice for a Move turned up on a draft pile (§7 with §6)
+        target = G[G_DRAFT_MOVE] - 1
+        G[G_DRAFT_MOVE] = 0
+        shift_stack(K, G, target, a - cfg[C_DRAFT_MV])
+        return -2
     if a >= cfg[C_DRAFT_CH]:
         if a == cfg[C_DRAFT_DEC]:
             G[G_DRAFT_OFFER] = G[G_DRAFT_OFFER2]
             G[G_DRAFT_OFFER2] = 0
             _next_offer(K, G)
             if G[G_DRAFT_OFFER] == 0:
-                finish(K, G)
                 return mover
             return -1
         # draft_challenge: the R-CH-ALLOWED exception; R-CH-EXCHANGE then goes on as in §4
@@ -263,14 +337,13 @@ def apply(K, G, a):
         G[G_CH_DEF] = mover
         G[G_CH_ASSET] = asset
         G[G_CHALLENGES] += 1
-        G[h0 + card] -= 1
-        G[L[B_HCOUNT] + seat] -= 1
-        G[L[B_CHCARDS]] = card
-        G[L[B_CHPLAYERS]] = seat
-        reveal(K, G, card, (1 << p) - 1)  # shown face up (RULES.md §10)
-        G[G_CH_LEN] = 1
+        G[G_CH_LEN] = 0
+        show_challenge_card(K, G, seat, card)  # shown face up (RULES.md §10)
         G[L[B_PLAYED] + seat] = 1
         G[G_TO_ACT] = mover
+        note_defender(K, G, seat)  # R-ADV-TWO: it draws after the mover at the end of a two-action turn
+        if cfg[C_ADV_PAY2]:  # a Penny Jar asks for two cards (R-ADV-PENNY)
+            set_owed(K, G, 1, card == cfg[C_ADV_PENNY])
         return -1
     # draft_take / draft_wild by the mover
     asset = K.act_hi[a]
@@ -338,7 +411,6 @@ def apply(K, G, a):
         G[G_DRAFT_OFFER2] = 1 + second if second >= 0 else 0
     _next_offer(K, G)
     if G[G_DRAFT_OFFER] == 0:
-        finish(K, G)
         return seat
     return -1
 
@@ -353,11 +425,19 @@ def deal(K, G):
     everyone = (1 << cfg[C_P]) - 1
     G[G_DRAFT_DOWN] = 0
     for j in range(cfg[C_DRAFT_PILES]):
-        G[K.lay[B_DRAFT_LEN] + j] = cfg[C_DRAFT_SIZE]
-        if cfg[C_DRAFT_SIZE] > 0:  # each pile's top is dealt face up: every seat sees it (RULES.md §10)
+        ln = K.lay[B_DRAFT_LEN] + j
+        base = K.lay[B_DECK] + j * cfg[C_DRAFT_SIZE] - 1
+        G[ln] = cfg[C_DRAFT_SIZE]
+        while G[ln] > 0 and G[base + G[ln]] >= cfg[C_ADV_FIRST_ACT]:  # §6: acts on nothing, leaves the game
+            remove_card(K, G, G[base + G[ln]])
+            G[ln] -= 1
+        if G[ln] > 0:  # each pile's top is dealt face up: every seat sees it (RULES.md §10)
             reveal(K, G, top(K, G, j), everyone)
     G[G_DRAFT_OFFER] = 0
     G[G_DRAFT_OFFER2] = 0
+    G[G_DRAFT_MOVE] = 0
+    G[G_DRAFT_THEN0] = 0
+    G[G_DRAFT_THEN1] = 0
     return cfg[C_DRAFT_PILES] * cfg[C_DRAFT_SIZE]
 
 

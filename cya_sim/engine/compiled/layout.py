@@ -40,7 +40,10 @@ classic ones, so the classic offsets do not move); their code is :mod:`.advanced
 Draft scalars (after the §6 ones; 0 without a draft): ``G_DRAFT_OFFER`` 1 + the seat asked now whether it opens the
 immediate challenge of a freshly drafted set (0: no such decision), ``G_DRAFT_OFFER2`` 1 + the
 seat asked next (0: none), ``G_DRAFT_DOWN`` bitmask of the piles whose next card is not
-turned up yet (:mod:`cya_sim.engine.compiled.draft`).
+turned up yet (:mod:`cya_sim.engine.compiled.draft`). With the §6 cards: ``G_DRAFT_MOVE`` 1 + the
+seat whose stack a Move turned up on a draft pile moves (0: no such choice; the seat choosing is
+``G_TO_ACT``), ``G_DRAFT_THEN0``/``G_DRAFT_THEN1`` 1 + the seats that draw (R-REFILL, in order) once
+the piles are turned up after that choice (0: none).
 
 * ``B_SEEN_PUBLIC`` (T) cards of each type out of every hand and seen by every seat (the discard
   pile, the challenge cards, face-up set cards); ``B_SEEN_PRIVATE`` (P*T, seat-major) cards out of the
@@ -77,7 +80,9 @@ from cya_sim.game.rules import RuleSet
 (G_ADV_LEFT, G_ADV_NO_CH, G_ADV_DEPTH, G_ADV_OWED, G_ADV_NDEF, G_ADV_DEF0, G_ADV_DEF1) = range(25, 32)
 # The drafts (§7; module docstring).
 (G_DRAFT_OFFER, G_DRAFT_OFFER2, G_DRAFT_DOWN) = range(32, 35)
-N_SCALARS = 35
+# The drafts with the §6 cards (module docstring).
+(G_DRAFT_MOVE, G_DRAFT_THEN0, G_DRAFT_THEN1) = range(35, 38)
+N_SCALARS = 38
 #: Meaning of each scalar (name -> offset), for readers and the batched engine's named views.
 SCALARS = {
     "to_act": G_TO_ACT, "current_player": G_CUR, "dealer": G_DEALER, "round": G_ROUND,
@@ -91,6 +96,7 @@ SCALARS = {
     "adv_ch_owed": G_ADV_OWED, "adv_n_defenders": G_ADV_NDEF, "adv_defender0": G_ADV_DEF0,
     "adv_defender1": G_ADV_DEF1,
     "draft_offer": G_DRAFT_OFFER, "draft_offer2": G_DRAFT_OFFER2, "draft_down": G_DRAFT_DOWN,
+    "draft_move": G_DRAFT_MOVE, "draft_then0": G_DRAFT_THEN0, "draft_then1": G_DRAFT_THEN1,
 }
 
 # -- blocks: indices into K.lay ------------------------------------------------------------------
@@ -126,7 +132,9 @@ C_MAX_ROUNDS = 24  # RuleSet.max_rounds: a game still going after this round sto
  C_ADV_IM, C_ADV_SW, C_ADV_MV, C_ADV_DC, C_ADV_R2, C_ADV_END, C_ADV_Q, C_ADV_PAY2) = range(25, 41)
 # Drafts (§7): layout (DRAFT_NONE/SHARED/NEIGHBOURS), piles, cards per pile, first ids of the draft blocks.
 C_DRAFT, C_DRAFT_PILES, C_DRAFT_SIZE, C_DRAFT_TAKE, C_DRAFT_WILD, C_DRAFT_CH, C_DRAFT_DEC = range(41, 48)
-N_CFG = 48
+# The first id of the draft_move block (§7 with §6; equals A, the action-space size, when the block is empty).
+C_DRAFT_MV = 48
+N_CFG = 49
 DRAFT_NONE, DRAFT_SHARED, DRAFT_NEIGHBOURS = 0, 1, 2
 _DRAFTS = {"none": DRAFT_NONE, "shared": DRAFT_SHARED, "neighbours": DRAFT_NEIGHBOURS}
 
@@ -211,6 +219,7 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
     cfg[C_DRAFT], cfg[C_DRAFT_PILES], cfg[C_DRAFT_SIZE] = _DRAFTS[rules.draft], n_piles, rules.draft_pile_size
     cfg[C_DRAFT_TAKE], cfg[C_DRAFT_WILD] = st["draft_take"], st["draft_wild"]
     cfg[C_DRAFT_CH], cfg[C_DRAFT_DEC] = st["draft_challenge"], st["draft_decline"]
+    cfg[C_DRAFT_MV] = st["draft_move"]
     ids = rules.advanced_ids
     cfg[C_ADV_ON] = int(sp.advanced_on)
     cfg[C_ADV_TWO] = rules.actions_per_turn

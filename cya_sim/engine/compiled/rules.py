@@ -106,7 +106,10 @@ from cya_sim.engine.compiled.layout import (
     G_DISC_LEN,
     G_DONE,
     G_DRAFT_DOWN,
+    G_DRAFT_MOVE,
     G_DRAFT_OFFER,
+    G_DRAFT_THEN0,
+    G_DRAFT_THEN1,
     G_DRAW_POS,
     G_ELIGIBLE,
     G_EXTRA,
@@ -161,6 +164,8 @@ def is_legal_inline(K, G, a):
     seat = G[G_TO_ACT]
     if seat < 0 or a < 0 or a >= cfg[C_A]:
         return False
+    if cfg[C_DRAFT] != 0 and G[G_CH_ACTIVE] == 0 and (G[G_DRAFT_OFFER] != 0 or G[G_DRAFT_MOVE] != 0):
+        return draft.is_legal(K, G, a)  # §7: the immediate challenge offer, or the choice for a Move turned up
     if cfg[C_ADV_ON]:  # the advanced rules (RULES.md §6) decide their ids and limits
         r = adv.pre_legal(K, G, a)
         if r != 2:
@@ -255,6 +260,8 @@ def legal_list(K, G, out):
                 n += 1
         out[n] = cfg[C_GU]
         return n + 1
+    if cfg[C_DRAFT] != 0 and G[G_DRAFT_MOVE] != 0:  # §7 with §6: the choice for a Move turned up
+        return draft.legal_move(K, G, out)
     if cfg[C_DRAFT] != 0 and G[G_DRAFT_OFFER] != 0:  # §7: open the immediate challenge or decline
         return draft.legal_offer(K, G, out)
     n_wild = 0
@@ -360,6 +367,8 @@ def start_round(K, G, rng):
         G[L[B_SEEN_PUBLIC] + c] = 0
     for i in range(p * t):
         G[L[B_SEEN_PRIVATE] + i] = 0
+    if cfg[C_ADV_ON]:  # R-NEW-ROUND: no card has left the game yet (before the piles, §7 with §6)
+        adv.clear_removed(K, G)
     k = draft.deal(K, G) if cfg[C_DRAFT] != 0 else 0  # R-2P-DRAFT / R-3P-DRAFT: the piles are dealt first
     dealer = G[G_DEALER]
     for _ in range(cfg[C_HAND]):
@@ -466,10 +475,16 @@ def apply_action(K, G, rng, a):
             card = G[G_CH_ASSET] if k == 0 else na + k - 1
             _play_challenge_card(K, G, seat, card)
         return
-    if a >= cfg[C_DRAFT_TAKE]:  # R-2P-DRAFT, R-3P-DRAFT: a draft take, or the offered immediate challenge
+    if a >= cfg[C_DRAFT_TAKE]:  # R-2P-DRAFT, R-3P-DRAFT: a draft take, the offered immediate challenge, a Move choice
         mover = draft.apply(K, G, a)
-        if mover >= 0:
-            end_turn(K, G, rng, mover, -1)
+        if mover == -2:  # after the choice for a Move turned up: go on turning up, with the kept draw order
+            first = G[G_DRAFT_THEN0] - 1
+            second = G[G_DRAFT_THEN1] - 1
+            G[G_DRAFT_THEN0] = 0
+            G[G_DRAFT_THEN1] = 0
+            piles_then_done(K, G, rng, first, second)
+        elif mover >= 0:
+            piles_then_done(K, G, rng, mover, -1)
         return
     if a < cfg[C_PD]:  # R-PAIR-HAND: the asset on top, the partner hidden beneath it
         asset = K.act_hi[a]
@@ -578,14 +593,25 @@ def resolve_challenge(K, G, rng):
     G[G_CH_LEN] = 0
     if K.cfg[C_ADV_ON]:
         adv.after_challenge(K, G, winner)
-    if G[G_DRAFT_DOWN] != 0:  # §7: the piles taken from turn up their next card
-        draft.finish(K, G)
     if K.cfg[C_ORDER] == ORDER_LOSER_FIRST:
-        action_done(K, G, rng, loser, winner, False)
+        piles_then_done(K, G, rng, loser, winner)
     elif chal == G[G_CUR]:
-        action_done(K, G, rng, chal, defe, False)
+        piles_then_done(K, G, rng, chal, defe)
     else:  # the immediate challenge of a drafted set (§7): the mover, the defender, draws first
-        action_done(K, G, rng, defe, chal, False)
+        piles_then_done(K, G, rng, defe, chal)
+
+
+@njit(inline="always", **_JIT)
+def piles_then_done(K, G, rng, first, second):
+    """§7: turn up the draft piles taken from (``draft.finish``; an action card turned up acts at once), then
+    :func:`action_done`; when a Move turned up waits for its choice the draw order is kept in
+    ``G_DRAFT_THEN0``/``G_DRAFT_THEN1`` and this runs again after the choice (as the reference's
+    ``_piles_then_done``)."""
+    if G[G_DRAFT_DOWN] != 0 and not draft.finish(K, G):
+        G[G_DRAFT_THEN0] = first + 1
+        G[G_DRAFT_THEN1] = second + 1
+        return
+    action_done(K, G, rng, first, second, False)
 
 
 @njit(inline="always", **_JIT)

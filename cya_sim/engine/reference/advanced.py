@@ -48,7 +48,7 @@ from collections.abc import Callable
 import numpy as np
 
 from cya_sim.game.actions import Action, ActionSpace
-from cya_sim.game.state import Challenge, GameState
+from cya_sim.game.state import CardSet, Challenge, GameState
 
 Say = Callable[[str], None]
 
@@ -195,9 +195,14 @@ def play_two(state: GameState, seat: int, d: Action, say: Say) -> None:
 
 
 def after_challenge(state: GameState, winner: int) -> None:
-    """R-ADV-TWO: a challenger that lost as its first action may not challenge the defender again this turn."""
+    """R-ADV-TWO: a challenger that lost as its first action may not challenge the defender again this turn.
+
+    Only the mover's own challenges count: the immediate challenge of a drafted set (§7) is opened by the
+    mover's neighbour, and the mover defending it is no "challenge" of R-ADV-TWO.
+    """
     ch = state.challenge
-    if winner != ch.challenger and state.actions_left == state.rules.actions_per_turn:
+    if winner != ch.challenger and ch.challenger == state.current_player \
+            and state.actions_left == state.rules.actions_per_turn:
         state.no_challenge = ch.defender
 
 
@@ -224,14 +229,32 @@ def swap(state: GameState, seat: int, offset: int, say: Say) -> None:
     state.hands[seat][card] -= 1
     state.removed.append(card)
     state.played_this_turn[seat] = True
-    mine, theirs = state.stacks[seat].pop(), state.stacks[other].pop()
-    mine.known_by = [k | (1 << other) for k in mine.known_by]
-    theirs.known_by = [k | (1 << seat) for k in theirs.known_by]
-    state.stacks[seat].append(theirs)
-    state.stacks[other].append(mine)
+    mine, theirs = exchange_top_sets(state, seat, other)
     values, names = state.rules.deck.values, state.rules.deck.names
     say(f"seat {seat} plays Swap: its top set of {names[mine.asset]} (${mine.value(values):,}) for seat {other}'s "
         f"top set of {names[theirs.asset]} (${theirs.value(values):,})")
+
+
+def exchange_top_sets(state: GameState, a: int, b: int) -> tuple[CardSet, CardSet]:
+    """R-ADV-SWAP's effect: seats ``a`` and ``b`` (each with a set) exchange their top sets; each learns every
+    card of the set it receives (R-HIDDEN-WILD). Returns (``a``'s old top set, ``b``'s old top set)."""
+    mine, theirs = state.stacks[a].pop(), state.stacks[b].pop()
+    mine.known_by = [k | (1 << b) for k in mine.known_by]
+    theirs.known_by = [k | (1 << a) for k in theirs.known_by]
+    state.stacks[a].append(theirs)
+    state.stacks[b].append(mine)
+    return mine, theirs
+
+
+def shift_stack(state: GameState, target: int, direction: str) -> CardSet:
+    """R-ADV-MOVE's effect on ``target``'s stack (at least two sets): ``top_to_bottom`` puts its top set at the
+    bottom, ``bottom_to_top`` its bottom set on top. Returns the set that moved."""
+    stack = state.stacks[target]
+    if direction == "top_to_bottom":
+        stack.insert(0, stack.pop())
+        return stack[0]
+    stack.append(stack.pop(0))
+    return stack[-1]
 
 
 def move(state: GameState, seat: int, offset: int, direction: str, say: Say) -> None:
@@ -245,14 +268,12 @@ def move(state: GameState, seat: int, offset: int, direction: str, say: Say) -> 
     state.hands[seat][card] -= 1
     state.removed.append(card)
     state.played_this_turn[seat] = True
-    stack = state.stacks[target]
+    moved = shift_stack(state, target, direction)
     names = state.rules.deck.names
     if direction == "top_to_bottom":
-        stack.insert(0, stack.pop())
-        say(f"seat {seat} plays Move: seat {target}'s top set of {names[stack[0].asset]} goes to the bottom")
+        say(f"seat {seat} plays Move: seat {target}'s top set of {names[moved.asset]} goes to the bottom")
     else:
-        stack.append(stack.pop(0))
-        say(f"seat {seat} plays Move: seat {target}'s bottom set of {names[stack[-1].asset]} goes on top")
+        say(f"seat {seat} plays Move: seat {target}'s bottom set of {names[moved.asset]} goes on top")
 
 
 def discard_leaves_game(state: GameState, card: int) -> bool:
@@ -276,12 +297,14 @@ __all__ = [
     "after_challenge",
     "challenge_mask_two",
     "discard_leaves_game",
+    "exchange_top_sets",
     "improve",
     "move",
     "open_deep",
     "owed_after",
     "play_cards",
     "play_two",
+    "shift_stack",
     "swap",
     "turn_draw_order",
     "turn_mask",

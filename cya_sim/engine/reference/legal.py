@@ -25,8 +25,8 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     R-CH-ALLOWED holds) and R-DISCARD of any hand card. Challenge phase
     (R-CH-EXCHANGE): play a matching asset or a wild, or give up. Two wilds
     never form a set (R-NO-WILD-PAIR). With draft piles (§7): the draft takes in the turn
-    phase, and the offered neighbour's immediate challenge or decline
-    (:mod:`cya_sim.engine.reference.draft`). All False once the game is over.
+    phase, and the offered neighbour's immediate challenge or decline, and the choice for a Move
+    turned up on a draft pile (:mod:`cya_sim.engine.reference.draft`). All False once the game is over.
     The §6 actions (R-ADV-*) are added by :mod:`.advanced`.
     """
     sp = action_space(state.rules)
@@ -47,6 +47,9 @@ def legal_action_mask(state: GameState) -> np.ndarray:
         for k in held_wilds:
             mask[base + k] = True
         mask[sp.give_up] = True
+        return mask
+    if state.draft_move:  # §7 with §6: the choice for a Move turned up on a draft pile
+        draft.legal_move(state, mask, sp)
         return mask
     if state.draft_offer:  # R-2P-DRAFT / R-3P-DRAFT: open the immediate challenge or let the set be
         draft.legal_offer(state, mask, sp)

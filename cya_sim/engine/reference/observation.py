@@ -75,8 +75,9 @@ class Observation:
         totals: (P,) int64 running totals in dollars.
         round, dealer, current_player: round number (1-based), dealer seat,
             seat whose turn it is.
-        phase: ``turn``, ``challenge`` or ``draft_offer`` (asked whether to open the immediate
-            challenge of a freshly drafted set, §7).
+        phase: ``turn``, ``challenge``, ``draft_offer`` (asked whether to open the immediate
+            challenge of a freshly drafted set, §7) or ``draft_move`` (choosing for a Move turned up
+            on a draft pile, §7 with §6).
         challenge: a :class:`ChallengeView` or None.
         unseen: (T,) int16 cards the observer has not seen: the cards in play
             minus its hand, the discard pile, the removed cards, the challenge
@@ -95,6 +96,10 @@ class Observation:
         draft_reach: the piles the observer may draft from on its turn, in reach order; ().
         draft_offer: the seats still to be asked whether they open the immediate challenge of the set
             just drafted, the one asked now first (public); () outside that decision.
+        draft_move: ``(chooser, target)`` while a Move turned up on a draft pile waits for ``chooser``'s
+            choice on ``target``'s stack (public; phase ``draft_move``, §7 with §6); () otherwise.
+        draft_then: while ``draft_move`` waits, the seats that draw (R-REFILL, in order) once the piles are
+            turned up (public); () otherwise.
     """
 
     seat: int
@@ -124,6 +129,8 @@ class Observation:
     draft_sizes: tuple[int, ...] = ()
     draft_reach: tuple[int, ...] = ()
     draft_offer: tuple[int, ...] = ()
+    draft_move: tuple[int, ...] = ()
+    draft_then: tuple[int, ...] = ()
 
     @property
     def top_discard(self) -> int:
@@ -235,4 +242,6 @@ def observe(state: GameState, seat: int) -> Observation:
         draft_sizes=tuple(len(pile) for pile in state.draft_piles),
         draft_reach=tuple(draft.reach(state, seat)) if state.draft_piles else (),
         draft_offer=tuple(state.draft_offer),
+        draft_move=tuple(state.draft_move),
+        draft_then=tuple(state.draft_then),
     )

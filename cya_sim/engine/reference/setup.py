@@ -69,12 +69,12 @@ def start_round(state: GameState) -> None:
     state.challenge = None
     state.played_this_turn = [False] * p
     state.gave_up = [[False] * state.rules.deck.n_types for _ in range(p)]
+    state.removed = []
     k = draft.deal_piles(state, cards) if state.rules.draft != "none" else 0
     for _ in range(state.hand_size):
         for i in range(p):
             state.hands[(state.dealer + 1 + i) % p][cards[k]] += 1
             k += 1
-    state.removed = []
     first_action = state.rules.deck.n_assets + state.rules.deck.n_wilds
     while cards[k] >= first_action:  # R-ADV-SETUP: a Swap or Move turned up leaves the game
         state.removed.append(cards[k])

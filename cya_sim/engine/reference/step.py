@@ -82,7 +82,7 @@ def apply_action(state: GameState, action: int, log: Log = None, legal_mask: np.
         return
 
     if d.kind.startswith("draft_"):  # R-2P-DRAFT, R-3P-DRAFT
-        draft.apply(state, seat, d, sp, say, _end_turn)
+        draft.apply(state, seat, d, sp, say, _piles_then_done)
         return
 
     # A new turn action (R-TURN).
@@ -191,9 +191,17 @@ def _resolve_challenge(state: GameState, say: Callable[[str], None]) -> None:
         order = [ch.challenger, ch.defender]
     else:  # the immediate challenge of a drafted set (§7): the mover is the defender
         order = [ch.defender, ch.challenger]
-    if state.draft_piles:
-        draft.finish(state, say)
-    action_done(state, order, say)
+    _piles_then_done(state, order, say)
+
+
+def _piles_then_done(state: GameState, draw_order: list[int], say: Callable[[str], None]) -> None:
+    """§7: turn up the draft piles taken from (:func:`draft.finish`, an action card turned up acting at once),
+    then :func:`action_done`; when a Move turned up waits for its choice, ``draw_order`` is kept in
+    ``state.draft_then`` and this runs again after the choice."""
+    if state.draft_piles and not draft.finish(state, say):
+        state.draft_then = list(draw_order)
+        return
+    action_done(state, draw_order, say)
 
 
 def action_done(state: GameState, draw_order: list[int], say: Callable[[str], None], discard: bool = False) -> None:

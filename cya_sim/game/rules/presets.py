@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from cya_sim.game.rules.ruleset import RulesError, RuleSet, option_names
@@ -62,6 +63,17 @@ PRESETS: dict[str, RuleSet] = {
         draft_pile_size=10,
     ),
 }
+
+#: The §6 options of ``advanced`` that the drafts take over in their ``*_advanced`` presets (R-ADV-HAND: "6 cards
+#: instead of 5", read as a hand of 6 at both small tables; R-ADV-TWO, R-ADV-IMPROVE, R-ADV-DEEP, R-DECK-ACTION).
+_ADVANCED_OPTIONS = {
+    "hand_size": 6,
+    **{k: getattr(PRESETS["advanced"], k) for k in ("actions_per_turn", "action_card_counts", "penny_jar_value",
+                                                    "deep_challenge_costs", "advanced_actions")},
+}
+# seed 000 lines 21 and 25: the drafts "with Advanced Rules" (R-2P-DRAFT, R-3P-DRAFT with §6).
+for _draft in ("two_player_draft", "three_player_draft"):
+    PRESETS[f"{_draft}_advanced"] = replace(PRESETS[_draft], name=f"{_draft}_advanced", **_ADVANCED_OPTIONS)
 
 PLANNED_PRESETS: tuple[str, ...] = ()
 

@@ -1,4 +1,7 @@
-"""The rule set: every option of RULES.md §3–5, §7 (the drafts) and §8 as one frozen object.
+"""The rule set: every option of RULES.md §3–8 as one frozen object.
+
+The drafts (§7) combine with any of the advanced options (§6): R-2P-DRAFT and R-3P-DRAFT say how an
+action card turned up in a draft pile is carried out (:mod:`cya_sim.engine.reference.draft`).
 
 Rules are data: engines read fields of :class:`RuleSet`; they never branch on
 a preset's name. Presets live in :mod:`cya_sim.game.rules.presets`.
@@ -282,13 +285,6 @@ class RuleSet:
                     f"of neighbours, R-3P-DRAFT), which needs exactly {self.draft_piles} players; "
                     f"min_players/max_players are {self.min_players}/{self.max_players}"
                 )
-        if self.actions_per_turn != 1 or self.advanced_actions or any(self.action_card_counts):
-            raise RulesError(
-                f"option 'draft' is {self.draft!r} with the advanced rules (actions_per_turn "
-                f"{self.actions_per_turn}, advanced_actions {self.advanced_actions}, action_card_counts "
-                f"{self.action_card_counts}); the drafts with the §6 cards and actions are not built: use "
-                "actions_per_turn 1, advanced_actions false, action_card_counts (0, 0, 0)"
-            )
 
     @property
     def draft_cards(self) -> int:
