@@ -3,6 +3,7 @@ pseudo-terminal, refused input, several human seats, and what a human may see (R
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 
@@ -88,3 +89,21 @@ def test_a_human_seat_outside_the_table_is_refused(capsys):
     assert main(["play", "--human", "5", "--players", "3"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "cya-sim play: error: --human: seat 5; the seats are 0 to 2"
+
+
+@pytest.mark.parametrize(("preset", "players"), [("advanced", 4), ("two_player_draft_advanced", 2),
+                                                 ("three_player_draft_advanced", 3)])
+def test_a_human_game_under_the_advanced_rules_is_narrated_to_the_end(preset, players):
+    """R-ADV-TWO, R-ADV-IMPROVE, R-ADV-SWAP, R-ADV-MOVE, R-ADV-DEEP, R-ADV-PENNY at the terminal: every §6 action
+    of a whole game gets its own line (the narration once read every unknown kind as a give-up and crashed)."""
+    from agents import make_agent
+
+    lines: list[str] = []
+    answers = itertools.cycle(["1", "2", "3"])  # the human's picks vary, so it plays the §6 actions too
+    for seed in range(1, 4):
+        status = play_human(get_rules(preset), [make_agent("greedy")] * players, [0], seed, 0,
+                            ask=lambda _prompt: next(answers), out=lines.append)
+        assert status == 0 and lines[-1].startswith("game over")
+    text = "\n".join(lines)
+    for phrase in ("ends its turn", "improves its top set", "plays Swap", "plays Move", "second from the top"):
+        assert phrase in text, phrase

@@ -25,6 +25,8 @@ from cya_sim.env.game import EnvGame
 from cya_sim.game.rules import RuleSet
 from cya_sim.game.state import GameState
 
+#: The §6 action kinds narrated by :meth:`Narrator._advanced_move` (RULES.md §6).
+ADVANCED_KINDS = ("end_turn", "improve", "swap", "move", "deep_challenge", "respond_two")
 PROMPT = "your move (number or name): "
 
 
@@ -111,6 +113,8 @@ class Narrator:
             self.out(f"  {w} lets the drafted set be")
         elif d.kind == "draft_move":  # §7 with §6: the choice for a Move turned up on a draft pile
             self.out(f"  {w} chooses for the Move turned up: {d.direction.replace('_', ' ')}")
+        elif d.kind in ADVANCED_KINDS:
+            self._advanced_move(w, seat, d, state)
         else:
             self.out(f"  {w} gives up")
             ch = before["challenge"]
@@ -128,6 +132,30 @@ class Narrator:
             if state.winners is None:
                 self.out(f"round {state.round}: seat {state.dealer} deals; the discard pile shows "
                          f"{nm[state.discard_pile[-1]]}")
+
+    def _advanced_move(self, w: str, seat: int, d, state: GameState) -> None:
+        """Narrate a §6 action (R-ADV-TWO end_turn, R-ADV-IMPROVE, R-ADV-SWAP, R-ADV-MOVE, R-ADV-DEEP,
+        R-ADV-PENNY's two-card answer), showing sets as :meth:`set_text` does (R-HIDDEN-WILD)."""
+        nm = self.names
+        n = self.game.n_players
+        if d.kind == "end_turn":
+            self.out(f"{w} ends its turn")
+        elif d.kind == "improve":
+            self.out(f"{w} improves its top set: {self.set_text(state, seat)}")
+        elif d.kind == "swap":
+            target = (seat + d.offset) % n
+            self.out(f"{w} plays Swap with {self.who(target)}: it now has {self.set_text(state, seat)}, "
+                     f"{self.who(target)} has {self.set_text(state, target)}")
+        elif d.kind == "move":
+            target = (seat + d.offset) % n
+            where = "its top set to the bottom" if d.direction == "top_to_bottom" else "its bottom set to the top"
+            self.out(f"{w} plays Move on {self.who(target)}: {where}")
+        else:  # deep_challenge, respond_two: one or two cards shown
+            shown = state.challenge.cards[-(1 if d.second == -2 else 2):]
+            if d.kind == "deep_challenge":
+                target = (seat + d.offset) % n
+                self.out(f"{w} challenges {self.who(target)} for the set second from the top")
+            self.out(f"  {w} shows " + " and ".join(nm[c] for c in shown))
 
     @staticmethod
     def snapshot(state: GameState) -> dict:
