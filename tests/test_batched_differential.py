@@ -1,30 +1,32 @@
-"""Differential test: the batched engine plays the very games of the reference engine (issue 3).
+"""Differential test: the batched engine plays the very games of the reference engine (issues 3 and 13).
 
-For every preset (classic, guide, basic) and table size 2–6, the same root key, game indices
-and seatings of ``random`` and ``greedy`` agents (all-random, all-greedy and mixed tables) must
-give, game by game, the same deal (R-SETUP), the same action sequence, the same totals (R-SCORE),
-the same winners (R-GAME-END, R-TIE) and the same counters (rounds, turns, challenges,
-decisions, largest steal) in both engines.
+Two checks, both over the presets of :data:`COMPARED` (one line per preset: its table sizes and
+game counts; random and greedy agents, all-random, all-greedy and mixed tables):
 
-Default run: ``CYA_DIFF_GAMES`` games in total (default 10,000; 20,000 took half of the 10-minute CI budget), split into 30 cases so that
-``pytest -n 2`` shares them; most of the time goes to the reference engine. On a mismatch the
-message gives the key, the game index, the step and the reference position at the first
-differing step as JSON (:func:`cya_sim.game.position.dumps`).
+- **Replay** (:func:`replay_games`): the batched engine plays the games with its compiled agents
+  and logs every action; the reference engine replays each game's action list from the same deal
+  (``new_game`` with the same key and game index), and every logged action must be in the
+  reference's legal action mask at that step (R-TURN, R-CH-ALLOWED, R-CH-EXCHANGE, §6, §7); at the
+  end the reference game must be over and its first dealer (R-SETUP), totals (R-SCORE), win shares
+  (R-GAME-END, R-TIE), rounds, turns, challenges, decisions, largest steal and ``capped`` flag must
+  equal the batched table's. Replaying skips the Python agents, which cost most of a reference
+  game (about 5x faster: 195 against 40 ``advanced`` 4-player games per CPU second). Default:
+  ``CYA_DIFF_GAMES`` games per new preset of issue 13 (default 20,000: ``advanced`` split over
+  2–6 players, ``two_player_draft``, ``three_player_draft``) and ``CYA_DIFF_FAMILY_GAMES`` for the
+  classic family (default 20,000 in all: classic, guide and basic × 2–6 players), in cases of at most
+  :data:`CASE_GAMES` games so that ``pytest -n 2`` shares them.
+- **Agent play** (:func:`compare_games`): both engines play the games with their own agents (the
+  reference engine with the Python agent classes), and the action lists must be equal step by step
+  — the only check that the compiled and the Python agents choose alike. It costs five times the
+  replay, so the default run plays the smaller counts of :data:`COMPARED`'s last column
+  (``CYA_DIFF_AGENT_SCALE`` multiplies them).
 
-The draft presets (§7: ``two_player_draft`` at 2 players, ``three_player_draft`` at 3) are
-compared the same way on ``CYA_DIFF_DRAFT_GAMES`` games each (default 600, not 20,000: the
-reference engine plays about 40 two-player and 20 three-player draft games per CPU second, so
-20,000 each would take about 25 CPU minutes, far above the default suite's budget; 600 each take
-about 45 s; the slow suite plays 1,000,000 each on the batched engine, one in 250 also on the
-reference).
+On a mismatch the message gives the key, the game index, the step and the reference position
+before that step as JSON (:func:`cya_sim.game.position.dumps`).
 
-The slow test (``pytest -m slow``) plays 1,000,000 games on the batched engine; see its docstring
-for what is compared.
-
-The advanced rules (``advanced``, RULES.md §6) have their own cases: the reference engine plays
-them at about 10 games a second, so the default run compares ``CYA_DIFF_ADV_GAMES`` games (default
-500, about a minute of CPU) instead of 20,000; ``-m slow`` compares 20,000 game by game and plays
-1,000,000 on the batched engine (batch-size independence, one in 250 also on the reference).
+The slow tests (``pytest -m slow``) play 1,000,000 games per preset group on the batched engine
+(batch sizes 256 and 1 must give equal tables) with one game in 250 also played on the reference
+engine by its agents, and ``advanced`` 20,000 agent-played games game by game; see their docstrings.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ import pytest
 
 from agents import make_agent
 from cya_sim.engine.batched import init
-from cya_sim.engine.reference import apply_action, new_game, play_game
+from cya_sim.engine.reference import apply_action, legal_action_mask, new_game, play_game
+from cya_sim.engine.reference.game import result_of
 from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
@@ -45,14 +48,24 @@ from cya_sim.play.batched import play_games as batched_play_games
 
 PRESETS = ("classic", "guide", "basic")
 SIZES = (2, 3, 4, 5, 6)
-CHUNKS = 2
-TOTAL_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "10000"))
-PER_CASE = math.ceil(TOTAL_GAMES / (len(PRESETS) * len(SIZES) * CHUNKS))
 AGENTS = ["random", "greedy"]
 KEY = root_key(20260301)
 LOG_CAP = 20000
-ADV_GAMES = int(os.environ.get("CYA_DIFF_ADV_GAMES", "500"))
-ADV_PER_CASE = math.ceil(ADV_GAMES / (len(SIZES) * CHUNKS))
+NEW_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "20000"))
+FAMILY_GAMES = int(os.environ.get("CYA_DIFF_FAMILY_GAMES", "20000"))
+AGENT_SCALE = float(os.environ.get("CYA_DIFF_AGENT_SCALE", "1"))
+CASE_GAMES = 1000  # replayed games per test case at most
+
+#: (preset, table sizes, games replayed, games played by the agents of both engines), the counts over
+#: all the sizes. A preset is compared by adding its line (appended, it leaves the other lines' games as they were).
+COMPARED = (
+    ("classic", SIZES, FAMILY_GAMES // 3, 500),
+    ("guide", SIZES, FAMILY_GAMES // 3, 500),
+    ("basic", SIZES, FAMILY_GAMES // 3, 500),
+    ("advanced", SIZES, NEW_GAMES, 500),
+    ("two_player_draft", (2,), NEW_GAMES, 300),
+    ("three_player_draft", (3,), NEW_GAMES, 300),
+)
 
 
 def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
@@ -64,24 +77,49 @@ def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
     return sa
 
 
-def first_difference_report(rules, n_players, key, game_index, seats, ref_actions, our_actions) -> str:
-    """Key, game index, first differing step and the reference position there, as JSON."""
+def position_report(rules, n_players, key, game_index, seats, actions, step, what) -> str:
+    """Key, game index, seats, ``what`` happened at ``step``, and the reference position before ``step``
+    (``actions[:step]`` applied to the game's deal) as JSON."""
     from cya_sim.game.position import dumps
 
+    state = new_game(rules, n_players, key, game_index)
+    for a in actions[:step]:
+        apply_action(state, a)
+    return (f"rules {rules.name}, {n_players} players, key {key}, game index {game_index}, seats {list(seats)}: "
+            f"{what}\nreference position before that step:\n{dumps(state)}")
+
+
+def first_difference_report(rules, n_players, key, game_index, seats, ref_actions, our_actions) -> str:
+    """Key, game index, first differing step and the reference position there, as JSON."""
     step = next((i for i, (a, b) in enumerate(zip(ref_actions, our_actions)) if a != b),
                 min(len(ref_actions), len(our_actions)))
-    state = new_game(rules, n_players, key, game_index)
-    for a in ref_actions[:step]:
-        apply_action(state, a)
     ref_next = ref_actions[step] if step < len(ref_actions) else None
     our_next = our_actions[step] if step < len(our_actions) else None
-    return (f"rules {rules.name}, {n_players} players, key {key}, game index {game_index}, seats {list(seats)}: "
-            f"first difference at step {step}: reference action {ref_next}, batched action {our_next}\n"
-            f"reference position before that step:\n{dumps(state)}")
+    return position_report(rules, n_players, key, game_index, seats, ref_actions, step,
+                           f"first difference at step {step}: reference action {ref_next}, batched action {our_next}")
+
+
+def _same_result(ref, table: GameTable, i: int) -> bool:
+    """Whether the reference :class:`GameResult` ``ref`` equals row ``i`` of the batched ``table``."""
+    return (
+        ref.first_dealer == table.first_dealer[i]
+        and list(ref.totals) == list(table.totals[i])
+        and list(ref.win_shares) == list(table.win_share[i])
+        and (ref.rounds, ref.turns, ref.challenges, ref.decisions, ref.largest_steal)
+        == (table.rounds[i], table.turns[i], table.challenges[i], table.decisions[i], table.largest_steal[i])
+        and ref.capped == bool(table.capped[i])
+    )
+
+
+def _result_text(ref, table: GameTable, i: int) -> str:
+    return (f"\nreference result {ref}\nbatched totals {table.totals[i]}, win share {table.win_share[i]}, "
+            f"rounds {table.rounds[i]}, turns {table.turns[i]}, challenges {table.challenges[i]}, "
+            f"decisions {table.decisions[i]}, largest steal {table.largest_steal[i]}, capped {table.capped[i]}")
 
 
 def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> GameTable:
-    """Play the games in both engines and assert that they are identical, game by game (the batched table)."""
+    """Play the games in both engines, each with its own agents, and assert that they are identical, game by
+    game: the same action at every step and the same results (the batched table)."""
     table, state = batched_play_games(rules, AGENTS, seat_agent, key, game_indices, batch_size=batch_size,
                                       log_cap=LOG_CAP, return_state=True)
     assert isinstance(table, GameTable)
@@ -91,49 +129,83 @@ def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KE
         seats = [make_agent(AGENTS[j]) for j in seat_agent[i]]
         ref = play_game(rules, seats, key, g, record_actions=True)
         ours = [int(a) for a in state.log_actions[i, : state.log_len[i]]]
-        same = (
-            list(ref.actions) == ours
-            and ref.first_dealer == table.first_dealer[i]
-            and list(ref.totals) == list(table.totals[i])
-            and list(ref.win_shares) == list(table.win_share[i])
-            and (ref.rounds, ref.turns, ref.challenges, ref.decisions, ref.largest_steal)
-            == (table.rounds[i], table.turns[i], table.challenges[i], table.decisions[i], table.largest_steal[i])
-            and ref.capped == bool(table.capped[i])
-        )
-        if not same:
+        if not (list(ref.actions) == ours and _same_result(ref, table, i)):
             pytest.fail(first_difference_report(rules, n_players, key, g, seat_agent[i], list(ref.actions), ours)
-                        + f"\nreference result {ref}\nbatched totals {table.totals[i]}, "
-                        f"win share {table.win_share[i]}, rounds {table.rounds[i]}, capped {table.capped[i]}")
+                        + _result_text(ref, table, i))
     return table
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-@pytest.mark.parametrize("n_players", SIZES)
-@pytest.mark.parametrize("preset", PRESETS)
-def test_differential_same_games_as_reference(preset, n_players, chunk):
-    """R-SETUP … R-TIE: same deals, actions, totals and winners for random/greedy seatings."""
+def replay_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> GameTable:
+    """Play the games on the batched engine, replay each logged action list on the reference engine and
+    assert that every action is legal there and that the results are equal (module docstring).
+
+    Args: as :func:`compare_games`. Returns the batched :class:`GameTable`.
+    """
+    table, state = batched_play_games(rules, AGENTS, seat_agent, key, game_indices, batch_size=batch_size,
+                                      log_cap=LOG_CAP, return_state=True)
+    assert state.r_done.all()
+    logs, lens = state.log_actions, state.log_len.tolist()
+    for i, g in enumerate(game_indices.tolist()):
+        actions = logs[i, : lens[i]].tolist()
+        ref = new_game(rules, n_players, key, g)
+        for step, a in enumerate(actions):
+            mask = legal_action_mask(ref)
+            if not mask[a]:  # also when the reference game is over (an all-False mask)
+                legal = np.flatnonzero(mask).tolist()
+                pytest.fail(position_report(rules, n_players, key, g, seat_agent[i], actions, step,
+                                            f"batched action {a} at step {step} is not in the reference's legal "
+                                            f"action mask (legal: {legal})"))
+            apply_action(ref, a, legal_mask=mask)
+        result = result_of(ref, g)
+        if ref.to_act >= 0 or not _same_result(result, table, i):
+            what = (f"the batched game ended after {len(actions)} actions; the reference game "
+                    + (f"goes on (seat {ref.to_act} to act)" if ref.to_act >= 0 else "ended with other results"))
+            pytest.fail(position_report(rules, n_players, key, g, seat_agent[i], actions, len(actions), what)
+                        + f"\nreference round scores {ref.round_scores}" + _result_text(result, table, i))
+    return table
+
+
+def _cases(column: int, case_games: int, offset: int) -> list:
+    """pytest params ``(preset, n_players, games, first game index, seating seed, batch size)`` that split
+    column ``column`` of :data:`COMPARED` (games in all) over the table sizes and into equal cases of at most
+    ``case_games`` games (rounded up); the game indices of a (preset, size, chunk) do not depend on the other lines."""
+    out = []
+    for row, line in enumerate(COMPARED):
+        preset, sizes, games = line[0], line[1], line[column]
+        per_size = math.ceil(games / len(sizes))
+        for p in sizes:
+            n_chunks = math.ceil(per_size / case_games)
+            for chunk in range(n_chunks):
+                n = math.ceil(per_size / n_chunks)
+                first = offset + row * 1_000_000_000 + p * 100_000_000 + chunk * 1_000_000
+                out.append(pytest.param(preset, p, n, first, first, 1 + 37 * (chunk % 7) + p,
+                                        id=f"{preset}-{p}p-{chunk}"))
+    return out
+
+
+@pytest.mark.parametrize(("preset", "n_players", "games", "first", "seed", "batch_size"),
+                         _cases(2, CASE_GAMES, 0))
+def test_replay_differential(preset, n_players, games, first, seed, batch_size):
+    """R-SETUP … R-TIE, RULES.md §6 and §7: the reference engine replays the batched engine's games, every action
+    legal there, the same totals, winners and counters (``CYA_DIFF_GAMES`` / ``CYA_DIFF_FAMILY_GAMES``)."""
     rules = get_rules(preset)
-    case = PRESETS.index(preset) * 100 + n_players * 10 + chunk
-    game_indices = np.arange(PER_CASE, dtype=np.int64) + case * 1_000_000
-    sa = seatings(PER_CASE, n_players, case)
-    compare_games(rules, n_players, game_indices, sa, batch_size=1 + 37 * chunk + n_players)
+    gi = np.arange(games, dtype=np.int64) + first
+    table = replay_games(rules, n_players, gi, seatings(games, n_players, seed), batch_size)
+    assert len(table) == games and table.decisions.min() > 0 and table.challenges.sum() > 0
+
+
+@pytest.mark.parametrize(("preset", "n_players", "games", "first", "seed", "batch_size"),
+                         _cases(3, 10**9, 500_000))
+def test_differential_agents_choose_alike(preset, n_players, games, first, seed, batch_size):
+    """R-SETUP … R-TIE, RULES.md §6 and §7: both engines play with their own random/greedy agents: the same
+    actions step by step (the compiled agents choose as the Python ones), totals and winners."""
+    rules = get_rules(preset)
+    games = max(1, round(games * AGENT_SCALE))
+    gi = np.arange(games, dtype=np.int64) + first
+    compare_games(rules, n_players, gi, seatings(games, n_players, seed), batch_size)
 
 
 DRAFTS = (("two_player_draft", 2), ("three_player_draft", 3))
-DRAFT_GAMES = int(os.environ.get("CYA_DIFF_DRAFT_GAMES", "600"))
-
-
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-@pytest.mark.parametrize(("preset", "n_players"), DRAFTS)
-def test_differential_draft_presets(preset, n_players, chunk):
-    """R-2P-DRAFT, R-3P-DRAFT: same deals, draft takes, immediate challenges, totals and winners."""
-    rules = get_rules(preset)
-    per = math.ceil(DRAFT_GAMES / CHUNKS)
-    case = 700 + n_players * 10 + chunk
-    game_indices = np.arange(per, dtype=np.int64) + case * 1_000_000
-    table = compare_games(rules, n_players, game_indices, seatings(per, n_players, case),
-                          batch_size=1 + 29 * chunk + n_players)
-    assert table.challenges.sum() > 0
 
 
 @pytest.mark.slow
@@ -150,20 +222,6 @@ def test_differential_draft_one_million_games(preset, n_players):
     assert a.equals(b), f"{preset}: results depend on the batch size"
     sub = np.arange(0, total, 250)
     compare_games(rules, n_players, gi[sub], sa[sub], batch_size=64)
-
-
-
-
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-@pytest.mark.parametrize("n_players", SIZES)
-def test_differential_advanced_same_games_as_reference(n_players, chunk):
-    """R-ADV-TWO … R-ADV-SETUP (RULES.md §6): same deals, actions, totals and winners for random/greedy seatings
-    under ``advanced`` (CYA_DIFF_ADV_GAMES games in all)."""
-    rules = get_rules("advanced")
-    case = 900 + n_players * 10 + chunk
-    game_indices = np.arange(ADV_PER_CASE, dtype=np.int64) + case * 1_000_000
-    compare_games(rules, n_players, game_indices, seatings(ADV_PER_CASE, n_players, case),
-                  batch_size=1 + 37 * chunk + n_players)
 
 
 @pytest.mark.parametrize("options", [
