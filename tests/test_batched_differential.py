@@ -55,6 +55,8 @@ NEW_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "20000"))
 FAMILY_GAMES = int(os.environ.get("CYA_DIFF_FAMILY_GAMES", "20000"))
 AGENT_SCALE = float(os.environ.get("CYA_DIFF_AGENT_SCALE", "1"))
 CASE_GAMES = 1000  # replayed games per test case at most
+#: The slow tests' game counts are multiplied by this (default 1; a stated fraction when time is short).
+SLOW_SCALE = float(os.environ.get("CYA_DIFF_SLOW_SCALE", "1"))
 
 #: (preset, table sizes, games replayed, games played by the agents of both engines), the counts over
 #: all the sizes. A preset is compared by adding its line (appended, it leaves the other lines' games as they were).
@@ -214,7 +216,7 @@ def test_differential_draft_one_million_games(preset, n_players):
     """1,000,000 batched games of a draft preset (random/greedy seatings), played with batch sizes 256 and
     1 (equal tables required), one game in 250 (4,000) also on the reference engine, action by action."""
     rules = get_rules(preset)
-    total = 1_000_000
+    total = round(1_000_000 * SLOW_SCALE)
     gi = np.arange(total, dtype=np.int64) + 50_000_000 + n_players * 10_000_000
     sa = seatings(total, n_players, 4000 + n_players)
     a = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=256)
@@ -243,11 +245,11 @@ def test_differential_advanced_full():
     """``advanced``: 20,000 games game by game against the reference, and 1,000,000 batched games played with
     batch sizes 256 and 1 giving equal result tables (one in 250 also on the reference engine)."""
     rules = get_rules("advanced")
-    per = 20_000 // len(SIZES)
+    per = round(20_000 * SLOW_SCALE) // len(SIZES)
     for p in SIZES:
         gi = np.arange(per, dtype=np.int64) + 50_000_000 + p * 1_000_000
         compare_games(rules, p, gi, seatings(per, p, 77 + p), batch_size=64)
-    per = 1_000_000 // len(SIZES)
+    per = round(1_000_000 * SLOW_SCALE) // len(SIZES)
     for p in SIZES:
         gi = np.arange(per, dtype=np.int64) + 60_000_000 + p * 1_000_000
         sa = seatings(per, p, 88 + p)
@@ -347,7 +349,7 @@ def test_differential_one_million_games():
       on the reference engine and compared action by action, with totals and winners. The
       reference engine is too slow (about 50 games/s) to replay all 1,000,000.
     """
-    total = 1_000_000
+    total = round(1_000_000 * SLOW_SCALE)
     cases = [(pr, p) for pr in PRESETS for p in SIZES]
     per = total // len(cases) + 1
     played = 0
