@@ -9,17 +9,20 @@ game counts; random and greedy agents, all-random, all-greedy and mixed tables):
   reference's legal action mask at that step (R-TURN, R-CH-ALLOWED, R-CH-EXCHANGE, §6, §7); at the
   end the reference game must be over and its first dealer (R-SETUP), totals (R-SCORE), win shares
   (R-GAME-END, R-TIE), rounds, turns, challenges, decisions, largest steal and ``capped`` flag must
-  equal the batched table's. Replaying skips the Python agents, which cost most of a reference
-  game (about 5x faster: 195 against 40 ``advanced`` 4-player games per CPU second). Default:
-  ``CYA_DIFF_GAMES`` games per new preset of issue 13 (default 20,000: ``advanced`` split over
-  2–6 players, ``two_player_draft``, ``three_player_draft``) and ``CYA_DIFF_FAMILY_GAMES`` for the
-  classic family (default 20,000 in all: classic, guide and basic × 2–6 players), in cases of at most
-  :data:`CASE_GAMES` games so that ``pytest -n 2`` shares them.
+  equal the batched table's. Replaying skips the Python agents and their observations, which cost
+  most of a reference game: ``advanced`` at 4 players, 212 games per CPU second replayed against
+  36 played by the agents (a loaded machine). Default: ``CYA_DIFF_GAMES`` games per preset of
+  issue 13 (default 20,000: ``advanced`` split over 2–6 players, ``two_player_draft``,
+  ``three_player_draft``) and ``CYA_DIFF_FAMILY_GAMES`` for the classic family (default 10,000 in
+  all: classic, guide and basic × 2–6 players; 20,000 would add about 35 CPU seconds to a default
+  suite near its budget), in cases of at most :data:`CASE_GAMES` games so that ``pytest -n 2``
+  shares them. Measured at load 5–9: 20,000 ``advanced`` games in 118 CPU s, ``two_player_draft``
+  49 s, ``three_player_draft`` 66 s, the classic family about 280 games per CPU second.
 - **Agent play** (:func:`compare_games`): both engines play the games with their own agents (the
   reference engine with the Python agent classes), and the action lists must be equal step by step
   — the only check that the compiled and the Python agents choose alike. It costs five times the
-  replay, so the default run plays the smaller counts of :data:`COMPARED`'s last column
-  (``CYA_DIFF_AGENT_SCALE`` multiplies them).
+  replay, so the default run plays the smaller counts of :data:`COMPARED`'s last column, 2,600
+  games in all (``CYA_DIFF_AGENT_SCALE`` multiplies them).
 
 On a mismatch the message gives the key, the game index, the step and the reference position
 before that step as JSON (:func:`cya_sim.game.position.dumps`).
@@ -27,6 +30,7 @@ before that step as JSON (:func:`cya_sim.game.position.dumps`).
 The slow tests (``pytest -m slow``) play 1,000,000 games per preset group on the batched engine
 (batch sizes 256 and 1 must give equal tables) with one game in 250 also played on the reference
 engine by its agents, and ``advanced`` 20,000 agent-played games game by game; see their docstrings.
+``CYA_DIFF_SLOW_SCALE`` (default 1) multiplies their game counts, to run a stated fraction.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ AGENTS = ["random", "greedy"]
 KEY = root_key(20260301)
 LOG_CAP = 20000
 NEW_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "20000"))
-FAMILY_GAMES = int(os.environ.get("CYA_DIFF_FAMILY_GAMES", "20000"))
+FAMILY_GAMES = int(os.environ.get("CYA_DIFF_FAMILY_GAMES", "10000"))
 AGENT_SCALE = float(os.environ.get("CYA_DIFF_AGENT_SCALE", "1"))
 CASE_GAMES = 1000  # replayed games per test case at most
 #: The slow tests' game counts are multiplied by this (default 1; a stated fraction when time is short).
@@ -137,9 +141,30 @@ def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KE
     return table
 
 
+def replay_one(rules, n_players, key, game_index, seats, actions, table: GameTable, i: int) -> str | None:
+    """Replay one game's ``actions`` on the reference engine from its deal; None when every action is legal
+    there and the results equal row ``i`` of the batched ``table``, else the failure report (key, game index,
+    step, reference position as JSON)."""
+    ref = new_game(rules, n_players, key, game_index)
+    for step, a in enumerate(actions):
+        mask = legal_action_mask(ref)
+        if not mask[a]:  # also when the reference game is over (an all-False mask)
+            return position_report(rules, n_players, key, game_index, seats, actions, step,
+                                   f"batched action {a} at step {step} is not in the reference's legal action "
+                                   f"mask (legal: {np.flatnonzero(mask).tolist()})")
+        apply_action(ref, a, legal_mask=mask)
+    result = result_of(ref, game_index)
+    if ref.to_act >= 0 or not _same_result(result, table, i):
+        what = (f"the batched game ended after {len(actions)} actions; the reference game "
+                + (f"goes on (seat {ref.to_act} to act)" if ref.to_act >= 0 else "ended with other results"))
+        return (position_report(rules, n_players, key, game_index, seats, actions, len(actions), what)
+                + f"\nreference round scores {ref.round_scores}" + _result_text(result, table, i))
+    return None
+
+
 def replay_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> GameTable:
-    """Play the games on the batched engine, replay each logged action list on the reference engine and
-    assert that every action is legal there and that the results are equal (module docstring).
+    """Play the games on the batched engine, replay each logged action list on the reference engine
+    (:func:`replay_one`) and fail with the first mismatch (module docstring).
 
     Args: as :func:`compare_games`. Returns the batched :class:`GameTable`.
     """
@@ -148,22 +173,9 @@ def replay_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY
     assert state.r_done.all()
     logs, lens = state.log_actions, state.log_len.tolist()
     for i, g in enumerate(game_indices.tolist()):
-        actions = logs[i, : lens[i]].tolist()
-        ref = new_game(rules, n_players, key, g)
-        for step, a in enumerate(actions):
-            mask = legal_action_mask(ref)
-            if not mask[a]:  # also when the reference game is over (an all-False mask)
-                legal = np.flatnonzero(mask).tolist()
-                pytest.fail(position_report(rules, n_players, key, g, seat_agent[i], actions, step,
-                                            f"batched action {a} at step {step} is not in the reference's legal "
-                                            f"action mask (legal: {legal})"))
-            apply_action(ref, a, legal_mask=mask)
-        result = result_of(ref, g)
-        if ref.to_act >= 0 or not _same_result(result, table, i):
-            what = (f"the batched game ended after {len(actions)} actions; the reference game "
-                    + (f"goes on (seat {ref.to_act} to act)" if ref.to_act >= 0 else "ended with other results"))
-            pytest.fail(position_report(rules, n_players, key, g, seat_agent[i], actions, len(actions), what)
-                        + f"\nreference round scores {ref.round_scores}" + _result_text(result, table, i))
+        report = replay_one(rules, n_players, key, g, seat_agent[i], logs[i, : lens[i]].tolist(), table, i)
+        if report is not None:
+            pytest.fail(report)
     return table
 
 
@@ -194,6 +206,25 @@ def test_replay_differential(preset, n_players, games, first, seed, batch_size):
     gi = np.arange(games, dtype=np.int64) + first
     table = replay_games(rules, n_players, gi, seatings(games, n_players, seed), batch_size)
     assert len(table) == games and table.decisions.min() > 0 and table.challenges.sum() > 0
+
+
+def test_replay_failure_names_game_step_and_position():
+    """A tampered log (an illegal action at step 12, then a game cut short) is caught with the key, game index,
+    step and the reference position as JSON."""
+    rules = get_rules("advanced")
+    gi = np.array([4242], np.int64)
+    table, state = batched_play_games(rules, AGENTS, seatings(1, 4, 1), KEY, gi, log_cap=LOG_CAP, return_state=True)
+    actions = state.log_actions[0, : state.log_len[0]].tolist()
+    assert replay_one(rules, 4, KEY, 4242, [0, 1, 0, 1], actions, table, 0) is None
+    ref = new_game(rules, 4, KEY, 4242)
+    for a in actions[:12]:
+        apply_action(ref, a)
+    illegal = int(np.flatnonzero(~legal_action_mask(ref))[0])
+    report = replay_one(rules, 4, KEY, 4242, [0, 1, 0, 1], actions[:12] + [illegal] + actions[13:], table, 0)
+    assert f"key {KEY}, game index 4242" in report and f"batched action {illegal} at step 12 is not" in report
+    assert '"format": "cya-sim-position"' in report
+    report = replay_one(rules, 4, KEY, 4242, [0, 1, 0, 1], actions[:-1], table, 0)
+    assert f"ended after {len(actions) - 1} actions; the reference game goes on" in report
 
 
 @pytest.mark.parametrize(("preset", "n_players", "games", "first", "seed", "batch_size"),
