@@ -10,8 +10,8 @@ game counts; random and greedy agents, all-random, all-greedy and mixed tables):
   end the reference game must be over and its first dealer (R-SETUP), totals (R-SCORE), win shares
   (R-GAME-END, R-TIE), rounds, turns, challenges, decisions, largest steal and ``capped`` flag must
   equal the batched table's. Replaying skips the Python agents and their observations, which cost
-  most of a reference game: ``advanced`` at 4 players, 212 games per CPU second replayed against
-  36 played by the agents (a loaded machine). Default: ``CYA_DIFF_GAMES`` games per preset of
+  most of a reference game: ``advanced`` at 4 players, 242 games per CPU second replayed against
+  40 played by the agents (a loaded machine). Default: ``CYA_DIFF_GAMES`` games per preset of
   issue 13 (default 20,000: ``advanced`` split over 2–6 players, ``two_player_draft``,
   ``three_player_draft``) and ``CYA_DIFF_FAMILY_GAMES`` for the classic family (default 10,000 in
   all: classic, guide and basic × 2–6 players; 20,000 would add about 35 CPU seconds to a default
