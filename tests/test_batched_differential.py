@@ -1,30 +1,36 @@
-"""Differential test: the batched engine plays the very games of the reference engine (issue 3).
+"""Differential test: the batched engine plays the very games of the reference engine (issues 3 and 13).
 
-For every preset (classic, guide, basic) and table size 2–6, the same root key, game indices
-and seatings of ``random`` and ``greedy`` agents (all-random, all-greedy and mixed tables) must
-give, game by game, the same deal (R-SETUP), the same action sequence, the same totals (R-SCORE),
-the same winners (R-GAME-END, R-TIE) and the same counters (rounds, turns, challenges,
-decisions, largest steal) in both engines.
+Two checks, both over the presets of :data:`COMPARED` (one line per preset: its table sizes and
+game counts; random and greedy agents, all-random, all-greedy and mixed tables):
 
-Default run: ``CYA_DIFF_GAMES`` games in total (default 10,000; 20,000 took half of the 10-minute CI budget), split into 30 cases so that
-``pytest -n 2`` shares them; most of the time goes to the reference engine. On a mismatch the
-message gives the key, the game index, the step and the reference position at the first
-differing step as JSON (:func:`cya_sim.game.position.dumps`).
+- **Replay** (:func:`replay_games`): the batched engine plays the games with its compiled agents
+  and logs every action; the reference engine replays each game's action list from the same deal
+  (``new_game`` with the same key and game index), and every logged action must be in the
+  reference's legal action mask at that step (R-TURN, R-CH-ALLOWED, R-CH-EXCHANGE, §6, §7); at the
+  end the reference game must be over and its first dealer (R-SETUP), totals (R-SCORE), win shares
+  (R-GAME-END, R-TIE), rounds, turns, challenges, decisions, largest steal and ``capped`` flag must
+  equal the batched table's. Replaying skips the Python agents and their observations, which cost
+  most of a reference game: ``advanced`` at 4 players, 242 games per CPU second replayed against
+  40 played by the agents (a loaded machine). Default: ``CYA_DIFF_GAMES`` games per preset of
+  issue 13 (default 20,000: ``advanced`` split over 2–6 players, ``two_player_draft``,
+  ``three_player_draft``) and ``CYA_DIFF_FAMILY_GAMES`` for the classic family (default 10,000 in
+  all: classic, guide and basic × 2–6 players; 20,000 would add about 35 CPU seconds to a default
+  suite near its budget), in cases of at most :data:`CASE_GAMES` games so that ``pytest -n 2``
+  shares them. Measured at load 5–9: 20,000 ``advanced`` games in 118 CPU s, ``two_player_draft``
+  49 s, ``three_player_draft`` 66 s, the classic family about 280 games per CPU second.
+- **Agent play** (:func:`compare_games`): both engines play the games with their own agents (the
+  reference engine with the Python agent classes), and the action lists must be equal step by step
+  — the only check that the compiled and the Python agents choose alike. It costs five times the
+  replay, so the default run plays the smaller counts of :data:`COMPARED`'s last column, 2,600
+  games in all (``CYA_DIFF_AGENT_SCALE`` multiplies them).
 
-The draft presets (§7: ``two_player_draft`` at 2 players, ``three_player_draft`` at 3) are
-compared the same way on ``CYA_DIFF_DRAFT_GAMES`` games each (default 600, not 20,000: the
-reference engine plays about 40 two-player and 20 three-player draft games per CPU second, so
-20,000 each would take about 25 CPU minutes, far above the default suite's budget; 600 each take
-about 45 s; the slow suite plays 1,000,000 each on the batched engine, one in 250 also on the
-reference).
+On a mismatch the message gives the key, the game index, the step and the reference position
+before that step as JSON (:func:`cya_sim.game.position.dumps`).
 
-The slow test (``pytest -m slow``) plays 1,000,000 games on the batched engine; see its docstring
-for what is compared.
-
-The advanced rules (``advanced``, RULES.md §6) have their own cases: the reference engine plays
-them at about 10 games a second, so the default run compares ``CYA_DIFF_ADV_GAMES`` games (default
-500, about a minute of CPU) instead of 20,000; ``-m slow`` compares 20,000 game by game and plays
-1,000,000 on the batched engine (batch-size independence, one in 250 also on the reference).
+The slow tests (``pytest -m slow``) play 1,000,000 games per preset group on the batched engine
+(batch sizes 256 and 1 must give equal tables) with one game in 250 also played on the reference
+engine by its agents, and ``advanced`` 20,000 agent-played games game by game; see their docstrings.
+``CYA_DIFF_SLOW_SCALE`` (default 1) multiplies their game counts, to run a stated fraction.
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ import pytest
 
 from agents import make_agent
 from cya_sim.engine.batched import init
-from cya_sim.engine.reference import apply_action, new_game, play_game
+from cya_sim.engine.reference import apply_action, legal_action_mask, new_game, play_game
+from cya_sim.engine.reference.game import result_of
 from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
@@ -45,14 +52,26 @@ from cya_sim.play.batched import play_games as batched_play_games
 
 PRESETS = ("classic", "guide", "basic")
 SIZES = (2, 3, 4, 5, 6)
-CHUNKS = 2
-TOTAL_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "10000"))
-PER_CASE = math.ceil(TOTAL_GAMES / (len(PRESETS) * len(SIZES) * CHUNKS))
 AGENTS = ["random", "greedy"]
 KEY = root_key(20260301)
 LOG_CAP = 20000
-ADV_GAMES = int(os.environ.get("CYA_DIFF_ADV_GAMES", "500"))
-ADV_PER_CASE = math.ceil(ADV_GAMES / (len(SIZES) * CHUNKS))
+NEW_GAMES = int(os.environ.get("CYA_DIFF_GAMES", "20000"))
+FAMILY_GAMES = int(os.environ.get("CYA_DIFF_FAMILY_GAMES", "10000"))
+AGENT_SCALE = float(os.environ.get("CYA_DIFF_AGENT_SCALE", "1"))
+CASE_GAMES = 1000  # replayed games per test case at most
+#: The slow tests' game counts are multiplied by this (default 1; a stated fraction when time is short).
+SLOW_SCALE = float(os.environ.get("CYA_DIFF_SLOW_SCALE", "1"))
+
+#: (preset, table sizes, games replayed, games played by the agents of both engines), the counts over
+#: all the sizes. A preset is compared by adding its line (appended, it leaves the other lines' games as they were).
+COMPARED = (
+    ("classic", SIZES, FAMILY_GAMES // 3, 500),
+    ("guide", SIZES, FAMILY_GAMES // 3, 500),
+    ("basic", SIZES, FAMILY_GAMES // 3, 500),
+    ("advanced", SIZES, NEW_GAMES, 500),
+    ("two_player_draft", (2,), NEW_GAMES, 300),
+    ("three_player_draft", (3,), NEW_GAMES, 300),
+)
 
 
 def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
@@ -64,24 +83,49 @@ def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
     return sa
 
 
-def first_difference_report(rules, n_players, key, game_index, seats, ref_actions, our_actions) -> str:
-    """Key, game index, first differing step and the reference position there, as JSON."""
+def position_report(rules, n_players, key, game_index, seats, actions, step, what) -> str:
+    """Key, game index, seats, ``what`` happened at ``step``, and the reference position before ``step``
+    (``actions[:step]`` applied to the game's deal) as JSON."""
     from cya_sim.game.position import dumps
 
+    state = new_game(rules, n_players, key, game_index)
+    for a in actions[:step]:
+        apply_action(state, a)
+    return (f"rules {rules.name}, {n_players} players, key {key}, game index {game_index}, seats {list(seats)}: "
+            f"{what}\nreference position before that step:\n{dumps(state)}")
+
+
+def first_difference_report(rules, n_players, key, game_index, seats, ref_actions, our_actions) -> str:
+    """Key, game index, first differing step and the reference position there, as JSON."""
     step = next((i for i, (a, b) in enumerate(zip(ref_actions, our_actions)) if a != b),
                 min(len(ref_actions), len(our_actions)))
-    state = new_game(rules, n_players, key, game_index)
-    for a in ref_actions[:step]:
-        apply_action(state, a)
     ref_next = ref_actions[step] if step < len(ref_actions) else None
     our_next = our_actions[step] if step < len(our_actions) else None
-    return (f"rules {rules.name}, {n_players} players, key {key}, game index {game_index}, seats {list(seats)}: "
-            f"first difference at step {step}: reference action {ref_next}, batched action {our_next}\n"
-            f"reference position before that step:\n{dumps(state)}")
+    return position_report(rules, n_players, key, game_index, seats, ref_actions, step,
+                           f"first difference at step {step}: reference action {ref_next}, batched action {our_next}")
+
+
+def _same_result(ref, table: GameTable, i: int) -> bool:
+    """Whether the reference :class:`GameResult` ``ref`` equals row ``i`` of the batched ``table``."""
+    return (
+        ref.first_dealer == table.first_dealer[i]
+        and list(ref.totals) == list(table.totals[i])
+        and list(ref.win_shares) == list(table.win_share[i])
+        and (ref.rounds, ref.turns, ref.challenges, ref.decisions, ref.largest_steal)
+        == (table.rounds[i], table.turns[i], table.challenges[i], table.decisions[i], table.largest_steal[i])
+        and ref.capped == bool(table.capped[i])
+    )
+
+
+def _result_text(ref, table: GameTable, i: int) -> str:
+    return (f"\nreference result {ref}\nbatched totals {table.totals[i]}, win share {table.win_share[i]}, "
+            f"rounds {table.rounds[i]}, turns {table.turns[i]}, challenges {table.challenges[i]}, "
+            f"decisions {table.decisions[i]}, largest steal {table.largest_steal[i]}, capped {table.capped[i]}")
 
 
 def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> GameTable:
-    """Play the games in both engines and assert that they are identical, game by game (the batched table)."""
+    """Play the games in both engines, each with its own agents, and assert that they are identical, game by
+    game: the same action at every step and the same results (the batched table)."""
     table, state = batched_play_games(rules, AGENTS, seat_agent, key, game_indices, batch_size=batch_size,
                                       log_cap=LOG_CAP, return_state=True)
     assert isinstance(table, GameTable)
@@ -91,49 +135,110 @@ def compare_games(rules, n_players, game_indices, seat_agent, batch_size, key=KE
         seats = [make_agent(AGENTS[j]) for j in seat_agent[i]]
         ref = play_game(rules, seats, key, g, record_actions=True)
         ours = [int(a) for a in state.log_actions[i, : state.log_len[i]]]
-        same = (
-            list(ref.actions) == ours
-            and ref.first_dealer == table.first_dealer[i]
-            and list(ref.totals) == list(table.totals[i])
-            and list(ref.win_shares) == list(table.win_share[i])
-            and (ref.rounds, ref.turns, ref.challenges, ref.decisions, ref.largest_steal)
-            == (table.rounds[i], table.turns[i], table.challenges[i], table.decisions[i], table.largest_steal[i])
-            and ref.capped == bool(table.capped[i])
-        )
-        if not same:
+        if not (list(ref.actions) == ours and _same_result(ref, table, i)):
             pytest.fail(first_difference_report(rules, n_players, key, g, seat_agent[i], list(ref.actions), ours)
-                        + f"\nreference result {ref}\nbatched totals {table.totals[i]}, "
-                        f"win share {table.win_share[i]}, rounds {table.rounds[i]}, capped {table.capped[i]}")
+                        + _result_text(ref, table, i))
     return table
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-@pytest.mark.parametrize("n_players", SIZES)
-@pytest.mark.parametrize("preset", PRESETS)
-def test_differential_same_games_as_reference(preset, n_players, chunk):
-    """R-SETUP … R-TIE: same deals, actions, totals and winners for random/greedy seatings."""
+def replay_one(rules, n_players, key, game_index, seats, actions, table: GameTable, i: int) -> str | None:
+    """Replay one game's ``actions`` on the reference engine from its deal; None when every action is legal
+    there and the results equal row ``i`` of the batched ``table``, else the failure report (key, game index,
+    step, reference position as JSON)."""
+    ref = new_game(rules, n_players, key, game_index)
+    for step, a in enumerate(actions):
+        mask = legal_action_mask(ref)
+        if not mask[a]:  # also when the reference game is over (an all-False mask)
+            return position_report(rules, n_players, key, game_index, seats, actions, step,
+                                   f"batched action {a} at step {step} is not in the reference's legal action "
+                                   f"mask (legal: {np.flatnonzero(mask).tolist()})")
+        apply_action(ref, a, legal_mask=mask)
+    result = result_of(ref, game_index)
+    if ref.to_act >= 0 or not _same_result(result, table, i):
+        what = (f"the batched game ended after {len(actions)} actions; the reference game "
+                + (f"goes on (seat {ref.to_act} to act)" if ref.to_act >= 0 else "ended with other results"))
+        return (position_report(rules, n_players, key, game_index, seats, actions, len(actions), what)
+                + f"\nreference round scores {ref.round_scores}" + _result_text(result, table, i))
+    return None
+
+
+def replay_games(rules, n_players, game_indices, seat_agent, batch_size, key=KEY) -> GameTable:
+    """Play the games on the batched engine, replay each logged action list on the reference engine
+    (:func:`replay_one`) and fail with the first mismatch (module docstring).
+
+    Args: as :func:`compare_games`. Returns the batched :class:`GameTable`.
+    """
+    table, state = batched_play_games(rules, AGENTS, seat_agent, key, game_indices, batch_size=batch_size,
+                                      log_cap=LOG_CAP, return_state=True)
+    assert state.r_done.all()
+    logs, lens = state.log_actions, state.log_len.tolist()
+    for i, g in enumerate(game_indices.tolist()):
+        report = replay_one(rules, n_players, key, g, seat_agent[i], logs[i, : lens[i]].tolist(), table, i)
+        if report is not None:
+            pytest.fail(report)
+    return table
+
+
+def _cases(column: int, case_games: int, offset: int) -> list:
+    """pytest params ``(preset, n_players, games, first game index, seating seed, batch size)`` that split
+    column ``column`` of :data:`COMPARED` (games in all) over the table sizes and into equal cases of at most
+    ``case_games`` games (rounded up); the game indices of a (preset, size, chunk) do not depend on the other lines."""
+    out = []
+    for row, line in enumerate(COMPARED):
+        preset, sizes, games = line[0], line[1], line[column]
+        per_size = math.ceil(games / len(sizes))
+        for p in sizes:
+            n_chunks = math.ceil(per_size / case_games)
+            for chunk in range(n_chunks):
+                n = math.ceil(per_size / n_chunks)
+                first = offset + row * 1_000_000_000 + p * 100_000_000 + chunk * 1_000_000
+                out.append(pytest.param(preset, p, n, first, first, 1 + 37 * (chunk % 7) + p,
+                                        id=f"{preset}-{p}p-{chunk}"))
+    return out
+
+
+@pytest.mark.parametrize(("preset", "n_players", "games", "first", "seed", "batch_size"),
+                         _cases(2, CASE_GAMES, 0))
+def test_replay_differential(preset, n_players, games, first, seed, batch_size):
+    """R-SETUP … R-TIE, RULES.md §6 and §7: the reference engine replays the batched engine's games, every action
+    legal there, the same totals, winners and counters (``CYA_DIFF_GAMES`` / ``CYA_DIFF_FAMILY_GAMES``)."""
     rules = get_rules(preset)
-    case = PRESETS.index(preset) * 100 + n_players * 10 + chunk
-    game_indices = np.arange(PER_CASE, dtype=np.int64) + case * 1_000_000
-    sa = seatings(PER_CASE, n_players, case)
-    compare_games(rules, n_players, game_indices, sa, batch_size=1 + 37 * chunk + n_players)
+    gi = np.arange(games, dtype=np.int64) + first
+    table = replay_games(rules, n_players, gi, seatings(games, n_players, seed), batch_size)
+    assert len(table) == games and table.decisions.min() > 0 and table.challenges.sum() > 0
+
+
+def test_replay_failure_names_game_step_and_position():
+    """A tampered log (an illegal action at step 12, then a game cut short) is caught with the key, game index,
+    step and the reference position as JSON."""
+    rules = get_rules("advanced")
+    gi = np.array([4242], np.int64)
+    table, state = batched_play_games(rules, AGENTS, seatings(1, 4, 1), KEY, gi, log_cap=LOG_CAP, return_state=True)
+    actions = state.log_actions[0, : state.log_len[0]].tolist()
+    assert replay_one(rules, 4, KEY, 4242, [0, 1, 0, 1], actions, table, 0) is None
+    ref = new_game(rules, 4, KEY, 4242)
+    for a in actions[:12]:
+        apply_action(ref, a)
+    illegal = int(np.flatnonzero(~legal_action_mask(ref))[0])
+    report = replay_one(rules, 4, KEY, 4242, [0, 1, 0, 1], actions[:12] + [illegal] + actions[13:], table, 0)
+    assert f"key {KEY}, game index 4242" in report and f"batched action {illegal} at step 12 is not" in report
+    assert '"format": "cya-sim-position"' in report
+    report = replay_one(rules, 4, KEY, 4242, [0, 1, 0, 1], actions[:-1], table, 0)
+    assert f"ended after {len(actions) - 1} actions; the reference game goes on" in report
+
+
+@pytest.mark.parametrize(("preset", "n_players", "games", "first", "seed", "batch_size"),
+                         _cases(3, 10**9, 500_000))
+def test_differential_agents_choose_alike(preset, n_players, games, first, seed, batch_size):
+    """R-SETUP … R-TIE, RULES.md §6 and §7: both engines play with their own random/greedy agents: the same
+    actions step by step (the compiled agents choose as the Python ones), totals and winners."""
+    rules = get_rules(preset)
+    games = max(1, round(games * AGENT_SCALE))
+    gi = np.arange(games, dtype=np.int64) + first
+    compare_games(rules, n_players, gi, seatings(games, n_players, seed), batch_size)
 
 
 DRAFTS = (("two_player_draft", 2), ("three_player_draft", 3))
-DRAFT_GAMES = int(os.environ.get("CYA_DIFF_DRAFT_GAMES", "600"))
-
-
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-@pytest.mark.parametrize(("preset", "n_players"), DRAFTS)
-def test_differential_draft_presets(preset, n_players, chunk):
-    """R-2P-DRAFT, R-3P-DRAFT: same deals, draft takes, immediate challenges, totals and winners."""
-    rules = get_rules(preset)
-    per = math.ceil(DRAFT_GAMES / CHUNKS)
-    case = 700 + n_players * 10 + chunk
-    game_indices = np.arange(per, dtype=np.int64) + case * 1_000_000
-    table = compare_games(rules, n_players, game_indices, seatings(per, n_players, case),
-                          batch_size=1 + 29 * chunk + n_players)
-    assert table.challenges.sum() > 0
 
 
 @pytest.mark.slow
@@ -142,7 +247,7 @@ def test_differential_draft_one_million_games(preset, n_players):
     """1,000,000 batched games of a draft preset (random/greedy seatings), played with batch sizes 256 and
     1 (equal tables required), one game in 250 (4,000) also on the reference engine, action by action."""
     rules = get_rules(preset)
-    total = 1_000_000
+    total = round(1_000_000 * SLOW_SCALE)
     gi = np.arange(total, dtype=np.int64) + 50_000_000 + n_players * 10_000_000
     sa = seatings(total, n_players, 4000 + n_players)
     a = batched_play_games(rules, AGENTS, sa, KEY, gi, batch_size=256)
@@ -150,20 +255,6 @@ def test_differential_draft_one_million_games(preset, n_players):
     assert a.equals(b), f"{preset}: results depend on the batch size"
     sub = np.arange(0, total, 250)
     compare_games(rules, n_players, gi[sub], sa[sub], batch_size=64)
-
-
-
-
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-@pytest.mark.parametrize("n_players", SIZES)
-def test_differential_advanced_same_games_as_reference(n_players, chunk):
-    """R-ADV-TWO … R-ADV-SETUP (RULES.md §6): same deals, actions, totals and winners for random/greedy seatings
-    under ``advanced`` (CYA_DIFF_ADV_GAMES games in all)."""
-    rules = get_rules("advanced")
-    case = 900 + n_players * 10 + chunk
-    game_indices = np.arange(ADV_PER_CASE, dtype=np.int64) + case * 1_000_000
-    compare_games(rules, n_players, game_indices, seatings(ADV_PER_CASE, n_players, case),
-                  batch_size=1 + 37 * chunk + n_players)
 
 
 @pytest.mark.parametrize("options", [
@@ -185,11 +276,11 @@ def test_differential_advanced_full():
     """``advanced``: 20,000 games game by game against the reference, and 1,000,000 batched games played with
     batch sizes 256 and 1 giving equal result tables (one in 250 also on the reference engine)."""
     rules = get_rules("advanced")
-    per = 20_000 // len(SIZES)
+    per = round(20_000 * SLOW_SCALE) // len(SIZES)
     for p in SIZES:
         gi = np.arange(per, dtype=np.int64) + 50_000_000 + p * 1_000_000
         compare_games(rules, p, gi, seatings(per, p, 77 + p), batch_size=64)
-    per = 1_000_000 // len(SIZES)
+    per = round(1_000_000 * SLOW_SCALE) // len(SIZES)
     for p in SIZES:
         gi = np.arange(per, dtype=np.int64) + 60_000_000 + p * 1_000_000
         sa = seatings(per, p, 88 + p)
@@ -289,7 +380,7 @@ def test_differential_one_million_games():
       on the reference engine and compared action by action, with totals and winners. The
       reference engine is too slow (about 50 games/s) to replay all 1,000,000.
     """
-    total = 1_000_000
+    total = round(1_000_000 * SLOW_SCALE)
     cases = [(pr, p) for pr in PRESETS for p in SIZES]
     per = total // len(cases) + 1
     played = 0

@@ -191,7 +191,7 @@ class ActionSpace:
             s += n
         return out
 
-    @property
+    @cached_property
     def size(self) -> int:
         """A, the number of action ids."""
         return sum(self.block_sizes.values())
@@ -330,7 +330,7 @@ class ActionSpace:
 
     # -- decoding --------------------------------------------------------------
     def decode(self, action: int) -> Action:
-        """The :class:`Action` of an id.
+        """The :class:`Action` of an id (looked up in a table decoded once, :meth:`_decode`).
 
         Raises:
             ValueError: ``action`` outside ``0..size-1``.
@@ -338,6 +338,15 @@ class ActionSpace:
         a = int(action)
         if not 0 <= a < self.size:
             raise ValueError(f"action {action!r} is outside the action space 0..{self.size - 1}")
+        return self._decoded[a]
+
+    @cached_property
+    def _decoded(self) -> tuple[Action, ...]:
+        """:meth:`_decode` of every id, index = id (the reference engine decodes every action it applies)."""
+        return tuple(self._decode(a) for a in range(self.size))
+
+    def _decode(self, a: int) -> Action:
+        """The :class:`Action` of id ``a`` (``0 <= a < size``), from the block layout."""
         w = 1 + self.n_wilds
 
         def partner(k: int) -> int:

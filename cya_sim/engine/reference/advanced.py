@@ -54,11 +54,11 @@ Say = Callable[[str], None]
 
 
 # -- legal action mask -----------------------------------------------------------------------------
-def _can_pay_two(hand: list[int], asset: int, sp: ActionSpace, k1: int, k2: int) -> bool:
-    """Whether ``hand`` holds the pay-two pair ``(k1, k2)`` (0 = an ``asset``, else wild ``k-1``)."""
-    c1 = asset if k1 == 0 else sp.n_assets + k1 - 1
-    c2 = asset if k2 == 0 else sp.n_assets + k2 - 1
-    return hand[c1] >= 2 if c1 == c2 else hand[c1] >= 1 and hand[c2] >= 1
+def _pay_two_ok(hand: list[int], asset: int, sp: ActionSpace) -> list[bool]:
+    """Per pay-two pair ``(k1, k2)`` of ``sp.pay_two_pairs`` (0 = an ``asset``, else wild ``k-1``), whether
+    ``hand`` holds it."""
+    held = [hand[asset]] + [hand[sp.n_assets + k] for k in range(sp.n_wilds)]
+    return [held[k1] >= 2 if k1 == k2 else held[k1] >= 1 and held[k2] >= 1 for k1, k2 in sp.pay_two_pairs]
 
 
 def turn_mask(state: GameState, mask: np.ndarray, sp: ActionSpace) -> None:
@@ -100,8 +100,7 @@ def turn_mask(state: GameState, mask: np.ndarray, sp: ActionSpace) -> None:
                 continue
             asset = stacks[target][-2].asset
             row = base + (offset - 1) * q_all
-            for q, (k1, k2) in enumerate(sp.pay_two_pairs):
-                mask[row + q] = _can_pay_two(hand, asset, sp, k1, k2)
+            mask[row:row + q_all - 1] = _pay_two_ok(hand, asset, sp)
             mask[row + q_all - 1] = ids.penny >= 0 and hand[ids.penny] > 0
     if state.no_challenge >= 0:  # R-ADV-TWO: lost a challenge against this seat as the first action
         offset = (state.no_challenge - seat) % p
@@ -123,8 +122,7 @@ def challenge_mask_two(state: GameState, mask: np.ndarray, sp: ActionSpace) -> N
     if penny >= 0 and hand[penny] > 0:
         mask[sp.respond(penny)] = True
     base = sp.start["respond_two"]
-    for q, (k1, k2) in enumerate(sp.pay_two_pairs):
-        mask[base + q] = _can_pay_two(hand, ch.asset, sp, k1, k2)
+    mask[base:base + len(sp.pay_two_pairs)] = _pay_two_ok(hand, ch.asset, sp)
     mask[sp.give_up] = True
 
 

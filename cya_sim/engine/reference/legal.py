@@ -54,10 +54,11 @@ def legal_action_mask(state: GameState) -> np.ndarray:
     if state.draft_offer:  # R-2P-DRAFT / R-3P-DRAFT: open the immediate challenge or let the set be
         draft.legal_offer(state, mask, sp)
         return mask
-    base = sp.start["pair_hand"]  # R-PAIR-HAND
+    base = sp.start["pair_hand"]  # R-PAIR-HAND (the mask starts all False: only legal ids are set)
     for a in range(n_a):
         if hand[a]:
-            mask[base + a * width] = hand[a] >= 2
+            if hand[a] >= 2:
+                mask[base + a * width] = True
             for k in held_wilds:
                 mask[base + a * width + k] = True
     if state.discard_pile:  # R-PAIR-DISCARD
@@ -77,12 +78,14 @@ def legal_action_mask(state: GameState) -> np.ndarray:
         if not challenge_allowed(state, seat, target):
             continue
         row = base + (offset - 1) * width
-        mask[row] = hand[state.stacks[target][-1].asset] > 0
+        if hand[state.stacks[target][-1].asset] > 0:
+            mask[row] = True
         for k in held_wilds:
             mask[row + k] = True
     base = sp.start["discard"]  # R-DISCARD
     for c in range(n_t):
-        mask[base + c] = hand[c] > 0
+        if hand[c]:
+            mask[base + c] = True
     if sp.advanced_on:  # some §6 block is enabled
         advanced.turn_mask(state, mask, sp)
     if state.draft_piles:  # R-2P-DRAFT, R-3P-DRAFT

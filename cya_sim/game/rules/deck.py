@@ -124,17 +124,17 @@ class Deck:
         """Number of card types T."""
         return len(self.cards)
 
-    @property
+    @cached_property  # read on every step of the reference engine; a deck never changes
     def n_assets(self) -> int:
         """Number of asset types; asset type ids are ``0 .. n_assets-1``."""
         return sum(c.kind == "asset" for c in self.cards)
 
-    @property
+    @cached_property  # read on every step of the reference engine; a deck never changes
     def n_wilds(self) -> int:
         """Number of wild types; wild ids are ``n_assets .. n_assets+n_wilds-1``."""
         return sum(c.kind == "wild" for c in self.cards)
 
-    @property
+    @cached_property  # read on every step of the reference engine; a deck never changes
     def names(self) -> tuple[str, ...]:
         """Card names in type-id order."""
         return tuple(c.name for c in self.cards)
