@@ -41,6 +41,7 @@ from cya_sim.engine.compiled.layout import (
     C_ADV_MV,
     C_ADV_ON,
     C_ADV_PENNY,
+    C_ADV_Q,
     C_ADV_R2,
     C_ADV_SW,
     C_ADV_SWAP,
@@ -49,7 +50,6 @@ from cya_sim.engine.compiled.layout import (
     C_DI,
     C_DRAFT,
     C_GU,
-    C_M,
     C_NA,
     C_NW,
     C_P,
@@ -167,7 +167,90 @@ def _cheapest_wild(K, G, h0):
     return best
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
+def _challenge_target(K, G, h0, seat, no):
+    """(dollars as seen, offset) of the most valuable top set ``seat`` may challenge (R-CHALLENGE, R-CH-ALLOWED,
+    not the seat ``no - 1`` that R-ADV-TWO forbids), the nearest seat on the left among equals; (-1, 0) if none."""
+    cfg = K.cfg
+    L = K.lay
+    p = cfg[C_P]
+    na = cfg[C_NA]
+    best_top = -1
+    best_off = 0
+    if G[L[B_SLEN] + seat] < 1:
+        return best_top, best_off
+    any_wild = False
+    for k in range(cfg[C_NW]):
+        if G[h0 + na + k] > 0:
+            any_wild = True
+    for off in range(1, p):
+        tg = seat_add(seat, off, p)
+        if G[L[B_SLEN] + tg] < 2 or no == tg + 1:
+            continue
+        st = G[L[B_STOP] + tg]
+        if G[h0 + G[L[B_SASSET] + st]] == 0 and not any_wild:
+            continue
+        v = value_seen(K, G, st, seat)
+        if v > best_top:
+            best_top = v
+            best_off = off
+    return best_top, best_off
+
+
+@njit(inline="always", **_JIT)
+def _deep_choice(K, G, h0, seat, no, floor):
+    """``advanced_first``'s R-ADV-DEEP choice for ``seat`` with its threshold ``floor`` (dollars; a set second from
+    the top must be worth more, or as much with a cheaper opening): the legal deep id of the most valuable such set,
+    the cheapest opening among equals (a Penny Jar at its value, a pair at its cards' values); -1 if none."""
+    cfg = K.cfg
+    L = K.lay
+    p = cfg[C_P]
+    na = cfg[C_NA]
+    pen = cfg[C_ADV_PENNY]
+    # Cards of the contested asset an opening needs besides the wilds held: none with a Penny Jar (it opens
+    # alone) or two wild cards (a pair of them); else one (with the one wild) or two. Sets that cannot be
+    # opened are skipped before their value is read (speed; they have no legal opening, so the same choice).
+    n_wild = 0
+    for k in range(cfg[C_NW]):
+        n_wild += G[h0 + na + k]
+    need = 0 if (pen >= 0 and G[h0 + pen] > 0) or n_wild >= 2 else 2 - n_wild
+    best = -1
+    best_v = floor
+    best_c = _BIG
+    for off in range(1, p):
+        tg = seat_add(seat, off, p)
+        if G[L[B_SLEN] + tg] < 3 or no == tg + 1:
+            continue
+        second = G[L[B_SBELOW] + G[L[B_STOP] + tg]]
+        if G[h0 + G[L[B_SASSET] + second]] < need:
+            continue
+        v = value_seen(K, G, second, seat)
+        if v < best_v:
+            continue  # no opening of this set can be chosen (the common case: nothing more is read)
+        values = K.values
+        per = cfg[C_ADV_Q] + 1  # deep ids per seat: the Q pay-two pairs, then a Penny Jar alone
+        asset = G[L[B_SASSET] + second]
+        row = cfg[C_ADV_DC] + (off - 1) * per
+        for q in range(per):
+            if q == per - 1:
+                if pen < 0 or G[h0 + pen] == 0:
+                    continue
+                c = values[pen]
+            else:  # pay-two pair q, (k1, k2) = divmod(act_lo, 64): its cost is advanced._pair_cost(.., q)
+                lo = K.act_lo[row + q]
+                c1 = asset if lo < 64 else na + (lo >> 6) - 1
+                c2 = asset if lo & 63 == 0 else na + (lo & 63) - 1
+                if G[h0 + c1] < (2 if c1 == c2 else 1) or G[h0 + c2] < 1:
+                    continue
+                c = values[c1] + values[c2]
+            if v > best_v or (v == best_v and c < best_c):
+                best = row + q
+                best_v = v
+                best_c = c
+    return best
+
+
+@njit(inline="always", **_JIT)
 def greedy_advanced_act(K, G, seat):
     """``greedy``'s action id for ``seat`` under the §6 rules (:func:`covers`), read from row ``G``.
 
@@ -217,10 +300,9 @@ def greedy_advanced_act(K, G, seat):
     p = cfg[C_P]
     own_len = G[L[B_SLEN] + seat]
     own_st = G[L[B_STOP] + seat]
-    own_top = value_seen(K, G, own_st, seat) if own_len > 0 else 0
     if cfg[C_ADV_SW] < cfg[C_ADV_MV] and own_len >= 1 and G[h0 + cfg[C_ADV_SWAP]] > 0:  # R-ADV-SWAP
         best = -1
-        best_v = own_top + SWAP_GAIN - 1
+        best_v = value_seen(K, G, own_st, seat) + SWAP_GAIN - 1
         for off in range(1, p):
             tg = seat_add(seat, off, p)
             if G[L[B_SLEN] + tg] >= 1:
@@ -230,74 +312,32 @@ def greedy_advanced_act(K, G, seat):
                     best_v = v
         if best >= 0:
             return best
-    if (cfg[C_ADV_MV] < cfg[C_ADV_DC] and own_len >= 2 and G[h0 + cfg[C_ADV_MOVE]] > 0
-            and own_top >= MOVE_PROTECT):  # R-ADV-MOVE: the own top set to the bottom
-        bottom = own_st
-        while G[L[B_SBELOW] + bottom] >= 0:
-            bottom = G[L[B_SBELOW] + bottom]
-        if own_top > value_seen(K, G, bottom, seat):
-            return cfg[C_ADV_MV]
-
-    nw = cfg[C_NW]
-    any_wild = False
-    for k in range(nw):
-        if G[h0 + na + k] > 0:
-            any_wild = True
-            break
+    if cfg[C_ADV_MV] < cfg[C_ADV_DC] and own_len >= 2 and G[h0 + cfg[C_ADV_MOVE]] > 0:  # R-ADV-MOVE: own top down
+        own_top = value_seen(K, G, own_st, seat)
+        if own_top >= MOVE_PROTECT:
+            bottom = own_st
+            while G[L[B_SBELOW] + bottom] >= 0:
+                bottom = G[L[B_SBELOW] + bottom]
+            if own_top > value_seen(K, G, bottom, seat):
+                return cfg[C_ADV_MV]
     no = G[G_ADV_NO_CH]
-    best_top = -1  # the most valuable top set that can be challenged ($ as seen), and the first seat with it
-    best_off = 0
-    if own_len >= 1:
-        for off in range(1, p):
-            tg = seat_add(seat, off, p)
-            if G[L[B_SLEN] + tg] < 2 or no == tg + 1:  # R-CH-ALLOWED; R-ADV-TWO
-                continue
-            st = G[L[B_STOP] + tg]
-            if G[h0 + G[L[B_SASSET] + st]] == 0 and not any_wild:
-                continue
-            v = value_seen(K, G, st, seat)
-            if v > best_top:
-                best_top = v
-                best_off = off
     if cfg[C_ADV_DC] < cfg[C_ADV_R2] and own_len >= 1:  # R-ADV-DEEP, when it reaches the most valuable set
-        per = (cfg[C_ADV_R2] - cfg[C_ADV_DC]) // (cfg[C_M] - 1)
-        pen = cfg[C_ADV_PENNY]
-        has_pen = pen >= 0 and G[h0 + pen] > 0
-        best = -1
-        best_v = max(DEEP_MIN, best_top + 1) - 1
-        best_c = _BIG
-        for off in range(1, p):
-            tg = seat_add(seat, off, p)
-            if G[L[B_SLEN] + tg] < 3 or no == tg + 1:
-                continue
-            second = G[L[B_SBELOW] + G[L[B_STOP] + tg]]
-            v = value_seen(K, G, second, seat)
-            if v < best_v:
-                continue  # no opening of this set can be chosen
-            asset = G[L[B_SASSET] + second]
-            row = cfg[C_ADV_DC] + (off - 1) * per
-            for q in range(per):
-                if q == per - 1:
-                    if not has_pen:
-                        continue
-                    c = values[pen]
-                else:
-                    lo = K.act_lo[row + q]
-                    if not _holds(G, h0, asset, na, lo // 64, lo % 64):
-                        continue
-                    c = _pair_cost(values, asset, na, cfg[C_W], q)
-                if v > best_v or (v == best_v and c < best_c):
-                    best = row + q
-                    best_v = v
-                    best_c = c
-        if best >= 0:
-            return best
+        # The threshold is max(DEEP_MIN, best_top + 1) - 1 >= DEEP_MIN - 1, so a deep challenge is only possible
+        # when one exists at DEEP_MIN - 1: the challengeable top sets are scanned only then (speed, same choice).
+        deep = _deep_choice(K, G, h0, seat, no, DEEP_MIN - 1)
+        if deep >= 0:
+            best_top, _off = _challenge_target(K, G, h0, seat, no)
+            if best_top + 1 > DEEP_MIN:
+                deep = _deep_choice(K, G, h0, seat, no, best_top)
+            if deep >= 0:
+                return deep
 
     pair, _v, _k = best_pair(K, G, h0)
     if pair >= 0:
         return pair
     if cfg[C_ADV_IM] < cfg[C_ADV_SW] and own_len >= 1 and G[h0 + G[L[B_SASSET] + own_st]] > 0:  # R-ADV-IMPROVE
         return cfg[C_ADV_IM]
+    _top, best_off = _challenge_target(K, G, h0, seat, no)
     if best_off > 0:  # R-CHALLENGE: a matching asset, else the cheapest wild
         base = cfg[C_CH] + (best_off - 1) * cfg[C_W]
         if G[h0 + G[L[B_SASSET] + G[L[B_STOP] + seat_add(seat, best_off, p)]]] > 0:
@@ -305,6 +345,7 @@ def greedy_advanced_act(K, G, seat):
         return base + 1 + _cheapest_wild(K, G, h0) - na
     if cfg[C_ADV_ET] < cfg[C_ADV_IM] and G[G_ADV_LEFT] < cfg[C_ADV_TWO]:
         return cfg[C_ADV_ET]  # R-ADV-TWO: a second action would be a discard; keep the cards
+    nw = cfg[C_NW]
     best_c = -1  # R-DISCARD: the cheapest asset, else the cheapest wild (heuristic's _cheapest_discard)
     best_v = 0
     best_wild = 2

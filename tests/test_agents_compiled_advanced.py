@@ -25,7 +25,6 @@ from agents.compiled_strategy import heuristic_act
 from cya_sim.engine.compiled.layout import (
     C_ADV_DC,
     C_ADV_END,
-    C_ADV_ET,
     C_ADV_IM,
     C_ADV_MV,
     C_ADV_R2,
@@ -33,7 +32,6 @@ from cya_sim.engine.compiled.layout import (
     C_CH,
     C_DI,
     C_GU,
-    C_PD,
     C_RE,
     G_ADV_OWED,
     G_CH_ACTIVE,
