@@ -38,6 +38,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from agents.compiled_advanced import best_pair, covers, greedy_advanced_act
 from agents.compiled_draft import best_take, open_if_able
 from agents.compiled_strategy import (
     STRATEGY_CARD_COUNTER,
@@ -48,9 +49,7 @@ from agents.compiled_strategy import (
 )
 from agents.heuristic import HeuristicConfig
 from agents.view import N_HDR, N_SEATCOL
-from cya_sim.engine.compiled.intrinsics import cttz
 from cya_sim.engine.compiled.layout import (
-    B_DISC,
     B_HANDS,
     B_SASSET,
     B_SLEN,
@@ -64,13 +63,11 @@ from cya_sim.engine.compiled.layout import (
     C_NA,
     C_NW,
     C_P,
-    C_PD,
     C_RE,
     C_T,
     C_W,
     G_CH_ACTIVE,
     G_CH_ASSET,
-    G_DISC_LEN,
     G_DRAFT_OFFER,
 )
 from cya_sim.engine.compiled.pcg import next_double
@@ -132,18 +129,18 @@ def greedy_act(K, G, seat, params, rng, sc):
        (R-CH-EXCHANGE): answer with a matching asset, else the cheapest wild,
        else give up.
 
-    How (speed, same choices): the hand becomes two bitmasks over card
-    types (held, held twice) and only the asset types held are visited,
-    lowest id first. An asset's best wild partner is the most valuable wild
-    held (lowest id among equals), the one a strict ``>`` scan over wild ids
-    keeps; on a wild discard top, the best partner is the most valuable asset
-    held (lowest id among equals).
+    How (speed, same choices): the set to lay is :func:`agents.compiled_advanced.best_pair` (bitmasks
+    over the asset types held). Under the advanced rules (RULES.md §6) ``greedy`` is ``heuristic``'s
+    defaults in the §6 layer (:class:`agents.greedy.GreedyAgent`): without draft piles that decision is
+    :func:`agents.compiled_advanced.greedy_advanced_act`, read from the row like this one; with draft piles
+    it is taken over the agent view (:func:`agents.compiled_strategy.heuristic_act`).
     """
     cfg = K.cfg
     if cfg[C_ADV_ON]:  # the advanced rules (RULES.md §6): heuristic's defaults in the §6 layer, as GreedyAgent
+        if covers(K):
+            return greedy_advanced_act(K, G, seat)
         return heuristic_act(K, G, seat, _GREEDY_AS_HEURISTIC, rng, sc)
     L = K.lay
-    values = K.values
     na = cfg[C_NA]
     nw = cfg[C_NW]
     w = cfg[C_W]
@@ -159,50 +156,7 @@ def greedy_act(K, G, seat, params, rng, sc):
         return cfg[C_GU]
     if cfg[C_DRAFT] != 0 and G[G_DRAFT_OFFER] != 0:  # §7: open the immediate challenge when able
         return open_if_able(K, G, seat)
-    held = 0  # bit c: at least one card of type c
-    held2 = 0  # bit c: at least two
-    for c in range(t):
-        h = G[h0 + c]
-        held |= np.int64(h > 0) << c
-        held2 |= np.int64(h > 1) << c
-    wild_v = -1  # the most valuable wild held ($), and its index k (lowest among equals)
-    wild_k = -1
-    for k in range(nw):
-        if (held >> (na + k)) & 1 and values[na + k] > wild_v:
-            wild_v = values[na + k]
-            wild_k = k
-    best = -1
-    best_v = -1
-    asset_v = -1  # the most valuable asset held ($), and its type (lowest among equals)
-    asset_c = -1
-    todo = held & ((np.int64(1) << na) - 1)
-    while todo != 0:  # asset types held, ascending
-        a = cttz(todo)
-        todo &= todo - 1
-        va = values[a]
-        if va > asset_v:
-            asset_v = va
-            asset_c = a
-        if (held2 >> a) & 1 and 2 * va > best_v:
-            best = a * w
-            best_v = 2 * va
-        if wild_k >= 0 and va + wild_v > best_v:
-            best = a * w + 1 + wild_k
-            best_v = va + wild_v
-    n_disc = G[G_DISC_LEN]
-    if n_disc > 0:
-        top = G[L[B_DISC] + n_disc - 1]
-        vt = values[top]
-        if top < na:  # partners: the same asset (lower id), then the wilds
-            if (held >> top) & 1 and 2 * vt > best_v:
-                best = cfg[C_PD] + top
-                best_v = 2 * vt
-            if wild_k >= 0 and vt + wild_v > best_v:
-                best = cfg[C_PD] + na + wild_k
-                best_v = vt + wild_v
-        elif asset_c >= 0 and vt + asset_v > best_v:  # a wild on top: any asset
-            best = cfg[C_PD] + asset_c
-            best_v = vt + asset_v
+    best, best_v, wild_k = best_pair(K, G, h0)
     if cfg[C_DRAFT] != 0:  # §7: a draft take is a set, worth its hand card and the cards taken
         best, best_v = best_take(K, G, seat, sc.hand, best, best_v)  # sc.hand: scratch (greedy builds no view)
     if best >= 0:

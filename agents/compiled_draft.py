@@ -51,14 +51,15 @@ def take_value(K, G, seat, a):
     return v + n * K.values[asset]
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def best_take(K, G, seat, cnt, best, best_v):
     """The legal draft take of highest value (:func:`take_value`) if it beats ``best_v`` strictly, visiting
     the draft ids in ascending order (ties keep the lowest id): returns ``(best, best_v)``.
 
     ``cnt`` ((T,) int64) is scratch: it gets the face-up tops of each type within ``seat``'s reach, so
     every take is valued from it without scanning the piles again (same choices as valuing each
-    legal id, ``tests/test_batched_differential.py``).
+    legal id, ``tests/test_batched_differential.py``). Only the entries of the types showing (the bits of
+    ``up``) are written and read: nothing is cleared (speed).
     """
     cfg = K.cfg
     na = cfg[C_NA]
@@ -67,19 +68,44 @@ def best_take(K, G, seat, cnt, best, best_v):
     w = 1 + nw
     values = K.values
     h0 = K.lay[B_HANDS] + seat * t
-    for c in range(t):
-        cnt[c] = 0
-    any_up = False
+    up = 0  # bit c: a face-up top of type c within reach; cnt[c] how many
     for i in range(cfg[C_DRAFT_PILES]):
         j = reach_pile(K, G, seat, i)
         if j < 0:
             break
         c = top(K, G, j)
         if c >= 0:
+            if (up >> c) & 1 == 0:
+                up |= 1 << c
+                cnt[c] = 0
             cnt[c] += 1
-            any_up = True
-    if not any_up:
+    if up == 0:
         return best, best_v
+    for a in range(na):  # draft_take ids: asset a, then k
+        if G[h0 + a] == 0:
+            continue
+        if (up >> a) & 1:
+            v = values[a] * (1 + cnt[a])
+            if v > best_v:
+                best = cfg[C_DRAFT_TAKE] + a * w
+                best_v = v
+            continue
+        for k in range(nw):
+            if (up >> (na + k)) & 1:
+                v = values[a] + values[na + k]
+                if v > best_v:
+                    best = cfg[C_DRAFT_TAKE] + a * w + 1 + k
+                    best_v = v
+    for k in range(nw):  # draft_wild ids: wild k, then the named asset
+        if G[h0 + na + k] == 0:
+            continue
+        for a in range(na):
+            if (up >> a) & 1:
+                v = values[na + k] + cnt[a] * values[a]
+                if v > best_v:
+                    best = cfg[C_DRAFT_WILD] + k * na + a
+                    best_v = v
+    return best, best_v
     for a in range(na):  # draft_take ids: asset a, then k
         if G[h0 + a] == 0:
             continue

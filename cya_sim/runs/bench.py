@@ -339,8 +339,10 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     ``<label>_decisions_s``, ``<label>_decisions_per_game``, ``<label>_reference_games_s`` for the labels
     ``rules`` and ``classic`` (per CPU second of this process), ``<label>_random_games_s`` (random in
     every seat, a quarter of ``games``), ``vs_classic_games``, ``vs_classic_decisions`` and
-    ``vs_classic_random`` (batched rates, preset / classic). P is 4 clamped to the preset's
-    ``min_players..max_players``.
+    ``vs_classic_random`` (batched rates, preset / classic), and the same figures under names that say what
+    they compare: ``<preset>_greedy_x<P>_games_s``, ``classic_greedy_x<P>_games_s``,
+    ``<preset>_greedy_x<P>_vs_classic`` (e.g. ``advanced_greedy_x4_vs_classic``, issue 13's target >= 0.5) and
+    ``<preset>_random_x<P>_vs_classic``. P is 4 clamped to the preset's ``min_players..max_players``.
 
     Raises:
         RulesError: unknown preset or one the batched engine does not play.
@@ -378,6 +380,11 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     out["vs_classic_games"] = out["rules_games_s"] / out["classic_games_s"]
     out["vs_classic_decisions"] = out["rules_decisions_s"] / out["classic_decisions_s"]
     out["vs_classic_random"] = out["rules_random_games_s"] / out["classic_random_games_s"]
+    # the same ratios under names that say what they compare (issue 13: ">= 0.5x the classic engine rate")
+    out[f"{preset}_greedy_x{p}_games_s"] = out["rules_games_s"]
+    out[f"classic_greedy_x{p}_games_s"] = out["classic_games_s"]
+    out[f"{preset}_greedy_x{p}_vs_classic"] = out["vs_classic_games"]
+    out[f"{preset}_random_x{p}_vs_classic"] = out["vs_classic_random"]
     out["load_average_1min"] = os.getloadavg()[0]
     return out
 

@@ -58,7 +58,8 @@ def invalidate_stale_caches() -> bool:
         if not d.is_dir():
             continue
         for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
-            if d.parent.name == "tests" and not f.name.startswith(("test_batched", "test_search", "test_kernel", "test_plugin")):
+            if d.parent.name == "tests" and not f.name.startswith(("test_batched", "test_search", "test_kernel", "test_plugin",
+                                                                 "test_agents_compiled")):
                 continue
             try:
                 f.unlink()
