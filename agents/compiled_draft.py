@@ -106,31 +106,6 @@ def best_take(K, G, seat, cnt, best, best_v):
                     best = cfg[C_DRAFT_WILD] + k * na + a
                     best_v = v
     return best, best_v
-    for a in range(na):  # draft_take ids: asset a, then k
-        if G[h0 + a] == 0:
-            continue
-        if cnt[a] > 0:
-            v = values[a] * (1 + cnt[a])
-            if v > best_v:
-                best = cfg[C_DRAFT_TAKE] + a * w
-                best_v = v
-            continue
-        for k in range(nw):
-            if cnt[na + k] > 0:
-                v = values[a] + values[na + k]
-                if v > best_v:
-                    best = cfg[C_DRAFT_TAKE] + a * w + 1 + k
-                    best_v = v
-    for k in range(nw):  # draft_wild ids: wild k, then the named asset
-        if G[h0 + na + k] == 0:
-            continue
-        for a in range(na):
-            if cnt[a] > 0:
-                v = values[na + k] + cnt[a] * values[a]
-                if v > best_v:
-                    best = cfg[C_DRAFT_WILD] + k * na + a
-                    best_v = v
-    return best, best_v
 
 
 @njit(**_JIT)

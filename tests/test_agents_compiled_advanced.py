@@ -19,6 +19,11 @@ import numpy as np
 import pytest
 from numba import njit
 
+# A compiled harness of its own (a whole play loop with both forms inlined) costs about two CPU minutes to
+# compile on a cold cache, too much for the default suite's 10 minutes; the default suite still compares the
+# compiled greedy with the Python one under §6 (tests/test_batched_differential.py, agent-played games).
+pytestmark = pytest.mark.slow
+
 from agents.compiled import _GREEDY_AS_HEURISTIC, new_scratch
 from agents.compiled_advanced import covers, greedy_advanced_act
 from agents.compiled_strategy import heuristic_act

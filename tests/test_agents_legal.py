@@ -5,8 +5,9 @@ action mask (``is_legal``) before applying it and raises IllegalActionError
 otherwise, so a batch of games that finishes is a batch without one illegal
 action. Each agent sits in every seat (rotation) against random, greedy and
 card_counter opponents, for every preset: the classic family at 4 players;
-the presets of issue 13 (``advanced`` at 2–6 players, ``two_player_draft`` at
-2, ``three_player_draft`` at 3) at each of their table sizes. The slow target
+the presets of issue 13 (``advanced`` at 2–6 players, ``two_player_draft`` and
+``two_player_draft_advanced`` at 2, ``three_player_draft`` and ``three_player_draft_advanced``
+at 3) at each of their table sizes. The slow target
 plays 100,000 games per agent per preset (``advanced``: 20,000 per table size);
 the default run 400. Every registered agent with a compiled form is listed
 (``heuristic`` with its defaults and two other switch settings); the search
@@ -28,7 +29,8 @@ AGENTS = ["random", "greedy", "heuristic", "heuristic(count=true, backup=true, c
           "wild_hoarder", "card_counter", "oracle(cheats=true)"]
 OPPONENTS = ["random", "greedy", "card_counter"]
 #: The presets of issue 13 and their table sizes; a new preset is one more line.
-NEW_PRESETS = (("advanced", (2, 3, 4, 5, 6)), ("two_player_draft", (2,)), ("three_player_draft", (3,)))
+NEW_PRESETS = (("advanced", (2, 3, 4, 5, 6)), ("two_player_draft", (2,)), ("three_player_draft", (3,)),
+               ("two_player_draft_advanced", (2,)), ("three_player_draft_advanced", (3,)))
 
 
 def _play(agent: str, preset: str, games: int) -> None:
