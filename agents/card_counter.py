@@ -82,7 +82,7 @@ def playable_cost(hand, values, asset, na, nw):
     return n, cost
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask):
     """The ``card_counter`` action id (int) for one seat's view.
 

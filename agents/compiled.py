@@ -105,7 +105,7 @@ BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def random_act(K, G, seat, params, rng, sc):
     """``random``: legal ids ascending, index ``floor(u * n_legal)`` with ``u`` the next double of ``rng``.
 

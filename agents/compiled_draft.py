@@ -51,7 +51,7 @@ def take_value(K, G, seat, a):
     return v + n * K.values[asset]
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def best_take(K, G, seat, cnt, best, best_v):
     """The legal draft take of highest value (:func:`take_value`) if it beats ``best_v`` strictly, visiting
     the draft ids in ascending order (ties keep the lowest id): returns ``(best, best_v)``.

@@ -127,7 +127,7 @@ from cya_sim.engine.compiled.seen import unseen_of
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def view_row(K, G, seat, sc):
     """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
@@ -238,7 +238,7 @@ def view_row(K, G, seat, sc):
 STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE = 2, 3, 4
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _gives_up_at_once(K, G, seat):
     """``card_counter`` in a challenge holding no card to answer gives up (its own ``k == 0`` case), view or not."""
     if G[G_CH_ACTIVE] == 0:
@@ -251,7 +251,7 @@ def _gives_up_at_once(K, G, seat):
     return k == 0
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _oracle_view(K, G, sc):
     """What ``oracle`` reads beyond the view (it CHEATS): true top-set values and every hand."""
     L = K.lay
@@ -264,7 +264,7 @@ def _oracle_view(K, G, sc):
             sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def strategy_act(kind, K, G, seat, params, rng, sc):
     """The action of view-based policy ``kind`` (``STRATEGY_*``) for ``seat``: one view built, one decision.
 
@@ -281,18 +281,18 @@ def strategy_act(kind, K, G, seat, params, rng, sc):
     adv = K.cfg[C_ADV_ON] != 0
     a = -1
     if adv:  # the advanced rules (RULES.md §6): agents/advanced.py around the policy's own decision
-        a = advanced_first(sc.hdr, sc.hand, K.values, sc.seats, sc.mask)
+        a = advanced_first(sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.seats, sc.mask)
     if a < 0:
         if kind == STRATEGY_CARD_COUNTER:
-            a = card_counter_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask)
+            a = card_counter_decide(params, sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.unseen, sc.seats, sc.gave_up, sc.mask)
         elif kind == STRATEGY_HEURISTIC:
-            a = heuristic_decide(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.mask)
+            a = heuristic_decide(params, sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.unseen, sc.seats, sc.mask)
         elif kind == STRATEGY_ORACLE:
-            a = oracle_decide(sc.hdr, sc.hand, K.values, sc.seats, sc.hands_all, sc.mask)
+            a = oracle_decide(sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.seats, sc.hands_all, sc.mask)
         else:
             return -1
     if adv:
-        a = advanced_last(sc.hdr, sc.hand, K.values, sc.mask, a)
+        a = advanced_last(sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.mask, a)
     return a
 
 

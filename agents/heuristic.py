@@ -285,7 +285,7 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     return best, best_score
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def heuristic_decide(params, hdr, hand, values, unseen, seats, mask):
     """The ``heuristic`` action id (int) for one seat's view (:mod:`agents.view`).
 

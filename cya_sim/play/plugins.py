@@ -92,7 +92,7 @@ def _dispatch_source(paths: list[str]) -> str:
               "    _view_row(K, G, seat, sc)"]
     for i in range(len(paths)):
         lines += [f"    if code == {PLUGIN_BASE + i}:",
-                  f"        return _plugin{i}(params, sc.hdr, sc.hand, K.values, sc.unseen, sc.seats, sc.gave_up, sc.mask, rng)"]
+                  f"        return _plugin{i}(params, sc.hdr, sc.hand, K.values[:K.cfg[2]], sc.unseen, sc.seats, sc.gave_up, sc.mask, rng)"]
     lines += ["    return -1", ""]
     return "\n".join(lines)
 

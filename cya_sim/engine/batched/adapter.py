@@ -14,6 +14,7 @@ from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.compiled.layout import (
     C_ADV_ON,
     C_N,
+    C_T,
     G_ADV_DEF0,
     G_ADV_DEPTH,
     G_ADV_LEFT,
@@ -112,7 +113,7 @@ def reference_observation(state: BatchState, row: int):
         round=int(state.round[b]), dealer=int(state.dealer[b]), current_player=int(state.current_player[b]),
         phase="challenge" if state.ch_active[b] else ("draft_move" if int(row[G_DRAFT_MOVE]) else
                                                       ("draft_offer" if int(state.draft_offer[b]) else "turn")),
-        challenge=ch, unseen=(k.deck_counts - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
+        challenge=ch, unseen=(k.deck_counts[:int(k.cfg[C_T])] - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
         legal_action_mask=mask, draft_tops=tops, draft_sizes=sizes, draft_reach=reach,
         draft_offer=tuple(int(x) - 1 for x in (state.draft_offer[b], state.draft_offer2[b]) if x),
         removed=removed,

@@ -93,7 +93,7 @@ def fill_rows(K, R, ER, AR, Q):
             finish_and_refill(K, R, ER, AR, Q, b)
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def log_action(Q, G, a):
     """Append action ``a`` to the action log of row ``G``'s game when logging is on; False if the log is full."""
     if Q.log_len.shape[0] == 0:

@@ -228,7 +228,7 @@ def observe(state: BatchState) -> ObservationBatch:
     z = np.zeros
     tops, sizes = _draft_tops(state)
     obs = ObservationBatch(
-        rules=state.rules, n_players=p, action_space=state.action_space, values=k.values.copy(),
+        rules=state.rules, n_players=p, action_space=state.action_space, values=k.values[:int(k.cfg[C_T])].copy(),
         game_index=state.game_index.copy(), seat=z(b, np.int8), phase=z(b, np.int8),
         legal_action_mask=z((b, a), bool), hand=z((b, t), np.int16), hand_sizes=z((b, p), np.int16),
         stack_len=z((b, p), np.int16), set_asset=np.full((b, p, s_max), -1, np.int8),

@@ -84,13 +84,13 @@ _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 DONE, GOES_ON, END_TURN = 0, 1, 2
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _card_of(K, asset, k):
     """The card of partner index ``k`` (0: an ``asset``, else wild k-1)."""
     return asset if k == 0 else K.cfg[C_NA] + k - 1
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _holds_pair(K, G, h0, asset, k1, k2):
     """Whether the hand at ``h0`` holds the pay-two pair ``(k1, k2)`` for ``asset``."""
     c1 = _card_of(K, asset, k1)
@@ -100,7 +100,7 @@ def _holds_pair(K, G, h0, asset, k1, k2):
     return G[h0 + c1] >= 1 and G[h0 + c2] >= 1
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def contested_slot(K, G, defender):
     """The set slot a challenge is over: the defender's top set, or the one below it (R-ADV-DEEP)."""
     L = K.lay
@@ -111,7 +111,7 @@ def contested_slot(K, G, defender):
 
 
 # -- legality ---------------------------------------------------------------------------------------
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def pre_legal(K, G, a):
     """Legality of ``a`` under the §6 rules: 0 illegal, 1 legal, 2 ask the classic check (``rules.is_legal``).
 
@@ -257,7 +257,7 @@ def extend_legal(K, G, out, n):
 
 
 # -- applying ---------------------------------------------------------------------------------------
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def remove_card(K, G, card):
     """R-ADV-DISCARD-ACTION / R-ADV-SWAP / R-ADV-MOVE / R-ADV-SETUP: ``card`` leaves the game (``B_ADV_REMOVED``),
     face up: every seat sees it (:func:`~cya_sim.engine.compiled.seen.reveal`, RULES.md §10)."""
@@ -280,14 +280,14 @@ def setup_discard(K, G, k):
     return k
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def clear_removed(K, G):
     """A new round: no card has left the game yet (``B_ADV_REMOVED``, R-NEW-ROUND)."""
     for c in range(K.cfg[C_T]):
         G[K.lay[B_ADV_REMOVED] + c] = 0
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def reset_turn(K, G):
     """A new turn: ``actions_per_turn`` actions, no challenge limit, nobody challenged yet (R-ADV-TWO)."""
     G[G_ADV_LEFT] = K.cfg[C_ADV_TWO]
@@ -297,7 +297,7 @@ def reset_turn(K, G):
     G[G_ADV_OWED] = 0
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def note_defender(K, G, defender):
     """Record a seat challenged this turn: it draws after the mover at the end of a two-action turn."""
     if K.cfg[C_ADV_TWO] > 1:
@@ -308,7 +308,7 @@ def note_defender(K, G, defender):
         G[G_ADV_NDEF] += 1
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def set_owed(K, G, played, single_penny):
     """Cards owed by the side now to act after a play of ``played`` cards (R-ADV-PENNY, R-ADV-DEEP): as
     :func:`cya_sim.engine.reference.advanced.owed_after`."""
@@ -335,7 +335,7 @@ def _play(K, G, seat, c1, c2):
     set_owed(K, G, played, played == 1 and c1 == K.cfg[C_ADV_PENNY])
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _unlink_top(K, G, seat):
     """Take the top set off ``seat``'s stack; its slot."""
     L = K.lay
@@ -346,7 +346,7 @@ def _unlink_top(K, G, seat):
     return st
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _push(K, G, seat, st):
     """Put set slot ``st`` on top of ``seat``'s stack."""
     L = K.lay
@@ -463,7 +463,7 @@ def turn_action(K, G, a, seat):
     return GOES_ON
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def after_challenge(K, G, winner):
     """R-ADV-TWO: a challenger that lost as its first action may not challenge the defender again this turn (only
     the mover's own challenges: not the immediate challenge of a drafted set, §7)."""

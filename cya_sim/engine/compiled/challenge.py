@@ -17,7 +17,7 @@ from cya_sim.engine.compiled.seen import reveal
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def show_challenge_card(K, G, seat, card):
     """``seat`` shows ``card`` in the open challenge (R-CH-EXCHANGE).
 

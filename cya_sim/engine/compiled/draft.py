@@ -78,7 +78,7 @@ from cya_sim.engine.compiled.seen import reveal
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def top(K, G, j):
     """The face-up top card type of draft pile ``j``, or -1 (empty, or not turned up yet)."""
     n = G[K.lay[B_DRAFT_LEN] + j]
@@ -87,7 +87,7 @@ def top(K, G, j):
     return G[K.lay[B_DECK] + j * K.cfg[C_DRAFT_SIZE] + n - 1]
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def reach_pile(K, G, seat, i):
     """The ``i``-th pile in ``seat``'s reach order, or -1 past the end (shared: every pile;
     neighbours: pile ``seat`` on its left, then pile ``seat - 1`` on its right)."""
@@ -101,7 +101,7 @@ def reach_pile(K, G, seat, i):
     return -1
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def take_mask(K, G, seat, asset, k):
     """Bitmask of the piles a take by ``seat`` of ``asset`` takes the top of (0: impossible).
 
@@ -128,7 +128,7 @@ def take_mask(K, G, seat, asset, k):
     return 1 << wild
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def can_open(K, G, seat, asset):
     """Whether ``seat`` holds a card of ``asset`` or a wild (it can open a challenge, R-CH-EXCHANGE)."""
     h0 = K.lay[B_HANDS] + seat * K.cfg[C_T]
@@ -141,7 +141,7 @@ def can_open(K, G, seat, asset):
     return False
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _mover_asset(K, G):
     return G[K.lay[B_SASSET] + G[K.lay[B_STOP] + G[G_CUR]]]
 
@@ -239,7 +239,7 @@ def _next_offer(K, G):
         G[G_TO_ACT] = G[G_DRAFT_OFFER] - 1
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def other_neighbour(K, G, mover, j):
     """The other player beside pile ``j`` (shared: the opponent; neighbours: pile j lies between seats j and j+1)."""
     if K.cfg[C_DRAFT] == DRAFT_SHARED:

@@ -59,8 +59,6 @@ the piles are turned up after that choice (0: none).
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from cya_sim.engine import batched_refusal
@@ -143,17 +141,49 @@ TIE_SHARE, TIE_EXTRA = 0, 1
 ORDER_LOSER_FIRST, ORDER_MOVER_FIRST = 0, 1
 _ENDS = {"target": END_TARGET, "rounds": END_ROUNDS, "round_wins": END_ROUND_WINS}
 
-Consts = namedtuple("Consts", ["cfg", "values", "deck0", "deck_counts", "wild_order", "discard_order",
-                               "act_hi", "act_lo", "lay"])
-Consts.__doc__ = """Rule-derived constants shared by every row (the rules as data, compiled).
+#: Slots of the per-type arrays of :data:`Consts` (at least ``MAX_BATCHED_CARD_TYPES``, 62).
+T_SLOTS = 64
+#: Smallest sizes of the ``deck0`` and ``act_hi``/``act_lo`` slots: every preset (and every deck of up to
+#: 512 cards and 512 action ids) shares one record type, so one compiled kernel.
+MIN_SLOTS = 512
+
+
+def consts_dtype(a_slots: int = MIN_SLOTS, n_slots: int = MIN_SLOTS) -> np.dtype:
+    """The NumPy record type of :data:`Consts` with ``a_slots`` action and ``n_slots`` card slots.
+
+    A record is passed to compiled code as one pointer (numba's ``Record`` model), where a tuple of
+    arrays would be passed as seven words per array: the kernel's calls stay cheap without inlining
+    (issue 21). Sizes are rounded up to powers of two from :data:`MIN_SLOTS`, so rule sets share a
+    type (one compile) unless a custom deck needs more slots.
+    """
+    i8 = np.int64
+    return np.dtype([("cfg", i8, (N_CFG,)), ("values", i8, (T_SLOTS,)), ("deck0", i8, (n_slots,)),
+                     ("deck_counts", i8, (T_SLOTS,)), ("wild_order", i8, (T_SLOTS,)),
+                     ("discard_order", i8, (T_SLOTS,)), ("act_hi", i8, (a_slots,)), ("act_lo", i8, (a_slots,)),
+                     ("lay", i8, (N_LAYOUT,))], align=True)
+
+
+#: The record type of every preset's constants (:func:`consts_dtype` at its smallest sizes).
+CONSTS_DTYPE = consts_dtype()
+
+
+def _slots(n: int) -> int:
+    return max(MIN_SLOTS, 1 << max(0, int(n) - 1).bit_length())
+
+
+#: The type of the rule constants ``K`` (:func:`make_consts`; fields in :data:`CONSTS_FIELDS`).
+Consts = np.record
+CONSTS_FIELDS = """Rule-derived constants shared by every row (the rules as data, compiled): one NumPy record
+(:func:`consts_dtype`), a ``numpy.record`` with the fields below as attributes. Arrays have fixed slot
+counts; only the first entries are meaningful (T types, N cards, A action ids; the rest is 0).
 
 cfg: (N_CFG,) int64 — sizes and options, indexed by the ``C_*`` constants.
-values: (T,) int64 — face value of each card type in dollars (R-DECK-2011).
-deck0: (N,) int64 — every card in play in type-id order (R-DECK-MULTI), before shuffling.
-deck_counts: (T,) int64 — copies of each type in play.
-wild_order: (nW,) int64 — wild type ids by (value, id), the greedy agent's order.
-discard_order: (T,) int64 — type ids by (is wild, value, id), the greedy agent's discard order.
-act_hi, act_lo: (A,) int64 — action decoding without integer division: for ``pair_hand`` ids the
+values: (T_SLOTS,) int64 — face value of each card type in dollars (R-DECK-2011), the first T meaningful.
+deck0: (n_slots,) int64 — every card in play in type-id order (R-DECK-MULTI), before shuffling (first N).
+deck_counts: (T_SLOTS,) int64 — copies of each type in play.
+wild_order: (T_SLOTS,) int64 — wild type ids by (value, id), the greedy agent's order (first nW).
+discard_order: (T_SLOTS,) int64 — type ids by (is wild, value, id), the greedy agent's discard order.
+act_hi, act_lo: (a_slots,) int64 — action decoding without integer division: for ``pair_hand`` ids the
     asset and the partner index k (0 = a second asset, else wild k-1); for ``challenge`` ids the
     offset (1..M-1) and k; for ``swap`` the offset; for ``move`` the offset (0..M-1) and the
     direction (0 top to bottom, 1 bottom to top); for ``deep_challenge`` the offset and
@@ -179,7 +209,7 @@ def layout(p: int, t: int, n: int, s: int, cap: int, d: int = 0) -> np.ndarray:
 
 
 def make_consts(rules: RuleSet, n_players: int) -> Consts:
-    """The :class:`Consts` of ``rules`` at ``n_players`` seats.
+    """The constants record (:data:`CONSTS_FIELDS`) of ``rules`` at ``n_players`` seats.
 
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``, or too few cards to deal at that size
@@ -261,7 +291,17 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
             else:
                 act_hi[a], act_lo[a] = d.offset, -1 if d.second == -2 else 64 * k1 + k2
     lay = layout(n_players, t, n, n // 2 + 1, cap, n_piles)
-    return Consts(cfg, values, deck0, counts.astype(np.int64), wild_order, discard_order, act_hi, act_lo, lay)
+    k = np.zeros(1, consts_dtype(_slots(sp.size), _slots(n))).view(np.recarray)[0]
+    k.cfg[:] = cfg
+    k.values[:t] = values
+    k.deck0[:n] = deck0
+    k.deck_counts[:t] = counts
+    k.wild_order[:len(wild_order)] = wild_order
+    k.discard_order[:t] = discard_order
+    k.act_hi[:sp.size] = act_hi
+    k.act_lo[:sp.size] = act_lo
+    k.lay[:] = lay
+    return k
 
 
 def row_width(k: Consts) -> int:

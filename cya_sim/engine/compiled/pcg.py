@@ -28,7 +28,7 @@ _ONE = np.uint64(1)
 _DOUBLE_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy")
 def next64(st):
     """Advance the PCG64 stream ``st`` ((4,) uint64, in place); return the next uint64 output."""
     sh = st[0]
@@ -45,13 +45,13 @@ def next64(st):
     return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy")
 def next_double(st):
     """``numpy.random.Generator(PCG64).random()`` on stream ``st`` (float64 in [0, 1))."""
     return np.float64(next64(st) >> np.uint64(11)) * _DOUBLE_UNIT
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy")
 def mix64(z):
     """SplitMix64 finaliser on a uint64 (as :func:`cya_sim.game.rng.mix64`)."""
     z = (z ^ (z >> np.uint64(30))) * _M1U

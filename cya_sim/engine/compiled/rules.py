@@ -134,7 +134,7 @@ invalidate_stale_caches()  # numba's disk cache does not track the kernels linke
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def seat_add(seat, d, p):
     """``(seat + d) % p`` for ``0 <= seat < p`` and ``0 <= d <= p`` (no integer division)."""
     x = seat + d
@@ -142,7 +142,7 @@ def seat_add(seat, d, p):
 
 
 # -- small queries --------------------------------------------------------------------------------
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def value_seen(K, G, st, observer):
     """Dollars of set slot ``st`` as ``observer`` sees it: a hidden first card counted at the asset's value.
 
@@ -315,7 +315,7 @@ def legal_list(K, G, out):
     return n
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def legal_mask(K, G, mask, ids):
     """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
 
@@ -409,7 +409,7 @@ def new_game(K, G, rng):
 
 
 # -- applying actions (R-TURN, §4, R-REFILL, R-ROUND-END) -------------------------------------------
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _push_set(K, G, seat, st):
     L = K.lay
     G[L[B_SBELOW] + st] = G[L[B_STOP] + seat]
@@ -418,7 +418,7 @@ def _push_set(K, G, seat, st):
     G[L[B_SVAL] + seat] += G[L[B_SVALUE] + st]
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _new_set(K, G, seat, asset, card0, known0, card1):
     """R-NEW-SET: a new set [card0, card1] with ``asset`` on top goes on top of ``seat``'s stack."""
     L = K.lay
@@ -435,7 +435,7 @@ def _new_set(K, G, seat, asset, card0, known0, card1):
     _push_set(K, G, seat, st)
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _play_challenge_card(K, G, seat, card):
     """R-CH-EXCHANGE: ``seat`` shows ``card``; the other side must answer."""
     show_challenge_card(K, G, seat, card)
@@ -548,7 +548,7 @@ def apply_action(K, G, rng, a):
     action_done(K, G, rng, seat, -1, False)
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def resolve_challenge(K, G, rng):
     """R-CH-EXCHANGE: whoever played the last card wins the set and every challenge card.
 
@@ -601,7 +601,7 @@ def resolve_challenge(K, G, rng):
         piles_then_done(K, G, rng, defe, chal)
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def piles_then_done(K, G, rng, first, second):
     """§7: turn up the draft piles taken from (``draft.finish``; an action card turned up acts at once), then
     :func:`action_done`; when a Move turned up waits for its choice the draw order is kept in
@@ -654,7 +654,7 @@ def end_two_action_turn(K, G, rng):
     end_turn(K, G, rng, mover, -1)
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _refill(K, G, seat):
     """R-REFILL for one seat: draw up to ``hand_size`` while the draw pile lasts.
 

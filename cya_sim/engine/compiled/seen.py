@@ -46,7 +46,7 @@ from cya_sim.engine.compiled.layout import (
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def reveal(K, G, card, seats):
     """Note that the seats of bitmask ``seats`` have now seen ``card`` (a card type id) outside their own hands.
 
@@ -73,7 +73,7 @@ def reveal(K, G, card, seats):
             G[u + s * t] += 1
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def unseen_of(K, G, seat, out):
     """``seat``'s unseen cards ((T,) int64 into ``out``; RULES.md §10) from the kept counts, without a recount."""
     t = K.cfg[C_T]
@@ -84,7 +84,7 @@ def unseen_of(K, G, seat, out):
         out[c] = K.deck_counts[c] - G[h0 + c] - G[u0 + c] - G[v0 + c]
 
 
-@njit(inline="always", **_JIT)
+@njit(**_JIT)
 def _draft_face_down(K, G, j):
     """Cards of draft pile ``j`` that are face down (all but a face-up top; R-2P-DRAFT, R-3P-DRAFT)."""
     n = G[K.lay[B_DRAFT_LEN] + j]
