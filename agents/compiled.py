@@ -1,26 +1,25 @@
-"""Compiled (numba) forms of the built-in agents, and the one signature every compiled policy has.
+"""Compiled (numba) forms of the built-in agents, and the one dispatch every compiled loop calls.
 
-A **compiled policy** decides for the seat to act in one game row of the
-compiled representation (:mod:`cya_sim.engine.compiled.layout`)::
+A **compiled policy** decides for the seat to act in one game row of the compiled representation
+(:mod:`cya_sim.engine.compiled.layout`). :func:`policy_act` is the one dispatch::
 
-    act(K, G, seat, params, rng, sc) -> int
+    policy_act(code, addr, K, G, seat, params, rng, sc) -> int
 
-K: the rule constants (:class:`~cya_sim.engine.compiled.layout.Consts`); G: the
-game row ((W,) int64); seat: the seat to act; params: (N_AGENT_PARAMS,) float64
-the agent's parameters; rng: (4,) uint64 the seat's PCG64 stream
-(:func:`cya_sim.engine.compiled.pcg.next_double`); sc: a :class:`Scratch` of
-work arrays. The play loop (:mod:`cya_sim.play`) calls it inside the batched
-engine's compiled loop, and the search (:mod:`cya_sim.search`) calls it for
-every rollout seat: one function, both places. A policy must read only what its
-seat may see (RULES.md §10) — :mod:`agents.view` builds that view — except
+code: the policy's ``POLICY_*``; addr: a view policy's C address (:mod:`agents.view_abi`, 0 otherwise);
+K: the rule constants (:data:`~cya_sim.engine.compiled.layout.Consts`); G: the game row ((W,) int64);
+seat: the seat to act; params: (N_AGENT_PARAMS,) float64 the agent's parameters; rng: (4,) uint64 the
+seat's PCG64 stream (:func:`cya_sim.engine.compiled.pcg.next_double`); sc: a :class:`Scratch` of work
+arrays. The play loop (:mod:`cya_sim.play`) calls it inside the batched engine's compiled loop, and the
+search (:mod:`cya_sim.search`) calls it for every rollout seat: one function, both places. A policy must
+read only what its seat may see (RULES.md §10) — :mod:`agents.view` builds that view — except
 ``oracle``, which cheats by design.
 
-Built-in policies: :func:`random_act`, :func:`greedy_act` (read the row
-directly, fast) and, in :mod:`agents.compiled_strategy`, ``heuristic``,
-``card_counter`` and ``oracle`` (decide from the agent view). Their decisions
+Built-in policies: :func:`random_act`, :func:`greedy_act` (read the row directly, fast, decided in the
+loop) and the view policies ``heuristic``, ``card_counter`` and ``oracle``
+(:mod:`agents.compiled_strategy`, each compiled on its own the first time it plays). Their decisions
 equal the single-game classes' game by game (``tests/test_batched_differential.py``,
-``tests/test_agents_compiled.py``). A user's plug-in policy written over the
-agent view becomes a compiled policy through :mod:`cya_sim.play.plugins`.
+``tests/test_agents_compiled.py``). A user's plug-in written over the agent view is a view policy too
+(:func:`agents.plugin.plugin_address`).
 
 Also here: the **batch forms** (:class:`RandomBatchAgent`, :class:`GreedyBatchAgent`)
 that take an :class:`~cya_sim.engine.batched.observation.ObservationBatch` of B
@@ -44,11 +43,13 @@ from agents.compiled_strategy import (
     STRATEGY_CARD_COUNTER,
     STRATEGY_HEURISTIC,
     STRATEGY_ORACLE,
-    heuristic_act,
-    strategy_act,
+    gives_up_at_once,
+    oracle_view,
+    view_row,
 )
 from agents.heuristic import HeuristicConfig
 from agents.view import N_HDR, N_SEATCOL
+from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
 from cya_sim.engine.compiled.layout import (
     B_HANDS,
     B_SASSET,
@@ -73,18 +74,18 @@ from cya_sim.engine.compiled.layout import (
 from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.engine.compiled.rules import legal_list, seat_add, value_seen
 
-#: ``greedy``'s parameters as ``heuristic`` switches (its defaults), used under the advanced rules.
-_GREEDY_AS_HEURISTIC = HeuristicConfig().to_array()
+#: ``greedy``'s parameters as ``heuristic`` switches (its defaults): under the advanced rules with draft
+#: piles ``greedy`` is the ``heuristic`` view policy with these (``agents.registry.policy_of``).
+GREEDY_AS_HEURISTIC = HeuristicConfig().to_array()
 
-#: Width of a compiled agent's parameter row (``agents.registry.compiled_params``).
-N_AGENT_PARAMS = 16
-
-Scratch = namedtuple("Scratch", ["hdr", "hand", "unseen", "seats", "gave_up", "mask", "ids", "hands_all"])
+Scratch = namedtuple("Scratch", ["hdr", "hand", "unseen", "seats", "gave_up", "mask", "ids", "hands_all",
+                                 "no_hands"])
 Scratch.__doc__ = """Work arrays of a compiled policy (one set per thread; nothing is allocated per decision).
 
 hdr: (N_HDR,) int64; hand, unseen: (T,) int64; seats: (P, N_SEATCOL) int64; gave_up: (P, T) bool;
 mask: (A,) bool — the agent view (:mod:`agents.view`). ids: (A,) int64 legal ids.
-hands_all: (P, T) int64 (``oracle`` only).
+hands_all: (P, T) int64 every hand (``oracle`` only); no_hands: (P, T) int64 zeros, what every other
+view policy gets in its place (:mod:`agents.view_abi`), so no policy sees what ``oracle`` saw.
 """
 
 
@@ -93,12 +94,16 @@ def new_scratch(cfg: np.ndarray) -> Scratch:
     p, t, a = int(cfg[C_P]), int(cfg[C_T]), int(cfg[C_A])
     return Scratch(np.zeros(N_HDR, np.int64), np.zeros(t, np.int64), np.zeros(t, np.int64),
                    np.zeros((p, N_SEATCOL), np.int64), np.zeros((p, t), np.bool_), np.zeros(a, np.bool_),
-                   np.zeros(a, np.int64), np.zeros((p, t), np.int64))
+                   np.zeros(a, np.int64), np.zeros((p, t), np.int64), np.zeros((p, t), np.int64))
 
 
-#: Built-in compiled policies by agent name: their code for :func:`builtin_act`.
+#: Policy codes of :func:`policy_act`: ``random`` and ``greedy`` are decided in the loop; a **view policy**
+#: (``POLICY_VIEW``: ``heuristic``, ``wild_hoarder``, every compiled plug-in) is called by its C address on
+#: the seat's agent view (:mod:`agents.view_abi`); ``card_counter`` is a view policy that gives up at once
+#: when it holds no answer; ``oracle`` a view policy that also gets every hand.
 POLICY_RANDOM, POLICY_GREEDY = 0, 1
-POLICY_HEURISTIC, POLICY_CARD_COUNTER, POLICY_ORACLE = STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE
+POLICY_VIEW, POLICY_CARD_COUNTER, POLICY_ORACLE = STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE
+POLICY_HEURISTIC = POLICY_VIEW
 BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
                     "wild_hoarder": POLICY_HEURISTIC, "card_counter": POLICY_CARD_COUNTER, "oracle": POLICY_ORACLE}
 
@@ -133,13 +138,14 @@ def greedy_act(K, G, seat, params, rng, sc):
     over the asset types held). Under the advanced rules (RULES.md §6) ``greedy`` is ``heuristic``'s
     defaults in the §6 layer (:class:`agents.greedy.GreedyAgent`): without draft piles that decision is
     :func:`agents.compiled_advanced.greedy_advanced_act`, read from the row like this one; with draft piles
-    it is taken over the agent view (:func:`agents.compiled_strategy.heuristic_act`).
+    ``greedy`` is played as the ``heuristic`` view policy with its default switches
+    (:func:`agents.registry.policy_of`), and this function returns -1 there.
     """
     cfg = K.cfg
     if cfg[C_ADV_ON]:  # the advanced rules (RULES.md §6): heuristic's defaults in the §6 layer, as GreedyAgent
         if covers(K):
             return greedy_advanced_act(K, G, seat)
-        return heuristic_act(K, G, seat, _GREEDY_AS_HEURISTIC, rng, sc)
+        return -1  # with draft piles greedy is the heuristic view policy (agents.registry.policy_of): never asked here
     L = K.lay
     na = cfg[C_NA]
     nw = cfg[C_NW]
@@ -192,16 +198,38 @@ def greedy_act(K, G, seat, params, rng, sc):
     return -1
 
 
-@njit(**_JIT)
-def builtin_act(code, K, G, seat, params, rng, sc):
-    """The action of built-in compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G`` (int; -1: unknown code)."""
+@njit(inline="always", **_JIT)
+def policy_act(code, addr, K, G, seat, params, rng, sc):
+    """The action (int) of compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G``; -1 for an unknown code.
+
+    ``random`` and ``greedy`` decide here; a view policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``,
+    ``POLICY_ORACLE``) gets the seat's agent view (:func:`agents.compiled_strategy.view_row`) and is called
+    at its C address ``addr`` (int64, :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this
+    dispatch is inlined into each compiled loop (the play loop, the search's rollouts), and none of them is
+    ever compiled again for a new policy.
+    """
     if code == POLICY_GREEDY:
         return greedy_act(K, G, seat, params, rng, sc)
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
-    if code == POLICY_CARD_COUNTER or code == POLICY_HEURISTIC or code == POLICY_ORACLE:
-        return strategy_act(code, K, G, seat, params, rng, sc)  # one inlined view for the three
-    return -1
+    if code == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):
+        return K.cfg[C_GU]
+    if code < POLICY_VIEW or code > POLICY_ORACLE:
+        return -1
+    view_row(K, G, seat, sc)
+    values = K.values[:K.cfg[C_T]]
+    if code == POLICY_ORACLE:
+        oracle_view(K, G, sc)
+        return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
+                                rng, sc.hands_all)
+    return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask, rng,
+                            sc.no_hands)
+
+
+@njit(**_JIT)
+def act_once(code, addr, K, G, seat, params, rng, sc):
+    """:func:`policy_act` as one cached entry point: a single decision from Python (tests, tools), compiled once."""
+    return policy_act(code, addr, K, G, seat, params, rng, sc)
 
 
 # -- batch forms on observations --------------------------------------------------------------------------

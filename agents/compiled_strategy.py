@@ -1,14 +1,16 @@
-"""Compiled policies of ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle`` on a game row.
+"""The agent view built from a game row, and the compiled view policies ``heuristic``, ``wild_hoarder``,
+``card_counter`` and ``oracle``.
 
-Each builds its seat's agent view (:mod:`agents.view`) from the game row with
-:func:`view_row` — only what the seat may see (RULES.md §10): its hand, the
-discard pile, the draw-pile size, every stack's public cards and the set
-cards it knows (R-HIDDEN-WILD), hand sizes, the challenge in progress and the
-public give-up record — and calls the very same compiled decision function
-as the single-game form, so the reference engine, the batched engine and the
-search's rollouts decide identically. ``oracle`` alone also reads every hand
-and every hidden set card (it CHEATS, by design). Signature: see
-:mod:`agents.compiled`.
+:func:`view_row` fills a seat's agent view (:mod:`agents.view`) from the game row — only what the
+seat may see (RULES.md §10): its hand, the discard pile, the draw-pile size, every stack's public
+cards and the set cards it knows (R-HIDDEN-WILD), hand sizes, the challenge in progress and the
+public give-up record. The compiled loops build it and call the policy by its C address
+(:mod:`agents.view_abi`; :func:`agents.compiled.policy_act`): :func:`strategy_address` compiles a
+policy's C entry the first time a line-up uses it, on its own and cached, so the loops never
+recompile for a policy. Each entry calls the very same decision function as the single-game form,
+so the reference engine, the batched engine and the search's rollouts decide identically.
+``oracle`` alone also reads every hand and every hidden set card (it CHEATS, by design;
+:func:`oracle_view`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from agents.view import (
     S_TOP_SIZE,
     S_TOP_VALUE_SEEN,
 )
+from agents.view_abi import compile_entry, view_arrays
 from cya_sim.engine.compiled.draft import reach_pile
 from cya_sim.engine.compiled.draft import top as draft_top
 from cya_sim.engine.compiled.layout import (
@@ -100,7 +103,6 @@ from cya_sim.engine.compiled.layout import (
     C_DRAFT,
     C_DRAFT_MV,
     C_DRAFT_PILES,
-    C_GU,
     C_M,
     C_N,
     C_NA,
@@ -234,12 +236,12 @@ def view_row(K, G, seat, sc):
     legal_mask(K, G, sc.mask, sc.ids)
 
 
-#: Which view-based policy :func:`strategy_act` runs (the same numbers as ``agents.compiled.POLICY_*``).
+#: Which view policy :func:`decide_view` runs (the same numbers as ``agents.compiled.POLICY_*``).
 STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE = 2, 3, 4
 
 
 @njit(**_JIT)
-def _gives_up_at_once(K, G, seat):
+def gives_up_at_once(K, G, seat):
     """``card_counter`` in a challenge holding no card to answer gives up (its own ``k == 0`` case), view or not."""
     if G[G_CH_ACTIVE] == 0:
         return False
@@ -252,7 +254,7 @@ def _gives_up_at_once(K, G, seat):
 
 
 @njit(**_JIT)
-def _oracle_view(K, G, sc):
+def oracle_view(K, G, sc):
     """What ``oracle`` reads beyond the view (it CHEATS): true top-set values and every hand."""
     L = K.lay
     t = K.cfg[C_T]
@@ -265,35 +267,64 @@ def _oracle_view(K, G, sc):
 
 
 @njit(**_JIT)
-def strategy_act(kind, K, G, seat, params, rng, sc):
-    """The action of view-based policy ``kind`` (``STRATEGY_*``) for ``seat``: one view built, one decision.
+def decide_view(kind, params, hdr, hand, values, unseen, seats, gave_up, mask, hands_all):
+    """The action of view-based policy ``kind`` (``STRATEGY_*``) on one seat's agent view (:mod:`agents.view`).
 
-    The dispatch of :func:`agents.compiled.builtin_act` for ``heuristic``/``wild_hoarder``,
-    ``card_counter`` and ``oracle``: the view (:func:`view_row`) is built at this one place, so the
-    compiled play loop holds one copy of it (speed without a longer compile). Same actions as
-    :func:`heuristic_act`, :func:`card_counter_act`, :func:`oracle_act`; -1 for an unknown kind.
+    Under the advanced rules (RULES.md §6) :mod:`agents.advanced` wraps the policy's own decision
+    (``advanced_first`` before it, ``advanced_last`` after it), as in the single-game classes; -1 for an
+    unknown kind. ``hands_all`` is read by ``oracle`` only (it CHEATS).
     """
-    if kind == STRATEGY_CARD_COUNTER and _gives_up_at_once(K, G, seat):
-        return K.cfg[C_GU]
-    view_row(K, G, seat, sc)
-    if kind == STRATEGY_ORACLE:
-        _oracle_view(K, G, sc)
-    adv = K.cfg[C_ADV_ON] != 0
+    adv = hdr[H_ADV] != 0
     a = -1
     if adv:  # the advanced rules (RULES.md §6): agents/advanced.py around the policy's own decision
-        a = advanced_first(sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.seats, sc.mask)
+        a = advanced_first(hdr, hand, values, seats, mask)
     if a < 0:
         if kind == STRATEGY_CARD_COUNTER:
-            a = card_counter_decide(params, sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.unseen, sc.seats, sc.gave_up, sc.mask)
+            a = card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
         elif kind == STRATEGY_HEURISTIC:
-            a = heuristic_decide(params, sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.unseen, sc.seats, sc.mask)
+            a = heuristic_decide(params, hdr, hand, values, unseen, seats, mask)
         elif kind == STRATEGY_ORACLE:
-            a = oracle_decide(sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.seats, sc.hands_all, sc.mask)
+            a = oracle_decide(hdr, hand, values, seats, hands_all, mask)
         else:
             return -1
     if adv:
-        a = advanced_last(sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.mask, a)
+        a = advanced_last(hdr, hand, values, mask, a)
     return a
+
+
+# The C entries of the three view policies (agents.view_abi), compiled the first time a line-up uses one.
+def heuristic_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+    """C entry of ``heuristic`` / ``wild_hoarder`` (:data:`agents.view_abi.VIEW_SIG`)."""
+    pa, hd, hn, va, un, se, gu, ma, _rg, ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
+                                                          rng, hands_all, t, p, a)
+    return decide_view(STRATEGY_HEURISTIC, pa, hd, hn, va, un, se, gu, ma, ha)
+
+
+def card_counter_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+    """C entry of ``card_counter`` (:data:`agents.view_abi.VIEW_SIG`)."""
+    pa, hd, hn, va, un, se, gu, ma, _rg, ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
+                                                          rng, hands_all, t, p, a)
+    return decide_view(STRATEGY_CARD_COUNTER, pa, hd, hn, va, un, se, gu, ma, ha)
+
+
+def oracle_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+    """C entry of ``oracle(cheats=true)`` (:data:`agents.view_abi.VIEW_SIG`)."""
+    pa, hd, hn, va, un, se, gu, ma, _rg, ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
+                                                          rng, hands_all, t, p, a)
+    return decide_view(STRATEGY_ORACLE, pa, hd, hn, va, un, se, gu, ma, ha)
+
+
+_ENTRY_OF = {STRATEGY_HEURISTIC: heuristic_entry, STRATEGY_CARD_COUNTER: card_counter_entry,
+             STRATEGY_ORACLE: oracle_entry}
+
+
+def strategy_address(kind: int) -> int:
+    """C address of view policy ``kind`` (``STRATEGY_*``), compiled on first use (or loaded from numba's cache).
+
+    Raises:
+        KeyError: an unknown kind.
+    """
+    return compile_entry(_ENTRY_OF[kind])
 
 
 @njit(**_JIT)
@@ -317,25 +348,3 @@ def draft_view(K, G, seat, hdr):
         c = draft_top(K, G, j)
         if c >= 0:
             hdr[H_DRAFT_TOPS + c] += 1
-
-
-@njit(**_JIT)
-def heuristic_act(K, G, seat, params, rng, sc):
-    """``heuristic`` (and ``wild_hoarder``) for ``seat``; params from :meth:`HeuristicConfig.to_array`."""
-    return strategy_act(STRATEGY_HEURISTIC, K, G, seat, params, rng, sc)
-
-
-@njit(**_JIT)
-def card_counter_act(K, G, seat, params, rng, sc):
-    """``card_counter`` for ``seat``; params ``[min_gain, naive_hidden]`` (dollars; 1.0 = ``infer_hidden=false``). Reads the public give-up record.
-
-    In a challenge with no card to answer, ``card_counter`` gives up (its own
-    ``k == 0`` case); that answer is returned without building the view.
-    """
-    return strategy_act(STRATEGY_CARD_COUNTER, K, G, seat, params, rng, sc)
-
-
-@njit(**_JIT)
-def oracle_act(K, G, seat, params, rng, sc):
-    """``oracle`` (CHEATS) for ``seat``: true top-set values and every hand."""
-    return strategy_act(STRATEGY_ORACLE, K, G, seat, params, rng, sc)

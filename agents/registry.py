@@ -22,13 +22,22 @@ import numpy as np
 
 from agents.base import Agent
 from agents.card_counter import CardCounterAgent
-from agents.compiled import BUILTIN_POLICIES, N_AGENT_PARAMS
+from agents.compiled import (
+    BUILTIN_POLICIES,
+    GREEDY_AS_HEURISTIC,
+    N_AGENT_PARAMS,
+    POLICY_GREEDY,
+    POLICY_RANDOM,
+    POLICY_VIEW,
+)
+from agents.compiled_strategy import STRATEGY_HEURISTIC, strategy_address
 from agents.greedy import GreedyAgent
 from agents.heuristic import WILD_HOARDER, HeuristicAgent, HeuristicConfig, WildHoarderAgent
 from agents.oracle import OracleAgent
-from agents.plugin import ViewPolicyAgent, is_compiled_function
+from agents.plugin import ViewPolicyAgent, is_compiled_function, plugin_address
 from agents.random_agent import RandomAgent
 from agents.spec import AgentSpec, AgentSpecError, parse_agent_spec, resolve_factory
+from cya_sim.game.actions import ActionSpace
 
 #: Registered agent factories by name (a ``module:Class`` string is imported when first asked for).
 REGISTRY: dict[str, Callable[..., Agent] | str] = {
@@ -171,3 +180,37 @@ def compiled_params(spec: str) -> np.ndarray:
         vec = agent.params if isinstance(agent, ViewPolicyAgent) else np.zeros(0)
     out[: vec.shape[0]] = vec
     return out
+
+
+def policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
+    """How the compiled loops play agent ``spec`` under ``rules``: ``(code, address, params)``.
+
+    code: ``agents.compiled.POLICY_*`` (-1: no compiled form, the Python adapter plays it); address: the
+    C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``), compiled on
+    first use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
+    draft piles (RULES.md §6 with §7) ``greedy`` plays as the ``heuristic`` view policy with its default
+    switches (:class:`agents.greedy.GreedyAgent`'s own definition there).
+
+    Raises:
+        ValueError: an unknown name, a malformed spec, or a plug-in not importable as ``module:function``.
+    """
+    code, addr, params = _policy_of(spec, rules)
+    return code, addr, params.copy()
+
+
+@lru_cache(maxsize=512)
+def _policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
+    """:func:`policy_of`, once per (spec, rules) in a process (a plug-in's entry is looked up by file hash)."""
+    pol = compiled_policy(spec)
+    if pol is None:
+        return -1, 0, np.zeros(N_AGENT_PARAMS, np.float64)
+    if not isinstance(pol, int):
+        return POLICY_VIEW, plugin_address(pol), compiled_params(spec)
+    if pol == POLICY_GREEDY and ActionSpace.for_rules(rules).advanced_on and rules.draft != "none":
+        out = np.zeros(N_AGENT_PARAMS, np.float64)
+        out[: GREEDY_AS_HEURISTIC.shape[0]] = GREEDY_AS_HEURISTIC
+        return POLICY_VIEW, strategy_address(STRATEGY_HEURISTIC), out
+    if pol in (POLICY_GREEDY, POLICY_RANDOM):
+        return pol, 0, compiled_params(spec)
+    return pol, strategy_address(pol), compiled_params(spec)
+

@@ -74,7 +74,7 @@ def new_batch(rules: RuleSet, n_players: int, batch_size: int, key: int, seat_ag
     games = np.arange(first_game, first_game + queue_len, dtype=np.int64)
     seat_agent = np.broadcast_to(np.asarray(seat_agent_row, np.int16), (queue_len, n_players)).copy()
     state = batched.init(rules, n_players, batch_size, key, games, seat_agent, agents)
-    return Batch(state, Lineup(agents))
+    return Batch(state, Lineup(agents, rules))
 
 
 def advance(batch: Batch) -> None:

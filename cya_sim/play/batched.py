@@ -18,7 +18,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.compiled import new_scratch
-from agents.registry import compiled_params, compiled_policy
+from agents.registry import policy_of
 from cya_sim.engine.agent_calls import action_id, call_agent
 from cya_sim.engine.batched.adapter import reference_observation
 from cya_sim.engine.batched.api import DEFAULT_BATCH_SIZE, IllegalActionError, init, raise_illegal, results, step
@@ -26,30 +26,32 @@ from cya_sim.engine.batched.loops import ERR_LOG_FULL
 from cya_sim.engine.batched.state import BatchState
 from cya_sim.game.rng import stream_generator
 from cya_sim.game.rules import RuleSet
-from cya_sim.play import plugins
+from cya_sim.play import loop
 
 
 class Lineup:
-    """How each agent of a batch is played: its compiled policy code and parameters, and the compiled loop.
+    """How each agent of a batch is played under its rules: compiled policy code, C address and parameters.
+
+    Args:
+        agents: agent specs. rules: the rule set (``greedy`` under §6 with draft piles is a view policy).
 
     Attributes:
-        codes: (K,) int64 — policy code per agent (-1: a Python agent).
+        codes: (K,) int64 — policy code per agent (-1: a Python agent; :func:`agents.registry.policy_of`).
+        addrs: (K,) int64 — each view policy's C address (0 for the others); compiled on first use.
         params: (K, N_AGENT_PARAMS) float64.
-        advance: the compiled loop (:func:`cya_sim.play.loop.advance`, or its specialization for the
-            line-up's compiled plug-ins, :func:`cya_sim.play.plugins.specialize`).
+        advance: the compiled loop, :func:`cya_sim.play.loop.advance` (the same for every line-up).
 
     Raises:
-        ValueError: an unknown agent name or parameters an agent does not take.
+        ValueError: an unknown agent name, parameters an agent does not take, or a plug-in that is
+            not importable as ``module:function``.
     """
 
-    def __init__(self, agents: Sequence[str]) -> None:
-        policies = [compiled_policy(a) for a in agents]
-        funcs = [p for p in policies if p is not None and not isinstance(p, int)]
-        mod = plugins.specialize("cya_sim.play.loop", funcs)
-        self.codes = np.array([-1 if p is None else p if isinstance(p, int) else plugins.code_of(p, funcs)
-                               for p in policies], np.int64)
-        self.params = np.array([compiled_params(a) for a in agents], np.float64).reshape(len(agents), -1)
-        self.advance = mod.advance
+    def __init__(self, agents: Sequence[str], rules: RuleSet) -> None:
+        slots = [policy_of(a, rules) for a in agents]
+        self.codes = np.array([c for c, _, _ in slots], np.int64)
+        self.addrs = np.array([a for _, a, _ in slots], np.int64)
+        self.params = np.array([p for _, _, p in slots], np.float64).reshape(len(agents), -1)
+        self.advance = loop.advance
 
 
 def run_compiled(state: BatchState, progress: Callable[[int], None] | None = None,
@@ -63,10 +65,10 @@ def run_compiled(state: BatchState, progress: Callable[[int], None] | None = Non
         IllegalActionError: a compiled policy chose an illegal action (names agent, seat, game, action).
         RuntimeError: the action log (``log_cap``) is full.
     """
-    lineup = lineup or Lineup(state.agent_names)
+    lineup = lineup or Lineup(state.agent_names, state.rules)
     before = int(state.r_done.sum()) if progress else 0
     waiting = lineup.advance(state.consts, state.rows, state.engine_rng, state.agent_rng, state.queue,
-                             lineup.codes, lineup.params, new_scratch(state.consts.cfg))
+                             lineup.codes, lineup.addrs, lineup.params, new_scratch(state.consts.cfg))
     if waiting < 0:
         row, action = int(state.err[1]), int(state.err[2])
         if state.err[0] == ERR_LOG_FULL:
@@ -155,7 +157,7 @@ def play_games(rules: RuleSet, agents: Sequence[str], seat_agent, key: int, game
     rules.check_players(p)
     for name in agents:
         make_agent(name)  # refuse unknown names and bad parameters before playing
-    lineup = Lineup(agents)
+    lineup = Lineup(agents, rules)
     for name, code in zip(agents, lineup.codes):
         if code < 0 and getattr(make_agent(name), "sees_hidden", False):
             raise ValueError(f"agent {name!r} reads the hidden game state, which the batched engine does not "

@@ -2,30 +2,31 @@
 
 :func:`advance` joins the engine (:mod:`cya_sim.engine.batched.loops`, the
 rules kernel :mod:`cya_sim.engine.compiled.rules`) and the compiled policies of
-``agents/`` (:func:`agents.compiled.builtin_act`). It is also the template of
-the loops specialized for compiled plug-ins (:mod:`cya_sim.play.plugins`
-rewrites ``builtin_act(`` into the generated dispatch), so there is one loop.
+``agents/`` (:func:`agents.compiled.policy_act`). It is compiled once and cached:
+view policies (``heuristic``, ``card_counter``, ``oracle``, compiled plug-ins) are
+called by their C address (:mod:`agents.view_abi`), so no policy recompiles it.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from agents.compiled import POLICY_GREEDY, builtin_act, greedy_act
+from agents.compiled import POLICY_GREEDY, greedy_act, policy_act
 from cya_sim.engine.batched.loops import ERR_ILLEGAL, ERR_LOG_FULL, finish_and_refill, log_action
 from cya_sim.engine.compiled.layout import G_DONE, G_QUEUE_POS, G_TO_ACT
 from cya_sim.engine.compiled.rules import apply_action, is_legal_inline
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def advance(K, R, ER, AR, Q, pcode, params, sc):
+def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
     """Play every row with its compiled policies until a Python agent must act or the queue is empty.
 
     Args:
         K, R, ER, AR, Q: the batched engine's constants, rows, engine and agent streams and queue
             (:class:`~cya_sim.engine.batched.state.BatchState`).
         pcode: (K_agents,) int64 — for each agent of the state's ``agent_names``, its compiled
-            policy code (``agents.compiled.POLICY_*``, or a plug-in's code), -1 for a Python agent.
+            policy code (``agents.compiled.POLICY_*``), -1 for a Python agent.
+        paddr: (K_agents,) int64 — each view policy's C address (:mod:`agents.view_abi`), else 0.
         params: (K_agents, N_AGENT_PARAMS) float64 — each agent's parameters.
         sc: the policies' :class:`agents.compiled.Scratch`.
 
@@ -56,7 +57,7 @@ def advance(K, R, ER, AR, Q, pcode, params, sc):
             if code == POLICY_GREEDY:  # the common policy inlined here (no call with the constants' arrays)
                 a = greedy_act(K, G, seat, params[ai], AR[b, seat], sc)
             else:
-                a = builtin_act(code, K, G, seat, params[ai], AR[b, seat], sc)
+                a = policy_act(code, paddr[ai], K, G, seat, params[ai], AR[b, seat], sc)
             if not is_legal_inline(K, G, a):
                 Q.err[0] = ERR_ILLEGAL
                 Q.err[1] = b

@@ -46,9 +46,9 @@ from cya_sim.search.search import (
     SearchResult,
     check_budget,
     check_choice,
+    check_rollout,
     ismcts_search,
     pimc_search,
-    rollout_policy,
 )
 
 
@@ -83,7 +83,7 @@ class SearchAgent:
     def __init__(self, iterations: int = 1000, time_s: float | None = None, rollout: str = "greedy",
                  utility: str = "share", seed: int = 0) -> None:
         check_budget(iterations, time_s)
-        rollout_policy(rollout)
+        check_rollout(rollout)
         check_choice("utility", utility, UTILITIES)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed {seed!r}: give an integer >= 0")

@@ -6,9 +6,10 @@ Everything here runs on game rows of the one compiled representation
 the observation (:mod:`cya_sim.search.determinize`), ``GD`` a
 determinization, ``GW`` the game a simulation plays; ``K`` the rule constants.
 Rollout seats play a compiled policy of ``agents/`` (:mod:`agents.compiled`,
-the same function the batched engine calls), chosen by its code ``pcode`` with
-parameters ``params``; a compiled plug-in becomes a rollout policy through
-:func:`cya_sim.play.plugins.specialize`, which rewrites this module's policy call.
+the same function the batched engine calls), chosen by its code ``pcode``, C address
+``paddr`` (a view policy, :mod:`agents.view_abi`: ``card_counter``, ``heuristic``, a
+compiled plug-in) and parameters ``params``; the kernels are compiled once, for every
+rollout policy.
 
 **The tree** (single-observer ISMCTS, SO-ISMCTS: Cowling, Powley & Whitehouse,
 "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):120–143, 2012,
@@ -47,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.compiled import POLICY_GREEDY, POLICY_RANDOM, builtin_act, greedy_act
+from agents.compiled import POLICY_GREEDY, POLICY_RANDOM, greedy_act, policy_act
 from cya_sim.engine.compiled.layout import (
     B_DISC,
     B_TOTAL,
@@ -95,13 +96,14 @@ def edge_key(K, G, a, observer):
 
 
 @njit(cache=True, _nrt=False)
-def rollout(K, G, rng, sc, round0, pcode, params, utility_kind):
+def rollout(K, G, rng, sc, round0, pcode, paddr, params, utility_kind):
     """Play ``G`` with the rollout policy to the end of round ``round0`` (``UTIL_SHARE``) or of the game
     (``UTIL_WIN``, at most :data:`MAX_EXTRA_ROUNDS` more rounds). Returns the number of actions played.
 
     Every seat plays compiled policy ``pcode`` (``agents.compiled.POLICY_*``: ``greedy``,
-    ``random`` drawing from ``rng``, ``card_counter`` from each seat's own view, ...) with
-    ``params`` ((N_AGENT_PARAMS,) float64); ``sc`` is its :class:`agents.compiled.Scratch`.
+    ``random`` drawing from ``rng``, ``card_counter`` from each seat's own view, ...; a view policy at
+    C address ``paddr``) with ``params`` ((N_AGENT_PARAMS,) float64); ``sc`` is its
+    :class:`agents.compiled.Scratch`.
     """
     n = 0
     last = round0 if utility_kind == UTIL_SHARE else round0 + MAX_EXTRA_ROUNDS
@@ -109,7 +111,7 @@ def rollout(K, G, rng, sc, round0, pcode, params, utility_kind):
         if pcode == POLICY_GREEDY:  # the common rollout policy inlined here (no call with the constants' arrays)
             a = greedy_act(K, G, G[G_TO_ACT], params, rng, sc)
         else:
-            a = builtin_act(pcode, K, G, G[G_TO_ACT], params, rng, sc)
+            a = policy_act(pcode, paddr, K, G, G[G_TO_ACT], params, rng, sc)
         apply_action(K, G, rng, a)
         n += 1
     return n
@@ -152,7 +154,7 @@ def utility(K, G, totals0, utility_kind, u):
 
 
 @njit(cache=True, _nrt=False)
-def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, child, nvis, wsum, avail, mover,
+def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, rng, child, nvis, wsum, avail, mover,
                n_nodes, scratch):
     """Run ``n_iter`` SO-ISMCTS iterations for observer ``I.observer`` on the tree (module docstring).
 
@@ -160,7 +162,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
         K: the rule constants. G0: the template row (the observation); GW: a row to play in.
         I: the :class:`~cya_sim.search.determinize.InfoSet` of the observation.
         n_iter: iterations (int >= 0). c_ucb: the UCB1 constant C (float >= 0).
-        pcode, params: the rollout policy's code and parameters (:func:`rollout`). utility_kind: UTIL_SHARE | UTIL_WIN.
+        pcode, paddr, params: the rollout policy's code, C address and parameters (:func:`rollout`). utility_kind: UTIL_SHARE | UTIL_WIN.
         rng: (4,) uint64 PCG64 stream, advanced in place.
         child, nvis, wsum, avail, mover: the tree arrays; n_nodes: (1,) int64 nodes in use
             (1 for a fresh tree whose root row of ``child`` is -1).
@@ -249,7 +251,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
             node = child[node, k]
             depth += 1
             path[depth] = node
-        total_steps += rollout(K, GW, rng, sc, round0, pcode, params, utility_kind)
+        total_steps += rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind)
         utility(K, GW, I.totals0, utility_kind, u)
         nvis[0] += 1
         for d in range(1, depth + 1):
@@ -260,7 +262,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, params, utility_kind, rng, ch
 
 
 @njit(cache=True, _nrt=False)
-def pimc_run(K, G0, GD, GW, I, n_iter, pcode, params, utility_kind, rng, root_acts, n_root, sums, counts,
+def pimc_run(K, G0, GD, GW, I, n_iter, pcode, paddr, params, utility_kind, rng, root_acts, n_root, sums, counts,
              scratch):
     """Determinized flat Monte Carlo (PIMC): ``n_iter`` rollouts spread over the root's legal actions.
 
@@ -290,7 +292,7 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, params, utility_kind, rng, root_ac
             for j in range(GW.shape[0]):
                 GW[j] = GD[j]
             apply_action(K, GW, rng, root_acts[i])
-            total += rollout(K, GW, rng, sc, round0, pcode, params, utility_kind) + 1
+            total += rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind) + 1
             utility(K, GW, I.totals0, utility_kind, u)
             sums[i] += u[I.observer]
             counts[i] += 1

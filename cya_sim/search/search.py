@@ -14,12 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.compiled import N_AGENT_PARAMS, POLICY_CARD_COUNTER, POLICY_GREEDY, POLICY_RANDOM, new_scratch
-from agents.registry import compiled_params, compiled_policy
+from agents.compiled import POLICY_CARD_COUNTER, POLICY_GREEDY, POLICY_RANDOM, new_scratch
+from agents.registry import compiled_policy, policy_of
 from cya_sim.engine.compiled.layout import C_A, C_N, C_T, row_width
 from cya_sim.engine.compiled.rules import legal_list
 from cya_sim.engine.reference.observation import Observation
-from cya_sim.play import plugins
 from cya_sim.search import kernels
 from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
 from cya_sim.search.kernels import UTIL_SHARE, UTIL_WIN
@@ -63,17 +62,27 @@ class SearchResult:
     elapsed_s: float
 
 
-def rollout_policy(rollout: str):
-    """(kernels module, policy code, (N_AGENT_PARAMS,) float64 params) of a rollout spec.
+def rollout_policy(rollout: str, rules):
+    """(kernels module, policy code, C address, (N_AGENT_PARAMS,) float64 params) of a rollout spec under ``rules``.
 
-    The module is :mod:`cya_sim.search.kernels`, or its copy specialized for a compiled plug-in
-    (:func:`cya_sim.play.plugins.specialize`).
+    The module is :mod:`cya_sim.search.kernels` (compiled once for every rollout policy); the code,
+    address and parameters are :func:`agents.registry.policy_of`'s (a view policy's C entry compiles the
+    first time it is used).
 
     Raises:
         ValueError: ``rollout`` is not an agent spec with a compiled form; the message lists the built-ins.
     """
-    if rollout in ROLLOUTS:
-        return kernels, ROLLOUTS[rollout], np.zeros(N_AGENT_PARAMS, np.float64)
+    check_rollout(rollout)
+    code, addr, params = policy_of(rollout, rules)
+    return kernels, code, addr, params
+
+
+def check_rollout(rollout: str) -> None:
+    """Refuse a rollout spec without a compiled form (nothing is compiled here).
+
+    Raises:
+        ValueError: ``rollout`` is not an agent spec with a compiled form; the message lists the built-ins.
+    """
     try:
         pol = compiled_policy(rollout) if isinstance(rollout, str) else None
     except ValueError:
@@ -81,10 +90,6 @@ def rollout_policy(rollout: str):
     if pol is None:
         raise ValueError(f"rollout {rollout!r} is not known; choose one of: {', '.join(ROLLOUTS)}, or another "
                          "agent spec with a compiled form (heuristic(...), a compiled plug-in module:function)")
-    if isinstance(pol, int):
-        return kernels, pol, compiled_params(rollout)
-    mod = plugins.specialize("cya_sim.search.kernels", [pol])
-    return mod, plugins.code_of(pol, [pol]), compiled_params(rollout)
 
 
 def check_choice(field: str, value, allowed: dict) -> int:
@@ -196,7 +201,7 @@ def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, see
     Raises:
         ValueError: as :func:`ismcts_search`.
     """
-    rk = rollout_policy(rollout)
+    rk = rollout_policy(rollout, obs.rules)
     uk = check_choice("utility", utility, UTILITIES)
     check_budget(iterations, time_s)
     t0 = time.perf_counter()
@@ -251,18 +256,18 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
     if not isinstance(cap, (int, np.integer)) or cap < 1:
         raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
     child, nvis, wsum, avail, mover, n_nodes = ctx.tree(int(cap))
-    mod, pcode, params = rk
+    mod, pcode, paddr, params = rk
     k = ctx.state.consts
     steps = 0
     done = 0
     if time_s is None:
-        steps = mod.ismcts_run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, params, uk, rng, child,
-                               nvis, wsum, avail, mover, n_nodes, scratch)
+        steps = mod.ismcts_run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params, uk, rng,
+                               child, nvis, wsum, avail, mover, n_nodes, scratch)
         done = int(iterations)
     else:
         end = t0 + float(time_s)
         while True:
-            steps += mod.ismcts_run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, params, uk, rng,
+            steps += mod.ismcts_run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params, uk, rng,
                                     child, nvis, wsum, avail, mover, n_nodes, scratch)
             done += TIME_CHUNK
             if time.perf_counter() >= end:
@@ -298,7 +303,7 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     if single is not None:
         return single
     rk, uk, t0, ctx, info, rng, scratch, root = started
-    mod, pcode, params = rk
+    mod, pcode, paddr, params = rk
     k = ctx.state.consts
     n = root.shape[0]
     acts = np.zeros(ctx.n_actions, np.int64)
@@ -307,13 +312,13 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     counts = np.zeros(n, np.int64)
     steps = 0
     if time_s is None:
-        steps = mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, params, uk, rng, acts, n, sums,
-                             counts, scratch)
+        steps = mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng, acts, n,
+                             sums, counts, scratch)
     else:
         end = t0 + float(time_s)
         while time.perf_counter() < end:
-            steps += mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, params, uk, rng, acts, n, sums,
-                                  counts, scratch)
+            steps += mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts, n,
+                                  sums, counts, scratch)
     values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     order = np.lexsort((root, -counts, -np.nan_to_num(values, nan=-1.0)))
     return SearchResult(int(root[order[0]]), root, counts, values, int(counts.sum()), 0, int(steps),

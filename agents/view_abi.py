@@ -1,0 +1,106 @@
+"""The C calling convention of a view policy: compiled once on its own, called by address from cached loops.
+
+A **view policy** decides from one seat's agent view (:mod:`agents.view`). The compiled play loop
+(:mod:`cya_sim.play.loop`) and the search's rollouts (:mod:`cya_sim.search.kernels`) build that view and
+call the policy through a C function pointer, so that the loops are compiled once and cached for every
+policy — the built-in ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle`` and every user
+plug-in alike — and a policy compiles on its own, in seconds, the first time it is used (issue 21).
+
+Why a ``numba.cfunc`` address and not a first-class function type: a loop typed on a
+``FunctionType`` argument cannot be cached when a dispatcher is passed (numba issues #6251, #10280),
+and a loop specialised on each plug-in recompiles the whole engine for it (75 s). A C address is plain
+data: the loop's machine code holds no reference to any policy, and numba caches it as usual.
+
+The signature (:data:`VIEW_SIG`), every array C-contiguous, passed as its data pointer::
+
+    int64 policy(float64 *params,  /* (N_AGENT_PARAMS,) the agent's numbers */
+                 int64 *hdr,       /* (N_HDR,)        agents.view H_* scalars */
+                 int64 *hand,      /* (T,)            cards of each type in hand */
+                 int64 *values,    /* (T,)            face values, dollars */
+                 int64 *unseen,    /* (T,)            cards of each type the seat has not seen */
+                 int64 *seats,     /* (P, N_SEATCOL)  agents.view S_* columns */
+                 uint8 *gave_up,   /* (P, T) bool     the public give-up record */
+                 uint8 *mask,      /* (A,) bool       the legal action mask */
+                 uint64 *rng,      /* (4,)            the seat's PCG64 stream, advanced in place */
+                 int64 *hands_all, /* (P, T)          every hand: oracle(cheats=true) only, else zeros */
+                 int64 t, int64 p, int64 a);
+
+:func:`call_view_policy` makes that call from compiled code; a policy's C entry turns the pointers back
+into arrays with :func:`view_arrays` and calls its decision function; :func:`compile_entry` compiles
+an entry (``cfunc(VIEW_SIG, cache=True)``) and returns its address.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import carray, cfunc, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from agents.view import N_HDR, N_SEATCOL
+
+#: Width of a compiled agent's parameter row (``agents.registry.compiled_params``).
+N_AGENT_PARAMS = 16
+
+#: numba signature of a view policy's C entry (module docstring).
+VIEW_SIG = types.int64(*([types.voidptr] * 10), types.int64, types.int64, types.int64)
+
+_I8P = ir.IntType(8).as_pointer()
+_I64 = ir.IntType(64)
+_FNTY = ir.FunctionType(_I64, [_I8P] * 10 + [_I64] * 3)
+
+
+@intrinsic
+def call_view_policy(typingctx, addr, params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all):
+    """Call the view policy at C address ``addr`` (int64) on these arrays (module docstring); its int64 action id.
+
+    T, P and A are read from the shapes of ``hand``, ``seats`` and ``mask``. Every array must be
+    C-contiguous (the policy sees only its data pointer).
+    """
+    arrays = (params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all)
+    if not isinstance(addr, types.Integer) or not all(isinstance(a, types.Array) for a in arrays):
+        return None
+    sig = types.int64(addr, *arrays)
+
+    def codegen(context, builder, signature, args):
+        structs = [context.make_array(ty)(context, builder, val) for ty, val in zip(signature.args[1:], args[1:])]
+        ptrs = [builder.bitcast(s.data, _I8P) for s in structs]
+        t = cgutils.unpack_tuple(builder, structs[2].shape, 1)[0]
+        p = cgutils.unpack_tuple(builder, structs[5].shape, 2)[0]
+        a = cgutils.unpack_tuple(builder, structs[7].shape, 1)[0]
+        fn = builder.inttoptr(context.cast(builder, args[0], signature.args[0], types.int64), _FNTY.as_pointer())
+        return builder.call(fn, ptrs + [t, p, a])
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")  # inlined into each C entry: the arrays are views, no tuple is built
+def view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+    """The ten view arrays over the pointers a C entry receives (module docstring), in the order of the signature.
+
+    Returns ``(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all)``: (N_AGENT_PARAMS,)
+    float64, (N_HDR,) int64, (T,) int64 three times, (P, N_SEATCOL) int64, (P, T) bool, (A,) bool, (4,) uint64,
+    (P, T) int64 — views, no copy. A policy's C entry unpacks them and calls its decision function.
+    """
+    return (carray(params, N_AGENT_PARAMS, np.float64), carray(hdr, N_HDR, np.int64), carray(hand, t, np.int64),
+            carray(values, t, np.int64), carray(unseen, t, np.int64), carray(seats, (p, N_SEATCOL), np.int64),
+            carray(gave_up, (p, t), np.bool_), carray(mask, a, np.bool_), carray(rng, 4, np.uint64),
+            carray(hands_all, (p, t), np.int64))
+
+
+def compile_entry(entry) -> int:
+    """Compile (or load from numba's disk cache) the C entry ``entry`` with :data:`VIEW_SIG`; its address (int).
+
+    ``entry`` is a module-level Python function of a file (numba caches it beside that file). The
+    compiled object is kept for the life of the process (the address stays valid).
+    """
+    key = (entry.__module__, entry.__qualname__)
+    cf = _ENTRIES.get(key)
+    if cf is None:
+        cf = cfunc(VIEW_SIG, cache=True)(entry)
+        _ENTRIES[key] = cf
+    return int(cf.address)
+
+
+_ENTRIES: dict = {}
