@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from agents.card_counter import CardCounterAgent
-from agents.compiled import new_scratch
-from agents.compiled_strategy import card_counter_act, heuristic_act, oracle_act, view_row
+from agents.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE, act_once, new_scratch
+from agents.compiled_strategy import strategy_address, view_row
 from agents.heuristic import HeuristicAgent, HeuristicConfig
 from agents.oracle import OracleAgent
 from agents.random_agent import RandomAgent
@@ -24,6 +24,12 @@ from cya_sim.engine.reference import apply_action, new_game
 from cya_sim.engine.reference.observation import observe
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
+
+
+def _act(code, k, row, seat, params, rng, sc):
+    """One decision of view policy ``code`` through the play loop's dispatch and its C entry."""
+    return act_once(code, strategy_address(code), k, row, seat, params, rng, sc)
+
 
 CONFIGS = [HeuristicConfig(), HeuristicConfig(wild_for_sets=False, save_wild=True),
            HeuristicConfig(count=True, backup=True, pair_first=False, cover=True, let_go=True, wild_first=True,
@@ -62,9 +68,9 @@ def test_views_and_choices_agree_between_engines(preset, players):
             for cfg in CONFIGS:
                 p16 = np.zeros(16)
                 p16[:14] = cfg.to_array()
-                assert heuristic_act(k_, row, seat, p16, no_rng, sc) == HeuristicAgent(cfg).act(obs, rng)
-            assert card_counter_act(k_, row, seat, np.zeros(16), no_rng, sc) == CardCounterAgent().act(obs, rng)
-            assert oracle_act(k_, row, seat, np.zeros(16), no_rng, sc) == OracleAgent(cheats=True).act(obs, rng, ref)
+                assert _act(POLICY_HEURISTIC, k_, row, seat, p16, no_rng, sc) == HeuristicAgent(cfg).act(obs, rng)
+            assert _act(POLICY_CARD_COUNTER, k_, row, seat, np.zeros(16), no_rng, sc) == CardCounterAgent().act(obs, rng)
+            assert _act(POLICY_ORACLE, k_, row, seat, np.zeros(16), no_rng, sc) == OracleAgent(cheats=True).act(obs, rng, ref)
             action = RandomAgent().act(obs, agent_rngs[seat])
             apply_action(ref, action)
             api.step(bat, np.array([action]))

@@ -1,8 +1,8 @@
 """``greedy`` under the advanced rules (RULES.md §6): the row-reading compiled form equals the view form at every decision.
 
 :func:`agents.compiled_advanced.greedy_advanced_act` takes ``greedy``'s §6 decision from the game row
-without building the agent view; :func:`agents.compiled_strategy.heuristic_act` with ``greedy``'s
-switches takes it over the view (``advanced_first``, ``heuristic_decide``, ``advanced_last``, the
+without building the agent view; the ``heuristic`` view policy with ``greedy``'s switches
+(:func:`agents.compiled.policy_act` with its C address) takes it over the view (``advanced_first``, ``heuristic_decide``, ``advanced_last``, the
 same functions the single-game :class:`agents.greedy.GreedyAgent` runs). These tests play games in
 which every decision is asked of both and one of the two answers, or a uniformly random legal
 action, is played, so that the positions reach every §6 decision (Swap, Move, deep challenges,
@@ -24,9 +24,9 @@ from numba import njit
 # compiled greedy with the Python one under §6 (tests/test_batched_differential.py, agent-played games).
 pytestmark = pytest.mark.slow
 
-from agents.compiled import _GREEDY_AS_HEURISTIC, new_scratch
+from agents.compiled import GREEDY_AS_HEURISTIC, POLICY_VIEW, new_scratch, policy_act
 from agents.compiled_advanced import covers, greedy_advanced_act
-from agents.compiled_strategy import heuristic_act
+from agents.compiled_strategy import STRATEGY_HEURISTIC, strategy_address
 from cya_sim.engine.compiled.layout import (
     C_ADV_DC,
     C_ADV_END,
@@ -84,7 +84,7 @@ def _kind(K, G, a):
 
 
 @njit(cache=True)
-def _play_and_compare(K, G, rng, params, sc, ids, p_random, kinds, bad):
+def _play_and_compare(K, G, rng, addr, params, sc, ids, p_random, kinds, bad):
     """Play row ``G`` to the game's end, asking both forms at every decision; the decisions compared, or -1.
 
     Each decision plays a uniformly random legal action with probability ``p_random``, else the choice.
@@ -95,7 +95,7 @@ def _play_and_compare(K, G, rng, params, sc, ids, p_random, kinds, bad):
     while G[G_DONE] == 0:
         seat = G[G_TO_ACT]
         fast = greedy_advanced_act(K, G, seat)
-        slow = heuristic_act(K, G, seat, params, rng, sc)
+        slow = policy_act(POLICY_VIEW, addr, K, G, seat, params, rng, sc)
         if fast != slow or not is_legal(K, G, fast):
             bad[0] = n
             bad[1] = fast
@@ -121,11 +121,14 @@ def _compare(rules, players: int, games: int, p_random: float, key: int) -> np.n
     rng = np.zeros(4, np.uint64)
     kinds = np.zeros(len(KINDS), np.int64)
     bad = np.zeros(3, np.int64)
+    params = np.zeros(16, np.float64)
+    params[: GREEDY_AS_HEURISTIC.shape[0]] = GREEDY_AS_HEURISTIC
+    addr = strategy_address(STRATEGY_HEURISTIC)
     for g in range(games):
         row[:] = 0
         seed_stream(rng, key, g, 0)
         new_game(k, row, rng)
-        n = _play_and_compare(k, row, rng, _GREEDY_AS_HEURISTIC, sc, ids, p_random, kinds, bad)
+        n = _play_and_compare(k, row, rng, addr, params, sc, ids, p_random, kinds, bad)
         assert n >= 0, (f"{rules.name} P={players} game {g}: at decision {bad[0]} the row form chose {bad[1]}, "
                         f"the view form {bad[2]} (or the row form's choice is illegal)")
     return kinds

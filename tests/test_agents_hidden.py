@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.compiled import builtin_act, new_scratch
-from agents.registry import compiled_params, compiled_policy
+from agents.compiled import act_once, new_scratch
+from agents.registry import policy_of
 from cya_sim.engine.batched import api
 from cya_sim.engine.compiled.rules import legal_mask
 from cya_sim.game.rng import root_key
@@ -67,10 +67,10 @@ def test_agents_decide_alike_on_states_that_differ_only_in_hidden_cards():
                 rng_copy = state.agent_rng.copy()
                 twin.agent_rng[...] = rng_copy
                 state.q_seat_agent[0, seat] = twin.q_seat_agent[0, seat] = a_idx
-                code, params = compiled_policy(name), compiled_params(name)
-                x = builtin_act(code, k_, state.rows[0], seat, params, state.agent_rng[0, seat], sc)
+                code, addr, params = policy_of(name, rules)
+                x = act_once(code, addr, k_, state.rows[0], seat, params, state.agent_rng[0, seat], sc)
                 state.agent_rng[...] = rng_copy
-                y = builtin_act(code, k_, twin.rows[0], seat, params, twin.agent_rng[0, seat], sc)
+                y = act_once(code, addr, k_, twin.rows[0], seat, params, twin.agent_rng[0, seat], sc)
                 state.agent_rng[...] = rng_copy
                 if name == ORACLE:
                     oracle_changed += x != y

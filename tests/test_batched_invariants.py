@@ -28,16 +28,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from agents.compiled import (
-    N_AGENT_PARAMS,
-    POLICY_CARD_COUNTER,
-    POLICY_GREEDY,
-    POLICY_HEURISTIC,
-    POLICY_RANDOM,
-    builtin_act,
-    new_scratch,
-)
-from agents.registry import compiled_params
+from agents.compiled import new_scratch, policy_act
+from agents.registry import policy_of
 from cya_sim.engine.batched import init, results
 from cya_sim.engine.batched.loops import finish_and_refill
 from cya_sim.engine.compiled.layout import (
@@ -136,10 +128,11 @@ def _check_row(K, G, counts, round_total):
 
 
 @njit(cache=True, _nrt=False)
-def play_checked(K, R, ER, AR, Q, pcode, params, sc, counts, round_total, out):
+def play_checked(K, R, ER, AR, Q, pcode, paddr, params, sc, counts, round_total, out):
     """Play every queued game with compiled policies, checking the invariants after every action.
 
-    pcode: (K_agents,) int64 policy code per agent; params: (K_agents, N_AGENT_PARAMS) float64.
+    pcode: (K_agents,) int64 policy code per agent; paddr: (K_agents,) int64 view policies' C addresses;
+    params: (K_agents, N_AGENT_PARAMS) float64.
     out: (4,) int64 — [error code, row, decisions checked, round ends checked].
     """
     for b in range(R.shape[0]):
@@ -161,7 +154,7 @@ def play_checked(K, R, ER, AR, Q, pcode, params, sc, counts, round_total, out):
                 if is_legal(K, G, a):
                     n_legal += 1
             ai = Q.q_seat_agent[G[G_QUEUE_POS], seat]
-            a = builtin_act(pcode[ai], K, G, seat, params[ai], AR[b, seat], sc)
+            a = policy_act(pcode[ai], paddr[ai], K, G, seat, params[ai], AR[b, seat], sc)
             if n_legal == 0 or not is_legal(K, G, a):
                 out[0] = 6
                 out[1] = b
@@ -185,16 +178,16 @@ def run_invariants(preset: str, n_players: int, games: int, start: int, seed: in
     sa = np.random.default_rng(start).integers(0, 2, (games, n_players))
     sa[: games // 2] = 0  # half the games all-random
     names = ["random", "greedy"]
-    codes = np.array([POLICY_RANDOM, POLICY_GREEDY], np.int64)
-    params = np.zeros((2, N_AGENT_PARAMS))
     if agent:
         names, sa = [agent], np.zeros_like(sa)
-        code = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
-                "card_counter": POLICY_CARD_COUNTER}[agent]
-        codes, params = np.array([code], np.int64), compiled_params(agent)[None, :]
+    slots = [policy_of(n, rules) for n in names]
+    codes = np.array([c for c, _, _ in slots], np.int64)
+    addrs = np.array([a for _, a, _ in slots], np.int64)
+    params = np.array([p for _, _, p in slots], np.float64)
     st = init(rules, n_players, 64, root_key(seed), gi, sa, names)
     out = np.zeros(4, np.int64)
-    play_checked(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, codes, params, new_scratch(st.consts.cfg),
+    play_checked(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, codes, addrs, params,
+                 new_scratch(st.consts.cfg),
                  np.zeros(rules.deck.n_types, np.int64), rules.round_total(n_players), out)
     assert out[0] == 0, (f"invariant {out[0]} broken in game {int(st.game_index[out[1]])} "
                          f"({preset}, {n_players} players, seed {seed})")

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.compiled import N_AGENT_PARAMS, POLICY_CARD_COUNTER, POLICY_GREEDY, POLICY_RANDOM, new_scratch
+from agents.compiled import N_AGENT_PARAMS, POLICY_GREEDY, new_scratch
+from agents.registry import policy_of
 from cya_sim.engine.batched import init, step
 from cya_sim.engine.compiled.layout import C_A, G_DONE, G_QUEUE_POS, G_ROUND, G_TO_ACT
 from cya_sim.engine.compiled.rules import is_legal, legal_list
@@ -46,15 +47,16 @@ def _lockstep(preset: str, players: int, games: int, seed: int) -> int:
             step(state, np.array([ids[int(rng.integers(n))]]))
         if state.rows[0, G_DONE]:
             continue
-        policy = POLICY_GREEDY if g % 2 == 0 else POLICY_CARD_COUNTER
+        policy, addr, params = policy_of("greedy" if g % 2 == 0 else "card_counter", rules)
         gw = state.rows[0].copy()
         srng = state.engine_rng[0].copy()
         sc = new_scratch(k.cfg)
-        params = np.zeros(N_AGENT_PARAMS)
-        rollout(k, gw, srng, sc, gw[G_ROUND], policy, params, UTIL_WIN)
-        codes = np.array([POLICY_RANDOM, POLICY_GREEDY, POLICY_CARD_COUNTER], np.int64)
+        rollout(k, gw, srng, sc, gw[G_ROUND], policy, addr, params, UTIL_WIN)
+        slots = [policy_of(a, rules) for a in ("random", "greedy", "card_counter")]
+        codes = np.array([c for c, _, _ in slots], np.int64)
+        addrs = np.array([a for _, a, _ in slots], np.int64)
         state.q_seat_agent[:] = 1 if policy == POLICY_GREEDY else 2
-        assert advance(k, state.rows, state.engine_rng, state.agent_rng, state.queue, codes,
+        assert advance(k, state.rows, state.engine_rng, state.agent_rng, state.queue, codes, addrs,
                        np.zeros((3, N_AGENT_PARAMS)), sc) == 0
         assert bool(state.r_done[0]) and gw[G_DONE] == 1 and gw[G_TO_ACT] == -1
         mine, theirs = state.rows[0].copy(), gw

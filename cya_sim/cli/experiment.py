@@ -166,6 +166,8 @@ def tournament_main(argv: Sequence[str]) -> int:
                       + (f" ({result.games_per_s:,.0f} games/s, {result.executor})" if result.games_played else "")
                       + (f"; {result.chunks_skipped} chunks were already stored" if result.chunks_skipped else "")
                       + f"; peak memory {result.peak_rss_mb:,.0f} MiB")
+                if result.compiled:
+                    print(f"compiled once before the games: {result.compile_s:.1f} s ({', '.join(result.compiled)})")
             if args.no_report:
                 return 0
             return _report(exp.out, quiet=args.quiet)

@@ -337,18 +337,12 @@ def experiment_argument(args: Sequence[str]) -> int | None:
     return None
 
 
-def compile_note(engine: str) -> str | None:
-    """The line to print before a batched run that must first compile the engine (a fresh clone), else None."""
-    if engine != "batched":
-        return None
-    try:
-        from cya_sim.engine.compiled.cache_guard import cold_compile_expected
-    except ImportError:
-        return None
-    if not cold_compile_expected():
-        return None
-    return ("first run: compiling the batched engine with numba (about a minute, once; later runs load it from "
-            "the disk cache); the progress bar starts when it is done")
+def played_line(games: int, elapsed_s: float, workers: int, engine: str) -> str:
+    """``played N games in T s (R games/s, W workers, engine E)``; nothing played gives no rate."""
+    if games == 0 or elapsed_s <= 0:
+        return f"played no new games (every game is already stored), engine {engine}"
+    return (f"played {games:,} games in {elapsed_s:.1f} s ({games / elapsed_s:,.1f} games/s, {workers} worker"
+            f"{'s' if workers > 1 else ''}, engine {engine})")
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
@@ -376,9 +370,6 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         if config.games % config.n_players:
             print(f"note: {config.games} games is not a multiple of {config.n_players}; seats are balanced "
                   "to within one game")
-        note = compile_note(engine)
-        if note:
-            print(note, flush=True)
     try:
         result = run_tournament(config, progress=not args.quiet,
                                 command="cya-sim " + shlex.join(args.argv))
@@ -386,8 +377,10 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         raise UsageError(f"{_FLAGS.get(e.field, e.field)}: {e.detail}") from None
     if args.quiet and result.engine_note:
         print(f"engine: {result.engine} ({result.engine_note})")
-    print(f"played {len(result.table):,} games in {result.elapsed_s:.1f} s ({result.games_per_s:,.1f} games/s, "
-          f"{result.workers} worker{'s' if result.workers > 1 else ''}, engine {result.engine})")
+    print(played_line(result.games_played, result.elapsed_s, result.workers, result.engine))
+    if result.compiled:
+        print(f"compiled once before the games: {result.compile_s:.1f} s ({', '.join(result.compiled)}; later runs "
+              "load them from the disk cache)")
     print(_format_summary(result.summary))
     from cya_sim.reports.report import SUMMARY_LEGEND
 

@@ -2,8 +2,8 @@
 
 * :mod:`.reference` — ``play_games`` on the reference engine (Python agents made from specs).
 * :mod:`.batched` — ``play_games`` on the batched engine: compiled policies in the compiled
-  loop (:mod:`.loop`), Python agents through the reference observation of a row.
-* :mod:`.plugins` — the compiled loop specialized for a line-up's compiled plug-in policies.
+  loop (:mod:`.loop`, compiled once; view policies and plug-ins by C address), Python agents
+  through the reference observation of a row.
 
 :func:`get_play_games` picks one by engine name (each is imported when first asked for, so that the
 reference engine runs where numba is missing or not yet compiled; not to dodge an import cycle).

@@ -70,3 +70,36 @@ def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
                 return -1
             apply_action(K, G, ER[b], a)
     return waiting
+
+
+def callee_plan(K, G, rng, sc) -> list:
+    """The separately compiled functions :func:`advance` reaches, with the argument types of its calls.
+
+    ``(dispatcher, argument types)`` pairs, roughly in the reverse of the order in which compiling
+    :func:`advance` reaches them: a second process compiles them into numba's disk cache
+    (``dispatcher.compile(types)``) while the first compiles :func:`advance`, which then loads each one
+    it has not reached yet instead of compiling it (:func:`cya_sim.runs.warmup.warm_up`). The cache keeps a
+    function's LLVM bitcode for linking, so the loop's machine code is the same either way; a pair whose
+    types differ from the loop's call only costs its own compile (``tests/test_warmup.py`` checks them).
+
+    Args: K the rule constants, G a (W,) int64 row, rng a (4,) uint64 stream, sc an :class:`agents.compiled.Scratch`
+    (values only give their types).
+    """
+    from numba import typeof, types
+
+    from agents.compiled_advanced import greedy_advanced_act
+    from agents.compiled_draft import best_take, open_if_able
+    from agents.compiled_strategy import gives_up_at_once, oracle_view, view_row
+    from cya_sim.engine.compiled import advanced as adv
+    from cya_sim.engine.compiled import draft
+    from cya_sim.engine.compiled import rules as kernel
+
+    k, g, r, s, i, b = typeof(K), typeof(G), typeof(rng), typeof(sc), types.int64, types.boolean
+    return [
+        (view_row, (k, g, i, s)), (kernel.resolve_challenge, (k, g, r)), (adv.turn_action, (k, g, i, i)),
+        (draft.apply, (k, g, i)), (kernel.end_round, (k, g, r)), (kernel.second_action_or_end, (k, g, r, b)),
+        (kernel.end_two_action_turn, (k, g, r)), (draft.finish, (k, g)), (kernel.piles_then_done, (k, g, r, i, i)),
+        (draft.is_legal, (k, g, i)), (adv.pre_legal, (k, g, i)), (oracle_view, (k, g, s)),
+        (gives_up_at_once, (k, g, i)), (kernel.legal_list, (k, g, g)), (greedy_advanced_act, (k, g, i)),
+        (best_take, (k, g, i, g, i, i)), (open_if_able, (k, g, i)),
+    ]

@@ -78,6 +78,7 @@ from cya_sim.runs.experiment import (
     resolve_engine,
     worker_count,
 )
+from cya_sim.runs.warmup import WarmUp, warm_up
 
 try:
     import fcntl
@@ -700,9 +701,12 @@ class RunResult:
         engine: the engine that played; engine_note why it differs from the one asked for.
         executor: ``"in-process"``, ``"local processes (N)"`` or ``"dask tcp://..."``.
         chunks_played, chunks_skipped: chunk counts (skipped = already on disk).
-        games_played: games played by this run. elapsed_s: wall time of playing, seconds.
+        games_played: games played by this run. elapsed_s: wall time of playing, seconds (the compile
+            before it excluded: ``compile_s``).
         peak_rss_mb: peak resident memory of this process and its finished children, MiB.
         workers: local worker processes used (1 = in this process; 0 = nothing played or a Dask cluster).
+        compile_s: wall seconds spent compiling numba kernels before the games (0.0: all loaded from the
+            disk cache; :func:`cya_sim.runs.warmup.warm_up`). compiled: the kernels compiled.
     """
 
     folder: Path
@@ -716,6 +720,8 @@ class RunResult:
     elapsed_s: float
     peak_rss_mb: float
     workers: int = 1
+    compile_s: float = 0.0
+    compiled: tuple[str, ...] = ()
 
     @property
     def games_per_s(self) -> float:
@@ -801,6 +807,9 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
         if on_chunk is not None:
             on_chunk(task.index)
 
+    warm = WarmUp()
+    if tasks and not exp.run.scheduler:  # compile once here, before the workers start; they only load the cache
+        warm = warm_up([exp.rules], exp.players, exp.agents, engine, say=_say if progress else None)
     t0 = time.perf_counter()
     played = 0
     status = "interrupted"
@@ -809,6 +818,7 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
         with tqdm(total=exp.total_games, initial=done_games, unit="game", desc=desc, disable=not progress,
                   dynamic_ncols=True, smoothing=0.1) as bar:
             if tasks and exp.run.scheduler:
+                warm = _warm_dask(client, exp, engine)
                 for task, table in _run_dask(tasks, client):
                     store(task, table)
                     played += table.num_rows
@@ -827,9 +837,29 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
         elapsed = time.perf_counter() - t0
         result = RunResult(out, resumed, engine, note, executor, sum(1 for t in tasks if t.index in index),
                            len(done), played, elapsed, _peak_rss_mb(),
-                           0 if not tasks or exp.run.scheduler else workers)
+                           0 if not tasks or exp.run.scheduler else workers, warm.compile_s, tuple(warm.compiled))
         _end_run(out, entry, result, status)
     return result
+
+
+def _say(line: str) -> None:
+    print(f"cya-sim: {line}", file=sys.stderr, flush=True)
+
+
+def _warm_worker(rules, players, agents, engine) -> tuple[float, list[str]]:
+    """A Dask worker's warm-up (:func:`cya_sim.runs.warmup.warm_up`, silent): (compile seconds, kernels compiled)."""
+    w = warm_up([rules], players, agents, engine)
+    return w.compile_s, w.compiled
+
+
+def _warm_dask(client, exp: Experiment, engine: str) -> WarmUp:
+    """Compile once on every Dask worker before the chunks are sent (workers of one machine share its lock)."""
+    per_worker = client.run(_warm_worker, exp.rules, list(exp.players), list(exp.agents), engine)
+    out = WarmUp()
+    for secs, names in per_worker.values():
+        out.compile_s = max(out.compile_s, secs)
+        out.compiled += [n for n in names if n not in out.compiled]
+    return out
 
 
 def _peak_rss_mb() -> float:

@@ -211,8 +211,11 @@ class TournamentResult:
         workers: worker processes used (1 = in this process).
         chunk_size: games per chunk.
         elapsed_s: wall time of playing, in seconds (worker start-up included,
-            writing files excluded).
+            writing files and compiling excluded).
         files: paths written (empty when ``config.out`` is None).
+        compile_s: wall seconds spent compiling numba kernels before the games, once for the machine
+            (0.0 when the disk cache held them; :func:`cya_sim.runs.warmup.warm_up`). compiled: their names.
+        games_played: games played by this run (fewer than ``len(table)`` when it resumed a folder).
     """
 
     config: TournamentConfig
@@ -226,11 +229,15 @@ class TournamentResult:
     chunk_size: int
     elapsed_s: float
     files: tuple[Path, ...] = field(default=())
+    compile_s: float = 0.0
+    compiled: tuple[str, ...] = ()
+    games_played: int = -1
 
     @property
     def games_per_s(self) -> float:
-        """Games per second of wall time (all workers together)."""
-        return len(self.table) / self.elapsed_s if self.elapsed_s > 0 else float("inf")
+        """Games played by this run per second of wall time (all workers together)."""
+        n = len(self.table) if self.games_played < 0 else self.games_played
+        return n / self.elapsed_s if self.elapsed_s > 0 else float("inf")
 
 
 # -- line-up design ------------------------------------------------------------
@@ -375,8 +382,9 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         engine, note = resolve_engine(exp.run.engine, exp.rules)
     if config.out is None:
         chunk = config.chunk_size or auto_chunk_size(config.games, engine)
-        table, workers, elapsed = _play_in_memory(exp, engine, chunk, progress)
+        table, workers, elapsed, warm = _play_in_memory(exp, engine, chunk, progress)
         files: tuple[Path, ...] = ()
+        compile_s, compiled, played = warm.compile_s, tuple(warm.compiled), len(table)
     else:
         check_out_folder(config)
         from cya_sim.reports.report import build_report
@@ -389,20 +397,23 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
             files = tuple(build_report(config.out).files)
         chunk, elapsed = int(manifest["chunk_size"]), run.elapsed_s
         workers = max(1, run.workers)
+        compile_s, compiled, played = run.compile_s, run.compiled, run.games_played
     result = TournamentResult(config, names, lineup, table, summarize(table, names), engine, note, workers, chunk,
                               elapsed)
-    return replace(result, files=files)
+    return replace(result, files=files, compile_s=compile_s, compiled=compiled, games_played=played)
 
 
-def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool) -> tuple[GameTable, int, float]:
+def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool):
     """Every chunk of a one-size experiment through :func:`cya_sim.runs.runner.run_tasks`; nothing is written.
 
     Returns:
-        (table in game order, workers used, wall time of playing in seconds).
+        (table in game order, workers used, wall time of playing in seconds, the
+        :class:`~cya_sim.runs.warmup.WarmUp` of the compile before it).
     """
     from tqdm.auto import tqdm
 
-    from cya_sim.runs.runner import ChunkTask, play_chunk_games, run_tasks
+    from cya_sim.runs.runner import ChunkTask, _say, play_chunk_games, run_tasks
+    from cya_sim.runs.warmup import warm_up
 
     sched = Schedule.of(exp)
     key = root_key(exp.seed)
@@ -410,6 +421,7 @@ def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool) ->
              for i, (a, b) in enumerate(plan_chunks(sched, chunk))]
     workers = worker_count(exp.run.workers, len(tasks))
     parts: dict[int, GameTable] = {}
+    warm = warm_up([exp.rules], exp.players, exp.agents, engine, say=_say if progress else None)
     t0 = time.perf_counter()
     with tqdm(total=exp.total_games, unit="game", desc=engine, disable=not progress, dynamic_ncols=True) as bar:
         for task, t in run_tasks(tasks, workers, bar, play_chunk_games):
@@ -417,4 +429,4 @@ def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool) ->
             if workers > 1:
                 bar.update(len(t))
     elapsed = time.perf_counter() - t0
-    return GameTable.concat([parts[i] for i in sorted(parts)]), workers, elapsed
+    return GameTable.concat([parts[i] for i in sorted(parts)]), workers, elapsed, warm

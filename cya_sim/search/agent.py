@@ -7,7 +7,7 @@ the deals consistent with what the seat has seen (:mod:`cya_sim.search.determini
 descends the seat's tree with UCB1 on availability counts, expands one move,
 plays a compiled rollout (default ``greedy``; ``random``; ``card_counter``:
 every rollout seat plays that agent from its own view of the determinized game,
-:func:`agents.compiled_strategy.card_counter_act`) to the end of the round, and backs up each
+:func:`agents.compiled_strategy.card_counter_entry`) to the end of the round, and backs up each
 mover's utility; the move with the most visits is played. Measured at 1,000
 iterations, 4-player classic, seats rotated (``experiments/ismcts_strength.md``):
 with ``rollout="card_counter"`` it beats three ``greedy``, three ``card_counter``
@@ -61,7 +61,7 @@ class SearchAgent:
         rollout: rollout policy, one of ``greedy`` (default), ``random`` or
             ``card_counter`` (every rollout seat plays the ``card_counter``
             agent from its own view of the determinized game,
-            :func:`agents.compiled_strategy.card_counter_act`; slower per iteration,
+            :func:`agents.compiled_strategy.card_counter_entry`; slower per iteration,
             much stronger: see ``experiments/ismcts_strength.md``). All compiled.
         utility: ``share`` (the seat's share of the round's scores) or ``win``
             (its share of the game's win, rollouts to the game's end).
