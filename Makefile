@@ -14,10 +14,10 @@ run: $(VENV)/.installed
 	$(BIN)/cya-sim tournament
 
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -n 2 --dist worksteal
+	$(BIN)/python -m pytest -n 2 --dist worksteal --durations=15
 
 test-slow: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -n 2 --dist worksteal -m slow
+	$(BIN)/python -m pytest -n 2 --dist worksteal --durations=15 -m slow
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -11,6 +11,8 @@ seat's stack (``rest=("stack", seat)``: one set per asset type).
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +174,32 @@ def names_of(state: GameState, cards: list[int]) -> list[str]:
 def rules_classic():
     """The classic preset (R-PRESETS)."""
     return get_rules("classic")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """One warm-up compile shared by the whole suite (issue 21), before ``pytest -n`` starts its workers.
+
+    On a run of the whole suite (no file or folder named on the command line), the main pytest process
+    compiles or loads every shared kernel once (:func:`cya_sim.runs.warmup.warm_up`: the play loop,
+    the view policies, the search kernels, the reference agents' decision functions; two processes on
+    two cores), so the workers only load numba's disk cache instead of compiling the same kernels side
+    by side. ``CYA_TEST_WARMUP=0`` skips it, ``=1`` forces it.
+    """
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    flag = os.environ.get("CYA_TEST_WARMUP")
+    whole = not config.args or [str(a) for a in config.args] == [str(config.rootpath / "tests")]
+    if flag == "0" or (flag != "1" and not whole):
+        return
+    from cya_sim.runs.warmup import warm_up
+
+    rules = get_rules("classic")
+    agents = ["greedy", "random", "card_counter", "heuristic", "oracle(cheats=true)", "ismcts"]
+    t0 = time.perf_counter()
+    batched = warm_up([rules], [4], agents, "batched")
+    reference = warm_up([rules], [4], agents, "reference")
+    compiled = batched.compiled + reference.compiled
+    print(f"\ncya-sim test warm-up: {time.perf_counter() - t0:.1f} s"
+          + (f" (compiled {', '.join(compiled)})" if compiled else " (all loaded from numba's disk cache)"))

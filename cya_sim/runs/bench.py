@@ -9,8 +9,18 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
 - **reference**: the reference engine on the same games, same measure;
 - **ceiling**: the hand-compiled loop of ``shared/bench/ceiling.py`` (looked up at
   ``../shared/bench/ceiling.py`` beside the repository; skipped with a note when absent);
-- **compile_s**: first-run compile time of the batched engine, in a fresh process with an empty
-  numba cache directory (later runs load the on-disk cache; ``cache_load_s`` is that time here);
+- **compile_s**: first-run compile time of the batched engine (the play loop with ``greedy`` and
+  ``random``, as a default tournament compiles it: :func:`cya_sim.runs.warmup.warm_up`, a second
+  process helping on a machine of two or more cores), in a fresh process with an empty numba cache
+  directory, wall seconds (``compile_cpu_s``: CPU seconds of both processes; later runs load the
+  on-disk cache, ``cache_load_s`` is that time here);
+- **cold_tournament_wall_s**: the default tournament (``cya-sim tournament``, what ``make run``
+  plays) with empty caches and its default workers, wall seconds of the whole command;
+- **plug-in edit loop** (issue 21): ``plugin_first_run_wall_s``, a 400-game tournament of the
+  ``agents/README.md`` plug-in example under a module name never used before, engine cache warm,
+  wall seconds of the whole command; ``plugin_edit_rerun_wall_s``, the same after one line of the
+  plug-in is changed; ``cli_warm_run_wall_s``, the same command with ``greedy,random`` (what any
+  warm command costs: start-up, games, report);
 - **strategy agents** (issue 12): ``card_counter`` x4 and the compiled plug-in example of
   ``agents/README.md`` x4 (installed from a temporary folder, as a user would) on the same
   engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4;
@@ -66,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="tournament worker processes (default: all cores)")
     parser.add_argument("--batch-size", type=int, default=256, help="rows of the batched engine (default 256)")
     parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile measurement")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="skip the cold-compile, cold-tournament and plug-in edit-loop measurements")
     parser.add_argument("--strategy-games", type=int, default=40_000,
                         help="games of card_counter x4 and of the plug-in example x4 (default 40000; 0 skips)")
     parser.add_argument("--no-search", action="store_true", help="skip the ISMCTS speed measurement")
@@ -103,28 +114,86 @@ def _timed(fn):
 
 
 _COLD = """
-import time, numpy as np
+import time
 t0 = time.perf_counter()
-from cya_sim.play.batched import play_games
 from cya_sim.game.rules import get_rules
-play_games(get_rules("classic"), ["greedy", "random"], np.array([[0, 1, 0, 1]]), 1, np.array([0]))
+from cya_sim.runs.warmup import warm_up
+warm_up([get_rules("classic")], [4], ["greedy", "random"], "batched")
 print(time.perf_counter() - t0)
 """
 
 
-def cold_compile_seconds() -> tuple[float, float]:
-    """(wall seconds, CPU seconds) to import and first run the batched engine with an empty numba cache.
-
-    Measured in a fresh process; the CPU seconds (the child's user + system time) are what a
-    shared machine does not inflate.
-    """
+def _child_cpu(fn):
+    """(result of ``fn()``, CPU seconds of the child processes it ran)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = fn()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cold_compile_seconds() -> tuple[float, float]:
+    """(wall seconds, CPU seconds) to import and compile the batched engine with an empty numba cache.
+
+    Measured in a fresh process, as a run compiles it (:func:`cya_sim.runs.warmup.warm_up`); the CPU
+    seconds (user + system time of the process and its helper) are what a shared machine does not inflate.
+    """
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, NUMBA_CACHE_DIR=d, CYA_SIM_CACHE_DIR=d)
-        out = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        out, cpu = _child_cpu(lambda: subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True,
+                                                     text=True, check=True))
     return float(out.stdout.strip().splitlines()[-1]), cpu
+
+
+def _cli() -> list[str]:
+    return [sys.executable, "-m", "cya_sim.cli"]
+
+
+def cold_tournament_seconds() -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``cya-sim tournament`` (the default tournament) with empty caches.
+
+    Default workers, results into a temporary folder, every process's CPU time counted.
+    """
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NUMBA_CACHE_DIR=d, CYA_SIM_CACHE_DIR=d)
+        t0 = time.perf_counter()
+        _, cpu = _child_cpu(lambda: subprocess.run(_cli() + ["tournament", "--quiet", "--out", str(Path(d) / "out")],
+                                                   env=env, capture_output=True, text=True, check=True))
+        return time.perf_counter() - t0, cpu
+
+
+def plugin_edit_loop() -> dict:
+    """Wall seconds of the plug-in edit loop of a user (module docstring), engine cache warm.
+
+    The README's plug-in example is written under a module name no earlier run used (a fresh
+    process compiles its C entry and the user's function, nothing else), a 400-game 4-player
+    tournament is run with it, one line of it is changed (the most valuable set now wins ties by the
+    highest id) and the tournament is run again; ``cli_warm_run_wall_s`` is the same command with
+    ``greedy,random`` only.
+    """
+    import uuid
+
+    def run(agents: str, folder: Path, env: dict) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(_cli() + ["tournament", "--quiet", "--agents", agents, "--players", "4", "--games", "400",
+                                 "--workers", "1", "--out", str(folder)], env=env, capture_output=True, text=True,
+                       check=True)
+        return time.perf_counter() - t0
+
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        name = f"cya_bench_plugin_{uuid.uuid4().hex[:10]}"
+        src = plugin_example_source()
+        path = Path(d) / f"{name}.py"
+        path.write_text(src)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([d] + [p for p in sys.path if p]))
+        out["cli_warm_run_wall_s"] = run("greedy,random", Path(d) / "warm", env)
+        out["plugin_first_run_wall_s"] = run(f"{name}:decide,greedy", Path(d) / "first", env)
+        edited = src.replace("if mask[a] and v > best_v:", "if mask[a] and v >= best_v:")
+        if edited == src:
+            raise RuntimeError("agents/README.md's plug-in example changed; update plugin_edit_loop's edit")
+        path.write_text(edited)
+        out["plugin_edit_rerun_wall_s"] = run(f"{name}:decide,greedy", Path(d) / "edited", env)
+    return out
 
 
 def plugin_example_source() -> str:
@@ -281,6 +350,8 @@ def measure(args: argparse.Namespace) -> dict:
     notes = []
     out: dict = {"rules": rules.name, "players": 4, "agents": "greedy x4", "target_score": rules.target_score}
     out["compile_s"], out["compile_cpu_s"] = (None, None) if args.no_compile else cold_compile_seconds()
+    if not args.no_compile:
+        out["cold_tournament_wall_s"], out["cold_tournament_cpu_s"] = cold_tournament_seconds()
     _, out["cache_load_s"], _ = _timed(lambda: batched(rules, ["greedy"], _seats(1), key, np.arange(1)))
 
     g = args.games
@@ -306,6 +377,8 @@ def measure(args: argparse.Namespace) -> dict:
     out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"]
     if args.strategy_games > 0:
         out.update(_strategy_rates(rules, key, args.strategy_games, args.batch_size, out["greedy_x4_games_s"]))
+    if not args.no_compile:
+        out.update(plugin_edit_loop())
     if args.baseline_games > 0:
         out.update(_baseline_rate(args.baseline_games))
     if not args.no_search:
@@ -457,6 +530,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  ISMCTS            {f(res['ismcts_greedy_iterations_s'])} iterations/s (greedy rollouts), "
               f"{f(res['ismcts_card_counter_iterations_s'])} (card_counter rollouts)")
     print(f"  compile           {f(res['compile_s'], '{:.1f}')} s cold, {res['cache_load_s']:.2f} s from cache")
+    if "cold_tournament_wall_s" in res:
+        print(f"  cold tournament   {res['cold_tournament_wall_s']:.1f} s wall (the default tournament, empty caches)")
+        print(f"  plug-in edit loop {res['plugin_first_run_wall_s']:.1f} s first run, {res['plugin_edit_rerun_wall_s']:.1f} s "
+              f"after an edit ({res['cli_warm_run_wall_s']:.1f} s for the same command with greedy,random)")
     print(f"  peak RSS          {res['peak_rss_mb']:.0f} MB")
     if "tournament_wall_s" in res:
         print(f"  tournament        {res['tournament_games']:,} games in {res['tournament_wall_s']:.1f} s wall on "
