@@ -104,7 +104,10 @@ def _fmt(v: Any) -> str:
 
 
 def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
-    """The constructor for a name: registry, then entry points, then ``module:Class``.
+    """The constructor for a name: registry, then ``module:Class`` (a name with a colon), then entry points.
+
+    (An entry point's name cannot hold a colon: such a name is always read as a path, without a scan of
+    the installed packages' entry points, which costs a fraction of a millisecond per call.)
 
     Raises:
         AgentSpecError: unknown name (lists the registered ones), a module
@@ -114,6 +117,8 @@ def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
     if name in registry:
         f = registry[name]
         return _load_path(f) if isinstance(f, str) else f
+    if ":" in name:
+        return _load_path(name)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             try:
@@ -121,8 +126,6 @@ def resolve_factory(name: str, registry: dict[str, Callable]) -> Callable:
             except Exception as e:  # the plug-in's own module failed to import
                 raise AgentSpecError(f"agent {name!r}: cannot load entry point {ep.value!r} "
                                      f"({_one_line(e)})") from e
-    if ":" in name:
-        return _load_path(name)
     plugins = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
     known = list(registry) + plugins
     raise AgentSpecError(f"unknown agent {name!r}; choose one of: {', '.join(known)}, or give module:Class")

@@ -28,6 +28,10 @@ from cya_sim.game.rng import stream_generator
 from cya_sim.game.rules import RuleSet
 from cya_sim.play import loop
 
+#: Rows played side by side when a Python agent plays: its decisions are Python calls whichever the batch,
+#: and few rows let the first games finish (and a progress bar move) within seconds.
+PYTHON_BATCH_SIZE = 16
+
 
 class Lineup:
     """How each agent of a batch is played under its rules: compiled policy code, C address and parameters.
@@ -162,6 +166,8 @@ def play_games(rules: RuleSet, agents: Sequence[str], seat_agent, key: int, game
         if code < 0 and getattr(make_agent(name), "sees_hidden", False):
             raise ValueError(f"agent {name!r} reads the hidden game state, which the batched engine does not "
                              "build; play it on the reference engine (engine='reference')")
+    if (lineup.codes < 0).any():  # Python agents: fewer rows side by side, so games (and progress) finish early
+        batch_size = min(int(batch_size), PYTHON_BATCH_SIZE)
     state = init(rules, p, max(1, min(int(batch_size), max(1, len(game_indices)))), key, game_indices,
                  seat_agent, agents, log_cap)
     if (lineup.codes >= 0).all():

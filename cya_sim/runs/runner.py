@@ -45,6 +45,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import queue as _queue
 import re
 import resource
 import socket
@@ -827,8 +828,6 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
                 for task, table in run_tasks(tasks, workers, bar, play_chunk):
                     store(task, table)
                     played += table.num_rows
-                    if workers > 1:
-                        bar.update(table.num_rows)
         status = "finished"
     except Exception as e:
         status = f"failed: {' '.join(str(e).split())[:200]}"
@@ -892,7 +891,9 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
 
     Args:
         tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here.
-        bar: a tqdm bar; with one worker it gets per-game updates (with more, the caller updates it per chunk).
+        bar: a tqdm bar, updated here as games finish: in this process per game; from worker processes
+            as they report finished games through a queue (so a slow agent's rate shows within seconds),
+            and each chunk is counted exactly once when it is done.
         play: a picklable function of a task (:func:`play_chunk` for Arrow rows, :func:`play_chunk_games`).
     """
     if workers <= 1:
@@ -900,15 +901,66 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
             yield t, play(t, progress=bar.update)
         return
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
-                             initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(play, t): t for t in tasks}
-        try:
-            for fut in as_completed(futures):
-                yield futures[fut], fut.result()
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    queue = ctx.Queue()
+    seen: dict[int, int] = {}
+    done: set[int] = set()
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def drain() -> None:
+        while not stop.is_set():
+            try:
+                index, n = queue.get(timeout=0.2)
+            except (EOFError, OSError, ValueError, _queue.Empty):  # nothing yet, or the queue closed at the end
+                continue
+            with lock:
+                if index not in done:
+                    seen[index] = seen.get(index, 0) + n
+                    bar.update(n)
+
+    reader = threading.Thread(target=drain, daemon=True, name="cya-sim-progress")
+    reader.start()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(os.getpid(), queue)) as pool:
+            futures = {pool.submit(_play_reporting, play, t): t for t in tasks}
+            try:
+                for fut in as_completed(futures):
+                    task, result = futures[fut], fut.result()
+                    with lock:
+                        done.add(task.index)
+                        rest = (task.stop - task.start) - seen.get(task.index, 0)
+                        if rest > 0:
+                            bar.update(rest)
+                    yield task, result
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    finally:
+        stop.set()
+        reader.join()
+
+
+#: A worker process's queue of (chunk index, games finished) messages to the main process (:func:`run_tasks`).
+_PROGRESS_QUEUE = None
+
+
+def _init_worker(parent: int, queue) -> None:
+    """Worker initializer: :func:`_watch_parent`, and the progress queue of :func:`run_tasks`."""
+    global _PROGRESS_QUEUE
+    _PROGRESS_QUEUE = queue
+    _watch_parent(parent)
+
+
+def _play_reporting(play: Callable[..., Any], task: ChunkTask):
+    """``play(task)`` in a worker, reporting finished games to the main process as they finish."""
+    q = _PROGRESS_QUEUE
+
+    def report(n: int) -> None:
+        if n > 0 and q is not None:
+            q.put((task.index, int(n)))
+
+    return play(task, progress=report)
 
 
 def connect(address: str):

@@ -426,7 +426,5 @@ def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool):
     with tqdm(total=exp.total_games, unit="game", desc=engine, disable=not progress, dynamic_ncols=True) as bar:
         for task, t in run_tasks(tasks, workers, bar, play_chunk_games):
             parts[task.index] = t
-            if workers > 1:
-                bar.update(len(t))
     elapsed = time.perf_counter() - t0
     return GameTable.concat([parts[i] for i in sorted(parts)]), workers, elapsed, warm

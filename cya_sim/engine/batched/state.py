@@ -69,10 +69,13 @@ class BatchState:
     def __getattr__(self, name: str):
         d = self.__dict__
         if "rows" in d and (name in lo.SCALARS or name in lo.BLOCKS):
-            return lo.field_view(d["consts"], d["rows"], name)
-        if "queue" in d and name in QUEUE_FIELDS:
-            return getattr(d["queue"], name)
-        raise AttributeError(f"BatchState has no field {name!r}")
+            view = lo.field_view(d["consts"], d["rows"], name)
+        elif "queue" in d and name in QUEUE_FIELDS:
+            view = getattr(d["queue"], name)
+        else:
+            raise AttributeError(f"BatchState has no field {name!r}")
+        d[name] = view  # the arrays are never rebound (updated in place): the view is found directly next time
+        return view
 
     @property
     def gave_up(self) -> np.ndarray:
