@@ -72,17 +72,3 @@ def invalidate_stale_caches() -> bool:
     except OSError:
         pass
     return deleted
-
-
-def cold_compile_expected() -> bool:
-    """Whether the next batched run compiles the play loop from scratch (no disk cache for it yet).
-
-    True when ``cya_sim/play/__pycache__`` holds no cached ``loop.advance`` (the compiled play
-    loop, :mod:`cya_sim.play.loop`: a fresh clone, or the first run after an edit of the engine,
-    agents or search, see :func:`invalidate_stale_caches`); False with ``NUMBA_CACHE_DIR`` set
-    (the cache lives elsewhere and is not inspected). Reads file names only; imports nothing.
-    """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return False
-    invalidate_stale_caches()
-    return not any((_PKG / "play" / "__pycache__").glob("loop.advance-*.nbi"))
