@@ -190,7 +190,8 @@ def pytest_sessionstart(session):
     if hasattr(config, "workerinput"):
         return
     flag = os.environ.get("CYA_TEST_WARMUP")
-    whole = not config.args or [str(a) for a in config.args] == [str(config.rootpath / "tests")]
+    tests = (config.rootpath / "tests").resolve()
+    whole = all(Path(config.rootpath, a).resolve() == tests for a in config.args)
     if flag == "0" or (flag != "1" and not whole):
         return
     from cya_sim.runs.warmup import warm_up

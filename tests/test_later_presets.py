@@ -79,9 +79,6 @@ def test_players_by_preset_keeps_only_the_allowed_cells_and_a_draft_would_be_ref
         parse_study({k: v for k, v in _doc(tmp_path).items() if k != "players_by_preset"})
 
 
-# Cold, its compiles under the later presets cost about 90 CPU-s (the classic small study stays in the default
-# run: tests/test_tips.py).
-@pytest.mark.slow
 def test_small_later_study_runs_with_inert_aa_and_the_round_invariant(tmp_path):
     """Under advanced (Penny Jar, action cards) and the 2p draft (removed cards, draft piles) the study runs end to
     end: A/A inert, every traced round's dollars equal the preset's round total (R-SCORE, R-ADV-PENNY, R-2P-DRAFT)."""

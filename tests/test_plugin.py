@@ -81,10 +81,7 @@ def installed_plugin(tmp_path_factory):
         _pip("uninstall", "--quiet", "--yes", PKG.replace("_", "-"))
 
 
-# Cold, this test compiles the plugin into the batched engine and into the search (about 250 CPU-s), too much
-# for the default suite's 10 minutes; the plugin playing identically in both engines stays in the default run
-# (tests/test_agent_registry.py).
-@pytest.mark.slow
+# The loops are compiled once for every plug-in (agents/view_abi.py): the plug-in compiles on its own, in seconds.
 def test_plugin_plays_in_both_engines_and_as_rollout(installed_plugin):
     from agents.registry import compiled_policy
     from cya_sim.engine.reference.observation import observe

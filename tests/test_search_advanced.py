@@ -9,7 +9,6 @@ the opponent's hand and the draw pile, and the best move is best in every determ
 
 from __future__ import annotations
 
-import pytest
 from conftest import (
     AUTO,
     BANK,
@@ -31,9 +30,6 @@ from conftest import (
 from cya_sim.engine.reference.legal import action_space
 from cya_sim.engine.reference.observation import observe
 from cya_sim.search import ismcts_search, pimc_search
-
-# Compiling the search for these rule sets costs about two CPU minutes on a cold cache: `make test-slow` runs them.
-pytestmark = pytest.mark.slow
 
 ITERATIONS = 400
 
