@@ -287,6 +287,11 @@ class RuleSet:
                 )
 
     @property
+    def score_unit(self) -> str:
+        """``"dollars"``: the classic family's totals are dollars (R-SCORE); the theft game's are points."""
+        return "dollars"
+
+    @property
     def draft_cards(self) -> int:
         """Cards dealt to the draft piles each round (R-2P-DRAFT, R-3P-DRAFT); 0 without a draft."""
         return self.draft_piles * self.draft_pile_size if self.draft != "none" else 0
