@@ -36,7 +36,9 @@ seed, its global game number and the schedule
 (:class:`~cya_sim.runs.experiment.Schedule`), never on the executor, the workers or
 the chunking, so a resumed or clustered run writes exactly the rows of an
 uninterrupted local one. Files follow the umask (like any file the user
-writes). Worker processes end within a second when the main process dies.
+writes). Worker processes end within a second when the main process dies, and
+within :data:`STOP_GRACE_S` seconds of Ctrl-C whatever the chunk size (every
+chunk already finished stays written; the run is recorded ``interrupted``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import multiprocessing
 import os
 import re
 import resource
+import signal
 import socket
 import sys
 import tempfile
@@ -54,7 +57,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -814,11 +817,12 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
                     played += table.num_rows
                     bar.update(table.num_rows)
             elif tasks:
-                for task, table in run_tasks(tasks, workers, bar, play_chunk):
-                    store(task, table)
-                    played += table.num_rows
-                    if workers > 1:
-                        bar.update(table.num_rows)
+                with closing(run_tasks(tasks, workers, bar, play_chunk)) as finished:  # stops the workers on exit
+                    for task, table in finished:
+                        store(task, table)
+                        played += table.num_rows
+                        if workers > 1:
+                            bar.update(table.num_rows)
         status = "finished"
     except Exception as e:
         status = f"failed: {' '.join(str(e).split())[:200]}"
@@ -844,7 +848,13 @@ def _watch_parent(parent: int) -> None:
 
     A killed main process (the out-of-memory killer, ``kill -9``) cannot stop
     its pool; without this its workers and the resource tracker would run on.
+    The worker also ignores SIGINT: a terminal's Ctrl-C reaches the whole
+    process group, and the main process alone decides what it means (it ends
+    the workers, :func:`_stop_workers`); a worker would otherwise print a
+    ``KeyboardInterrupt`` traceback or, inside a compiled kernel, play on.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while True:
             time.sleep(PARENT_POLL_S)
@@ -854,11 +864,40 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="cya-sim-watch-parent", daemon=True).start()
 
 
+#: Seconds a worker gets to end after SIGTERM before it is sent SIGKILL (:func:`_stop_workers`).
+STOP_GRACE_S = 2.0
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End a pool at once: cancel what has not started, SIGTERM every worker, SIGKILL those alive after the grace.
+
+    A running chunk is never waited for: a compiled kernel does not return to
+    Python until its chunk is done (a minute or more of one core), so
+    ``shutdown(wait=True)`` would keep every core busy that long after Ctrl-C.
+    The chunks already yielded are the caller's (written or kept); the ones
+    killed mid-way were never written, so a resume replays them.
+    """
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's pool keeps its workers there
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
 def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any] = play_chunk
               ) -> Iterator[tuple[ChunkTask, Any]]:
     """Yield ``(task, play(task))`` as chunks finish: in this process (per-game progress) or in a spawn pool.
 
     The one local executor of every run (experiment, flags tournament, in-memory tournament).
+    When the caller stops early (Ctrl-C, an error, or closing the generator),
+    every worker is ended within :data:`STOP_GRACE_S` seconds and the chunks
+    still running are dropped (:func:`_stop_workers`).
 
     Args:
         tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here.
@@ -870,15 +909,16 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
             yield t, play(t, progress=bar.update)
         return
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
-                             initargs=(os.getpid(),)) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_parent,
+                               initargs=(os.getpid(),))
+    try:
         futures = {pool.submit(play, t): t for t in tasks}
-        try:
-            for fut in as_completed(futures):
-                yield futures[fut], fut.result()
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()
+    except BaseException:  # KeyboardInterrupt, GeneratorExit (the caller stopped), a chunk's error
+        _stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def connect(address: str):
