@@ -180,7 +180,7 @@ def agent_list():
 
 def card():
     return st.fixed_dictionaries({}, optional={
-        "name": st.one_of(st.sampled_from(["A", "B", "W", "Gold", "A"]), st.text(max_size=4), ints),
+        "name": st.one_of(st.sampled_from(["A", "B", "W", "Gold", "A", "Penny Jar", "Swap"]), st.text(max_size=4), ints),
         "kind": st.sampled_from(["asset", "asset", "wild", "action", "gem", ""]),
         "value": st.one_of(st.integers(0, 50_000), ints, st.sampled_from([1.5, "5", True])),
         "copies": st.one_of(st.integers(1, 30), ints, st.sampled_from([2.0, "4", False])),
