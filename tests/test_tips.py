@@ -293,3 +293,16 @@ def test_only_runs_single_cells_with_the_full_studys_seeds_and_refuses_unknown_n
     with pytest.raises(ExperimentError) as e:
         parse_study(_small_study(tmp_path), only=["classic-greedy-9p"])
     assert e.value.field == "only"
+
+
+@pytest.mark.parametrize(("only", "entry"), [("", 1), (",,", 1), ("classic-greedy-3p,", 2), (" ", 1)])
+def test_only_with_an_empty_entry_is_refused_before_any_game(tmp_path, capsys, only, entry):
+    """Issue 23: ``--only ""`` or ``--only ",,"`` started the whole study; now one line naming the field and the
+    allowed values, exit status 2, nothing written."""
+    out = tmp_path / "study"
+    assert main(["tips", str(ROOT / "experiments" / "tips.toml"), "--only", only, "--out", str(out), "--quiet"]) == 2
+    stdout, err = capsys.readouterr()
+    assert stdout == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"cya-sim tips: error: field 'only': entry {entry} of {only!r} is empty; give cell names "
+                          "separated by commas, such as classic-greedy-2p")
+    assert not out.exists()

@@ -97,6 +97,8 @@ MANIFEST_KIND = "cya-sim experiment results"
 MANIFEST_FORMAT = 2
 _TMP_PREFIX = ".tmp-"
 _CHUNK_RE = re.compile(r"^chunk-([0-9]{6,})\.parquet$")
+#: A package version (PEP 440 public and local forms: 0.1.0, 1.2.3rc1, 0.2.0.dev3+g1a2b).
+_VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?(\.(post|dev)[0-9]+)*(\+[a-z0-9.]+)?$")
 #: Seconds to wait for a Dask scheduler to answer before refusing ``run.scheduler``.
 SCHEDULER_TIMEOUT_S = 10.0
 #: Seconds between a worker's checks that the main process still lives.
@@ -261,6 +263,12 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if not isinstance(m, dict) or m.get("kind") != MANIFEST_KIND:
         raise ExperimentError("out", f"{str(path)!r} is not a cya-sim results manifest")
     validate_manifest(m, path)
+    runs = read_runs(folder)
+    first = runs[0].get("cya_sim_version") if runs else None
+    if first is not None and first != m["cya_sim_version"]:  # both are written by the run that made the folder
+        raise ExperimentError("out", f"{str(path)!r}: key 'cya_sim_version' is {_short(m['cya_sim_version'])}, but "
+                              f"the run that wrote the folder was cya-sim {_short(first)} ({RUNS}); the manifest was "
+                              "changed by hand or damaged (restore it, or give a new folder)")
     return m
 
 
@@ -276,7 +284,10 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
     non-empty list of strings), ``experiment_toml`` (TOML whose seed, games,
     players and agents are the experiment's), ``seed`` (= the experiment's),
     ``chunk_size`` >= 1, ``n_chunks`` (= the plan's count), ``total_games``
-    (= games x table sizes), ``max_players`` (= the largest table size).
+    (= games x table sizes), ``max_players`` (= the largest table size),
+    ``cya_sim_version`` (a version string such as ``0.1.0``; :func:`read_manifest`
+    also checks it against the first run recorded in ``runs.json``, written by the
+    same process).
 
     Raises:
         ExperimentError (field ``out``): one line naming the manifest and the first key at fault.
@@ -326,6 +337,10 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
         raise bad("n_chunks", f"is {_short(m.get('n_chunks'))}, but chunks of {m['chunk_size']} games make {n}")
     if m.get("max_players") != max(players):
         raise bad("max_players", f"is {_short(m.get('max_players'))}, but the largest table size is {max(players)}")
+    version = m.get("cya_sim_version")
+    if not isinstance(version, str) or not _VERSION_RE.match(version):
+        raise bad("cya_sim_version", f"is {_short(version)}; expected the version of cya-sim that wrote the folder, "
+                  "such as " + json.dumps(__version__))
 
 
 def plan_of(manifest: dict[str, Any]) -> list[tuple[int, int]]:
