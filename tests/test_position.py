@@ -444,3 +444,17 @@ def test_r_2p_draft_action_card_face_up_on_a_pile_is_refused():
     d["draft_down"] = [0]
     s = state_from_dict(d)
     assert s.draft_down == [True, False, False] and s.draft_piles[0][-1] == s.rules.advanced_ids.swap
+
+
+def test_an_unknown_field_with_a_newline_is_named_on_one_line():
+    """Found by the fuzz of issue 23: a key holding a newline was printed as is, making a two-line message."""
+    d = _valid()
+    d["\nx"] = 1
+    with pytest.raises(PositionError, match=r"^'\\nx': unknown field; allowed fields: format") as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value)
+    d = _valid()
+    d["rules"]["options"] = {"a\nb": 1}
+    with pytest.raises(PositionError) as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value) and str(e.value).startswith("rules.options.'a\\nb': ")

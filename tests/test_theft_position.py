@@ -88,3 +88,11 @@ def test_theft_loads_refuses_deep_nesting_and_huge_integers(text, message):
     """Issue 23: RecursionError and ValueError from inside json became TheftPositionError."""
     with pytest.raises(TheftPositionError, match=message):
         loads(text)
+
+
+def test_theft_unknown_field_with_a_newline_is_named_on_one_line():
+    d = tposition(players=2, hands=[["1"], []])
+    d["counters"] = {"turns\n": 1}
+    with pytest.raises(TheftPositionError, match=r"^counters\.'turns\\n': unknown field; allowed: turns") as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value)

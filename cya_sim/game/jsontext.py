@@ -86,3 +86,13 @@ def show(v: Any, width: int = 40, python_str: bool = False) -> str:
     except (TypeError, ValueError, RecursionError):
         return type(v).__name__
     return t if len(t) <= width else t[:width - 3] + "..."
+
+
+def field_name(key: Any) -> str:
+    """A JSON object key as it appears in an error's path: as is when it is a plain name
+    (``hand_size``, ``draft_piles``), else Python's quoted form, at most 40 characters (a key with a
+    newline or of a thousand characters stays one short line)."""
+    if isinstance(key, str) and key and len(key) <= 40 and key.replace("_", "a").replace("-", "a").isalnum() \
+            and key.isascii():
+        return key
+    return show(key, python_str=True)

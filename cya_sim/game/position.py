@@ -100,7 +100,7 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.game.jsontext import JsonTextError, load_json, show
+from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
 from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import Deck, DeckError, RulesError, RuleSet, get_rules
@@ -282,7 +282,7 @@ def _check_fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[s
         raise _fail(path, f"expected an object with fields {', '.join(allowed)}; got {type(d).__name__}")
     for k in d:
         if k not in allowed:
-            where = f"{path}.{k}" if path != "position" else str(k)
+            where = f"{path}.{field_name(k)}" if path != "position" else field_name(k)
             raise _fail(where, f"unknown field; allowed fields: {', '.join(allowed)}")
     for k in required:
         if k not in d:
@@ -346,7 +346,7 @@ def _rules_from_dict(d: Any) -> RuleSet:
     except RulesError as e:
         msg = str(e)
         bad = next((k for k in options if f"{k!r}" in msg), None)
-        raise _fail(f"rules.options.{bad}" if bad else "rules.options", msg) from None
+        raise _fail(f"rules.options.{field_name(bad)}" if bad else "rules.options", msg) from None
     except (TypeError, ValueError) as e:
         raise _fail("rules.options", str(e)) from None
     if "name" in d:

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from cya_sim.game.errors import RulesError
-from cya_sim.game.jsontext import JsonTextError, load_json, show
+from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
 from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet
@@ -148,7 +148,8 @@ def _fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ..
         raise _fail(path, f"expected an object with fields {', '.join(allowed)}")
     for k in d:
         if k not in allowed:
-            raise _fail(k if path == "position" else f"{path}.{k}", f"unknown field; allowed: {', '.join(allowed)}")
+            name = field_name(k)
+            raise _fail(name if path == "position" else f"{path}.{name}", f"unknown field; allowed: {', '.join(allowed)}")
     for k in required:
         if k not in d:
             raise _fail(k if path == "position" else f"{path}.{k}", "missing; it is required")
