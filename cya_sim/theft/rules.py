@@ -18,12 +18,19 @@ from typing import Any
 import numpy as np
 
 from cya_sim.game.errors import RulesError
+from cya_sim.game.jsontext import show
 
 END_OF_TURN = ("discard_down", "discard_and_draw_up", "keep")
 #: What cancels a gold theft (R-T-TURN *choice*): a pair from hand that includes a gold card, or one gold card.
 GOLD_THEFT_CANCEL = ("pair_with_gold", "single_gold")
 #: Which pairs from hand cancel a theft (R-T-TURN *choice*): any pair, or one whose points equal the target's.
 CANCEL_PAIR_VALUE = ("any", "target_value")
+#: Upper bounds of the options (no option may overflow the engine's 64-bit counts or make a
+#: game that cannot be stored; the seed's values are far below them).
+MAX_THEFT_COPIES = 100        # copies of one card type (the default deck: 10 of each number)
+MAX_THEFT_COUNT = 10_000      # hand sizes, cards drawn, assets to end, thefts per turn
+MAX_THEFT_TURNS = 10_000_000  # max_turns: a 32-bit turn count with room to spare
+MAX_GOLD_VALUE = 10**12       # points of a gold card (the classic family's largest card value)
 
 
 @dataclass(frozen=True)
@@ -79,8 +86,10 @@ class TheftRuleSet:
             (``capped``). Default 1000.
 
     Raises:
-        RulesError: on construction, an option outside its allowed values; the
-            message names the option and the allowed values.
+        RulesError: on construction, an option outside its allowed values (the
+            upper bounds :data:`MAX_THEFT_COPIES`, :data:`MAX_THEFT_COUNT`,
+            :data:`MAX_THEFT_TURNS`, :data:`MAX_GOLD_VALUE`); the message names the
+            option and the allowed values.
     """
 
     name: str = "theft"
@@ -111,7 +120,7 @@ class TheftRuleSet:
 
     def __post_init__(self) -> None:
         def bad(opt: str, allowed: str) -> RulesError:
-            return RulesError(f"option {opt!r} is {getattr(self, opt)!r}; {allowed}")
+            return RulesError(f"option {opt!r} is {show(getattr(self, opt), python_str=True)}; {allowed}")
 
         def need_int(opt: str, lo: int, hi: int | None = None) -> None:
             v = getattr(self, opt)
@@ -121,17 +130,19 @@ class TheftRuleSet:
         if self.family != "theft":
             raise bad("family", "the theft rule set's family is 'theft'")
         need_int("numbers", 1, 60)
-        for opt in ("copies_per_number", "gold_cards", "plain_thefts", "gold_thefts", "max_thefts_per_turn",
-                    "draw_per_turn", "gold_value"):
-            need_int(opt, 0)
+        for opt in ("copies_per_number", "gold_cards", "plain_thefts", "gold_thefts"):
+            need_int(opt, 0, MAX_THEFT_COPIES)
+        for opt in ("max_thefts_per_turn", "draw_per_turn"):
+            need_int(opt, 0, MAX_THEFT_COUNT)
+        need_int("gold_value", 0, MAX_GOLD_VALUE)
         need_int("min_players", 2, 12)
         need_int("max_players", 2, 12)
         if self.min_players > self.max_players:
             raise RulesError(f"option 'min_players' ({self.min_players}) exceeds 'max_players' ({self.max_players})")
-        need_int("hand_size", 2)
-        need_int("hand_limit", 0)
-        need_int("assets_to_end", 1)
-        need_int("max_turns", 1)
+        need_int("hand_size", 2, MAX_THEFT_COUNT)
+        need_int("hand_limit", 0, MAX_THEFT_COUNT)
+        need_int("assets_to_end", 1, MAX_THEFT_COUNT)
+        need_int("max_turns", 1, MAX_THEFT_TURNS)
         if self.end_of_turn not in END_OF_TURN:
             raise bad("end_of_turn", f"choose one of: {', '.join(END_OF_TURN)}")
         for opt in ("protect_last_asset", "defend_with_asset", "defend_with_targeted_asset", "gold_gold_pair",
