@@ -101,3 +101,33 @@ def test_sigint_stops_every_worker_of_a_100_million_game_run_within_10_s(tmp_pat
     recorded = json.loads((out / "chunks.json").read_text()) if (out / "chunks.json").exists() else {}
     assert sorted(int(i) for i in recorded) == sorted(check.good)
     assert len(list((out / GAMES_DIR).glob("chunk-*.parquet"))) == len(check.good)
+
+
+@pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path):
+    """With one worker the main process plays: the compiled loop returns to Python every few thousand games
+    (``cya_sim.play.batched.COMPILED_SLICE``), where Ctrl-C is seen; before, one call played a whole chunk."""
+    out = tmp_path / "one"
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "100000000", "--workers", "1",
+           "--chunk-size", "50000000", "--out", str(out)]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            runs = read_runs(out) if (out / "runs.json").exists() else []
+            if runs and runs[-1].get("status") == "running" and group_processes(proc.pid).get(proc.pid, 0) >= 5.0:
+                break
+        assert proc.poll() is None, proc.communicate()[1]
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
+        stopped_after = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert stopped_after < STOP_WITHIN_S
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    assert [r["status"] for r in read_runs(out)] == ["interrupted"]
