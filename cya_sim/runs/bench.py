@@ -16,7 +16,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   on-disk cache, ``cache_load_s`` is that time here);
 - **cold_tournament_wall_s**: the default tournament (``cya-sim tournament``, what ``make run``
   plays) with empty caches and its default workers, wall seconds of the whole command;
-- **plug-in edit loop** (issue 21): ``plugin_first_run_wall_s``, a 400-game tournament of the
+- **plug-in edit loop**: ``plugin_first_run_wall_s``, a 400-game tournament of the
   ``agents/README.md`` plug-in example under a module name never used before, engine cache warm,
   wall seconds of the whole command; ``plugin_edit_rerun_wall_s``, the same after one line of the
   plug-in is changed; ``cli_warm_run_wall_s``, the same command with ``greedy,random`` (what any
