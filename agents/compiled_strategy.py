@@ -318,6 +318,15 @@ _ENTRY_OF = {STRATEGY_HEURISTIC: heuristic_entry, STRATEGY_CARD_COUNTER: card_co
              STRATEGY_ORACLE: oracle_entry}
 
 
+def strategy_entry(kind: int):
+    """The C entry function (plain Python, compiled by :func:`strategy_address`) of view policy ``kind``.
+
+    Raises:
+        KeyError: an unknown kind.
+    """
+    return _ENTRY_OF[kind]
+
+
 def strategy_address(kind: int) -> int:
     """C address of view policy ``kind`` (``STRATEGY_*``), compiled on first use (or loaded from numba's cache).
 

@@ -94,11 +94,14 @@ def callee_plan(K, G, rng, sc) -> list:
     from cya_sim.engine.compiled import draft
     from cya_sim.engine.compiled import rules as kernel
 
-    k, g, r, s, i, b = typeof(K), typeof(G), typeof(rng), typeof(sc), types.int64, types.boolean
+    k, g, r, s, i = typeof(K), typeof(G), typeof(rng), typeof(sc), types.int64
+    # a constant argument at an (inlined) call site gets its own literal-typed compile: the plan lists those too
+    yes, no, minus_one = types.literal(True), types.literal(False), types.literal(-1)
     return [
         (view_row, (k, g, i, s)), (kernel.resolve_challenge, (k, g, r)), (adv.turn_action, (k, g, i, i)),
-        (draft.apply, (k, g, i)), (kernel.end_round, (k, g, r)), (kernel.second_action_or_end, (k, g, r, b)),
-        (kernel.end_two_action_turn, (k, g, r)), (draft.finish, (k, g)), (kernel.piles_then_done, (k, g, r, i, i)),
+        (draft.apply, (k, g, i)), (kernel.end_round, (k, g, r)), (kernel.second_action_or_end, (k, g, r, no)),
+        (kernel.second_action_or_end, (k, g, r, yes)), (kernel.end_two_action_turn, (k, g, r)),
+        (draft.finish, (k, g)), (kernel.piles_then_done, (k, g, r, i, i)), (kernel.piles_then_done, (k, g, r, i, minus_one)),
         (draft.is_legal, (k, g, i)), (adv.pre_legal, (k, g, i)), (oracle_view, (k, g, s)),
         (gives_up_at_once, (k, g, i)), (kernel.legal_list, (k, g, g)), (greedy_advanced_act, (k, g, i)),
         (best_take, (k, g, i, g, i, i)), (open_if_able, (k, g, i)),

@@ -128,10 +128,14 @@ def _record(kind: str, seconds: float) -> None:
 def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
     """The kernels a run of ``agents`` at these rule sets and table sizes needs on ``engine`` (module docstring).
 
+    The agents' and engines' modules are imported here, when a run is about to play, so that commands that
+    do not play (``cya-sim report``, ``--help``) never import numba.
+
     Raises:
         ValueError: an unknown agent spec, or a plug-in that is not importable as ``module:function``.
     """
-    from agents.compiled_strategy import _ENTRY_OF, STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC, STRATEGY_ORACLE
+    from agents.compiled import POLICY_GREEDY
+    from agents.compiled_strategy import STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC, STRATEGY_ORACLE, strategy_entry
     from agents.plugin import entry_module
     from agents.registry import compiled_policy
     from agents.spec import parse_agent_spec
@@ -160,13 +164,13 @@ def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[s
             views.add(pol)
         elif pol is not None and not isinstance(pol, int):
             plugins.append((spec, pol))
-        if pol == 1 and any(_greedy_is_view(r) for r in rules_list):
+        if pol == POLICY_GREEDY and any(_greedy_is_view(r) for r in rules_list):
             views.add(STRATEGY_HEURISTIC)
     if engine == "batched" or search:
         from agents.compiled_strategy import strategy_address
 
         for k in sorted(views):
-            out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(_ENTRY_OF[k]),
+            out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(strategy_entry(k)),
                               lambda k=k: strategy_address(k)))
         for spec, pol in plugins:
             from agents.plugin import plugin_address

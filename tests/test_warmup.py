@@ -1,0 +1,94 @@
+"""Compile once: the warm-up lists what a run needs, two runs on one machine compile it once, and the helper
+process's plan matches the play loop's own calls (``cya_sim/runs/warmup.py``, ``cya_sim/play/loop.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from cya_sim.game.rules import get_rules
+from cya_sim.runs.warmup import kernels_for
+
+
+def labels(agents, engine, preset="classic"):
+    return [k.label for k in kernels_for([get_rules(preset)], [4 if preset != "two_player_draft_advanced" else 2],
+                                         agents, engine)]
+
+
+def test_kernels_for_lists_what_a_run_needs():
+    """The play loop for every batched run; a view policy's C entry only when the line-up has it; the search kernels
+    for ismcts/pimc (and their rollout's entry); nothing compiled for the reference engine's greedy and random."""
+    assert labels(["greedy", "random"], "batched") == ["play loop (the rules kernel, greedy, random)"]
+    assert labels(["greedy", "card_counter", "wild_hoarder"], "batched") == [
+        "play loop (the rules kernel, greedy, random)", "heuristic", "card_counter"]
+    assert labels(['ismcts(rollout="card_counter")', "greedy"], "reference") == [
+        "card_counter", "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
+    assert labels(["greedy", "random"], "reference") == []
+    # greedy under the advanced rules with draft piles is the heuristic view policy (agents.registry.policy_of)
+    assert labels(["greedy"], "batched", "two_player_draft_advanced") == [
+        "play loop (the rules kernel, greedy, random)", "heuristic"]
+    assert kernels_for([get_rules("theft")], [3], ["greedy"], "reference") == []
+
+
+_RUN = textwrap.dedent("""
+    import json, sys, time
+    from cya_sim.game.rules import get_rules
+    from cya_sim.runs.warmup import warm_up
+    t0 = time.perf_counter()
+    w = warm_up([get_rules("classic")], [4], ["greedy", "random"], "batched")
+    print(json.dumps({"compiled": w.compiled, "loaded": w.loaded, "wall": time.perf_counter() - t0}))
+""")
+
+
+@pytest.mark.slow
+def test_two_runs_started_together_compile_the_loop_once(tmp_path):
+    """Two processes warm up at once on an empty cache: one compiles the play loop, the other waits for the lock and
+    loads it (a cold compile: about 20 s on two cores)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), CYA_SIM_CACHE_DIR=str(tmp_path / "cya"))
+    procs = [subprocess.Popen([sys.executable, "-c", _RUN], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [json.loads(p.communicate(timeout=900)[0].strip().splitlines()[-1]) for p in procs]
+    compiled = sorted(len(o["compiled"]) for o in outs)
+    assert compiled == [0, 1], outs
+    assert all(o["loaded"] or o["compiled"] for o in outs)
+
+
+_PLAN = textwrap.dedent("""
+    import json
+    import numpy as np
+    from numba.core import event
+    from agents.compiled import new_scratch
+    from cya_sim.engine.compiled.layout import make_consts, row_width
+    from cya_sim.game.rules import get_rules
+    from cya_sim.play.loop import callee_plan
+    from cya_sim.runs.warmup import _build_loop
+    rules = get_rules("classic")
+    k = make_consts(rules, 4)
+    plan = callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg))
+    for disp, sig in plan:
+        disp.compile(sig)
+    names = {d.py_func.__module__ + "." + d.py_func.__qualname__ for d, _ in plan}
+    again = set()
+    with event.install_recorder("numba:compile") as rec:
+        _build_loop(rules, 4)
+    for _, ev in rec.buffer:
+        if ev.is_start:
+            f = ev.data["dispatcher"].py_func
+            again.add(f.__module__ + "." + f.__qualname__)
+    print(json.dumps(sorted(names & again)))
+""")
+
+
+@pytest.mark.slow
+def test_callee_plan_matches_the_loops_calls(tmp_path):
+    """Every function of :func:`cya_sim.play.loop.callee_plan`, compiled first with the plan's types, is found in the
+    cache when the play loop is compiled: none is compiled again (a plan with other types would be)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), CYA_SIM_CACHE_DIR=str(tmp_path / "cya"))
+    out = subprocess.run([sys.executable, "-c", _PLAN], env=env, capture_output=True, text=True, timeout=900,
+                         check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
