@@ -1,4 +1,4 @@
-"""Upper bounds of the numbers a user gives (issue 14: no input may overflow, exhaust memory or hang).
+"""Upper bounds of the numbers a user gives: no input may overflow, exhaust memory or hang.
 
 Rule-set bounds (``target_score``, ``max_rounds``, card values and copies) live
 with the rules (:mod:`cya_sim.game.rules`); these are the run's own.

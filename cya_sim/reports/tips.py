@@ -1,4 +1,4 @@
-"""The tip study (issue 11): every strategy tip of TIPS.md as an ablation, with an effect, an interval and a verdict.
+"""The tip study: every strategy tip of TIPS.md as an ablation, with an effect, an interval and a verdict.
 
 A *study file* (``experiments/tips.toml``) lists tips, each a treatment and a
 control agent spec (the same ``heuristic`` with only the tip's switch changed),
