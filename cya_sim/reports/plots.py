@@ -221,6 +221,7 @@ def pairwise_figure(pairwise: pd.DataFrame, rules: str = "", games: Mapping[int,
     longest = max([len(s) for s in _labels(pairwise["agent"].unique())] or [8])
     side = max(4.5, 0.85 * k + 0.07 * longest + 2.2)
     fig, axes = _panels(max(1, len(sizes)), width=side + 1.0, height=side)
+    fig.set_layout_engine("constrained")  # tight_layout clips the y label beside a colour bar
     if not sizes:
         axes[0].text(0.5, 0.5, "no two different agents met", ha="center", va="center", transform=axes[0].transAxes)
         axes[0].set_axis_off()
@@ -243,7 +244,6 @@ def pairwise_figure(pairwise: pd.DataFrame, rules: str = "", games: Mapping[int,
                      fontsize=9)
         bar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
         bar.ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=0))
-    fig.tight_layout()
     return fig
 
 
@@ -337,7 +337,7 @@ def seats_figure(seats: pd.DataFrame, rules: str = "", games: Mapping[int, int] 
         hi = 100 * float(np.nanmax(d["win_rate_ci_high"].to_numpy(float), initial=1.0 / p))
         pad = max(0.5, 0.5 * (hi - lo))
         ax.set_ylim(max(0.0, min(lo, 100.0 / p) - pad), min(100.0, max(hi, 100.0 / p) + 3 * pad))
-        ax.yaxis.set_major_formatter(PercentFormatter(100))
+        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=1))
         ax.set_title(plot_title("Win rate by position", rules, int(p), (games or {}).get(int(p))), fontsize=9)
         ax.legend(fontsize=7, loc="upper right", framealpha=0.95)
     fig.tight_layout()
