@@ -106,13 +106,17 @@ def richest_theft(obs: TheftObservation, actions: list[int]) -> int:
 
 
 def cheapest_cancel(obs: TheftObservation, pairs: list[int], assets: list[int]) -> tuple[int, float]:
-    """The cancel (pair from hand or asset given up) that costs the fewest points, and its cost.
+    """The cancel (a pair or, under ``gold_theft_cancel = single_gold``, one gold card from hand, or an asset given
+    up) that costs the fewest points, and its cost.
 
-    Equal costs: a pair from hand first, then the targeted asset (it denies the thief).
+    Equal costs: cards from hand first (a gold card alone before a pair), then the targeted asset (it denies
+    the thief).
     """
     sp = obs.action_space
     own = obs.assets[obs.seat]
     options = [(float(_pair_points(obs, a)), 0, a) for a in pairs]
+    if sp.single_gold and obs.legal_action_mask[sp.cancel_gold]:
+        options.append((float(obs.rules.gold_value), -1, sp.cancel_gold))
     for a in assets:
         slot = sp.decode(a).slot
         options.append((asset_points(obs, own[slot]), 1 if slot == obs.theft.slot else 2, a))
@@ -164,7 +168,9 @@ class TheftGreedyAgent:
         if obs.phase == "defence":
             target = obs.assets[obs.seat][obs.theft.slot]
             a, cost = cheapest_cancel(obs, _legal(obs, "cancel_pair"), _legal(obs, "give_up_asset"))
-            return a if a >= 0 and cost < 2 * asset_points(obs, target) else sp.let_pass
+            if a >= 0 and (cost < 2 * asset_points(obs, target) or not obs.legal_action_mask[sp.let_pass]):
+                return a  # cheaper than losing the asset, or compulsory (compulsory_defence)
+            return sp.let_pass
         builds = _legal(obs, "build")
         if builds:
             return best_build(obs, builds)
@@ -182,8 +188,9 @@ class TheftDefenderAgent:
     * setup: :func:`first_asset_choice`;
     * play: builds only while another pair stays in hand to cancel with (it keeps
       the pair with a gold card, which also cancels the gold theft); thefts as ``greedy``;
-    * defence: cancels with the cheapest pair from hand; with no pair it lets the
-      asset pass (it never gives up an asset);
+    * defence: cancels with the cheapest pair (or gold card, under ``single_gold``) from
+      hand; with none it lets the asset pass: it gives up an asset only when it must
+      (``compulsory_defence``), the cheapest one;
     * discard: :func:`least_useful_card` (pairs are kept before single numbers).
     """
 
@@ -197,8 +204,12 @@ class TheftDefenderAgent:
         if obs.phase == "discard":
             return least_useful_card(obs)
         if obs.phase == "defence":
-            pairs = _legal(obs, "cancel_pair")
-            return cheapest_cancel(obs, pairs, [])[0] if pairs else sp.let_pass
+            a, _ = cheapest_cancel(obs, _legal(obs, "cancel_pair"), [])
+            if a >= 0:
+                return a
+            if obs.legal_action_mask[sp.let_pass]:
+                return sp.let_pass
+            return cheapest_cancel(obs, [], _legal(obs, "give_up_asset"))[0]  # compulsory_defence
         builds = _legal(obs, "build")
         if len(builds) >= 2 and self._pairs_in_hand(obs) >= 2:
             keep = [a for a in builds if _uses_gold(obs, a)]

@@ -4,7 +4,7 @@ A **view policy** decides from one seat's agent view (:mod:`agents.view`). The c
 (:mod:`cya_sim.play.loop`) and the search's rollouts (:mod:`cya_sim.search.kernels`) build that view and
 call the policy through a C function pointer, so that the loops are compiled once and cached for every
 policy — the built-in ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle`` and every user
-plug-in alike — and a policy compiles on its own, in seconds, the first time it is used (issue 21).
+plug-in alike — and a policy compiles on its own, in seconds, the first time it is used.
 
 Why a ``numba.cfunc`` address and not a first-class function type: a loop typed on a
 ``FunctionType`` argument cannot be cached when a dispatcher is passed (numba issues #6251, #10280),

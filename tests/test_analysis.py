@@ -94,8 +94,23 @@ def test_pairwise_table_by_hand():
     # per-seat win-share difference per game: A won games 0 and 2 alone; game 1 seat 2 (B) won: 0 - 1/2
     d = np.array([1 - 0.0, 0 - 0.5, 1 - 0.0])
     assert a.seat_share_diff == pytest.approx(d.mean())
+    # Newcombe's hybrid score interval (issue 23): A's per-seat shares x (one seat: at most 1), B's y (two seats:
+    # at most 1/2), each a Wilson interval on its effective size, combined with their correlation
+    x, y = np.array([1.0, 0.0, 1.0]), np.array([0.0, 0.5, 0.0])
+
+    def part(v, top):
+        se = math.sqrt(((v - v.mean()) ** 2).sum() * 3 / 2) / 3
+        lo, hi = wilson_effective(v.mean() / top, se / top, 3)
+        return v.mean(), top * lo, top * hi
+
+    (r1, l1, u1), (r2, l2, u2) = part(x, 1.0), part(y, 0.5)
+    rho = np.corrcoef(x, y)[0, 1]
+    low = d.mean() - math.sqrt((r1 - l1) ** 2 + (u2 - r2) ** 2 - 2 * rho * (r1 - l1) * (u2 - r2))
+    high = d.mean() + math.sqrt((u1 - r1) ** 2 + (r2 - l2) ** 2 - 2 * rho * (u1 - r1) * (r2 - l2))
+    assert (a.seat_share_diff_ci_low, a.seat_share_diff_ci_high) == pytest.approx((low, high))
+    assert -0.5 <= low < high <= 1.0  # the t interval was [-0.58, +1.58]: outside what can happen
     half = stats.t.ppf(0.975, 2) * d.std(ddof=1) / math.sqrt(3)
-    assert (a.seat_share_diff_ci_low, a.seat_share_diff_ci_high) == pytest.approx((d.mean() - half, d.mean() + half))
+    assert d.mean() + half > 1.0
     b = pw[pw["agent"] == "B"].iloc[0]
     assert b.ahead_share == pytest.approx(1.5 / 6) and b.p_value == a.p_value and b.p_holm == a.p_holm
     assert b.seat_share_diff == pytest.approx(-a.seat_share_diff)

@@ -58,7 +58,7 @@ def test_an_illegal_action_ends_the_episode_or_raises_naming_seat_game_and_actio
 
 
 def test_bad_arguments_name_the_field():
-    with pytest.raises(ValueError, match="seat: 4; allowed: 0 to 3"):
+    with pytest.raises(ValueError, match=r"seat: 4 \(int\); allowed: an integer from 0 to 3"):
         CoverYourAssetsGym(seat=4)
     with pytest.raises(ValueError, match="opponents: "):
         CoverYourAssetsGym(opponents="greedy,nobody")

@@ -29,7 +29,7 @@ register_openspiel()
 ])
 def test_openspiel_random_sim_test_passes(params):
     game = pyspiel.load_game("python_cover_your_assets", params)
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)  # issue 23: with serialization
 
 
 def test_the_game_type_is_sequential_imperfect_information_with_explicit_chance():

@@ -107,3 +107,22 @@ def test_a_human_game_under_the_advanced_rules_is_narrated_to_the_end(preset, pl
     text = "\n".join(lines)
     for phrase in ("ends its turn", "improves its top set", "plays Swap", "plays Move", "second from the top"):
         assert phrase in text, phrase
+
+
+@pytest.mark.parametrize("line", ["7" * 5000, "9" * 10, "٣", "-1", "0"])
+def test_a_line_of_thousands_of_digits_is_refused_as_no_choice(monkeypatch, capsys, line):
+    """Issue 23: a line of more than 4,300 digits ended in "internal error" (int() refuses it); now it is one more
+    answer that is not a choice, and the game goes on (so do non-ASCII digits and numbers out of range)."""
+    import functools
+
+    from cya_sim.env import terminal
+
+    answers = iter([line] + ["1"] * 10_000)
+    monkeypatch.setattr(terminal, "play_human", functools.partial(terminal.play_human,
+                                                                  ask=lambda prompt: next(answers)))
+    status = main(["play", "--human", "0", "--players", "2", "--rules", "basic", "--agents", "greedy"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    shown = repr(line) if len(line) <= 40 else f"{line[:37]!r}... ({len(line):,} characters)"
+    assert f"{shown} is not a choice: type a number from 1 to " in out
+    assert out.rstrip().splitlines()[-1].startswith("game over")

@@ -180,7 +180,7 @@ def agent_list():
 
 def card():
     return st.fixed_dictionaries({}, optional={
-        "name": st.one_of(st.sampled_from(["A", "B", "W", "Gold", "A"]), st.text(max_size=4), ints),
+        "name": st.one_of(st.sampled_from(["A", "B", "W", "Gold", "A", "Penny Jar", "Swap"]), st.text(max_size=4), ints),
         "kind": st.sampled_from(["asset", "asset", "wild", "action", "gem", ""]),
         "value": st.one_of(st.integers(0, 50_000), ints, st.sampled_from([1.5, "5", True])),
         "copies": st.one_of(st.integers(1, 30), ints, st.sampled_from([2.0, "4", False])),
@@ -403,9 +403,18 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers(-3, 2**70) | 
                                                                                         max_size=3), max_leaves=6)
 
 
+def _valid_theft_position() -> dict:
+    from cya_sim.game.rng import root_key
+    from cya_sim.theft.engine import new_game
+    from cya_sim.theft.position import state_to_dict
+    from cya_sim.theft.rules import THEFT_PRESETS
+
+    return state_to_dict(new_game(THEFT_PRESETS["theft"], 3, root_key(1), 0))
+
+
 @st.composite
-def mutated_position(draw):
-    d = _valid_position()
+def mutated_position(draw, family: str = "classic"):
+    d = _valid_position() if family == "classic" else _valid_theft_position()
     for _ in range(draw(st.integers(1, 3))):
         node = d
         path = []
@@ -446,12 +455,51 @@ def _position_loads_or_refuses(doc) -> None:
             assert "\n" not in str(e)
 
 
+#: Texts that are no position: short text, bytes, and (issue 23) deep nesting and integers of thousands of digits.
+position_texts = st.one_of(
+    st.text(max_size=40), st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
+    st.tuples(st.sampled_from(["[", "{\"a\": ", "[{\"b\": "]), st.integers(60, 200_000)).map(lambda t: t[0] * t[1]),
+    st.integers(4_301, 20_000).map(lambda n: '{"players": ' + "7" * n + "}"),
+    st.integers(4_301, 6_000).map(lambda n: "[" + "1" * n + "]"),
+)
+
+
 @DEFAULT
-@given(text=st.text(max_size=40) | st.binary(max_size=40).map(lambda b: b.decode("latin-1")))
+@given(text=position_texts)
 def test_fuzz_position_text(text):
     from cya_sim.game.position import PositionError, loads
 
-    with pytest.raises(PositionError):
+    with alarm(TIMEOUT_S), pytest.raises(PositionError):
+        loads(text)
+
+
+@DEFAULT
+@given(doc=mutated_position("theft"))
+def test_fuzz_theft_positions_load_or_position_error(doc):
+    """Issue 23: the theft reader, fuzzed like the classic one: it loads or raises TheftPositionError (one line)."""
+    _theft_position_loads_or_refuses(doc)
+
+
+def _theft_position_loads_or_refuses(doc) -> None:
+    from cya_sim.theft.position import TheftPositionError, loads
+
+    try:
+        text = json.dumps(doc)
+    except (TypeError, ValueError):
+        return
+    with alarm(TIMEOUT_S):
+        try:
+            loads(text)
+        except TheftPositionError as e:
+            assert "\n" not in str(e)
+
+
+@DEFAULT
+@given(text=position_texts)
+def test_fuzz_theft_position_text(text):
+    from cya_sim.theft.position import TheftPositionError, loads
+
+    with alarm(TIMEOUT_S), pytest.raises(TheftPositionError):
         loads(text)
 
 
@@ -464,6 +512,24 @@ def test_fuzz_agent_outputs(work, capsys, script, seed):
 
     fuzz_agents.SCRIPT[:] = script
     argv = ["play", "--agents", "fuzz_agents:Scripted,greedy", "--seed", str(seed)]
+    with fresh(work) as d:
+        if check_cli(argv, d, capsys) == 0:
+            return
+    fuzz_agents.SCRIPT[:] = script
+    capsys.readouterr()
+    main(argv)
+    line = capsys.readouterr().err
+    assert "at seat" in line and "in game" in line and "'scripted'" in line, line
+
+
+@DEFAULT
+@given(script=scripts, seed=st.integers(0, 50))
+def test_fuzz_theft_agent_outputs(work, capsys, script, seed):
+    """Issue 23: a theft agent's returns and exceptions: a finished game or one line naming agent, seat and game."""
+    import fuzz_agents
+
+    fuzz_agents.SCRIPT[:] = script
+    argv = ["play", "--rules", "theft", "--agents", "fuzz_agents:Scripted,greedy", "--seed", str(seed)]
     with fresh(work) as d:
         if check_cli(argv, d, capsys) == 0:
             return
@@ -506,4 +572,11 @@ def test_fuzz_experiment_toml_long(work, capsys, text, deck):
 @given(doc=mutated_position())
 def test_fuzz_positions_long(doc):
     _position_loads_or_refuses(doc)
+
+
+@pytest.mark.slow
+@SLOW
+@given(doc=mutated_position("theft"))
+def test_fuzz_theft_positions_long(doc):
+    _theft_position_loads_or_refuses(doc)
 

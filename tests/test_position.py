@@ -238,7 +238,7 @@ MALFORMED = [
     ("card_count_too_few", [(("draw_pile",), [AUTO])],
      (r"^cards: the position holds 9 'Classic Auto' \(hands 0, draw_pile 1, discard_pile 8, stacks 0, "
      r"challenge 0\); the deck in play at 3 players has exactly 10")),
-    ("negative_total", [(("totals",), [0, -5000, 0])], r"^totals\[1\]: is -5000; allowed: an integer >= 0$"),
+    ("negative_total", [(("totals",), [0, -5000, 0])], r"^totals\[1\]: is -5000; allowed: an integer from 0 to 1,360,000,000 \(max_rounds = 1,000 rounds of \$1,360,000, R-SCORE\)$"),
     ("totals_length", [(("totals",), [0, 0])], r"^totals: has 2 entries; expected 3 \(one per seat\)$"),
     ("hand_too_large", [(("hands", 0), [JEWELS, GOLD, PIGGY, PIGGY, PIGGY])],
      r"^hands\[0\]: holds 5 cards; at most hand_size = 4 at 3 players \(R-HAND-SIZE\)$"),
@@ -271,8 +271,8 @@ MALFORMED = [
      r"^current_player: seat 0 has an empty hand; a player with an empty hand is skipped \(R-TURN\)"),
     ("dealer_range", [(("dealer",), -1)], r"^dealer: is -1; allowed: an integer from 0 to 2$"),
     ("first_dealer_range", [(("first_dealer",), 5)], r"^first_dealer: is 5; allowed: an integer from 0 to 2$"),
-    ("round_zero", [(("round",), 0)], r"^round: is 0; allowed: an integer >= 1$"),
-    ("negative_counter", [(("counters",), {"turns": -1})], r"^counters.turns: is -1; allowed: an integer >= 0$"),
+    ("round_zero", [(("round",), 0)], r"^round: is 0; allowed: an integer from 1 to 1,000 \(option max_rounds: the game stops after that round\)$"),
+    ("negative_counter", [(("counters",), {"turns": -1})], r"^counters.turns: is -1; allowed: an integer from 0 to 2,147,483,647 \(the int32 column of games.parquet\)$"),
     ("unknown_counter", [(("counters",), {"moves": 1})], r"^counters.moves: unknown field; allowed fields: turns"),
     ("played_this_turn_range", [(("played_this_turn",), [4])],
      r"^played_this_turn\[0\]: is 4; allowed: an integer from 0 to 2$"),
@@ -341,7 +341,7 @@ def test_load_position_names_the_file(tmp_path):
     d["totals"] = [0, 0, -1]
     f = tmp_path / "bug.json"
     f.write_text(json.dumps(d), encoding="utf-8")
-    with pytest.raises(PositionError, match=r"^bug.json: totals\[2\]: is -1; allowed: an integer >= 0$"):
+    with pytest.raises(PositionError, match=r"^bug.json: totals\[2\]: is -1; allowed: an integer from 0 to "):
         load_position(f)
 
 
@@ -367,3 +367,94 @@ def test_loaded_rng_drives_the_next_deal():
     a, b = state_from_dict(d), state_from_dict(d)
     assert np.array_equal(a.rng.random(4), b.rng.random(4))
     assert a.rng.bit_generator.state == b.rng.bit_generator.state
+
+
+# -- issue 23: impossible numbers, nesting and huge integers ------------------------------------------
+
+
+@pytest.mark.parametrize("changes, message", [
+    ([(("totals",), [10**30, 0, 0])],
+     (r"^totals\[0\]: is 1000000000000000000000000000000; allowed: an integer from 0 to 1,360,000,000 "
+     r"\(max_rounds = 1,000 rounds of \$1,360,000, R-SCORE\)$")),
+    ([(("totals",), [800_000_000, 800_000_000, 0])],
+     r"^totals: add up to \$1,600,000,000; at most \$1,360,000,000 can be scored in a game"),
+    ([(("round",), 10**30)], r"^round: is 1000000000000000000000000000000; allowed: an integer from 1 to 1,000 "),
+    ([(("round",), 1001)], r"^round: is 1001; allowed: an integer from 1 to 1,000 \(option max_rounds"),
+    ([(("counters",), {"turns": 10**40})],
+     r"^counters.turns: is 1000000000000000000000000000000000000...; allowed: an integer from 0 to 2,147,483,647"),
+    ([(("counters",), {"decisions": 2**63})], (r"^counters.decisions: is 9223372036854775808; allowed: .* to "
+     r"9,223,372,036,854,775,807")),
+    ([(("counters",), {"largest_steal": 1_360_001})],
+     r"^counters.largest_steal: is 1360001; allowed: an integer from 0 to 1,360,000 \(a set is worth at most"),
+    ([(("rng",), {"seed": 2**70})], (r"^rng.seed: is 1180591620717411303424; allowed: an integer from 0 to "
+     r"9,223,372,036,854,775,807 \(a tournament seed\)$")),
+    ([(("rng",), {"state": "9" * 5000, "inc": "3"})], r"^rng.state: has 5,000 digits; allowed: 0 to 2\*\*128 - 1"),
+    ([(("round_wins",), [0, 1001, 0])], r"^round_wins\[1\]: is 1001; allowed: an integer from 0 to 1,000"),
+    ([(("round_scores",), [[1_000_000, 1_000_000, 0]])],
+     r"^round_scores\[0\]: adds up to \$2,000,000; a round scores at most the deck in play, \$1,360,000"),
+    ([(("round_scores",), [[0, 0, 0]] * 1001)], r"^round_scores: has 1,001 rounds; at most max_rounds = 1,000$"),
+    ([(("extra_rounds",), 51)], r"^extra_rounds: is 51; allowed: an integer from 0 to 50 \(option max_extra_rounds"),
+    ([(("totals",), [10**5000, 0, 0])], r"^totals\[0\]: is an integer of about 5,001 digits; allowed: "),
+    ([(("hands", 0), [10**5000])], r"^hands\[0\]\[0\]: unknown card an integer of about 5,001 digits; this deck"),
+    ([(("players",), 10**5000)], r"^players: is an integer of about 5,001 digits; rules 'classic' allow 2 to 12"),
+], ids=["total_1e30", "totals_sum", "round_1e30", "round_past_cap", "counter_1e40", "decisions_int64",
+        "largest_steal", "rng_seed_2_70", "rng_state_digits", "round_wins", "round_score_sum", "round_scores_len",
+        "extra_rounds", "total_5000_digits", "card_5000_digits", "players_5000_digits"])
+def test_position_numbers_beyond_what_a_game_reaches_are_refused(changes, message):
+    """Issue 23: totals of 1e30, round 1e30, counters 1e40 and a seed of 2**70 were accepted; each bound comes
+    from the rules (max_rounds, the deck in play, max_extra_rounds) or the storage (int32/int64 columns, seeds)."""
+    d = _valid()
+    for path, value in changes:
+        _set(d, path, value)
+    with pytest.raises(PositionError, match=message):
+        state_from_dict(d)
+    d = _valid()  # at the bounds: accepted
+    d.update(round=1000, totals=[1_360_000_000, 0, 0], extra_rounds=50, rng={"seed": 2**63 - 1},
+             counters={"turns": 2**31 - 1, "challenges": 0, "decisions": 2**63 - 1, "largest_steal": 1_360_000})
+    s = state_from_dict(d)
+    assert (s.round, s.totals[0], s.decisions, s.largest_steal) == (1000, 1_360_000_000, 2**63 - 1, 1_360_000)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000 + "]" * 100_000, r"^position: nested deeper than Python can read; a position nests at most 64"),
+    ("[" * 65 + "]" * 65, r"^position: nested more than 64 levels deep; a position nests at most 64 levels$"),
+    ('{"players": ' + "7" * 5000 + "}", r"^position: a number has more than 4,300 digits .*; no field of a position"),
+    ('{"format": "cya-sim-position", "version": 1, "rules": {"preset": "classic", "options": {"hand_size": '
+     + "5" * 5000 + "}}}", r"^position: a number has more than 4,300 digits"),
+], ids=["100000_levels", "65_levels", "5000_digits", "5000_digit_option"])
+def test_loads_refuses_deep_nesting_and_huge_integers_as_a_position_error(text, message):
+    """Issue 23: deep nesting raised RecursionError and a 5,000-digit integer ValueError from inside json."""
+    with pytest.raises(PositionError, match=message):
+        loads(text)
+
+
+def test_r_2p_draft_action_card_face_up_on_a_pile_is_refused():
+    """R-2P-DRAFT with §6: a Swap turned up is carried out at once, so it never lies face up on a pile (issue 23:
+    such impossible draft piles were accepted); face down (its pile in draft_down) it is a position mid-turn."""
+    from cya_sim.game.rules.advanced import SWAP
+
+    piles = [[JEWELS, SWAP], [STOCKS], [PIGGY]]
+    d = position(players=2, preset="two_player_draft_advanced", hands=[[JEWELS], [PIGGY]], draft_piles=piles)
+    with pytest.raises(PositionError, match=r"^draft_piles\[0\]\[1\]: 'Swap' lies face up on top of pile 0; an "
+                       r"action card turned up is carried out at once"):
+        state_from_dict(d)
+    d["draft_down"] = [0, 0]
+    with pytest.raises(PositionError, match=r"^draft_down\[1\]: lists pile 0 twice; each pile at most once$"):
+        state_from_dict(d)
+    d["draft_down"] = [0]
+    s = state_from_dict(d)
+    assert s.draft_down == [True, False, False] and s.draft_piles[0][-1] == s.rules.advanced_ids.swap
+
+
+def test_an_unknown_field_with_a_newline_is_named_on_one_line():
+    """Found by the fuzz of issue 23: a key holding a newline was printed as is, making a two-line message."""
+    d = _valid()
+    d["\nx"] = 1
+    with pytest.raises(PositionError, match=r"^'\\nx': unknown field; allowed fields: format") as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value)
+    d = _valid()
+    d["rules"]["options"] = {"a\nb": 1}
+    with pytest.raises(PositionError) as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value) and str(e.value).startswith("rules.options.'a\\nb': ")

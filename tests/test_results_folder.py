@@ -147,6 +147,10 @@ def test_a_truncated_chunk_and_an_unrecorded_chunk_are_replayed(copy, pristine, 
     (lambda m: m["experiment"].pop("players"), "experiment.players"),
     (lambda m: m.update(experiment_toml=m["experiment_toml"].replace("seed = 5", "seed = 7")), "experiment_toml"),
     (lambda m: m.update(format=99), "format"),
+    (lambda m: m.update(cya_sim_version="9.9.9"), "cya_sim_version"),  # issue 23: runs.json's first run says 0.1.0
+    (lambda m: m.update(cya_sim_version=1), "cya_sim_version"),
+    (lambda m: m.pop("cya_sim_version"), "cya_sim_version"),
+    (lambda m: m.update(cya_sim_version="0.1.0; rm -rf"), "cya_sim_version"),
 ])
 def test_a_hand_edited_manifest_is_refused_in_one_line_naming_the_key(copy, edit, key, capsys):
     m = json.loads((copy / MANIFEST).read_text())

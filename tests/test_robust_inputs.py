@@ -43,6 +43,11 @@ class ReturnsStr:
     def act(self, obs, rng):
         return str(_legal(obs)[0])
 
+class ReturnsFraction:
+    name = "fraction"
+    def act(self, obs, rng):
+        return 1.7
+
 class ReturnsTrue:
     name = "true"
     def act(self, obs, rng):
@@ -414,6 +419,54 @@ def test_agent_error_is_a_runtime_error_with_cause(user_agents):
     with pytest.raises(AgentError) as e:
         play_game(get_rules("classic"), [make_agent("robust_agents:Raises"), make_agent("greedy")], root_key(1))
     assert isinstance(e.value.__cause__, KeyError)
+
+
+@pytest.mark.parametrize("agent, message", [
+    ("robust_agents:Raises", r"agent 'raises' at seat 0 in game 3 raised KeyError: 'boom' in act\(\)"),
+    ("robust_agents:ReturnsFraction", (r"agent 'fraction' at seat 0 in game 3 returned 1\.7 \(float\), not an action "
+     r"id; allowed: an integer from 0 to \d+ where legal_action_mask is true")),
+    ("robust_agents:ReturnsFloat", r"agent 'float' at seat 0 in game 3 returned \d+\.0 \(float\), not an action id"),
+    ("robust_agents:ReturnsStr", r"agent 'str' at seat 0 in game 3 returned '\d+' \(str\), not an action id"),
+    ("robust_agents:ReturnsTrue", r"agent 'true' at seat 0 in game 3 returned True \(bool\), not an action id"),
+    ("robust_agents:ReturnsNone", r"agent 'none' at seat 0 in game 3 returned None \(NoneType\)"),
+    ("robust_agents:ReturnsHuge", r"agent 'huge' at seat 0 in game 3 returned illegal action 10{30} \(outside"),
+    ("robust_agents:ReturnsIllegal", r"agent 'illegal' at seat 0 in game 3 returned illegal action \d+ \(.+\)$"),
+])
+def test_theft_agent_failures_name_agent_seat_and_game(user_agents, capsys, agent, message):
+    """Issue 23: a theft agent that raised ended in "internal error", and one returning 1.7 was played as 1; the
+    theft play loop now checks like the classic family's (cya_sim.engine.agent_calls)."""
+    assert main(["play", "--rules", "theft", "--agents", f"{agent},random", "--game", "3"]) == 2
+    line = one_line(capsys)
+    assert line.startswith("cya-sim play: error: agent "), line
+    import re
+
+    assert re.search(message, line), line
+    capsys.readouterr()
+    assert main(["tournament", "--rules", "theft", "--agents", f"{agent},random", "--games", "4", "--players", "2",
+                 "--out", "theft-out", "--quiet"]) == 2
+    line = one_line(capsys)
+    assert line.startswith("cya-sim tournament: error: agent "), line
+    assert "internal error" not in line
+
+
+def test_theft_agent_returning_numpy_integers_plays():
+    """The checks refuse only non-integers: NumPy integers are ids (as in the classic family)."""
+    from agents.theft import make_theft_agent
+    from cya_sim.theft.play import play_game as play_theft
+    from cya_sim.theft.rules import THEFT_PRESETS
+
+    class Numpy:
+        name = "numpy"
+
+        def __init__(self):
+            self.inner = make_theft_agent("greedy")
+
+        def act(self, obs, rng):
+            return np.int16(self.inner.act(obs, rng))
+
+    a = play_theft(THEFT_PRESETS["theft"], [Numpy(), make_theft_agent("greedy")], root_key(5), 2)
+    b = play_theft(THEFT_PRESETS["theft"], [make_theft_agent("greedy"), make_theft_agent("greedy")], root_key(5), 2)
+    assert a == b
 
 
 # -- kind 7: messages that mislead ---------------------------------------------------------------------

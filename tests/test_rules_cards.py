@@ -223,3 +223,34 @@ def test_r_deck_multi_pack_needs_even_copies():
         get_rules("classic", deck=deck).check_table(7)
     rules = get_rules("classic", deck=deck, extra_deck_unit="full")
     assert list(rules.deck_counts(7)) == [78, 6]
+
+
+@pytest.mark.parametrize(("entry", "field", "allowed"), [
+    ({"name": "Swap", "kind": "action", "value": 0, "copies": 2}, "kind", "choose one of: asset, wild"),
+    ({"name": "Steal", "kind": "action", "value": 0, "copies": 2}, "kind", "choose one of: asset, wild"),
+    ({"name": "Penny Jar", "kind": "wild", "value": 1000, "copies": 2}, "name",
+     "give a name other than Swap, Move, Penny Jar"),
+    ({"name": "Move", "kind": "asset", "value": 7000, "copies": 2}, "name", "give a name other than Swap, Move"),
+])
+@pytest.mark.parametrize("preset", ["classic", "advanced"])
+def test_r_deck_custom_file_refuses_action_cards_and_the_advanced_cards_names(tmp_path, capsys, entry, field,
+                                                                            allowed, preset):
+    """Issue 23: a file's action card (dropped before: 108 cards listed, not 110) or its own "Penny Jar" wild
+    (merged with the added one under advanced: 114 cards, not 116) is refused in one line naming the field."""
+    from cya_sim.cli.main import main
+
+    lines = [f"{k} = {v!r}".replace("'", '"') for k, v in entry.items()]
+    path = tmp_path / "deck.toml"
+    base = _later_edition_toml()
+    path.write_text(base + "[[cards]]\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DeckError, match=rf"card 12 \('{entry['name']}'\): field '{field}' is .*{allowed}"):
+        load_deck(path)
+    assert main(["rules", preset, "--deck", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("cya-sim rules: error: --deck: deck file") and f"field '{field}'" in err
+    # the same deck without that entry is accepted, every card counted (104 + the advanced preset's 6)
+    path.write_text(base, encoding="utf-8")
+    assert main(["rules", preset, "--deck", str(path)]) == 0
+    deck = get_rules(preset, deck=load_deck(path)).deck
+    assert int(deck.copies.sum()) == (104 if preset == "classic" else 110)

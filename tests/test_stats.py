@@ -180,9 +180,12 @@ def test_summarize_repeated_agents_by_hand():
     se = math.sqrt(((y - y.mean()) ** 2).sum() * 4 / 3) / 4
     lo, hi = wilson_effective(y.mean(), se, 4)
     assert (g.game_win_rate_ci_low, g.game_win_rate_ci_high) == pytest.approx((lo, hi))
-    # per-seat share: (Y, N) per game = (y, 2)
+    # per-seat share: (Y, N) per game = (y, 2); two seats win at most 1/2, so the interval is that of the share of
+    # the most it could win, (2.5 / 8) / (1 / 2), scaled back (issue 23: it stays inside [0, 1/2])
     se_seat = math.sqrt(((y - 2 * 2.5 / 8) ** 2).sum() * 4 / 3) / 8
-    assert (g.seat_share_ci_low, g.seat_share_ci_high) == pytest.approx(wilson_effective(2.5 / 8, se_seat, 4))
+    lo, hi = wilson_effective((2.5 / 8) / 0.5, se_seat / 0.5, 4)
+    assert (g.seat_share_ci_low, g.seat_share_ci_high) == pytest.approx((0.5 * lo, 0.5 * hi))
+    assert 0 <= g.seat_share_ci_low < g.seat_share_ci_high <= 0.5
     assert g.p_value == pytest.approx(score_test(y, np.full(4, 2.0), 0.25))
     assert s["p_holm"].tolist() == pytest.approx(holm(s["p_value"].to_numpy()).tolist())
     # mean total per seat-game, clustered by game
@@ -264,3 +267,87 @@ def test_independent_difference_holds_its_size_on_simulated_nulls():
     assert d == pytest.approx(0.05) and p == pytest.approx(2 * student_t.sf(0.05 / se, df))
     assert hi - d == pytest.approx(student_t.ppf(0.975, df) * se)
     assert math.isnan(independent_difference(x, Estimate(0.2, float("nan"), 0, 0, 1, 1))[3])
+
+
+# -- issue 23: intervals at the boundary ------------------------------------------------------------------
+def _exact_coverage(n: int, p: float) -> float:
+    """Exact coverage of wilson_effective for n independent games of win probability p (one unit per game)."""
+    from scipy.stats import binom
+
+    cover = 0.0
+    for x in range(n + 1):
+        rate = x / n
+        se = math.sqrt(rate * (1 - rate) / (n - 1)) if 0 < x < n else 0.0  # CR1 error of n single-game units
+        lo, hi = wilson_effective(rate, se, n)
+        cover += binom.pmf(x, n, p) * (lo <= p <= hi)
+    return cover
+
+
+@pytest.mark.parametrize(("n", "dip"), [(50, 0.0035), (100, 0.0017), (400, 0.0012)])
+def test_wilson_effective_keeps_coverage_next_to_the_boundary(n, dip):
+    """Brown, Cai & DasGupta (2001): plain Wilson's coverage dips near 0 and 1 (84% at n = 50 or 100, 91% at
+    n = 400, where one win lifts its lower limit above the true rate); with their Poisson limits the exact
+    coverage over rates near the boundary, both sides, stays at or above 91.5% (measured 91.9%, 92.9%, 93.8%)."""
+    from scipy.stats import binom, chi2
+    from statsmodels.stats.proportion import proportion_confint
+
+    ps = np.append(np.linspace(0.001, 0.03, 25), dip)
+    worst = min(min(_exact_coverage(n, p), _exact_coverage(n, 1 - p)) for p in ps)
+    assert worst >= 0.915
+    limits = [proportion_confint(x, n, method="wilson") for x in range(n + 1)]
+    plain = sum(binom.pmf(x, n, dip) * (lo <= dip <= hi) for x, (lo, hi) in enumerate(limits))
+    assert plain < 0.92 and _exact_coverage(n, dip) > 0.98  # what it replaces, at its dip (84%, 84%, 91.6%)
+    lo, _ = wilson_effective(1 / n, math.sqrt(1 / n * (1 - 1 / n) / (n - 1)), n)  # one win: the Poisson limit
+    assert lo == pytest.approx(chi2.ppf(0.025, 2 * (n - 1) / n) / (2 * (n - 1)))  # x = 1 win of n_eff = n - 1
+
+
+def test_seat_share_of_an_agent_winning_every_game_keeps_width_and_range():
+    """Issue 23: two seats of four, every game won: the share is 1/2 with zero seat-level spread; its interval was
+    "[50.0%, 50.0%]". Now [1/2 x (Wilson lower limit of n of n), 1/2]; never above 1/2 when it loses some."""
+    from cya_sim.reports.stats import seat_share_estimate
+
+    n = 400
+    wins, seats, games = np.ones(n), np.full(n, 2.0), np.ones(n)
+    e = seat_share_estimate(wins, seats, games, fair_c=games / 2)
+    assert e.value == 0.5 and e.high == 0.5 and e.low == pytest.approx(0.5 * n / (n + norm.ppf(0.975) ** 2))
+    wins[:3] = 0.0  # three losses: the interval reaches toward 1/2 but not past it
+    e = seat_share_estimate(wins, seats, games, fair_c=games / 2)
+    assert 0.48 < e.low < e.value < e.high <= 0.5
+    # one seat per game: unchanged from the effective Wilson interval of the win rate
+    w = (np.random.default_rng(3).random(200) < 0.3).astype(float)
+    one = seat_share_estimate(w, np.ones(200), np.ones(200))
+    ref = estimate_from_sums(w, np.ones(200), proportion=True)
+    assert (one.low, one.high) == pytest.approx((ref.low, ref.high))
+    # an agent in every seat of every game: exactly 1/P, the point
+    allseats = seat_share_estimate(np.ones(50), np.full(50, 4.0), np.ones(50), fair_c=np.ones(50))
+    assert (allseats.low, allseats.high) == (0.25, 0.25)
+
+
+def test_share_difference_is_newcombes_hybrid_score_interval_inside_the_range():
+    """Issue 23: a two-player difference of win shares (+1 or -1 per game) had the Wald interval [+45.1%, +104.9%];
+    Newcombe's method 10 with the correlation stays inside [-1, 1] and equals the formula by hand."""
+    from cya_sim.reports.stats import share_difference
+
+    x = np.array([1.0] * 14 + [0.0] * 2)  # A wins 14 of 16 games, B the other 2
+    y = 1.0 - x
+    n = np.ones(16)
+    d, lo, hi = share_difference(x, y, n)
+    half = student_t.ppf(0.975, 15) * (x - y).std(ddof=1) / 4
+    assert d == pytest.approx(0.75) and d + half > 1.0  # the t interval leaves the range
+    assert -1.0 <= lo < d < hi <= 1.0
+    se = math.sqrt(((x - x.mean()) ** 2).sum() * 16 / 15) / 16
+    l1, u1 = wilson_effective(x.mean(), se, 16)
+    l2, u2 = wilson_effective(y.mean(), se, 16)
+    # x and y are perfectly anti-correlated (r = -1): the limits add the two one-sided distances
+    assert lo == pytest.approx(d - ((x.mean() - l1) + (u2 - y.mean())))
+    assert hi == pytest.approx(d + ((u1 - x.mean()) + (y.mean() - l2)))
+    # independent-looking shares (r = 0): the square root of the sum of squares (Newcombe 1998, method 10)
+    rng = np.random.default_rng(1)
+    a, b = (rng.random(300) < 0.6).astype(float), (rng.random(300) < 0.4).astype(float)
+    d, lo, hi = share_difference(a, b, np.ones(300))
+    sa_, sb_ = (math.sqrt(((v - v.mean()) ** 2).sum() * 300 / 299) / 300 for v in (a, b))
+    la, _ua = wilson_effective(a.mean(), sa_, 300)
+    _lb, ub = wilson_effective(b.mean(), sb_, 300)
+    r = np.corrcoef(a, b)[0, 1]
+    want = d - math.sqrt((a.mean() - la) ** 2 + (ub - b.mean()) ** 2 - 2 * r * (a.mean() - la) * (ub - b.mean()))
+    assert lo == pytest.approx(want)

@@ -38,3 +38,61 @@ def test_refused_positions_name_the_field(change, message):
     change(d)
     with pytest.raises(TheftPositionError, match=message):
         state_from_dict(d)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(counters={"turns": 10**40}),
+     (r"^counters\.turns: is 1000000000000000000000000000000000000...; allowed: an integer from 0 to 1,000 "
+     r"\(option max_turns")),
+    (lambda d: d.update(counters={"largest_steal": 21}),
+     r"^counters\.largest_steal: is 21; allowed: an integer from 0 to 20 \(an asset is two cards"),
+    (lambda d: d.update(counters={"thefts": 2**31}), r"^counters\.thefts: is 2147483648; allowed: .* 2,147,483,647"),
+    (lambda d: d.update(thefts_this_turn=9), r"^thefts_this_turn: is 9; allowed: an integer from 0 to 8 "),
+    (lambda d: d.update(rng={"seed": 2**70}), (r"^rng\.seed: is 1180591620717411303424; allowed: an integer from 0 "
+     r"to 9,223,372,036,854,775,807")),
+    (lambda d: d.update(rng={"state": 1.5, "inc": True}),
+     r"^rng\.state: expected a decimal string of a 128-bit integer; got 1\.5$"),
+    (lambda d: d.update(rng={"state": "1" * 50, "inc": "3"}), r"^rng\.state: is out of range; allowed: 0 to 2\*\*128"),
+    (lambda d: d.update(rng={"state": "12", "inc": "4"}), r"^rng\.inc: is even; a PCG64 increment is odd$"),
+    (lambda d: d["rules"].update(preset=["theft"]), r"^rules\.preset: unknown theft preset \['theft'\]; choose one"),
+    (lambda d: d["rules"].update(options={"copies_per_number": 10**30}),
+     (r"^rules\.options: option 'copies_per_number' is 1000000000000000000000000000000; it must be an integer >= 0 "
+     r"and <= 100$")),
+    (lambda d: d["rules"].update(options={"max_turns": 10**30}),
+     r"^rules\.options: option 'max_turns' is .*; it must be an integer >= 1 and <= 10000000$"),
+    (lambda d: d.update(phase=["play"]), r"^phase: is \['play'\]; choose one of: setup, play"),
+    (lambda d: d.update(players=10**5000), r"^players: is an integer of about 5,001 digits; allowed: an integer from 2"),
+    (lambda d: d["hands"][0].append(10**5000), r"^hands\[0\]\[1\]: unknown card an integer of about 5,001 digits"),
+], ids=["turns_1e40", "largest_steal", "thefts_int32", "thefts_this_turn", "rng_seed_2_70", "rng_float_state",
+        "rng_state_129_bits", "rng_even_inc", "preset_list", "option_1e30", "max_turns_1e30", "phase_list",
+        "players_5000_digits", "card_5000_digits"])
+def test_theft_positions_beyond_what_a_game_reaches_are_refused(change, message):
+    """Issue 23: counters of 1e40, a seed of 2**70, a float RNG state and huge options were accepted or escaped as
+    TypeError/OverflowError/ValueError; each is a TheftPositionError naming the field and its bounds."""
+    d = tposition(players=2, hands=[["1"], []])
+    change(d)
+    with pytest.raises(TheftPositionError, match=message):
+        state_from_dict(d)
+    d = tposition(players=2, hands=[["1"], []], counters={"turns": 1000, "largest_steal": 20}, thefts_this_turn=8,
+                  rng={"seed": 2**63 - 1})
+    s = state_from_dict(d)  # at the bounds: accepted
+    assert (s.turns, s.largest_steal, s.thefts_this_turn) == (1000, 20, 8)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000 + "]" * 100_000, r"^position: nested deeper than Python can read; a position nests at most 64"),
+    ("{" + '"a": {' * 70 + "}" * 71, r"^position: nested more than 64 levels deep; a position nests at most 64 levels$"),
+    ('{"players": ' + "7" * 5000 + "}", r"^position: a number has more than 4,300 digits .*; no field of a position"),
+], ids=["100000_levels", "71_levels", "5000_digits"])
+def test_theft_loads_refuses_deep_nesting_and_huge_integers(text, message):
+    """Issue 23: RecursionError and ValueError from inside json became TheftPositionError."""
+    with pytest.raises(TheftPositionError, match=message):
+        loads(text)
+
+
+def test_theft_unknown_field_with_a_newline_is_named_on_one_line():
+    d = tposition(players=2, hands=[["1"], []])
+    d["counters"] = {"turns\n": 1}
+    with pytest.raises(TheftPositionError, match=r"^counters\.'turns\\n': unknown field; allowed: turns") as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value)

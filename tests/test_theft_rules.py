@@ -200,6 +200,97 @@ def test_r_t_turn_gold_theft_cancelled_only_with_gold():
     assert tlegal(s) == ["cancel_pair:2+Gold", "cancel_pair:8+Gold", "give_up_asset:#1", "let_pass"]
 
 
+def test_r_t_turn_compulsory_defence_option():
+    """R-T-TURN ``compulsory_defence`` (the seed's "must immediately put a pair … to cancel the theft"): a target
+    that can cancel may not let the asset pass; one that cannot lets it pass. Default: defending is optional."""
+    opts = {"compulsory_defence": True}
+    s = tstate(players=2, hands=[["Theft"], ["2", "2"]], assets=[[], [asset("5", "5")]], options=opts)
+    tact(s, "theft:Theft:+1:#0")
+    assert tlegal(s) == ["cancel_pair:2+2", "give_up_asset:#0"]
+    s2 = tstate(players=2, hands=[["Theft"], ["3"]], assets=[[], [asset("5", "5")]],
+                options={**opts, "defend_with_asset": False})
+    tact(s2, "theft:Theft:+1:#0")
+    assert tlegal(s2) == ["let_pass"]
+    s3 = tstate(players=2, hands=[["Theft"], ["2", "2"]], assets=[[], [asset("5", "5")]])
+    tact(s3, "theft:Theft:+1:#0")
+    assert tlegal(s3)[-1] == "let_pass"
+
+
+def test_r_t_turn_give_up_pair_only_option():
+    """R-T-TURN ``give_up_pair_only`` (the seed's "a pair of same-number cards (which can also be from his
+    assets)"): only an own asset that is itself a pair may be given up, which excludes a first asset 3+5."""
+    assets = [[], [asset("3", "5"), asset("5", "5"), asset("6", "Gold"), asset("Gold", "Gold")]]
+    s = tstate(players=2, hands=[["Theft"], []], assets=assets, options={"give_up_pair_only": True})
+    tact(s, "theft:Theft:+1:#0")
+    assert tlegal(s) == ["give_up_asset:#1", "give_up_asset:#2", "let_pass"]
+    s2 = tstate(players=2, hands=[["Theft"], []], assets=assets,
+                options={"give_up_pair_only": True, "gold_gold_pair": True})
+    tact(s2, "theft:Theft:+1:#0")
+    assert tlegal(s2) == ["give_up_asset:#1", "give_up_asset:#2", "give_up_asset:#3", "let_pass"]
+    s3 = tstate(players=2, hands=[["Theft"], []], assets=assets)
+    tact(s3, "theft:Theft:+1:#0")
+    assert tlegal(s3) == ["give_up_asset:#0", "give_up_asset:#1", "give_up_asset:#2", "give_up_asset:#3",
+                          "let_pass"]
+
+
+def test_r_t_turn_gold_theft_single_gold_option():
+    """R-T-TURN ``gold_theft_cancel = single_gold`` (the seed's "cannot be defended except with a gold card"): one
+    gold card from the hand cancels the gold theft (the gold card and the gold theft go to the discard pile);
+    pairs from hand then do not; an own asset holding a gold card still does; a plain theft is as before."""
+    opts = {"gold_theft_cancel": "single_gold"}
+    hands = [["Gold Theft", "Theft"], ["2", "2", "Gold"]]
+    assets = [[], [asset("5", "5"), asset("6", "Gold")]]
+    s = tstate(players=2, hands=hands, assets=assets, options=opts)
+    tact(s, "theft:Gold Theft:+1:#0")
+    assert tlegal(s) == ["give_up_asset:#1", "let_pass", "cancel_gold"]
+    tact(s, "cancel_gold")
+    assert thand(s, 1) == ["2", "2"] and tnames(s, s.discard_pile[-2:]) == ["Gold Theft", "Gold"]
+    assert tassets(s, 1) == [["5", "5"], ["6", "Gold"]] and s.phase == "play" and s.cancelled == 1
+    tact(s, "theft:Theft:+1:#0")
+    assert tlegal(s) == ["cancel_pair:2+2", "give_up_asset:#0", "give_up_asset:#1", "let_pass"]
+    assert action_space(s.rules).size == action_space(get_rules("theft")).size + 1  # cancel_gold comes last
+
+
+def test_r_t_turn_cancel_pair_value_option():
+    """R-T-TURN ``cancel_pair_value = target_value`` (the seed's example "any pair whose sum is 12" for a 12
+    asset): only a pair from hand whose points equal the targeted asset's points cancels (gold counts 1)."""
+    hands = [["Theft", "Gold Theft"], ["6", "6", "2", "2", "8", "Gold", "3"]]
+    s = tstate(players=2, hands=hands, assets=[[], [asset("5", "7")]], options={"cancel_pair_value": "target_value"})
+    tact(s, "theft:Theft:+1:#0")
+    assert tlegal(s) == ["cancel_pair:6+6", "give_up_asset:#0", "let_pass"]
+    s2 = tstate(players=2, hands=hands, assets=[[], [asset("4", "5")]], options={"cancel_pair_value": "target_value"})
+    tact(s2, "theft:Gold Theft:+1:#0")
+    assert tlegal(s2) == ["cancel_pair:8+Gold", "let_pass"]  # 8 + 1 = 9 points, and it holds the gold card
+
+
+@pytest.mark.parametrize("options", [{"compulsory_defence": True}, {"give_up_pair_only": True},
+                                     {"gold_theft_cancel": "single_gold"}, {"cancel_pair_value": "target_value"},
+                                     {"compulsory_defence": True, "gold_theft_cancel": "single_gold",
+                                      "give_up_pair_only": True, "cancel_pair_value": "target_value"}])
+def test_r_t_turn_new_defence_options_play_whole_games(options):
+    """Every agent plays whole games under the four defence readings without an illegal action; the card count
+    holds (R-T-DECK), and under ``compulsory_defence`` no seat ever lets an asset pass while it could cancel."""
+    from agents.theft import make_theft_agent
+    from cya_sim.theft.legal import legal_action_mask
+
+    rules = get_rules("theft", **options)
+    sp = action_space(rules)
+    for g in range(12):
+        state = new_game(rules, 3, root_key(5), g)
+        agents = [make_theft_agent(a) for a in ("greedy", "defender", "random")]
+        rng = np.random.default_rng(g)
+        while state.to_act >= 0:
+            mask = legal_action_mask(state)
+            a = agents[state.to_act].act(observe(state, state.to_act), rng)
+            assert mask[a], (options, g, sp.name(a))
+            if options.get("compulsory_defence") and a == sp.let_pass:
+                assert mask.sum() == 1
+            apply_action(state, a)
+        held = sum(sum(h) for h in state.hands) + len(state.draw_pile) + len(state.discard_pile)
+        held += sum(len(x.cards) for row in state.assets for x in row)
+        assert held == rules.n_cards
+
+
 def test_r_t_turn_end_of_turn_discard_down_to_five_no_drawing_up():
     """R-T-TURN (choice): at the end of a turn the mover discards down to 5 cards and draws none."""
     s = tstate(players=2, hands=[["1", "2", "3", "4", "5", "6", "7"], ["9"]], draw_pile=["8", "8"], rest="discard")

@@ -225,12 +225,17 @@ def test_hide_wild_conditions_share_their_deals():
 
 def test_hide_effects_pairs_on_deals_and_refuses_other_deals():
     rng = np.random.default_rng(2)
-    deals = np.arange(400)
-    base = rng.uniform(0, 1, 400)
+    deals = np.arange(2000)
+    base = rng.uniform(0, 1, 2000)
     per = {(3, 0): (deals, base), (3, 1): (deals, np.clip(base - 0.2, 0, 1)), (3, 2): (deals, base.copy())}
     h = hide_effects(per).set_index("contrast")
     assert h.loc[HIDE_CONTRASTS[0][2], "verdict"] == "lower"  # condition 1 minus condition 0: about -0.2
-    assert h.loc[HIDE_CONTRASTS[2][2], "verdict"] == "no effect within ±m"  # identical per-deal rates
+    # identical per-deal rates on 2,000 deals: the exact rule of constant rows bounds the effect within ±0.5 pp
+    # (issue 23: a zero spread alone no longer proves equivalence; on 400 deals the bound is ±1.8 pp)
+    assert h.loc[HIDE_CONTRASTS[2][2], "verdict"] == "no effect within ±m"
+    assert h.loc[HIDE_CONTRASTS[2][2], "win_rule"] == "constant"
+    small = hide_effects({k: (d[:400], w[:400]) for k, d_w in per.items() for d, w in [d_w]}).set_index("contrast")
+    assert small.loc[HIDE_CONTRASTS[2][2], "verdict"] == "inconclusive"
     with pytest.raises(ValueError, match="different deals"):
         hide_effects({(3, 0): (deals, base), (3, 1): (deals + 1, base)})
 
@@ -328,3 +333,71 @@ def test_forest_plot_of_the_committed_study_is_one_panel_per_tip_and_readable():
     assert np.allclose(sorted(s[0][0] for s in segs), sorted(100 * sub.loc[~sub["inert"], "win_low"]))
     title = fig._suptitle.get_text()
     assert "presets classic, guide, basic" in title and "2–6 players" in title and "deals per context" in title
+
+
+@pytest.mark.parametrize(("only", "entry"), [("", 1), (",,", 1), ("classic-greedy-3p,", 2), (" ", 1)])
+def test_only_with_an_empty_entry_is_refused_before_any_game(tmp_path, capsys, only, entry):
+    """Issue 23: ``--only ""`` or ``--only ",,"`` started the whole study; now one line naming the field and the
+    allowed values, exit status 2, nothing written."""
+    out = tmp_path / "study"
+    assert main(["tips", str(ROOT / "experiments" / "tips.toml"), "--only", only, "--out", str(out), "--quiet"]) == 2
+    stdout, err = capsys.readouterr()
+    assert stdout == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"cya-sim tips: error: field 'only': entry {entry} of {only!r} is empty; give cell names "
+                          "separated by commas, such as classic-greedy-2p")
+    assert not out.exists()
+
+
+def test_a_row_with_a_single_nonzero_deal_gets_the_exact_bound_not_a_t_interval():
+    """Issue 23: one deal of n differing gave a t interval whose half-width equals the effect (0.008–0.16 pp) and
+    TOST p < 0.0001. The exact rule of the all-zero rows extends to it: Clopper–Pearson bounds on the shares of
+    positive and negative deals, |D| <= 1; no test can show a direction from it (p = 1)."""
+    from cya_sim.reports.tips import FEW_NONZERO_DEALS, few_nonzero_bounds, paired_effect
+
+    n = 3022
+    d = np.zeros(n)
+    d[17] = 0.25  # one deal: treatment won a quarter more (over its rotations)
+    e = paired_effect(d, 0.95, 0.005)
+    assert e["rule"] == "few non-zero deals" and e["value"] == pytest.approx(0.25 / n)
+    assert e["se"] == pytest.approx(e["value"])  # the t interval's width was the effect itself
+    assert e["low"] == pytest.approx(-(1 - 0.025 ** (1 / n)))  # no negative deal seen: rule of three, one side
+    assert e["high"] == pytest.approx(sps.beta.ppf(0.975, 2, n - 1))  # one positive deal: Clopper–Pearson
+    assert e["low"] < 0 < e["value"] < e["high"] and e["p"] == 1.0
+    assert e["p_tost"] == pytest.approx(sps.binom.cdf(1, n, 0.005))
+    assert verdict(e["value"], e["p"], e["p_tost"], False) == "no effect within ±m"  # 3,022 deals bound it
+    few = paired_effect(d[:600], 0.95, 0.005)  # 600 deals cannot bound it within ±0.5 pp
+    assert few["p_tost"] > 0.05 and verdict(few["value"], few["p"], few["p_tost"], False) == "inconclusive"
+    # at FEW_NONZERO_DEALS differing deals the t interval is back
+    d[:FEW_NONZERO_DEALS] = np.linspace(-0.5, 0.5, FEW_NONZERO_DEALS) + 0.1
+    t = paired_effect(d, 0.95, 0.005)
+    assert t["rule"] == "t" and t["low"] == pytest.approx(t["value"] - sps.t.ppf(0.975, n - 1) * t["se"])
+    # mixed signs: both bounds from the counts
+    lo, hi, p, _ = few_nonzero_bounds(np.array([0.5, -1.0, 0.0, 0.0] * 100), 0.95, 0.005)
+    assert (lo, hi, p) == pytest.approx((-sps.beta.ppf(0.975, 101, 300), sps.beta.ppf(0.975, 101, 300), 1.0))
+
+
+def test_fact_and_big_pot_verdicts_say_whether_the_claim_holds():
+    """Issue 23: FACT-1360, FACT-ROUNDS and TIP-BIG-POT reported measurements but no verdict."""
+    from cya_sim.reports.tips import big_pot_verdict, fact_1360_verdict, fact_rounds_verdict
+
+    f = pd.DataFrame({"preset": ["classic", "advanced"], "field": ["greedy"] * 2, "players": [4, 4],
+                      "rounds_checked": [700, 340], "invariant_failures": [0, 0], "max_scored": [1_360_000, 1_362_000],
+                      "deck_value": [1_360_000, 1_362_000], "over_1360000": [0, 28]})
+    assert fact_1360_verdict(f.iloc[:1]).startswith("holds: 700 stored rounds, none scored more than $1,360,000")
+    assert fact_1360_verdict(f).startswith("holds only for decks worth at most $1,360,000 a round (classic): 28 "
+                                           "rounds under advanced scored more, up to $1,362,000")
+    assert fact_1360_verdict(f.assign(invariant_failures=[0, 2])).startswith("does not hold: 2 of 1,040 stored")
+    r = pd.DataFrame({"preset": ["classic"] * 4, "field": ["greedy", "card_counter"] * 2, "players": [2, 2, 6, 6],
+                      "in_3_5": [0.0, 0.01, 0.99, 0.87], "in_3_5_low": [0.0, 0.005, 0.98, 0.86],
+                      "in_3_5_high": [0.001, 0.02, 0.995, 0.88], "in_4_5": [0.0, 0.0, 0.73, 0.32]})
+    text = fact_rounds_verdict(r)
+    assert text.startswith("3–5 rounds (seed 002): holds only at 6 players (87.0–99.0 % of games); not at 2 "
+                           "(0.0–1.0 % of games)")
+    assert "4–5 rounds (seed 000): holds only in some contexts at 6 players (32.0–73.0 % of games); not at 2" in text
+    assert fact_rounds_verdict(r[r["players"] == 6].assign(in_4_5=0.9)) == \
+        "3–5 rounds (seed 002): holds (87.0–99.0 % of games); 4–5 rounds (seed 000): holds (90.0–90.0 % of games)"
+    b = pd.DataFrame({"preset": ["classic"] * 2, "field": ["greedy"] * 2, "players": [2, 4], "p_win_held": [0.59, 0.4],
+                      "low": [0.49, 0.34], "high": [0.68, 0.47], "base_rate": [0.5, 0.25]})
+    assert big_pot_verdict(b.iloc[1:]).startswith("holds: above the base rate in all 1 contexts")
+    assert big_pot_verdict(b).startswith("holds only in 1 of 2 contexts") and "classic/greedy/2p" in big_pot_verdict(b)
+    assert big_pot_verdict(b.assign(low=0.01, high=0.1)).startswith("does not hold: below the base rate")

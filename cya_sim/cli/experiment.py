@@ -188,7 +188,7 @@ def _report(folder: Path, quiet: bool) -> int:
         s = rep.analysis.summary
         for p, d in s.groupby("players", sort=True):
             print(f"{p} players:")
-            print(console_summary(d))
+            print(console_summary(d, rep.score_unit))
         print(textwrap.fill(SUMMARY_LEGEND, width=110))
         print(f"wrote {folder}/REPORT.md and {len(rep.files) - 1} tables and plots"
               + ("" if rep.complete else f" (incomplete: {rep.games_stored:,} of {rep.games_total:,} games)"))

@@ -310,11 +310,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _format_summary(summary) -> str:
+def _format_summary(summary, unit: str = "dollars") -> str:
     """The console table of a tournament summary (:func:`cya_sim.reports.report.console_summary`)."""
     from cya_sim.reports.report import console_summary
 
-    return console_summary(summary)
+    return console_summary(summary, unit)
 
 
 #: Flags of the flags-only ``tournament`` that take a value (to find an experiment file among the arguments).
@@ -383,7 +383,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     if result.compiled:
         print(f"compiled once before the games: {result.compile_s:.1f} s ({', '.join(result.compiled)}; later runs "
               "load them from the disk cache)")
-    print(_format_summary(result.summary))
+    print(_format_summary(result.summary, rules.score_unit))
     from cya_sim.reports.report import SUMMARY_LEGEND
 
     print(textwrap.fill(SUMMARY_LEGEND, width=110))

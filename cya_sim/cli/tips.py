@@ -48,6 +48,26 @@ def tips_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _only_cells(text: str | None) -> list[str]:
+    """The cell names of ``--only`` (none given: every cell).
+
+    Raises:
+        ExperimentError (field ``only``): the text, or one of its comma-separated entries, is empty (``--only ""``
+            or ``--only ",,"`` would otherwise run the whole study).
+    """
+    from cya_sim.runs.experiment import ExperimentError
+
+    if text is None:
+        return []
+    names = [x.strip() for x in text.split(",")]
+    for i, x in enumerate(names):
+        if not x:
+            raise ExperimentError("only", f"entry {i + 1} of {text!r} is empty; give cell names separated by commas, "
+                                  "such as classic-greedy-2p (preset-field-Pp) or hide, or omit --only to run every "
+                                  "cell")
+    return names
+
+
 def tips_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim tips`` with the words after ``tips``; return the exit status (0, 2 refused, 130 interrupted).
 
@@ -63,7 +83,7 @@ def tips_main(argv: Sequence[str]) -> int:
 
     over = {k: v for k, v in (("deals", args.deals), ("out", args.out), ("workers", args.workers)) if v is not None}
     try:
-        only = [x for x in (args.only or "").split(",") if x]
+        only = _only_cells(args.only)
         study = load_study(args.study, quick=args.quick, overrides=over, only=only)
         command = "cya-sim tips " + shlex.join([str(a) for a in argv])
         result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)

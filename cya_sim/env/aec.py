@@ -11,11 +11,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from pettingzoo import AECEnv
 
 from cya_sim.engine.reference.observation import Observation
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
-from cya_sim.env.game import EnvGame, resolve_rules
+from cya_sim.env.game import EnvGame, check_options, check_seed, resolve_rules
 from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")
@@ -47,10 +48,19 @@ class CoverYourAssetsAEC(AECEnv):
     ``cya-sim play``/``tournament`` give the agent in that seat (a ``random`` agent that draws from it
     chooses exactly as the built-in ``random``).
 
+    Ending: a game that ends by R-GAME-END sets ``terminations``; a game stopped by the rules'
+    ``max_rounds`` safeguard (RuleSet.max_rounds, not a rule of the game) sets ``truncations``
+    instead, with ``infos[agent]["capped"] = True``; either way the rewards are the win shares of
+    the totals as they stand.
+
     Raises:
         RulesError: unknown preset or a table size the rules do not allow.
         ValueError: unknown ``reward`` or ``render_mode``; an illegal action in :meth:`step`
-            (:class:`~cya_sim.env.game.IllegalActionError`, naming the agent, seat, game and action).
+            (:class:`~cya_sim.env.game.IllegalActionError`, naming the agent, seat, game and action;
+            anything but an integer, 13.0 or True included, is illegal); a seed or game that is not None
+            or an integer from 0 to 2**63 - 1; an agent name that is not ``player_s``.
+        gymnasium.error.ResetNeeded: :meth:`step`, :meth:`observe`, :meth:`last` or :meth:`agent_rng`
+            before the first :meth:`reset`.
     """
 
     metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi"], "is_parallelizable": False}
@@ -90,15 +100,22 @@ class CoverYourAssetsAEC(AECEnv):
         return self.action_spaces[agent]
 
     def _seat(self, agent: str) -> int:
+        if not self.game.started:
+            raise ResetNeeded("call reset() before step(), observe() or last()")
+        if not isinstance(agent, str) or agent not in self.possible_agents:
+            raise ValueError(f"agent: {agent!r}; allowed: {', '.join(self.possible_agents)}")
         return self.possible_agents.index(agent)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a game; see the class docstring for ``seed`` and ``options={"game": g}``.
 
         Raises:
-            ValueError: negative seed or game.
+            ValueError: ``seed`` or ``options["game"]`` not None or an integer from 0 to 2**63 - 1
+                (1.5, "3", True, -1 and 2**64 are refused, not coerced); ``options`` not a dict.
+                Nothing changes (a game in progress stays as it was).
         """
-        game = (options or {}).get("game")  # other keys are ignored (PettingZoo's api_test passes one)
+        check_seed(seed)
+        game = check_options(options)  # other keys are ignored (PettingZoo's api_test passes one)
         self._lines.clear()
         self.game.start(seed, game)
         self.agents = self.possible_agents[:]
@@ -123,11 +140,14 @@ class CoverYourAssetsAEC(AECEnv):
         return self.game.seat_rngs[self._seat(agent)]
 
     def step(self, action) -> None:
-        """Apply the action of ``agent_selection`` (None for an agent already terminated).
+        """Apply the action of ``agent_selection`` (None for an agent already terminated or truncated).
 
         Raises:
             IllegalActionError: the action is not legal (names the agent, seat, game and action).
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
         """
+        if not self.game.started:
+            raise ResetNeeded("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -140,12 +160,25 @@ class CoverYourAssetsAEC(AECEnv):
             rewards += (self.game.totals() - before) * 1e-6
         if self.game.over:
             rewards += self.game.win_shares()
+            capped = self.game.capped  # the max_rounds safeguard stopped it: a truncation, not an end
             for a in self.agents:
-                self.terminations[a] = True
+                (self.truncations if capped else self.terminations)[a] = True
+                if capped:
+                    self.infos[a] = {**self.infos[a], "capped": True}
         else:
             self.agent_selection = self.possible_agents[self.game.to_act]
         self.rewards = {a: float(rewards[self._seat(a)]) for a in self.agents}
         self._accumulate_rewards()
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last``: (observation, cumulative reward, termination, truncation, info) of ``agent_selection``.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+        """
+        if not self.game.started:
+            raise ResetNeeded("call reset() before last()")
+        return super().last(observe)
 
     def render(self) -> str | None:
         """The readable log lines since the last call (``render_mode="ansi"``), else None with a warning."""

@@ -26,7 +26,7 @@ LEARNER_SPEC = "cya_sim.env.batched_bridge:LearnerSeat"
 #: Per-game queue fields (first axis G, :class:`cya_sim.engine.batched.state.Queue`) shifted together when the
 #: queue is recycled (the environments keep no action log, so ``log_actions``/``log_len`` are empty).
 _QUEUE_FIELDS = ("q_game_index", "q_seat_agent", "r_done", "r_first_dealer", "r_totals", "r_winners", "r_rounds",
-                 "r_turns", "r_challenges", "r_decisions", "r_largest_steal")
+                 "r_turns", "r_challenges", "r_decisions", "r_largest_steal", "r_capped")
 
 
 class LearnerSeat:
@@ -118,6 +118,11 @@ def finished_results(batch: Batch, q: np.ndarray, n_players: int) -> tuple[np.nd
     return share, st.r_totals[q].copy()
 
 
+def finished_capped(batch: Batch, q: np.ndarray) -> np.ndarray:
+    """(n,) bool: the finished queued games ``q`` (n,) were stopped by the ``max_rounds`` safeguard, not R-GAME-END."""
+    return batch.state.r_capped[q].copy()
+
+
 def idle_rows(batch: Batch) -> np.ndarray:
     """(B,) bool rows without a game (the queue ran out)."""
     return batch.state.queue_pos < 0
@@ -156,7 +161,7 @@ def recycle_queue(batch: Batch, min_free: int) -> None:
         elif name == "q_seat_agent":
             a[keep:] = a[0]
         else:
-            a[keep:] = 0
+            a[keep:] = 0  # False for r_capped
     qp = st.queue_pos
     qp[qp >= 0] -= lo
     st.q_next[0] = nxt - lo

@@ -18,6 +18,8 @@ from cya_sim.engine.reference import apply_action, new_game
 from cya_sim.engine.reference import observation as observation_module
 from cya_sim.engine.reference.draft import describe_tops
 from cya_sim.engine.reference.legal import action_space, legal_action_mask
+from cya_sim.game.jsontext import show
+from cya_sim.game.limits import MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import RuleSet, get_rules
 from cya_sim.game.state import GameState
@@ -25,6 +27,55 @@ from cya_sim.game.state import GameState
 
 class IllegalActionError(ValueError):
     """An environment got an action outside the legal action mask; the message names seat, game and action."""
+
+
+class NotStartedError(RuntimeError):
+    """A game was observed or stepped before :meth:`EnvGame.start` dealt it (an environment before ``reset``)."""
+
+
+def is_int(v: object) -> bool:
+    """``v`` is an integer: a Python ``int`` or a NumPy integer, never a ``bool`` (nothing else is coerced)."""
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+
+
+def check_int(v: object, field: str, lo: int, hi: int, none_ok: bool = False) -> int | None:
+    """``v`` as a Python int when it is an integer (:func:`is_int`) from ``lo`` to ``hi`` (or None with ``none_ok``).
+
+    Raises:
+        ValueError: anything else (a float such as 1.5 or 3.0, a str, a bool, an out-of-range integer); the
+            message names ``field`` and the allowed values.
+    """
+    if v is None and none_ok:
+        return None
+    if not is_int(v) or not lo <= int(v) <= hi:
+        allowed = f"an integer from {lo} to {hi:,}" + (" or None" if none_ok else "")
+        raise ValueError(f"{field}: {show(v, python_str=True)} ({type(v).__name__}); allowed: {allowed}")
+    return int(v)
+
+
+def check_seed(seed: object) -> int | None:
+    """A ``reset`` seed: None (a fresh random seed) or an integer from 0 to 2**63 - 1, as ``cya-sim --seed``.
+
+    Raises:
+        ValueError: anything else (names the field ``seed`` and the allowed values).
+    """
+    return check_int(seed, "seed", 0, MAX_SEED, none_ok=True)
+
+
+def check_options(options: object) -> int | None:
+    """The game index of ``reset(options=...)``: None or a dict whose ``"game"`` is None or 0..2**63 - 1.
+
+    Other keys are ignored (PettingZoo's ``api_test`` passes one).
+
+    Raises:
+        ValueError: ``options`` not a dict, or its ``game`` not such an integer (names the field).
+    """
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options: {show(options, python_str=True)} ({type(options).__name__}); "  # noqa: TRY004
+                         "allowed: None or a dict such as {'game': 3}")
+    return check_int(options.get("game"), "options['game']", 0, MAX_SEED, none_ok=True)
 
 
 def resolve_rules(rules: str | RuleSet) -> RuleSet:
@@ -80,18 +131,20 @@ class EnvGame:
         (default: 0 after a new seed, else the next index). No seed ever given: a fresh random seed.
 
         Raises:
-            ValueError: a negative ``seed`` or ``game_index``.
+            ValueError: ``seed`` or ``game_index`` not None or an integer from 0 to 2**63 - 1 (a float,
+                a str, a bool, a negative or too large integer: nothing is coerced); nothing changes.
         """
+        seed = check_seed(seed)
+        game_index = check_int(game_index, "options['game']", 0, MAX_SEED, none_ok=True)
         if seed is not None:
-            if int(seed) < 0:
-                raise ValueError(f"seed: {seed!r}; allowed: an int >= 0")
-            self.key = root_key(int(seed))
+            self.key = root_key(seed)
             self.game_index = -1
         elif self.key is None:
             self.key = root_key(np.random.SeedSequence())
-        g = self.game_index + 1 if game_index is None else int(game_index)
-        if g < 0:
-            raise ValueError(f"game: {game_index!r}; allowed: an int >= 0")
+        g = self.game_index + 1 if game_index is None else game_index
+        if g > MAX_SEED:
+            raise ValueError(f"options['game']: the next game would be {g:,}; allowed: up to {MAX_SEED:,}; give a "
+                             "seed or a game")
         self.game_index = g
         self.state = new_game(self.rules, self.n_players, self.key, g)
         self.seat_rngs = [stream_generator(self.key, g, 1 + s) for s in range(self.n_players)]
@@ -102,18 +155,42 @@ class EnvGame:
                      f"{names[self.state.discard_pile[-1]]}{describe_tops(self.state)}")
 
     @property
+    def started(self) -> bool:
+        """A game has been dealt (:meth:`start`)."""
+        return self.state is not None
+
+    def _need_state(self) -> GameState:
+        if self.state is None:
+            raise NotStartedError("no game has been dealt yet; call reset() (or EnvGame.start) first")
+        return self.state
+
+    @property
     def over(self) -> bool:
-        """The game has ended (R-GAME-END)."""
-        return self.state.winners is not None
+        """The game has ended (R-GAME-END).
+
+        Raises:
+            NotStartedError: before :meth:`start`.
+        """
+        return self._need_state().winners is not None
+
+    @property
+    def capped(self) -> bool:
+        """The game was stopped by the ``max_rounds`` safeguard (RuleSet.max_rounds), not by R-GAME-END."""
+        return bool(self._need_state().capped)
 
     @property
     def to_act(self) -> int:
         """Seat that must act, -1 when the game is over."""
-        return self.state.to_act
+        return self._need_state().to_act
 
     def observe(self, seat: int) -> observation_module.Observation:
-        """The §10 observation of ``seat`` (its mask is all false unless it is the seat to act)."""
-        return observation_module.observe(self.state, seat)
+        """The §10 observation of ``seat`` (its mask is all false unless it is the seat to act).
+
+        Raises:
+            NotStartedError: before :meth:`start`. ValueError: ``seat`` not an integer from 0 to P-1.
+        """
+        state = self._need_state()
+        return observation_module.observe(state, check_int(seat, "seat", 0, self.n_players - 1))
 
     def legal_mask(self) -> np.ndarray:
         """(A,) bool legal action mask of the seat to act (all false when the game is over)."""
@@ -125,22 +202,24 @@ class EnvGame:
         """Apply ``action`` for the seat to act; log the game-over line at the end (R-GAME-END).
 
         Raises:
-            IllegalActionError: the game is over, or the action is not an int in the legal action mask;
-                the message names ``who``, the seat, the game and the action.
+            NotStartedError: before :meth:`start`.
+            IllegalActionError: the game is over, or the action is not an integer (a Python or NumPy
+                integer, not a bool: 13.0, "13", True and None are refused, not coerced) in the legal
+                action mask; the message names ``who``, the seat, the game and the action.
         """
         seat = self.to_act
         mask = self.legal_mask()
-        try:
-            a = int(action)
-            ok = 0 <= a < self.space.size and bool(mask[a]) and a == action
-        except (TypeError, ValueError):
-            a, ok = None, False
+        a = int(action) if is_int(action) else None
+        ok = a is not None and 0 <= a < self.space.size and bool(mask[a])
         if not ok:
-            shown = self.space.name(a) if a is not None and 0 <= a < self.space.size else "outside the action space"
+            if a is None:
+                shown = f"{type(action).__name__}, not an action id: give an int"
+            else:
+                shown = self.space.name(a) if 0 <= a < self.space.size else "outside the action space"
             legal = ", ".join(f"{i} ({self.space.name(i)})" for i in np.flatnonzero(mask))
             raise IllegalActionError(
-                f"{who or 'agent'} at seat {seat} in game {self.game_index} chose illegal action {action!r} "
-                f"({shown}); legal: {legal or 'none, the game is over'}")
+                f"{who or 'agent'} at seat {seat} in game {self.game_index} chose illegal action "
+                f"{show(action, python_str=True)} ({shown}); legal: {legal or 'none, the game is over'}")
         apply_action(self.state, a, self.say, legal_mask=mask)
         if self.over and self._log is not None:
             self._log("game over: winner(s) " + ", ".join(f"seat {s}" for s in self.state.winners)
@@ -155,4 +234,4 @@ class EnvGame:
 
     def totals(self) -> np.ndarray:
         """(P,) int64 running totals in dollars (R-SCORE)."""
-        return np.array(self.state.totals, np.int64)
+        return np.array(self._need_state().totals, np.int64)

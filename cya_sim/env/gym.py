@@ -13,11 +13,12 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from agents.registry import is_cheating, make_agent
 from agents.spec import split_agent_list
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
-from cya_sim.env.game import EnvGame, IllegalActionError, resolve_rules
+from cya_sim.env.game import EnvGame, IllegalActionError, check_int, check_options, check_seed, resolve_rules
 from cya_sim.game.rules import RuleSet
 
 ILLEGAL = ("end", "raise")
@@ -65,9 +66,16 @@ class CoverYourAssetsGym(gym.Env):
     ``info["action_mask"]``. Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
     game 0 under S, ``options={"game": g}`` game g, a later ``reset()`` the next game.
 
+    Ending: ``terminated`` when the game ends by R-GAME-END; ``truncated`` (and
+    ``info["capped"] = True``) when the rules' ``max_rounds`` safeguard stopped it
+    (RuleSet.max_rounds, not a rule of the game); the reward is the win share either way.
+
     Raises:
-        ValueError: bad seat, opponents, reward, illegal_action or render_mode (naming the field).
+        ValueError: bad seat (an integer from 0 to P-1; 1.5 and True are refused), opponents, reward,
+            illegal_action or render_mode (naming the field); in :meth:`reset`, a seed or game that is
+            not None or an integer from 0 to 2**63 - 1.
         RulesError: unknown preset or a table size the rules do not allow.
+        gymnasium.error.ResetNeeded: :meth:`step` or :meth:`action_masks` before the first :meth:`reset`.
     """
 
     metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
@@ -77,8 +85,7 @@ class CoverYourAssetsGym(gym.Env):
                  render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         self.rules = resolve_rules(rules)
         self.rules.check_players(n_players)
-        if not 0 <= seat < n_players:
-            raise ValueError(f"seat: {seat!r}; allowed: 0 to {n_players - 1}")
+        seat = check_int(seat, "seat", 0, n_players - 1)
         if reward not in ("win_share", "total_change"):
             raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")
         if illegal_action not in ILLEGAL:
@@ -110,15 +117,28 @@ class CoverYourAssetsGym(gym.Env):
         return self.encoder.encode(obs), {"action_mask": self._mask.copy(), "game": self.game.game_index}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        """Deal a game and play the opponents up to the learner's first decision; return (obs, info)."""
+        """Deal a game and play the opponents up to the learner's first decision; return (obs, info).
+
+        Raises:
+            ValueError: ``seed`` or ``options["game"]`` not None or an integer from 0 to 2**63 - 1
+                (1.5, "3", True, -1 and 2**64 are refused, not coerced); ``options`` not a dict.
+        """
+        seed = check_seed(seed)
+        game = check_options(options)
         super().reset(seed=seed)
         self._lines.clear()
-        self.game.start(seed, (options or {}).get("game"))
+        self.game.start(seed, game)
         self._play_opponents()
         return self._obs_info()
 
     def action_masks(self) -> np.ndarray:
-        """(A,) bool legal action mask of the learner's current decision."""
+        """(A,) bool legal action mask of the learner's current decision.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+        """
+        if not self.game.started:
+            raise ResetNeeded("call reset() before action_masks()")
         return self._mask.copy()
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -128,9 +148,13 @@ class CoverYourAssetsGym(gym.Env):
             (obs, reward, terminated, truncated, info); reward at game end (see ``reward``).
 
         Raises:
-            IllegalActionError: with ``illegal_action="raise"``, an action outside the mask.
+            IllegalActionError: with ``illegal_action="raise"``, an action outside the mask or anything but
+                an integer (13.0, "13", True, None); with ``"end"`` these end the episode instead.
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
         """
         g = self.game
+        if not g.started:
+            raise ResetNeeded("call reset() before step()")
         before = g.totals()
         try:
             g.step(action, who="learner")
@@ -146,7 +170,10 @@ class CoverYourAssetsGym(gym.Env):
         if g.over:
             reward += float(g.win_shares()[self.seat])
         obs, info = self._obs_info()
-        return obs, reward, g.over, False, info
+        capped = g.over and g.capped  # the max_rounds safeguard: a truncation (Gymnasium's flag for it)
+        if capped:
+            info["capped"] = True
+        return obs, reward, g.over and not capped, capped, info
 
     def render(self) -> str | None:
         """The readable log lines since the last call (``render_mode="ansi"``), else None."""

@@ -41,6 +41,7 @@ from cya_sim.engine.reference.legal import action_space
 from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
 from cya_sim.env.encoding import ObservationEncoder
+from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet, get_rules
 
 SHORT_NAME = "python_cover_your_assets"
@@ -125,21 +126,48 @@ class _Box:
         return _Box(copy.deepcopy(self.gs, memo))
 
 
+#: What a game derives from its parameters (:func:`_derived`); rebuilt on first use after OpenSpiel unpickles a game.
+_DERIVED = ("rules", "n_players", "space", "encoder")
+
+
+def _derived(params: dict) -> dict:
+    """``rules``, ``n_players``, ``space`` and ``encoder`` of the game parameters.
+
+    Raises:
+        RulesError: unknown preset or table size; ValueError: negative ``rounds``.
+    """
+    rules = game_rules(params)
+    n_players = int(params["players"])
+    rules.check_players(n_players)
+    return {"rules": rules, "n_players": n_players, "space": action_space(rules),
+            "encoder": ObservationEncoder(rules, n_players)}
+
+
 class CoverYourAssetsGame(pyspiel.Game):
-    """The OpenSpiel game; see the module docstring for its type, chance nodes and parameters."""
+    """The OpenSpiel game; see the module docstring for its type, chance nodes and parameters.
+
+    ``pyspiel.deserialize_game_and_state`` (and pickling) rebuild the game without calling
+    ``__init__``; the derived attributes (``rules``, ``n_players``, ``space``, ``encoder``) are then
+    rebuilt from :meth:`get_parameters` on first use (issue 23: ``action_to_string`` raised
+    ``AttributeError`` and the next deal failed).
+    """
 
     def __init__(self, params: dict | None = None) -> None:
         params = {**_DEFAULTS, **(params or {})}
-        self.rules = game_rules(params)
-        self.n_players = int(params["players"])
-        self.rules.check_players(self.n_players)
-        self.space = action_space(self.rules)
-        self.encoder = ObservationEncoder(self.rules, self.n_players)
-        t = self.rules.deck.n_types
-        info = pyspiel.GameInfo(num_distinct_actions=self.space.size, max_chance_outcomes=max(t, self.n_players),
-                                num_players=self.n_players, min_utility=0.0, max_utility=1.0, utility_sum=1.0,
+        d = _derived(params)
+        t = d["rules"].deck.n_types
+        info = pyspiel.GameInfo(num_distinct_actions=d["space"].size, max_chance_outcomes=max(t, d["n_players"]),
+                                num_players=d["n_players"], min_utility=0.0, max_utility=1.0, utility_sum=1.0,
                                 max_game_length=MAX_GAME_LENGTH)
         super().__init__(_game_type(12), info, params)
+        self.__dict__.update(d)
+
+    def __getattr__(self, name: str):
+        if name in _DERIVED:  # a game OpenSpiel rebuilt without __init__
+            d = _derived({**_DEFAULTS, **self.get_parameters()})
+            self.__dict__.update(d)
+            return d[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def new_initial_state(self) -> CoverYourAssetsState:
         """A game at its first chance node (the first dealer)."""
@@ -210,12 +238,38 @@ class CoverYourAssetsState(pyspiel.State):
             return []
         return [int(a) for a in np.flatnonzero(legal_action_mask(self.gs))]
 
+    def apply_action(self, action: int) -> None:
+        """Apply a player's action or a chance outcome (OpenSpiel's ``apply_action``), checked first.
+
+        Raises:
+            ValueError: ``action`` is not an integer (a Python or NumPy integer, not a bool) or is
+                negative (OpenSpiel's -1 is its invalid action) or beyond int64; at a chance node, an outcome not in
+                :meth:`chance_outcomes`; at a player node, an action not legal
+                (:class:`~cya_sim.engine.reference.IllegalActionError`). The state does not change.
+        """
+        if (isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer)
+                or not 0 <= action < 2**63):
+            raise ValueError(f"action {show(action, python_str=True)} ({type(action).__name__}); allowed: "
+                             + ("a chance outcome of chance_outcomes()" if self.is_chance_node()
+                                else "an id of legal_actions()"))
+        super().apply_action(int(action))
+
+    def _check_outcome(self, action: int) -> None:
+        """Refuse a chance outcome that :meth:`chance_outcomes` does not list (ValueError, nothing changes)."""
+        outcomes = [a for a, _ in self.chance_outcomes()]
+        if action not in outcomes:
+            what = "first dealer: seats" if self.dealer < 0 else "card types with copies left to deal"
+            raise ValueError(f"chance outcome {action} is not one of chance_outcomes() ({what} "
+                             f"{', '.join(map(str, outcomes))})")
+
     def _apply_action(self, action: int) -> None:
         if self.gs is None and self.dealer < 0:
+            self._check_outcome(int(action))
             self.dealer = int(action)
             self._start_deal()
             return
         if self._dealing():
+            self._check_outcome(int(action))
             self.order.append(int(action))
             self.left[int(action)] -= 1
             if not self.left.any():

@@ -208,11 +208,14 @@ def choose(obs: Observation, ask: Callable[[str], str], out: Callable[[str], Non
             text = ask(PROMPT).strip()
         except EOFError:
             raise InputClosed() from None
-        if text.isdigit() and 1 <= int(text) <= len(legal):
-            return legal[int(text) - 1]
+        # at most 9 digits: int() of a line of more than 4,300 digits raises ValueError (issue 23)
+        number = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else 0
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
         if text.lower() in by_name:
             return by_name[text.lower()]
-        out(f"{text!r} is not a choice: type a number from 1 to {len(legal)} or a name such as {names[0]}")
+        shown = repr(text) if len(text) <= 40 else f"{text[:37]!r}... ({len(text):,} characters)"
+        out(f"{shown} is not a choice: type a number from 1 to {len(legal)} or a name such as {names[0]}")
 
 
 def play_human(rules: RuleSet, agents: Sequence, humans: Sequence[int], key_seed: int, game_index: int = 0,

@@ -16,16 +16,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from agents.registry import compiled_policy
 from cya_sim.env import batched_bridge as bridge
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
-from cya_sim.env.game import resolve_rules
+from cya_sim.env.game import IllegalActionError, check_int, check_seed, is_int, resolve_rules
 from cya_sim.env.gym import opponent_specs
 from cya_sim.game.actions import ActionSpace
+from cya_sim.game.jsontext import show
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RuleSet
+
+#: Most games stepped at once (the game queue holds 16 per row).
+MAX_NUM_ENVS = 1 << 20
 
 
 class CoverYourAssetsVectorEnv(VectorEnv):
@@ -46,13 +51,18 @@ class CoverYourAssetsVectorEnv(VectorEnv):
     finished game's reward, and ``info["final_game"]`` with its index; the terminal observation of a
     finished game is not built, ``info["final_obs"]`` is zeros). Game ``g`` deals and the opponents
     choose as in ``cya-sim play --seed S --game g`` (the batched engine equals the reference engine
-    game by game).
+    game by game). A game stopped by the rules' ``max_rounds`` safeguard (not a rule of the game)
+    is reported in ``truncated`` instead of ``terminated``, with ``info["capped"]`` (B,) bool.
 
     Raises:
-        ValueError: bad num_envs, seat, reward, or an opponent without a compiled form (naming it).
+        ValueError: bad num_envs (an integer from 1 to :data:`MAX_NUM_ENVS`; True is refused), seat,
+            reward, or an opponent without a compiled form (naming it); in :meth:`reset` a seed that is
+            not None or an integer from 0 to 2**63 - 1.
         RulesError: unknown preset or a table size the rules do not allow.
         IllegalActionError: (from :meth:`step`) an action outside a row's mask, naming the game,
-            seat, agent and action; no row is changed.
+            seat, agent and action, or actions that are not a (B,) array of integers (a float array
+            such as ``legal + 0.7`` is refused, not truncated); no row is changed.
+        gymnasium.error.ResetNeeded: :meth:`step` or :meth:`action_masks` before the first :meth:`reset`.
     """
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -60,14 +70,12 @@ class CoverYourAssetsVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 64, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str = "greedy,card_counter", reward: str = "win_share",
                  stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs: {num_envs!r}; allowed: an int >= 1")
+        num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS)
         if reward != "win_share":
             raise ValueError(f"reward: {reward!r}; allowed: win_share")
         self.rules = resolve_rules(rules)
         self.rules.check_players(n_players)
-        if not 0 <= seat < n_players:
-            raise ValueError(f"seat: {seat!r}; allowed: 0 to {n_players - 1}")
+        seat = check_int(seat, "seat", 0, n_players - 1)
         specs = opponent_specs(opponents, n_players - 1)
         for s in specs:
             if compiled_policy(s) is None:
@@ -94,8 +102,15 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         return self.encoder.encode_batch(ob)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Start games ``0 .. B-1`` of ``seed`` (a fresh random seed when None); return (obs, info)."""
-        key = root_key(np.random.SeedSequence() if seed is None else int(seed))
+        """Start games ``0 .. B-1`` of ``seed`` (a fresh random seed when None); return (obs, info).
+
+        ``options`` is accepted for the Gymnasium signature and ignored.
+
+        Raises:
+            ValueError: ``seed`` not None or an integer from 0 to 2**63 - 1 (1.5, "3", True, -1, 2**64).
+        """
+        seed = check_seed(seed)
+        key = root_key(np.random.SeedSequence() if seed is None else seed)
         self._batch = bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
                                        self.opponent_specs, 0, self._queue_len)
         bridge.advance(self._batch)
@@ -103,21 +118,56 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         return obs, {"action_mask": self._mask.copy(), "game": bridge.game_index(self._batch)}
 
     def action_masks(self) -> np.ndarray:
-        """(B, A) bool legal action masks of the learner in each row."""
+        """(B, A) bool legal action masks of the learner in each row.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+        """
+        if self._batch is None:
+            raise ResetNeeded("call reset() before action_masks()")
         return self._mask.copy()
 
+    def _actions(self, actions) -> np.ndarray:
+        """(B,) int64 of the learner's actions, or IllegalActionError: not (B,) integers (nothing is truncated).
+
+        An array needs an integer dtype; a list or tuple must hold integers only (NumPy would read
+        ``[True, 5]`` as ``[1, 5]``).
+        """
+        if not isinstance(actions, np.ndarray) and (not isinstance(actions, list | tuple)
+                                                    or not all(is_int(x) for x in actions)):
+            raise IllegalActionError(f"actions: {show(actions, python_str=True)} ({type(actions).__name__}); "
+                                     f"allowed: ({self.num_envs},) integer action ids, one per row (no row was "
+                                     "changed)")
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu" or a.shape != (self.num_envs,):
+            raise IllegalActionError(f"actions: a {a.dtype} array of shape {a.shape}; allowed: ({self.num_envs},) "
+                                     "integer action ids, one per row (no row was changed)")
+        if a.dtype.kind == "u" and a.size and int(a.max()) >= 2**63:
+            raise IllegalActionError(f"actions: {int(a.max())} does not fit int64; no row was changed")
+        return a.astype(np.int64)
+
     def step(self, actions):
-        """Apply the learner's (B,) actions, play the opponents; return (obs, reward, terminated, truncated, info)."""
+        """Apply the learner's (B,) actions, play the opponents; return (obs, reward, terminated, truncated, info).
+
+        Raises:
+            IllegalActionError: an action outside a row's mask, or ``actions`` not (B,) integers.
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+        """
         st = self._batch
+        if st is None:
+            raise ResetNeeded("call reset() before step()")
+        actions = self._actions(actions)
         q0 = bridge.queue_pos(st)
         g0 = bridge.game_index(st)
-        bridge.apply(st, np.asarray(actions, np.int64).reshape(self.num_envs), np.ones(self.num_envs, bool))
+        bridge.apply(st, actions, np.ones(self.num_envs, bool))
         bridge.advance(st)
         ended = bridge.queue_pos(st) != q0
         reward = np.zeros(self.num_envs, np.float64)
+        capped = np.zeros(self.num_envs, bool)
         if ended.any():
             share, _ = bridge.finished_results(st, q0[ended], self.n_players)
             reward[ended] = share[:, self.seat]
+            capped[ended] = bridge.finished_capped(st, q0[ended])
             bridge.recycle_queue(st, 2 * self.num_envs)
         if bridge.idle_rows(st).any():  # a row outran the queue (see batched_bridge.recycle_queue)
             raise RuntimeError(f"the game queue of the vector environment ran out ({self._queue_len} games); "
@@ -129,4 +179,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             info["_final_game"] = ended
             info["final_obs"] = np.zeros_like(obs)
             info["_final_obs"] = ended
-        return obs, reward, ended, np.zeros(self.num_envs, bool), info
+        if capped.any():  # the max_rounds safeguard stopped these games: truncations (Gymnasium's flag for it)
+            info["capped"] = capped
+            info["_capped"] = capped
+        return obs, reward, ended & ~capped, capped, info

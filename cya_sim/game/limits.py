@@ -20,3 +20,8 @@ def range_text(lo: int, hi: int) -> str:
 
 #: Largest seed: stored as a signed 64-bit integer (``games.parquet``'s ``seed`` column).
 MAX_SEED = 2**63 - 1
+#: Largest per-game count of turns, challenges or thefts a position may give: ``games.parquet`` stores
+#: ``rounds``, ``turns`` and ``challenges`` as int32.
+MAX_COUNT = 2**31 - 1
+#: Largest per-game count of decisions a position may give: ``games.parquet``'s int64 ``decisions``.
+MAX_DECISIONS = 2**63 - 1

@@ -69,14 +69,23 @@ preset and options (via :func:`cya_sim.game.rules.get_rules`), the table size,
 every card name, that the cards of every type across hands, draw pile,
 discard pile, stacks and challenge add up exactly to the deck in play
 (R-DECK-2011, R-DECK-MULTI), hands no larger than ``hand_size``
-(R-HAND-SIZE), totals and counters >= 0, seats in range, sets (R-PAIR-HAND:
+(R-HAND-SIZE), numbers within what a game can reach (``round`` from 1 to
+``max_rounds``; every total, and their sum, from $0 to ``max_rounds`` rounds of
+the deck in play; a round's scores adding up to at most the deck in play;
+``round_wins`` at most ``max_rounds``; ``extra_rounds`` at most
+``max_extra_rounds``; ``largest_steal`` at most the deck in play; turns and
+challenges within int32, decisions within int64; an RNG seed from 0 to
+2**63 - 1 like every seed), seats in range, sets (R-PAIR-HAND:
 at least two cards, an asset type, only cards of that type or wilds, at least
 one card of that type; no set is only wilds, R-NO-WILD-PAIR), ``known_by``
 (the owner knows every card of its sets; everything is public when
 ``hidden_wilds`` is false), and a challenge in progress (R-CH-ALLOWED: the
 challenger is the current player and has a set, the defender has at least two
 sets; R-CH-EXCHANGE: the cards match the contested set, the two sides
-alternate starting with the challenger). In the turn phase the current player
+alternate starting with the challenger), draft piles (at most
+``draft_pile_size`` cards; no action card face up on top, R-2P-DRAFT: it is
+carried out at once), and the text itself (JSON nested at most 64 levels, no
+number of more than 4,300 digits, :mod:`cya_sim.game.jsontext`). In the turn phase the current player
 must hold a card (R-TURN skips empty hands). Whether a position can be reached
 by play (for example full hands while the draw pile lasts) is not checked, so
 tests can use small hands.
@@ -91,7 +100,8 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.game.limits import range_text
+from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
+from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED, range_text
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import Deck, DeckError, RulesError, RuleSet, get_rules
 from cya_sim.game.rules.presets import PRESETS
@@ -272,7 +282,7 @@ def _check_fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[s
         raise _fail(path, f"expected an object with fields {', '.join(allowed)}; got {type(d).__name__}")
     for k in d:
         if k not in allowed:
-            where = f"{path}.{k}" if path != "position" else str(k)
+            where = f"{path}.{field_name(k)}" if path != "position" else field_name(k)
             raise _fail(where, f"unknown field; allowed fields: {', '.join(allowed)}")
     for k in required:
         if k not in d:
@@ -281,26 +291,19 @@ def _check_fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[s
     return d
 
 
-def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
+def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None, why: str = "") -> int:
+    """``v`` when it is an integer (not a bool) from ``lo`` to ``hi``; ``why`` names the bound's source."""
     if not isinstance(v, int) or isinstance(v, bool):
-        raise _fail(path, f"expected an integer; got {json.dumps(v) if _jsonable(v) else type(v).__name__}")
+        raise _fail(path, f"expected an integer; got {show(v)}")
     if lo is not None and v < lo or hi is not None and v > hi:
         if hi is None:
             allowed = f"an integer >= {lo}"
         elif lo is None:
-            allowed = f"an integer <= {hi}"
+            allowed = f"an integer <= {hi:,}"
         else:
-            allowed = f"an integer from {lo} to {hi}"
-        raise _fail(path, f"is {v}; allowed: {allowed}")
+            allowed = f"an integer from {lo} to {hi:,}"
+        raise _fail(path, f"is {show(v)}; allowed: {allowed}" + (f" ({why})" if why else ""))
     return v
-
-
-def _jsonable(v: Any) -> bool:
-    try:
-        json.dumps(v)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 def _list(v: Any, path: str, length: int | None = None) -> list:
@@ -326,7 +329,7 @@ def _rules_from_dict(d: Any) -> RuleSet:
     d = _check_fields(d, "rules", _RULES_FIELDS, ("preset",))
     preset = d["preset"]
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise _fail("rules.preset", f"unknown rule preset {preset!r}; choose one of: {', '.join(PRESETS)}")
+        raise _fail("rules.preset", f"unknown rule preset {show(preset, python_str=True)}; choose one of: {', '.join(PRESETS)}")
     options = d.get("options", {})
     if not isinstance(options, dict):
         raise _fail("rules.options", f"expected an object of option -> value; got {type(options).__name__}")
@@ -343,7 +346,7 @@ def _rules_from_dict(d: Any) -> RuleSet:
     except RulesError as e:
         msg = str(e)
         bad = next((k for k in options if f"{k!r}" in msg), None)
-        raise _fail(f"rules.options.{bad}" if bad else "rules.options", msg) from None
+        raise _fail(f"rules.options.{field_name(bad)}" if bad else "rules.options", msg) from None
     except (TypeError, ValueError) as e:
         raise _fail("rules.options", str(e)) from None
     if "name" in d:
@@ -356,7 +359,7 @@ def _rules_from_dict(d: Any) -> RuleSet:
 
 def _card(v: Any, path: str, names: tuple[str, ...]) -> int:
     if not isinstance(v, str) or v not in names:
-        raise _fail(path, f"unknown card {v!r}; this deck has: {', '.join(names)}")
+        raise _fail(path, f"unknown card {show(v, python_str=True)}; this deck has: {', '.join(names)}")
     return names.index(v)
 
 
@@ -369,13 +372,15 @@ def _rng_from_dict(v: Any) -> np.random.Generator:
         v = {"seed": 0}
     if isinstance(v, dict) and "seed" in v:
         _check_fields(v, "rng", ("seed",))
-        return stream_generator(root_key(_int(v["seed"], "rng.seed", 0)), 0, 0)
+        return stream_generator(root_key(_int(v["seed"], "rng.seed", 0, MAX_SEED, "a tournament seed")), 0, 0)
     d = _check_fields(v, "rng", _RNG_FIELDS, ("state", "inc"))
     vals = {}
     for k in ("state", "inc"):
         x = d[k]
         if not isinstance(x, str) or not (x.isascii() and x.isdigit()):
-            raise _fail(f"rng.{k}", f"expected a decimal string of a 128-bit integer; got {x!r}")
+            raise _fail(f"rng.{k}", f"expected a decimal string of a 128-bit integer; got {show(x, python_str=True)}")
+        if len(x) > 39:
+            raise _fail(f"rng.{k}", f"has {len(x):,} digits; allowed: 0 to 2**128 - 1 (at most 39 digits)")
         n = int(x)
         if n >= 1 << 128:
             raise _fail(f"rng.{k}", "is out of range; allowed: 0 to 2**128 - 1")
@@ -443,15 +448,15 @@ def state_from_dict(d: Any) -> GameState:
     """
     d = _check_fields(d, "position", _TOP_FIELDS, _REQUIRED)
     if d["format"] != FORMAT:
-        raise _fail("format", f"is {d['format']!r}; expected {FORMAT!r}")
+        raise _fail("format", f"is {show(d['format'], python_str=True)}; expected {FORMAT!r}")
     if d["version"] != VERSION or isinstance(d["version"], bool):
-        raise _fail("version", f"is {d['version']!r}; supported versions: {VERSION}")
+        raise _fail("version", f"is {show(d['version'], python_str=True)}; supported versions: {VERSION}")
     rules = _rules_from_dict(d["rules"])
     p = _int(d["players"], "players")
     try:
         rules.check_players(p)
     except RulesError:
-        raise _fail("players", f"is {p}; rules {rules.name!r} allow "
+        raise _fail("players", f"is {show(p)}; rules {rules.name!r} allow "
                     f"{range_text(rules.min_players, rules.max_players)} players") from None
     deck = rules.deck
     names = deck.names
@@ -462,14 +467,32 @@ def state_from_dict(d: Any) -> GameState:
     current = _seat(d["current_player"], "current_player", p)
     dealer = _seat(d.get("dealer", (current - 1) % p), "dealer", p)
     first_dealer = _seat(d.get("first_dealer", dealer), "first_dealer", p)
-    rnd = _int(d.get("round", 1), "round", 1)
-    totals = [_int(x, f"totals[{i}]", 0) for i, x in enumerate(_list(d.get("totals", [0] * p), "totals", p))]
-    round_wins = [_int(x, f"round_wins[{i}]", 0)
+    # Bounds of play: a game stops after max_rounds rounds (RuleSet.max_rounds); a round scores at most the
+    # deck in play (R-SCORE, round_total), so no total exceeds max_rounds of it.
+    most_rounds = rules.max_rounds
+    per_round = rules.round_total(p)
+    most_total = most_rounds * per_round
+    rnd = _int(d.get("round", 1), "round", 1, most_rounds, "option max_rounds: the game stops after that round")
+    totals = [_int(x, f"totals[{i}]", 0, most_total, f"max_rounds = {most_rounds:,} rounds of ${per_round:,}, "
+                   "R-SCORE")
+              for i, x in enumerate(_list(d.get("totals", [0] * p), "totals", p))]
+    if sum(totals) > most_total:
+        raise _fail("totals", f"add up to ${sum(totals):,}; at most ${most_total:,} can be scored in a game "
+                    f"(max_rounds = {most_rounds:,} rounds of ${per_round:,}, R-SCORE)")
+    round_wins = [_int(x, f"round_wins[{i}]", 0, most_rounds, "option max_rounds")
                   for i, x in enumerate(_list(d.get("round_wins", [0] * p), "round_wins", p))]
     round_scores = []
-    for r, row in enumerate(_list(d.get("round_scores", []), "round_scores")):
+    scores = _list(d.get("round_scores", []), "round_scores")
+    if len(scores) > most_rounds:
+        raise _fail("round_scores", f"has {len(scores):,} rounds; at most max_rounds = {most_rounds:,}")
+    for r, row in enumerate(scores):
         row = _list(row, f"round_scores[{r}]", p)
-        round_scores.append([_int(x, f"round_scores[{r}][{i}]", 0) for i, x in enumerate(row)])
+        row = [_int(x, f"round_scores[{r}][{i}]", 0, per_round, "the deck in play, R-SCORE")
+               for i, x in enumerate(row)]
+        if sum(row) > per_round:
+            raise _fail(f"round_scores[{r}]", f"adds up to ${sum(row):,}; a round scores at most the deck in play, "
+                        f"${per_round:,} (R-SCORE)")
+        round_scores.append(row)
 
     hands = []
     for s, h in enumerate(_list(d["hands"], "hands", p)):
@@ -531,9 +554,14 @@ def state_from_dict(d: Any) -> GameState:
         winners = _seat_list(winners, "winners", p)
         if not winners:
             raise _fail("winners", "is empty; give null (game in progress) or the winning seats")
-    extra_rounds = _int(d.get("extra_rounds", 0), "extra_rounds", 0)
+    extra_rounds = _int(d.get("extra_rounds", 0), "extra_rounds", 0, rules.max_extra_rounds,
+                        "option max_extra_rounds, R-TIE")
     counters = _check_fields(d.get("counters", {}), "counters", _COUNTERS)
-    counts = {k: _int(counters.get(k, 0), f"counters.{k}", 0) for k in _COUNTERS}
+    most = {"turns": (MAX_COUNT, "the int32 column of games.parquet"),
+            "challenges": (MAX_COUNT, "the int32 column of games.parquet"),
+            "decisions": (MAX_DECISIONS, "a 64-bit integer"),
+            "largest_steal": (per_round, "a set is worth at most the deck in play, R-SCORE")}
+    counts = {k: _int(counters.get(k, 0), f"counters.{k}", 0, *most[k]) for k in _COUNTERS}
     rng = _rng_from_dict(d.get("rng"))
 
     # Every card of the deck in play is in exactly one place (R-DECK-2011, R-DECK-MULTI).
@@ -628,7 +656,16 @@ def _draft_from_dict(d: dict, p: int, rules: RuleSet, current: int) -> tuple[lis
                         f"{rules.draft_pile_size}")
     down = [False] * n
     for i, j in enumerate(_list(d.get("draft_down", []), "draft_down")):
-        down[_int(j, f"draft_down[{i}]", 0, n - 1)] = True
+        j = _int(j, f"draft_down[{i}]", 0, n - 1)
+        if down[j]:
+            raise _fail(f"draft_down[{i}]", f"lists pile {j} twice; each pile at most once")
+        down[j] = True
+    first_action = rules.deck.n_assets + rules.deck.n_wilds
+    for j, pile in enumerate(piles):
+        if pile and not down[j] and pile[-1] >= first_action:
+            raise _fail(f"draft_piles[{j}][{len(pile) - 1}]", f"{names[pile[-1]]!r} lies face up on top of pile {j}; "
+                        "an action card turned up is carried out at once and leaves the game (R-2P-DRAFT): list it "
+                        f"under 'removed', or give pile {j} in 'draft_down' (its top not turned up yet)")
     offer = _seat_list(d.get("draft_offer", []), "draft_offer", p)
     if current in offer:
         raise _fail("draft_offer", f"names seat {current}, the player to move; only a neighbour of the pile may "
@@ -720,12 +757,15 @@ def loads(text: str) -> GameState:
     """The game state of a JSON position text.
 
     Raises:
-        PositionError: not valid JSON, or any check of :func:`state_from_dict`.
+        PositionError: not valid JSON, nested deeper than
+            :data:`~cya_sim.game.jsontext.MAX_DEPTH`, a number of more than 4,300
+            digits (:func:`~cya_sim.game.jsontext.load_json`), or any check of
+            :func:`state_from_dict`.
     """
     try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PositionError(f"position: not valid JSON ({e})") from None
+        d = load_json(text)
+    except JsonTextError as e:
+        raise PositionError(f"position: {e}") from None
     return state_from_dict(d)
 
 

@@ -24,9 +24,14 @@ from cya_sim.engine.batched.adapter import reference_observation
 from cya_sim.engine.batched.api import DEFAULT_BATCH_SIZE, IllegalActionError, init, raise_illegal, results, step
 from cya_sim.engine.batched.loops import ERR_LOG_FULL
 from cya_sim.engine.batched.state import BatchState
+from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import stream_generator
 from cya_sim.game.rules import RuleSet
 from cya_sim.play import loop
+
+#: Games one call of the compiled loop plays at most: between calls Python handles Ctrl-C and reports progress
+#: (about 0.1 s of greedy games, 0.4 s of card_counter's). Results do not depend on it.
+COMPILED_SLICE = 4096
 
 #: Rows played side by side when a Python agent plays: its decisions are Python calls whichever the batch,
 #: and few rows let the first games finish (and a progress bar move) within seconds.
@@ -166,13 +171,20 @@ def play_games(rules: RuleSet, agents: Sequence[str], seat_agent, key: int, game
         if code < 0 and getattr(make_agent(name), "sees_hidden", False):
             raise ValueError(f"agent {name!r} reads the hidden game state, which the batched engine does not "
                              "build; play it on the reference engine (engine='reference')")
-    if (lineup.codes < 0).any():  # Python agents: fewer rows side by side, so games (and progress) finish early
+    compiled = bool((lineup.codes >= 0).all())
+    if not compiled:  # Python agents: fewer rows side by side, so games (and progress) finish early
         batch_size = min(int(batch_size), PYTHON_BATCH_SIZE)
-    state = init(rules, p, max(1, min(int(batch_size), max(1, len(game_indices)))), key, game_indices,
-                 seat_agent, agents, log_cap)
-    if (lineup.codes >= 0).all():
-        run_compiled(state, progress, lineup)
-    else:
-        play_with_python_agents(state, lineup, progress)
-    table = results(state)
+    n = len(game_indices)
+    step = n if (return_state or not compiled) else COMPILED_SLICE
+    tables = []
+    for a in range(0, max(n, 1), max(step, 1)):  # slices: Python sees Ctrl-C and reports progress between them
+        b = min(n, a + step)
+        state = init(rules, p, max(1, min(int(batch_size), max(1, b - a))), key, game_indices[a:b],
+                     seat_agent[a:b], agents, log_cap)
+        if compiled:
+            run_compiled(state, progress, lineup)
+        else:
+            play_with_python_agents(state, lineup, progress)
+        tables.append(results(state))
+    table = tables[0] if len(tables) == 1 else GameTable.concat(tables)
     return (table, state) if return_state else table

@@ -23,7 +23,15 @@ import pandas as pd
 from scipy import stats as sps
 
 from cya_sim.engine.table import GameTable
-from cya_sim.reports.stats import cluster_ols, cluster_score_test, estimate_from_sums, holm, ratio_estimate, score_test
+from cya_sim.reports.stats import (
+    cluster_ols,
+    cluster_score_test,
+    estimate_from_sums,
+    holm,
+    ratio_estimate,
+    score_test,
+    share_difference,
+)
 
 PAIRWISE_COLUMNS = (
     "agent", "opponent", "games", "units", "comparisons", "ahead", "behind", "ties",
@@ -80,8 +88,9 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
     Returns:
         dict of (G_ab,) arrays: ``unit`` (int64, ``game_index``: the deal),
         ``ahead``, ``behind``, ``ties`` (float comparisons), ``pairs``
-        (comparisons = seats of a x seats of b), ``diff`` (a's mean per-seat
-        win share minus b's).
+        (comparisons = seats of a x seats of b), ``share_a``/``share_b`` (each
+        agent's per-seat win share in the game), ``seats_a``/``seats_b``
+        (seats held, float), ``diff`` (``share_a - share_b``).
     """
     sa = np.asarray(table.seat_agent)
     in_a, in_b = sa == a, sa == b
@@ -103,9 +112,33 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
             ties += both & (tot[:, i] == tot[:, j])
     share = np.asarray(table.win_share)[rows]
     na_r, nb_r = na[rows], nb[rows]
-    diff = np.where(sa_r, share, 0).sum(axis=1) / na_r - np.where(sb_r, share, 0).sum(axis=1) / nb_r
+    x = np.where(sa_r, share, 0).sum(axis=1) / na_r
+    y = np.where(sb_r, share, 0).sum(axis=1) / nb_r
     return {"unit": np.asarray(table.game_index)[rows], "ahead": ahead, "behind": behind, "ties": ties,
-            "pairs": (na_r * nb_r).astype(np.float64), "diff": diff}
+            "pairs": (na_r * nb_r).astype(np.float64), "share_a": x, "share_b": y,
+            "seats_a": na_r.astype(np.float64), "seats_b": nb_r.astype(np.float64), "diff": x - y}
+
+
+def seat_share_difference(d: dict[str, np.ndarray], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean over the pair's games of (a's per-seat win share - b's), with Newcombe's hybrid score interval.
+
+    Units are ``d["unit"]`` (games, or deals); each share's most is the mean
+    of 1/seats held (a wins every game), so the interval stays inside
+    ``[-max_b, max_a]`` (:func:`cya_sim.reports.stats.share_difference`;
+    Newcombe 1998), where a t interval can go beyond ±100%.
+
+    Args:
+        d: :func:`pair_games` of two agents. confidence: two-sided level.
+
+    Returns:
+        (difference, low, high) as fractions.
+    """
+    codes = pd.factorize(d["unit"])[0]
+    bc = lambda w: np.bincount(codes, weights=w)
+    n_c = bc(np.ones(codes.size))
+    top_a = float(np.mean(1.0 / d["seats_a"]))
+    top_b = float(np.mean(1.0 / d["seats_b"]))
+    return share_difference(bc(d["share_a"]), bc(d["share_b"]), n_c, top_a, top_b, confidence)
 
 
 def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
@@ -113,8 +146,9 @@ def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 
 
     Columns (:data:`PAIRWISE_COLUMNS`, described in :data:`PAIRWISE_DOC`):
     ``ahead_share`` = (ahead + ties/2) / comparisons, a ratio over units with a
-    Wilson interval on the effective sample size; ``seat_share_diff`` with a
-    clustered t interval; ``p_value`` the two-sided generalised score test
+    Wilson interval on the effective sample size; ``seat_share_diff`` with
+    Newcombe's hybrid score interval (:func:`seat_share_difference`, inside
+    the possible range); ``p_value`` the two-sided generalised score test
     (Boos 1992) of ahead_share = 0.5 with units clustered by game or deal
     (Liang & Zeger 1986), identical for (a, b) and (b, a); ``p_holm`` Holm
     (1979) over the unordered pairs. Pairs that never met get 0 games and NaN
@@ -138,14 +172,14 @@ def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 
             n_c = np.bincount(codes, weights=d["pairs"])
             share = estimate_from_sums(y_c, n_c, confidence, proportion=True)
             share_b = estimate_from_sums(n_c - y_c, n_c, confidence, proportion=True)
-            diff = ratio_estimate(d["diff"], 1.0, d["unit"], confidence)
+            diff = seat_share_difference(d, confidence)
             pv = score_test(y_c, n_c, 0.5)
             g, u, n = len(d["unit"]), share.units, int(d["pairs"].sum())
             ah, bh, ti = int(d["ahead"].sum()), int(d["behind"].sum()), int(d["ties"].sum())
             rows.append((agents[a], agents[b], g, u, n, ah, bh, ti, share.value, share.low, share.high,
-                         diff.value, diff.low, diff.high, pv, np.nan))
+                         diff[0], diff[1], diff[2], pv, np.nan))
             rows.append((agents[b], agents[a], g, u, n, bh, ah, ti, share_b.value, share_b.low, share_b.high,
-                         -diff.value, -diff.high, -diff.low, pv, np.nan))
+                         -diff[0], -diff[2], -diff[1], pv, np.nan))
     df = pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
     if len(df):
         first = np.arange(len(df)) % 2 == 0  # one test per unordered pair

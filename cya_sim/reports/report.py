@@ -50,6 +50,7 @@ class Report:
         folder: the results folder. analysis: the tables.
         files: every file written. complete: all games of the experiment are stored.
         games_stored, games_total: stored and planned game counts.
+        score_unit: ``dollars`` (the classic family) or ``points`` (the theft game), the totals' unit.
     """
 
     folder: Path
@@ -58,6 +59,7 @@ class Report:
     complete: bool
     games_stored: int
     games_total: int
+    score_unit: str = "dollars"
 
 
 def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
@@ -103,11 +105,23 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
                  "before any end condition of R-GAME-END; their winners are the highest totals at the cap "
                  "(column `capped` of games.parquet).\n")
     put(REPORT, lambda p: p.write_text(text, encoding="utf-8"))
-    return Report(folder, analysis, tuple(written), len(games) == total, len(games), total)
+    unit = "points" if manifest["experiment"]["rules"].get("family") == "theft" else "dollars"
+    return Report(folder, analysis, tuple(written), len(games) == total, len(games), total, unit)
 
 
-def _cells(s: pd.DataFrame) -> pd.DataFrame:
-    """The labelled cells of a summary (:data:`cya_sim.reports.stats.SUMMARY_COLUMNS`) as text, one row per agent."""
+def score_text(v: float, unit: str = "dollars") -> str:
+    """A total as text: ``$1,150,214`` in dollars (the classic family), ``29.3`` in points (the theft game)."""
+    if not np.isfinite(v):
+        return "–"
+    return f"${v:,.0f}" if unit == "dollars" else f"{v:,.1f}"
+
+
+def _cells(s: pd.DataFrame, unit: str = "dollars") -> pd.DataFrame:
+    """The labelled cells of a summary (:data:`cya_sim.reports.stats.SUMMARY_COLUMNS`) as text, one row per agent.
+
+    ``unit``: ``dollars`` or ``points`` (the rules' ``score_unit``), for the mean total and its interval.
+    """
+    total = "mean total" if unit == "dollars" else f"mean total ({unit})"
     per_game = s["seat_games"] / s["games"].where(s["games"] > 0)
     return pd.DataFrame({
         "agent": s["agent"].astype(str),
@@ -120,8 +134,8 @@ def _cells(s: pd.DataFrame) -> pd.DataFrame:
         "95% CI ": [_ci(lo, hi) for lo, hi in zip(s["seat_share_ci_low"], s["seat_share_ci_high"])],
         "fair ": s["seat_share_fair"].map(_pct),
         "p vs fair (Holm)": s["p_holm"].map(_p),
-        "mean total": s["mean_total"].map(lambda v: f"${v:,.0f}" if np.isfinite(v) else "–"),
-        "95% CI  ": [f"[${lo:,.0f}, ${hi:,.0f}]" if np.isfinite(lo) else "–"
+        total: s["mean_total"].map(lambda v: score_text(v, unit)),
+        "95% CI  ": [f"[{score_text(lo, unit)}, {score_text(hi, unit)}]" if np.isfinite(lo) else "–"
                      for lo, hi in zip(s["mean_total_ci_low"], s["mean_total_ci_high"])],
     })
 
@@ -139,18 +153,19 @@ SUMMARY_LEGEND = (
     "Holm-adjusted over the agents.")
 
 
-def console_summary(summary: pd.DataFrame) -> str:
+def console_summary(summary: pd.DataFrame, unit: str = "dollars") -> str:
     """The per-agent table printed by ``cya-sim tournament``: labelled rates, their fair values and intervals.
 
     Column widths follow the longest cell, so long agent specs stay aligned.
 
     Args:
         summary: rows of :func:`cya_sim.reports.stats.summarize` (one table size).
+        unit: the totals' unit, ``dollars`` or ``points`` (the rules' ``score_unit``).
 
     Returns:
         the lines of the table and its legend, joined by newlines.
     """
-    cells = _cells(summary)
+    cells = _cells(summary, unit)
     cols = list(cells.columns)
     width = {c: max(len(c.strip()), *(len(v) for v in cells[c])) for c in cols}
     def line(vals):
@@ -230,7 +245,7 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
                                                                 "elapsed_s", "games_per_s", "peak_rss_mb")}
                                          for r in runs])), ""]
     for p in sorted(a.games):
-        lines += _size_section(p, a)
+        lines += _size_section(p, a, "points" if rules.get("family") == "theft" else "dollars")
     lines += ["## Files", ""]
     for n, d in TABLES.items():
         lines.append(f"- `{n}`: {d}")
@@ -243,8 +258,11 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
               ("The sampling unit is the game — the deal when deals are duplicated — never the seat: every "
                "estimate is a ratio over units (Cochran 1977) with a cluster-robust sandwich standard error "
                "(Liang & Zeger 1986) and C - 1 degrees of freedom (Cameron & Miller 2015). Rates: Wilson "
-               "interval on the effective sample size (Korn & Graubard 1998); dollars and differences: Student "
-               "t. Tests of a fixed value (fair share, 50% finished ahead): generalised score test (Boos 1992), "
+               "interval on the effective sample size (Korn & Graubard 1998), with Poisson limits within 3 "
+               "wins or losses of 0% and 100% (Brown, Cai & DasGupta 2001); a per-seat share as the share of "
+               "the most its seats could win, so its interval stays in range (1/2 for two seats of four); "
+               "differences of win shares: Newcombe's (1998) hybrid score interval with the estimates' "
+               "correlation, inside the possible range; dollars: Student t. Tests of a fixed value (fair share, 50% finished ahead): generalised score test (Boos 1992), "
                "two-sided. Seat and turn-order effects: least squares of the win share on position and agent "
                "dummies, clustered score (LM) test on F(q, C - 1) (Wooldridge 2010; Cameron & Miller 2015). Ratings: Bradley–Terry on every pair of "
                "seats of a game (rank-breaking; Azari Soufiani et al. 2014), statsmodels GLM, first agent fixed "
@@ -256,11 +274,11 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
     return "\n".join(lines)
 
 
-def _size_section(p: int, a: Analysis) -> list[str]:
+def _size_section(p: int, a: Analysis, unit: str = "dollars") -> list[str]:
     s = a.summary[a.summary["players"] == p]
     out = [f"## {p} players ({a.games[p]:,} games)", "", "### Win rates and ratings", "",
            "![win rates](win_rates.png)", ""]
-    tab = _cells(s).drop(columns=["games"])
+    tab = _cells(s, unit).drop(columns=["games"])
     tab.insert(2, "games", s["games"].map("{:,}".format).to_numpy())
     tab.insert(tab.columns.get_loc("p vs fair (Holm)"), "p vs fair (raw)", s["p_value"].map(_p).to_numpy())
     tab["rating (Elo)"] = [f"{r:+.0f} ± {1.96 * se:.0f}" if np.isfinite(r) else "–"

@@ -21,9 +21,15 @@ Resources 50:317–372, section VI).
 - Proportions (win shares): the Wilson score interval on the *effective sample
   size* ``n_eff = R(1-R)/SE^2`` (Kish 1965, design effect; Korn & Graubard
   1998, Survey Methodology 24:193–201; Dean & Pagano 2015, J. Survey Stat.
-  Methodol. 3:484–503), via ``statsmodels.stats.proportion.proportion_confint``.
-  With one observation per unit and no ties it is the ordinary Wilson (1927)
-  interval up to the factor C/(C-1).
+  Methodol. 3:484–503), via ``statsmodels.stats.proportion.proportion_confint``,
+  with Brown, Cai & DasGupta's (2001) Poisson limits within 3 successes or
+  failures of the boundary. With one observation per unit and no ties it is
+  the ordinary Wilson (1927) interval up to the factor C/(C-1). A per-seat
+  share is the proportion of the most its seats could win, so its interval
+  stays inside its possible range (:func:`seat_share_estimate`).
+- Differences of shares on the same units: Newcombe's (1998) hybrid score
+  interval with the estimates' correlation (:func:`share_difference`), inside
+  the possible range.
 - Means (dollars, rounds) and differences: Student-t interval with C - 1 df.
 - Tests of a fixed null value (fair share, 50% finished ahead): a generalised
   score test whose variance uses the residuals under the null (Boos 1992, Amer.
@@ -218,8 +224,14 @@ def estimate_from_sums(y_c, n_c, confidence: float = 0.95, proportion: bool = Fa
     return Estimate(r, se, low, high, units, total)
 
 
+def _poisson_zone(n_eff: float) -> float:
+    """x*: effective counts of successes (or failures) up to this get the one-sided Poisson bound instead of
+    Wilson's (Brown, Cai & DasGupta 2001, section 4.1.1: 2 for n <= 50, 3 above)."""
+    return 2.0 if n_eff <= 50 else 3.0
+
+
 def wilson_effective(rate: float, se: float, units: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a clustered proportion on its effective sample size.
+    """Wilson score interval of a clustered proportion on its effective sample size, modified at the boundary.
 
     ``n_eff = rate (1 - rate) / se^2`` (Kish 1965 design effect; Korn &
     Graubard 1998; Dean & Pagano 2015). A rate of exactly 0 or 1 has no
@@ -227,6 +239,15 @@ def wilson_effective(rate: float, se: float, units: int, confidence: float = 0.9
     sampling unit, the conservative choice). A rate strictly inside (0, 1)
     with ``se == 0`` (the duplicated deals cancelled every difference) gives
     the point itself. Computed by ``statsmodels`` ``proportion_confint(method="wilson")``.
+
+    Near the boundary Wilson's coverage dips far below nominal (Brown, Cai &
+    DasGupta 2001, Statist. Sci. 16:101–133: with a true rate of 0.9995 and
+    400 games, 399 wins give an upper limit of 0.9985, and the interval
+    covered 81% of the time). Their *modified Wilson* interval is
+    used: when the effective count of successes ``x = rate n_eff`` is in
+    ``(0, x*]`` the lower limit is the one-sided Poisson bound
+    ``chi2_{alpha/2}(2x) / (2 n_eff)``, and likewise the upper limit from the
+    failures ``n_eff - x`` (``x* = 2`` for ``n_eff <= 50``, else 3).
 
     Args:
         rate: in [0, 1]. se: its cluster-robust standard error, >= 0.
@@ -242,8 +263,112 @@ def wilson_effective(rate: float, se: float, units: int, confidence: float = 0.9
         return rate, rate
     else:
         n_eff = rate * (1.0 - rate) / se**2
-    low, high = proportion_confint(rate * n_eff, n_eff, alpha=1.0 - confidence, method="wilson")
+    alpha = 1.0 - confidence
+    x = rate * n_eff
+    low, high = proportion_confint(x, n_eff, alpha=alpha, method="wilson")
+    zone = _poisson_zone(n_eff)
+    if 0.0 < x <= zone:
+        low = float(sps.chi2.ppf(alpha / 2, 2 * x)) / (2 * n_eff)
+    if 0.0 < n_eff - x <= zone:
+        high = 1.0 - float(sps.chi2.ppf(alpha / 2, 2 * (n_eff - x))) / (2 * n_eff)
     return float(min(max(low, 0.0), rate)), float(max(min(high, 1.0), rate))
+
+
+def seat_share_estimate(wins_c, seats_c, games_c, fair_c=None, confidence: float = 0.95) -> Estimate:
+    """Per-seat win share of an agent (wins / seat-games) with an interval inside its possible range.
+
+    An agent holding ``s`` seats of a game wins at most one game, so its
+    per-seat share can reach only ``R_max = sum G_c / sum S_c`` (1/2 for two
+    seats of four, whatever the line-up around it), and it sits *at* that
+    bound when the agent wins every game, where the seat-level residuals
+    vanish and a Wilson interval on the seat-games has zero width ("[50.0%,
+    50.0%]", covering the truth in 24% of 300 tournaments). The
+    interval is therefore that of the proportion ``q = R / R_max`` (the share
+    of the most the agent could have won, in [0, 1]) with the cluster-robust
+    error ``SE(R) / R_max`` (Cochran 1977 ratio estimator; Liang & Zeger
+    1986), by :func:`wilson_effective` (modified Wilson, Brown, Cai &
+    DasGupta 2001), scaled back by ``R_max``. With one seat per game
+    ``R_max = 1`` and nothing changes. When the agent holds every seat of
+    every game its share is 1/P by construction and the interval is that point.
+
+    Args:
+        wins_c: (C,) float win shares per unit. seats_c: (C,) seat-games. games_c: (C,) games with the agent.
+        fair_c: (C,) float sum over the unit's games of seats held / P (:func:`agent_unit_sums`), or None.
+        confidence: two-sided level in (0, 1).
+
+    Returns:
+        an :class:`Estimate` whose ``low``/``high`` lie in ``[0, R_max]``.
+
+    Raises:
+        ValueError: ``confidence`` outside (0, 1).
+    """
+    _check_confidence(confidence)
+    wins_c, seats_c, games_c = (np.asarray(x, np.float64) for x in (wins_c, seats_c, games_c))
+    units = int((seats_c > 0).sum())
+    r, se = ratio_se(wins_c, seats_c)
+    if not np.isfinite(r):
+        return NAN_ESTIMATE
+    total = float(seats_c.sum())
+    if fair_c is not None and np.allclose(np.asarray(fair_c, np.float64), games_c):  # every seat of every game
+        return Estimate(r, 0.0 if np.isfinite(se) else se, r, r, units, total)
+    if not np.isfinite(se):
+        return Estimate(r, se, float("nan"), float("nan"), units, total)
+    top = float(games_c.sum()) / total
+    low, high = wilson_effective(r / top, se / top, units, confidence)
+    return Estimate(r, se, top * low, top * high, units, total)
+
+
+def share_difference(y1_c, y2_c, n_c, top1: float = 1.0, top2: float = 1.0,
+                     confidence: float = 0.95) -> tuple[float, float, float]:
+    """Difference of two shares measured on the same units, with a bounded interval (Newcombe's hybrid score).
+
+    ``R_k = sum y_k,c / sum n_c`` (k = 1, 2), each in ``[0, top_k]``; the
+    difference ``D = R_1 - R_2``. A Wald/t interval of D leaves the possible
+    range ("[+45.1%, +104.9%]"). Newcombe's hybrid score interval
+    (Newcombe 1998, Statist. Med. 17:873–890, method 10; for paired data
+    17:2635–2650) combines the two single-share score intervals, here each a
+    :func:`wilson_effective` interval of ``R_k / top_k`` scaled by ``top_k``,
+    with the correlation of the two estimates (the MOVER form of Zou & Donner
+    2008, Statist. Med. 27:1693–1702)::
+
+        L = D - sqrt((R1 - l1)^2 + (u2 - R2)^2 - 2 r (R1 - l1)(u2 - R2))
+        U = D + sqrt((u1 - R1)^2 + (R2 - l2)^2 - 2 r (u1 - R1)(R2 - l2))
+
+    where ``r`` is the cluster-robust correlation of R_1 and R_2 (per-unit
+    residuals ``y_k,c - R_k n_c``). The interval lies in ``[l1 - u2, u1 - l2]``,
+    so inside ``[-top2, top1]``.
+
+    Args:
+        y1_c, y2_c: (C,) float per-unit totals of the two shares. n_c: (C,) float per-unit observations.
+        top1, top2: the largest value each share can take (1 for a win rate).
+        confidence: two-sided level in (0, 1).
+
+    Returns:
+        (D, low, high); NaN when there is no observation, a NaN interval with fewer than 2 units.
+
+    Raises:
+        ValueError: ``confidence`` outside (0, 1).
+    """
+    _check_confidence(confidence)
+    y1_c, y2_c, n_c = (np.asarray(x, np.float64) for x in (y1_c, y2_c, n_c))
+    units = int((n_c > 0).sum())
+    r1, se1 = ratio_se(y1_c, n_c)
+    r2, se2 = ratio_se(y2_c, n_c)
+    d = r1 - r2
+    if not (np.isfinite(r1) and np.isfinite(r2)):
+        return float("nan"), float("nan"), float("nan")
+    if not (np.isfinite(se1) and np.isfinite(se2)):
+        return float(d), float("nan"), float("nan")
+    l1, u1 = (top1 * x for x in wilson_effective(r1 / top1, se1 / top1, units, confidence))
+    l2, u2 = (top2 * x for x in wilson_effective(r2 / top2, se2 / top2, units, confidence))
+    e1, e2 = y1_c - r1 * n_c, y2_c - r2 * n_c
+    den = float(np.sqrt((e1 @ e1) * (e2 @ e2)))
+    corr = float(e1 @ e2) / den if den > 0 else 0.0
+    a, b = r1 - l1, u2 - r2
+    low = d - np.sqrt(max(a * a + b * b - 2 * corr * a * b, 0.0))
+    a, b = u1 - r1, r2 - l2
+    high = d + np.sqrt(max(a * a + b * b - 2 * corr * a * b, 0.0))
+    return float(d), float(max(low, l1 - u2)), float(min(high, u1 - l2))
 
 
 def score_test(y_c, n_c, null: float) -> float:
@@ -507,8 +632,10 @@ def summarize(table: GameTable, agents: Sequence[str], confidence: float = 0.95)
       the agent ("greedy beats random" means this); its fair value is the mean
       of (seats held)/P over the agent's games (2/4 for two seats of four).
     - both with a Wilson interval on the effective sample size
-      (:func:`wilson_effective`), cluster-robust by unit (Cochran 1977 ratio
-      estimator; Liang & Zeger 1986);
+      (:func:`wilson_effective`, modified at the boundary), cluster-robust by
+      unit (Cochran 1977 ratio estimator; Liang & Zeger 1986); the per-seat
+      share's interval stays inside its possible range, up to games/seat-games
+      (:func:`seat_share_estimate`: 1/2 for an agent in two seats of four);
     - ``p_value``: two-sided generalised score test (Boos 1992) of seat_share =
       1/P; ``p_holm``: Holm (1979) over the agents present;
     - ``mean_total`` in dollars per seat-game with a clustered t interval.
@@ -537,7 +664,7 @@ def summarize(table: GameTable, agents: Sequence[str], confidence: float = 0.95)
             nan = float("nan")
             rows.append((name, 0, 0, 0, 0.0, nan, nan, nan, 1 / p, nan, nan, nan, nan, nan, nan, nan, nan, nan))
             continue
-        seat = estimate_from_sums(u["wins"], u["seats"], confidence, proportion=True)
+        seat = seat_share_estimate(u["wins"], u["seats"], u["games"], u["fair"], confidence)
         game = estimate_from_sums(u["wins"], u["games"], confidence, proportion=True)
         tot = estimate_from_sums(u["total"], u["seats"], confidence)
         if np.isfinite(tot.se) and tot.se == 0:

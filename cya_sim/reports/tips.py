@@ -15,7 +15,9 @@ Per tip and cell (:func:`tip_effects`):
   mean final total (dollars). The sampling unit is the deal: per deal, each
   arm's mean over its P rotations; the effect is the mean over deals of the
   per-deal difference, with a Student-t interval on deals - 1 df
-  (:func:`cya_sim.reports.stats.mean_interval`, the deal-clustered interval);
+  (:func:`cya_sim.reports.stats.mean_interval`, the deal-clustered interval),
+  or an exact bound when every deal gave the same difference or fewer than
+  :data:`FEW_NONZERO_DEALS` deals differ from 0 (:func:`paired_effect`);
 - a two-sided t test of no difference (:func:`cya_sim.reports.stats.t_test`) and an
   equivalence test, TOST (Schuirmann 1987, J. Pharmacokinet. Biopharm.
   15:657–680), of ``|effect| < m`` with the margin ``m`` in percentage points;
@@ -530,12 +532,10 @@ def hide_effects(per_deal: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray
             (da, wa), (db, wb) = per_deal[(p, a)], per_deal[(p, b)]
             if not np.array_equal(da, db):
                 raise ValueError(f"TIP-HIDE-WILD at {p}p: conditions {a} and {b} played different deals")
-            e = ratio_estimate(wa - wb, 1.0, np.arange(da.size), confidence)
-            df = da.size - 1
-            p_t = float("nan") if not (np.isfinite(e.se) and e.se > 0) else float(2 * sps.t.sf(abs(e.value) / e.se, df))
+            e = paired_effect(wa - wb, confidence, margin_pp / 100.0)
             rows.append({"players": p, "contrast": name, "win_a": float(wa.mean()), "win_b": float(wb.mean()),
-                         "win_diff": e.value, "win_se": e.se, "win_low": e.low, "win_high": e.high, "p": p_t,
-                         "p_tost": tost_p(e.value, e.se, df, margin_pp / 100.0), "deals": int(da.size)})
+                         "win_diff": e["value"], "win_se": e["se"], "win_low": e["low"], "win_high": e["high"],
+                         "win_rule": e["rule"], "p": e["p"], "p_tost": e["p_tost"], "deals": int(da.size)})
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -606,6 +606,83 @@ def _constant_bounds(value: float, n: int, confidence: float) -> tuple[float, fl
     return max(-1.0, value - 2 * u), min(1.0, value + 2 * u)
 
 
+#: Fewer deals than this with a non-zero difference: the exact rule of :func:`few_nonzero_bounds`, not Student t.
+FEW_NONZERO_DEALS = 10
+
+
+def few_nonzero_bounds(diffs: np.ndarray, confidence: float, margin: float) -> tuple[float, float, float, float]:
+    """Interval and tests of a mean of per-deal differences in [-1, 1] when few deals differ from 0.
+
+    With ``m`` of ``n`` deals non-zero the Student-t interval rests on those
+    ``m`` values alone: with one (``m = 1``) its standard error equals the
+    effect, and its width with it (half-widths of 0.008–0.16 pp with TOST
+    p < 0.0001 in the tips study). The exact rule of the all-zero rows
+    (:func:`_constant_bounds`) extends to it: with ``m+`` positive and ``m-``
+    negative deals, ``P(D > 0)`` and ``P(D < 0)`` have the exact one-sided
+    Clopper–Pearson upper bounds ``pi+`` and ``pi-`` (level ``alpha / 2``
+    each, Clopper & Pearson 1934), and since ``|D| <= 1`` the mean lies in
+    ``[-pi-, pi+]`` with probability at least ``1 - alpha``.
+
+    The test of no difference inverts the same bound: its interval holds 0 at
+    every level (each upper bound is positive), so ``p = 1``: fewer than
+    :data:`FEW_NONZERO_DEALS` differing deals cannot show a direction. The
+    TOST of ``|mean| < margin`` is exact: ``mean >= margin`` needs
+    ``P(D > 0) >= margin``, so ``p = max(B(m+; n, margin), B(m-; n, margin))``
+    with ``B`` the binomial distribution function (the dual of the
+    Clopper–Pearson bound at ``1 - 2 alpha``).
+
+    Args:
+        diffs: (n,) float per-deal differences in [-1, 1]. confidence: two-sided level. margin: TOST margin
+            (fraction).
+
+    Returns:
+        (low, high, p, p_tost).
+    """
+    n = int(diffs.size)
+    alpha = 1.0 - confidence
+
+    def upper(k: int) -> float:  # one-sided Clopper–Pearson upper bound of k successes in n at alpha / 2
+        return 1.0 if k >= n else float(sps.beta.ppf(1.0 - alpha / 2, k + 1, n - k))
+
+    m_pos, m_neg = int((diffs > 0).sum()), int((diffs < 0).sum())
+    p_tost = max(float(sps.binom.cdf(m_pos, n, margin)), float(sps.binom.cdf(m_neg, n, margin)))
+    return -upper(m_neg), upper(m_pos), 1.0, p_tost
+
+
+def paired_effect(diffs: np.ndarray, confidence: float, margin: float) -> dict[str, float]:
+    """Mean of per-deal differences (treatment minus control) with its interval, test and TOST.
+
+    Student t on ``n - 1`` df (deal-clustered, :func:`cya_sim.reports.stats.ratio_estimate`)
+    when at least :data:`FEW_NONZERO_DEALS` deals differ from 0 and the
+    differences are not all equal; every deal alike: :func:`_constant_bounds`;
+    fewer differing deals: :func:`few_nonzero_bounds`.
+
+    Args:
+        diffs: (n,) float per-deal differences (fractions in [-1, 1]). confidence: two-sided level.
+        margin: TOST margin (fraction).
+
+    Returns:
+        dict ``value``, ``se``, ``low``, ``high``, ``p`` (two-sided), ``p_tost``, ``rule`` (``t``,
+        ``constant`` or ``few non-zero deals``).
+    """
+    diffs = np.asarray(diffs, np.float64)
+    n = int(diffs.size)
+    e = ratio_estimate(diffs, 1.0, np.arange(n), confidence)
+    se = e.se
+    if np.isfinite(se) and se == 0:  # every deal gave the same difference: no spread to test with
+        lo, hi = _constant_bounds(e.value, n, confidence)
+        p_tost = 0.0 if max(abs(lo), abs(hi)) < margin else 1.0
+        return {"value": e.value, "se": se, "low": lo, "high": hi, "p": float(e.value == 0), "p_tost": p_tost,
+                "rule": "constant"}
+    if int((diffs != 0).sum()) < FEW_NONZERO_DEALS:
+        lo, hi, p, p_tost = few_nonzero_bounds(diffs, confidence, margin)
+        return {"value": e.value, "se": se, "low": lo, "high": hi, "p": p, "p_tost": p_tost,
+                "rule": "few non-zero deals"}
+    p = float("nan") if not np.isfinite(se) else float(2 * sps.t.sf(abs(e.value) / se, n - 1))
+    return {"value": e.value, "se": se, "low": e.low, "high": e.high, "p": p,
+            "p_tost": tost_p(e.value, se, n - 1, margin), "rule": "t"}
+
+
 def tost_p(effect: float, se: float, df: int, margin: float) -> float:
     """p-value of the TOST equivalence test of ``|effect| < margin`` (Schuirmann 1987).
 
@@ -669,25 +746,16 @@ def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, 
         t, c = arms.index(tr), arms.index(co)
         wt, wc = _per_deal(cols, t, deals, "win"), _per_deal(cols, c, deals, "win")
         dt = _per_deal(cols, t, deals, "total") - _per_deal(cols, c, deals, "total")
-        e = ratio_estimate(wt - wc, 1.0, np.arange(deals.size), confidence)
-        se = e.se
-        df = deals.size - 1
-        if np.isfinite(se) and se == 0:  # every deal gave the same difference: no spread to test with
-            lo, hi, p, p_tost = *_constant_bounds(e.value, deals.size, confidence), float(e.value == 0), 1.0
-            if max(abs(lo), abs(hi)) < margin_pp / 100.0:
-                p_tost = 0.0
-        else:
-            lo, hi = e.low, e.high
-            p = float("nan") if not np.isfinite(se) else float(2 * sps.t.sf(abs(e.value) / se, df))
-            p_tost = tost_p(e.value, se, df, margin_pp / 100.0)
+        e = paired_effect(wt - wc, confidence, margin_pp / 100.0)
         m_tot, lo_tot, hi_tot = mean_interval(dt, confidence)
         pairs, changed = _paired_outcome_changes(cols, t, c)
         lg = (log_changes or {}).get(tid, (0, 0, 0))
         rows.append({"tip": tid, "treatment": tr, "control": co, "deals": int(deals.size),
                      "win_treatment": float(wt.mean()), "win_control": float(wc.mean()),
-                     "win_diff": e.value, "win_se": se, "win_low": lo, "win_high": hi,
+                     "win_diff": e["value"], "win_se": e["se"], "win_low": e["low"], "win_high": e["high"],
+                     "win_rule": e["rule"],
                      "total_diff": m_tot, "total_low": lo_tot, "total_high": hi_tot,
-                     "p": p, "p_tost": p_tost,
+                     "p": e["p"], "p_tost": e["p_tost"],
                      "pairs": pairs, "pairs_outcome_changed": changed,
                      "logged_pairs": lg[0], "decisions_changed": lg[1], "logged_decisions": lg[2]})
     return pd.DataFrame(rows)
@@ -866,11 +934,17 @@ class StudyResult:
     big_pot_pooled: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def rounds_table(games: pd.DataFrame) -> dict[str, float]:
-    """FACT-ROUNDS of one cell: ``games``, ``mean_rounds``, ``in_3_5``, ``in_4_5`` and ``r1``..``r8plus`` fractions."""
+def rounds_table(games: pd.DataFrame, confidence: float = 0.95) -> dict[str, float]:
+    """FACT-ROUNDS of one cell: ``games``, ``mean_rounds``, ``in_3_5``, ``in_4_5`` (with deal-clustered Wilson
+    intervals ``*_low``/``*_high`` when ``games`` has a ``deal`` column) and ``r1``..``r8plus`` fractions."""
     r = games["rounds"].to_numpy()
     out: dict[str, float] = {"games": int(r.size), "mean_rounds": float(r.mean()),
                              "in_3_5": float(((r >= 3) & (r <= 5)).mean()), "in_4_5": float(((r >= 4) & (r <= 5)).mean())}
+    if "deal" in games:
+        for k, lo in (("in_3_5", 3), ("in_4_5", 4)):
+            e = ratio_estimate(((r >= lo) & (r <= 5)).astype(np.float64), 1.0, games["deal"].to_numpy(), confidence,
+                               proportion=True)
+            out[f"{k}_low"], out[f"{k}_high"] = e.low, e.high
     for k in range(1, 8):
         out[f"r{k}"] = float((r == k).mean())
     out["r8plus"] = float((r >= 8).mean())
@@ -890,6 +964,102 @@ def big_pot_table(trace: pd.DataFrame, p: int, confidence: float = 0.95) -> dict
     return {"round_ends": len(one), "shared": int((trace["largest_holder"] < 0).sum()),
             "p_win_held": e.value, "low": e.low, "high": e.high, "base_rate": 1.0 / p,
             "last_round_ends": len(last), "p_win_held_last": e2.value, "low_last": e2.low, "high_last": e2.high}
+
+
+# -- verdicts of the measured claims (FACT-1360, FACT-ROUNDS, TIP-BIG-POT) ------------------------------
+def _sizes(ps) -> str:
+    """``2``, ``2 and 3``, ``4–6``: table sizes in words."""
+    ps = sorted({int(p) for p in ps})
+    if len(ps) > 2 and ps == list(range(ps[0], ps[-1] + 1)):
+        return f"{ps[0]}–{ps[-1]}"
+    return " and ".join(map(str, ps)) if len(ps) <= 2 else ", ".join(map(str, ps[:-1])) + f" and {ps[-1]}"
+
+
+def fact_1360_verdict(fact: pd.DataFrame) -> str:
+    """Whether FACT-1360 holds in the stored rounds, in words: ``holds``, ``holds only ...`` or ``does not hold``.
+
+    The claim (TIPS.md, seed 001): at most $1,360,000 can be scored in one
+    round, less the discard pile. Checked per stored round (:func:`trace_rounds`):
+    the invariant (stacks + discard + draw pile + hands (+ leftover draft
+    cards) = the deck in play) and the largest round score.
+    """
+    failures = int(fact["invariant_failures"].sum())
+    checked = int(fact["rounds_checked"].sum())
+    if failures:
+        where = fact[fact["invariant_failures"] > 0]
+        return (f"does not hold: {failures} of {checked:,} stored rounds break the round invariant ("
+                + ", ".join(f"{x.preset}/{x.field}/{x.players}p" for x in where.itertuples()) + ")")
+    over = fact[fact["over_1360000"] > 0]
+    if len(over):
+        ok = sorted(set(fact["preset"]) - set(over["preset"]))
+        return (f"holds only for decks worth at most $1,360,000 a round{' (' + ', '.join(ok) + ')' if ok else ''}: "
+                f"{int(over['over_1360000'].sum()):,} rounds under {', '.join(sorted(set(over['preset'])))} scored "
+                f"more, up to ${int(over['max_scored'].max()):,} (the deck in play there is "
+                f"${int(over['deck_value'].max()):,}); every round's total equals the deck in play ({checked:,} "
+                "rounds, no failure)")
+    return (f"holds: {checked:,} stored rounds, none scored more than $1,360,000 (largest "
+            f"${int(fact['max_scored'].max()):,}), every round's total equals the deck in play")
+
+
+def fact_rounds_verdict(rounds: pd.DataFrame) -> str:
+    """Whether FACT-ROUNDS holds, in words: a game *usually* (in more than half of the games) lasts 3–5 rounds
+    (seed 002) or 4–5 (seed 000).
+
+    A context counts as holding when the deal-clustered 95% interval of the
+    share lies above 50% (the point estimate when a stored table has no
+    interval), as not holding when it lies below; the claim is then stated per
+    table size over every preset and field.
+    """
+    parts = []
+    for k, label in (("in_3_5", "3–5 rounds (seed 002)"), ("in_4_5", "4–5 rounds (seed 000)")):
+        lo = rounds[f"{k}_low"] if f"{k}_low" in rounds else rounds[k]
+        hi = rounds[f"{k}_high"] if f"{k}_high" in rounds else rounds[k]
+        groups: dict[str, list[int]] = {"yes": [], "mixed": [], "no": []}
+        for p, g in rounds.groupby("players"):
+            yes, no = (lo[g.index] > 0.5).all(), (hi[g.index] < 0.5).all()
+            groups["yes" if yes else "no" if no else "mixed"].append(int(p))
+
+        def share(sizes: list[int], k: str = k) -> str:
+            d = rounds[rounds["players"].isin(sizes)][k]
+            return f"{100 * d.min():.1f}–{100 * d.max():.1f} % of games"
+
+        if not groups["mixed"] and not groups["no"]:
+            parts.append(f"{label}: holds ({share(groups['yes'])})")
+        elif not groups["mixed"] and not groups["yes"]:
+            parts.append(f"{label}: does not hold ({share(groups['no'])})")
+        else:
+            text = []
+            if groups["yes"]:
+                text.append(f"holds only at {_sizes(groups['yes'])} players ({share(groups['yes'])})")
+            if groups["mixed"]:
+                text.append(("" if groups["yes"] else "holds only ") + f"in some contexts at {_sizes(groups['mixed'])} "
+                            f"players ({share(groups['mixed'])})")
+            if groups["no"]:
+                text.append(f"not at {_sizes(groups['no'])} ({share(groups['no'])})")
+            parts.append(f"{label}: " + "; ".join(text))
+    return "; ".join(parts)
+
+
+def big_pot_verdict(big_pot: pd.DataFrame) -> str:
+    """Whether TIP-BIG-POT holds, in words: holding the largest set at a round's end goes with a chance of winning
+    the game above the base rate 1/P (deal-clustered 95% interval above it).
+    """
+    above = big_pot[big_pot["low"] > big_pot["base_rate"]]
+    below = big_pot[big_pot["high"] < big_pot["base_rate"]]
+    rng = (f"P(win | held the largest set) {100 * big_pot['p_win_held'].min():.1f}–"
+           f"{100 * big_pot['p_win_held'].max():.1f} % against 1/P = {100 * big_pot['base_rate'].min():.1f}–"
+           f"{100 * big_pot['base_rate'].max():.1f} %")
+    n = len(big_pot)
+    if len(above) == n:
+        return f"holds: above the base rate in all {n} contexts ({rng})"
+    if len(below) == n:
+        return f"does not hold: below the base rate in all {n} contexts ({rng})"
+    if not len(above):
+        return f"not shown: no context's interval lies above the base rate ({rng})"
+    rest = big_pot[~big_pot.index.isin(above.index)]
+    return (f"holds only in {len(above)} of {n} contexts ({rng}); not shown at "
+            + ", ".join(f"{x.preset}/{x.field}/{x.players}p" for x in rest.itertuples())
+            + " (interval includes 1/P)" + (f"; below it at {len(below)}" if len(below) else ""))
 
 
 def cell_complete(exp: Experiment) -> bool:
@@ -939,7 +1109,7 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
         tab = tip_effects(games, exp, study.confidence, study.margin_pp, logs)
         ctx = {"preset": cell[0], "field": cell[1], "players": cell[2]}
         effects.append(tab.assign(**ctx))
-        rounds.append({**ctx, **rounds_table(games)})
+        rounds.append({**ctx, **rounds_table(games, study.confidence)})
         tr = trace_rounds(exp, logged, study.trace_deals)
         t2 = time.perf_counter()
         del logged
@@ -1189,21 +1359,11 @@ def summary_markdown(study: Study, r: StudyResult) -> str:
                      f"{_pp(sub['win_diff'].min())} to {_pp(sub['win_diff'].max())} |")
     for tid, why in study.reasons:
         lines.append(f"| {tid} | — | — | no verdict row: {why} | — |")
-    bp = r.big_pot
-    lines.append(f"| TIP-BIG-POT | (measurement) | | P(win \\| held the largest set at a round's end) in "
-                 f"{_pp(bp['p_win_held'].min())[1:]}–{_pp(bp['p_win_held'].max())[1:]} % against base rates "
-                 f"{100 * bp['base_rate'].min():.1f}–{100 * bp['base_rate'].max():.1f} % (table below) | — |")
-    f = r.fact_1360
-    lines.append(f"| FACT-1360 | (invariant) | | {int(f['rounds_checked'].sum()):,} stored rounds checked, "
-                 f"{int(f['invariant_failures'].sum())} failures; largest round score "
-                 + ", ".join(f"{pr} ${int(g['max_scored'].max()):,} (in play ${int(g['deck_value'].max()):,})"
-                             for pr, g in f.groupby("preset", sort=False))
-                 + " | — |")
+    lines.append(f"| TIP-BIG-POT | (measurement) | | {big_pot_verdict(r.big_pot)} (table below) | — |")
+    lines.append(f"| FACT-1360 | (invariant) | | {fact_1360_verdict(r.fact_1360)} (table below) | — |")
     ro = r.rounds
-    lines.append(f"| FACT-ROUNDS | (distribution) | | mean rounds per game {ro['mean_rounds'].min():.2f}–"
-                 f"{ro['mean_rounds'].max():.2f}; share in 3–5 {100 * ro['in_3_5'].min():.1f}–"
-                 f"{100 * ro['in_3_5'].max():.1f} %, in 4–5 {100 * ro['in_4_5'].min():.1f}–{100 * ro['in_4_5'].max():.1f} % "
-                 f"(table below) | — |")
+    lines.append(f"| FACT-ROUNDS | (distribution) | | {fact_rounds_verdict(ro)}; mean rounds per game "
+                 f"{ro['mean_rounds'].min():.2f}–{ro['mean_rounds'].max():.2f} (table below) | — |")
     return "\n".join(lines)
 
 
@@ -1267,6 +1427,7 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
           ("Per context, the first arm's games of the first "
           f"{study.trace_deals} deals replayed on the reference engine; each round end with a single holder of "
           "the largest set; P(win) is the holder's win share of the game, deal-clustered Wilson interval."), "",
+          f"**Verdict:** {big_pot_verdict(r.big_pot)}.", "",
           ("| preset | field | P | round ends | P(win \\| held largest) [95% CI] | base rate | at the last round "
           "[95% CI] |"), "|---|---|---|---|---|---|---|"]
     for x in r.big_pot.itertuples():
@@ -1321,14 +1482,18 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
     md += ["", "## FACT-1360", "",
            ("Every stored round (rounds.parquet) is checked: stacks + discard pile + draw pile + hands (+ leftover "
            "draft-pile cards under a draft) = the deck's value in play, and each seat's round score = its stack's "
-           "value."), "",
+           "value."), "", f"**Verdict:** {fact_1360_verdict(r.fact_1360)}.", "",
            ("| preset | field | P | rounds checked | failures | largest round score ($) | deck value ($) | "
            "rounds over $1,360,000 |"), "|---|---|---|---|---|---|---|---|"]
     for x in r.fact_1360.itertuples():
         md.append(f"| {x.preset} | {x.field} | {x.players} | {x.rounds_checked} | {x.invariant_failures} | "
                   f"{x.max_scored:,} | {x.deck_value:,} | {x.over_1360000} |")
     md += ["", "## FACT-ROUNDS", "",
-           "Rounds per game over every game of the context (the seeds say 3–5, seed 002; 4–5, seed 000).", "",
+           ("Rounds per game over every game of the context (the seeds say a game *usually* lasts 3–5 rounds, "
+            "seed 002; 4–5, seed 000: read as more than half of the games, a context holding it when the "
+            "deal-clustered 95% interval lies above 50%). The games are those of the study's arms (heuristic "
+            "variants against the field), not of a population of human games."), "",
+           f"**Verdict:** {fact_rounds_verdict(r.rounds)}.", "",
            "| preset | field | P | games | mean | in 3–5 | in 4–5 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8+ |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in r.rounds.itertuples():

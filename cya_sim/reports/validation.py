@@ -18,7 +18,9 @@ checked against the truth:
 
 For contrast the same replications are also analysed by the methods this
 layer replaced (Wilson over seat-games, Pearson chi-square over games, naive
-GLM errors), labelled ``old:``.
+GLM errors, a t interval for share differences), labelled ``old:``. Kind
+``exact`` also holds checks that must pass in every replication: the per-seat
+share's and the share difference's intervals lie inside the possible range.
 
 ``python -m cya_sim.reports.validation --reps 1000`` prints the table recorded in
 ``docs/statistics.md``; ``tests/test_coverage.py`` runs it small (default
@@ -38,7 +40,7 @@ import statsmodels.api as sm
 from scipy.stats import chisquare
 
 from cya_sim.engine.table import GameTable
-from cya_sim.reports.comparisons import ahead_counts, pair_games, position_test
+from cya_sim.reports.comparisons import ahead_counts, pair_games, position_test, seat_share_difference
 from cya_sim.reports.ratings import bradley_terry
 from cya_sim.reports.stats import (
     agent_unit_sums,
@@ -46,6 +48,7 @@ from cya_sim.reports.stats import (
     estimate_from_sums,
     ratio_estimate,
     score_test,
+    seat_share_estimate,
     wald_test,
     wilson_interval,
 )
@@ -90,7 +93,13 @@ DESIGNS = (
     CoverageDesign("card_counter,greedy x2 (repeated), duplicate deals", ("card_counter", "greedy"),
                    ("card_counter", "greedy"), Design("explicit", tables=(("card_counter", "greedy") * 2,),
                                                       duplicate=True), 4, 800),
+    CoverageDesign("greedy,random x2: greedy wins (nearly) every game", ("greedy", "random"), ("greedy", "random"),
+                   Design("explicit", tables=(("greedy", "random", "greedy", "random"),)), 4, 400),
 )
+#: The boundary design: each agent holds two of four seats and greedy wins about 1,919 games of 1,920,
+#: so in most replications its per-seat share sits at the most two seats can win (1/2) and random's at 0; the
+#: intervals must keep their coverage there and stay inside [0, 1/2].
+BOUNDARY = DESIGNS[-1]
 #: A design with too few units for every interval (50 deals): shown in the docs, not asserted.
 FEW_UNITS = CoverageDesign("A/A one-vs-field, duplicate deals, only 50 deals", ("A", "B"), ("greedy", "greedy"),
                            Design("one_vs_field", candidates=("A",), field="B", duplicate=True), 4, 200)
@@ -181,8 +190,11 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
 
     for a in range(k):
         u = agent_unit_sums(t, a)
-        e = estimate_from_sums(u["wins"], u["seats"], proportion=True)
+        e = seat_share_estimate(u["wins"], u["seats"], u["games"], u["fair"])
         cover("per-seat win share", e.low, e.high, truth[f"seat_share[{a}]"], fixed)
+        most = u["games"].sum() / u["seats"].sum()  # the agent wins every game
+        out.append(("per-seat share interval inside [0, games/seat-games]", "exact",
+                    bool(-1e-12 <= e.low <= e.high <= most + 1e-12)))
         e = estimate_from_sums(u["wins"], u["games"], proportion=True)
         cover("per-game win rate", e.low, e.high, truth[f"game_win_rate[{a}]"], fixed)
         e = estimate_from_sums(u["total"], u["seats"])
@@ -191,6 +203,9 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
         lo, hi = wilson_interval(u["wins"].sum(), u["seats"].sum())
         cover("old: per-seat share, Wilson over seat-games", float(lo), float(hi), truth[f"seat_share[{a}]"],
               fixed)
+        e = estimate_from_sums(u["wins"], u["seats"], proportion=True)  # zero width when every game is won
+        cover("old: per-seat share, effective Wilson on seat-games", e.low, e.high, truth[f"seat_share[{a}]"],
+              fixed)
         if d.aa:
             test("test: per-seat share = 1/P", score_test(u["wins"], u["seats"], 1 / p), fixed)
     for a in range(k):
@@ -198,9 +213,13 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
             g = pair_games(t, a, b)
             e = ratio_estimate(g["ahead"] + g["ties"] / 2, g["pairs"], g["unit"], proportion=True)
             cover("share finished ahead (pair)", e.low, e.high, truth[f"ahead_share[{a},{b}]"], fixed)
+            _, lo, hi = seat_share_difference(g)
+            cover("per-seat share difference (pair)", lo, hi, truth[f"seat_share_diff[{a},{b}]"], fixed)
+            out.append(("per-seat share difference interval inside its range", "exact",
+                        bool(-np.mean(1 / g["seats_b"]) - 1e-12 <= lo <= hi <= np.mean(1 / g["seats_a"]) + 1e-12)))
             e = ratio_estimate(g["diff"], 1.0, g["unit"])
             lo, hi = (e.value, e.value) if e.se == 0 else (e.low, e.high)
-            cover("per-seat share difference (pair)", lo, hi, truth[f"seat_share_diff[{a},{b}]"], fixed)
+            cover("old: per-seat share difference, t interval", lo, hi, truth[f"seat_share_diff[{a},{b}]"], fixed)
             if d.aa:
                 codes = pd.factorize(g["unit"])[0]
                 y_c = np.bincount(codes, weights=g["ahead"] + g["ties"] / 2)

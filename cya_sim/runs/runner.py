@@ -36,7 +36,9 @@ seed, its global game number and the schedule
 (:class:`~cya_sim.runs.experiment.Schedule`), never on the executor, the workers or
 the chunking, so a resumed or clustered run writes exactly the rows of an
 uninterrupted local one. Files follow the umask (like any file the user
-writes). Worker processes end within a second when the main process dies.
+writes). Worker processes end within a second when the main process dies, and
+within :data:`STOP_GRACE_S` seconds of Ctrl-C whatever the chunk size (every
+chunk already finished stays written; the run is recorded ``interrupted``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ import os
 import queue as _queue
 import re
 import resource
+import signal
 import socket
 import sys
 import tempfile
@@ -55,7 +58,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,6 +99,8 @@ MANIFEST_KIND = "cya-sim experiment results"
 MANIFEST_FORMAT = 2
 _TMP_PREFIX = ".tmp-"
 _CHUNK_RE = re.compile(r"^chunk-([0-9]{6,})\.parquet$")
+#: A package version (PEP 440 public and local forms: 0.1.0, 1.2.3rc1, 0.2.0.dev3+g1a2b).
+_VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?(\.(post|dev)[0-9]+)*(\+[a-z0-9.]+)?$")
 #: Seconds to wait for a Dask scheduler to answer before refusing ``run.scheduler``.
 SCHEDULER_TIMEOUT_S = 10.0
 #: Seconds between a worker's checks that the main process still lives.
@@ -260,6 +265,12 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if not isinstance(m, dict) or m.get("kind") != MANIFEST_KIND:
         raise ExperimentError("out", f"{str(path)!r} is not a cya-sim results manifest")
     validate_manifest(m, path)
+    runs = read_runs(folder)
+    first = runs[0].get("cya_sim_version") if runs else None
+    if first is not None and first != m["cya_sim_version"]:  # both are written by the run that made the folder
+        raise ExperimentError("out", f"{str(path)!r}: key 'cya_sim_version' is {_short(m['cya_sim_version'])}, but "
+                              f"the run that wrote the folder was cya-sim {_short(first)} ({RUNS}); the manifest was "
+                              "changed by hand or damaged (restore it, or give a new folder)")
     return m
 
 
@@ -275,7 +286,10 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
     non-empty list of strings), ``experiment_toml`` (TOML whose seed, games,
     players and agents are the experiment's), ``seed`` (= the experiment's),
     ``chunk_size`` >= 1, ``n_chunks`` (= the plan's count), ``total_games``
-    (= games x table sizes), ``max_players`` (= the largest table size).
+    (= games x table sizes), ``max_players`` (= the largest table size),
+    ``cya_sim_version`` (a version string such as ``0.1.0``; :func:`read_manifest`
+    also checks it against the first run recorded in ``runs.json``, written by the
+    same process).
 
     Raises:
         ExperimentError (field ``out``): one line naming the manifest and the first key at fault.
@@ -325,6 +339,10 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
         raise bad("n_chunks", f"is {_short(m.get('n_chunks'))}, but chunks of {m['chunk_size']} games make {n}")
     if m.get("max_players") != max(players):
         raise bad("max_players", f"is {_short(m.get('max_players'))}, but the largest table size is {max(players)}")
+    version = m.get("cya_sim_version")
+    if not isinstance(version, str) or not _VERSION_RE.match(version):
+        raise bad("cya_sim_version", f"is {_short(version)}; expected the version of cya-sim that wrote the folder, "
+                  "such as " + json.dumps(__version__))
 
 
 def plan_of(manifest: dict[str, Any]) -> list[tuple[int, int]]:
@@ -825,9 +843,10 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
                     played += table.num_rows
                     bar.update(table.num_rows)
             elif tasks:
-                for task, table in run_tasks(tasks, workers, bar, play_chunk):
-                    store(task, table)
-                    played += table.num_rows
+                with closing(run_tasks(tasks, workers, bar, play_chunk)) as finished:  # stops the workers on exit
+                    for task, table in finished:
+                        store(task, table)
+                        played += table.num_rows
         status = "finished"
     except Exception as e:
         status = f"failed: {' '.join(str(e).split())[:200]}"
@@ -873,7 +892,13 @@ def _watch_parent(parent: int) -> None:
 
     A killed main process (the out-of-memory killer, ``kill -9``) cannot stop
     its pool; without this its workers and the resource tracker would run on.
+    The worker also ignores SIGINT: a terminal's Ctrl-C reaches the whole
+    process group, and the main process alone decides what it means (it ends
+    the workers, :func:`_stop_workers`); a worker would otherwise print a
+    ``KeyboardInterrupt`` traceback or, inside a compiled kernel, play on.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while True:
             time.sleep(PARENT_POLL_S)
@@ -883,11 +908,40 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="cya-sim-watch-parent", daemon=True).start()
 
 
+#: Seconds a worker gets to end after SIGTERM before it is sent SIGKILL (:func:`_stop_workers`).
+STOP_GRACE_S = 2.0
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End a pool at once: cancel what has not started, SIGTERM every worker, SIGKILL those alive after the grace.
+
+    A running chunk is never waited for: a compiled kernel does not return to
+    Python until its chunk is done (a minute or more of one core), so
+    ``shutdown(wait=True)`` would keep every core busy that long after Ctrl-C.
+    The chunks already yielded are the caller's (written or kept); the ones
+    killed mid-way were never written, so a resume replays them.
+    """
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's pool keeps its workers there
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
 def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any] = play_chunk
               ) -> Iterator[tuple[ChunkTask, Any]]:
     """Yield ``(task, play(task))`` as chunks finish: in this process (per-game progress) or in a spawn pool.
 
     The one local executor of every run (experiment, flags tournament, in-memory tournament).
+    When the caller stops early (Ctrl-C, an error, or closing the generator),
+    every worker is ended within :data:`STOP_GRACE_S` seconds and the chunks
+    still running are dropped (:func:`_stop_workers`).
 
     Args:
         tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here.
@@ -920,22 +974,22 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
 
     reader = threading.Thread(target=drain, daemon=True, name="cya-sim-progress")
     reader.start()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(os.getpid(), queue))
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(os.getpid(), queue)) as pool:
-            futures = {pool.submit(_play_reporting, play, t): t for t in tasks}
-            try:
-                for fut in as_completed(futures):
-                    task, result = futures[fut], fut.result()
-                    with lock:
-                        done.add(task.index)
-                        rest = (task.stop - task.start) - seen.get(task.index, 0)
-                        if rest > 0:
-                            bar.update(rest)
-                    yield task, result
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        futures = {pool.submit(_play_reporting, play, t): t for t in tasks}
+        for fut in as_completed(futures):
+            task, result = futures[fut], fut.result()
+            with lock:
+                done.add(task.index)
+                rest = (task.stop - task.start) - seen.get(task.index, 0)
+                if rest > 0:
+                    bar.update(rest)
+            yield task, result
+        pool.shutdown(wait=True)
+    except BaseException:  # KeyboardInterrupt, GeneratorExit (the caller stopped), a chunk's error
+        _stop_workers(pool)
+        raise
     finally:
         stop.set()
         reader.join()
@@ -946,7 +1000,8 @@ _PROGRESS_QUEUE = None
 
 
 def _init_worker(parent: int, queue) -> None:
-    """Worker initializer: :func:`_watch_parent`, and the progress queue of :func:`run_tasks`."""
+    """Worker initializer: :func:`_watch_parent` (SIGINT ignored, end with the parent), and the progress queue of
+    :func:`run_tasks`."""
     global _PROGRESS_QUEUE
     _PROGRESS_QUEUE = queue
     _watch_parent(parent)

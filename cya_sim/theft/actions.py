@@ -17,12 +17,14 @@ block              size                   meaning
 ``cancel_pair``    ``2 * N + 1``          R-T-TURN defence: a pair from hand
 ``give_up_asset``  ``S``                  R-T-TURN defence: give up own asset ``slot``
 ``let_pass``       ``1``                  R-T-TURN defence: the asset passes to the thief
+``cancel_gold``    ``1`` or 0             R-T-TURN defence: one gold card from hand cancels the
+                                          gold theft (``gold_theft_cancel = single_gold`` only)
 =================  =====================  ==============================================
 
 *Pairs* (``build`` and ``cancel_pair``): index ``2n`` is number ``n+1`` twice,
 ``2n + 1`` is number ``n+1`` with a gold card, ``2N`` is two gold cards (legal
 only under ``gold_gold_pair``). Default rules, 6 seats: 121 + 21 + 520 + 1 + 13 +
-21 + 52 + 1 = 750 actions.
+21 + 52 + 1 = 750 actions (``cancel_gold`` comes last, so the other ids never move).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from functools import cached_property
 
 from cya_sim.theft.rules import TheftRuleSet
 
-KINDS = ("first_asset", "build", "theft", "end_turn", "discard", "cancel_pair", "give_up_asset", "let_pass")
+KINDS = ("first_asset", "build", "theft", "end_turn", "discard", "cancel_pair", "give_up_asset", "let_pass",
+         "cancel_gold")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class TheftActionSpace:
 
     Attributes:
         numbers (N), max_players (M), max_assets (S): from the rule set.
+        single_gold: the ``cancel_gold`` block is on (``gold_theft_cancel = single_gold``).
         size: A, the number of actions (``legal_action_mask`` is ``(A,) bool``).
         start: dict kind -> first id of its block.
     """
@@ -66,11 +70,12 @@ class TheftActionSpace:
     numbers: int
     max_players: int
     max_assets: int
+    single_gold: bool = False
 
     @classmethod
     def for_rules(cls, rules: TheftRuleSet) -> TheftActionSpace:
         """The action space of ``rules``."""
-        return cls(rules.numbers, rules.max_players, rules.max_assets)
+        return cls(rules.numbers, rules.max_players, rules.max_assets, rules.gold_theft_cancel == "single_gold")
 
     @property
     def gold(self) -> int:
@@ -90,6 +95,7 @@ class TheftActionSpace:
             "cancel_pair": pairs,
             "give_up_asset": self.max_assets,
             "let_pass": 1,
+            "cancel_gold": int(self.single_gold),
         }
 
     @cached_property
@@ -166,6 +172,11 @@ class TheftActionSpace:
         """Id of letting a theft succeed."""
         return self.start["let_pass"]
 
+    @property
+    def cancel_gold(self) -> int:
+        """Id of cancelling the gold theft with one gold card (``single_gold`` only; else A, no such id)."""
+        return self.start["cancel_gold"]
+
     # -- decoding ------------------------------------------------------------------
     def decode(self, action: int) -> TheftAction:
         """The :class:`TheftAction` of an id.
@@ -193,6 +204,8 @@ class TheftActionSpace:
             return TheftAction(kind, cards=(i,))
         if kind == "give_up_asset":
             return TheftAction(kind, slot=i)
+        if kind == "cancel_gold":
+            return TheftAction(kind, cards=(self.gold,))
         return TheftAction(kind)
 
     def card_name(self, card: int) -> str:

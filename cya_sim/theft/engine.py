@@ -249,7 +249,7 @@ def apply_action(state: TheftState, action: int, log: Log = None, legal_mask: np
         if log:
             log(f"seat {seat} plays a {r.card_names[card]} on seat {target}'s asset #{d.slot} "
                 f"({asset_text(r, state.assets[target][d.slot])})")
-    elif d.kind in ("cancel_pair", "give_up_asset", "let_pass"):
+    elif d.kind in ("cancel_pair", "give_up_asset", "let_pass", "cancel_gold"):
         _answer_theft(state, d.kind, d.cards, d.slot, log)
     elif d.kind == "end_turn":
         if log:
@@ -269,7 +269,8 @@ def apply_action(state: TheftState, action: int, log: Log = None, legal_mask: np
 
 
 def _answer_theft(state: TheftState, kind: str, cards: tuple[int, ...], slot: int, log: Log) -> None:
-    """R-T-TURN defence: cancel with a pair from hand or an own asset, or let the asset pass.
+    """R-T-TURN defence: cancel with a pair from hand, one gold card (``single_gold``) or an own asset, or let the
+    asset pass.
 
     The theft card and the cancelling cards go to the discard pile; a passed
     asset goes to the thief, who now knows its hidden card.
@@ -278,13 +279,14 @@ def _answer_theft(state: TheftState, kind: str, cards: tuple[int, ...], slot: in
     th = state.theft
     target_assets = state.assets[th.target]
     theft_name = r.card_names[th.card]
-    if kind == "cancel_pair":
+    if kind in ("cancel_pair", "cancel_gold"):
         for c in cards:
             state.hands[th.target][c] -= 1
         state.discard_pile.extend([th.card, *cards])
         state.cancelled += 1
         if log:
-            log(f"seat {th.target} cancels it with {pair_text(r, cards)} from hand; the {theft_name} and "
+            what = pair_text(r, cards) if kind == "cancel_pair" else "a gold card"
+            log(f"seat {th.target} cancels it with {what} from hand; the {theft_name} and "
                 f"{card_text(r, cards)} go to the discard pile")
     elif kind == "give_up_asset":
         given = target_assets.pop(slot)

@@ -43,11 +43,22 @@ def theft_targets(state: TheftState, seat: int) -> list[tuple[int, int]]:
     return out
 
 
+def is_pair_asset(rules: TheftRuleSet, cards: list[int]) -> bool:
+    """Whether an asset is itself a pair (R-T-TURN ``give_up_pair_only``): two cards, equal numbers or a
+    number with a gold card (two gold cards only under ``gold_gold_pair``)."""
+    if len(cards) != 2:
+        return False
+    a, b = sorted(cards)
+    g = rules.gold
+    return (a == b < g) or (a < g and b == g) or (a == b == g and rules.gold_gold_pair)
+
+
 def cancel_assets(state: TheftState) -> list[int]:
     """Slots of the target's own assets that may cancel the pending theft (R-T-TURN).
 
     Under ``defend_with_asset``: any own asset (the targeted one only under
-    ``defend_with_targeted_asset``); against a gold theft only an asset with a gold card.
+    ``defend_with_targeted_asset``; only an asset that is itself a pair under ``give_up_pair_only``);
+    against a gold theft only an asset with a gold card.
     """
     r, th = state.rules, state.theft
     if not r.defend_with_asset:
@@ -58,7 +69,33 @@ def cancel_assets(state: TheftState) -> list[int]:
             continue
         if th.card == r.gold_theft and r.gold not in a.cards:
             continue
+        if r.give_up_pair_only and not is_pair_asset(r, a.cards):
+            continue
         out.append(slot)
+    return out
+
+
+def cancel_pairs(state: TheftState, pairs: list[int]) -> list[int]:
+    """The pair indices (of those the target holds) that cancel the pending theft from hand (R-T-TURN).
+
+    Against a gold theft a pair must include a gold card (``gold_theft_cancel = pair_with_gold``; under
+    ``single_gold`` no pair cancels it, one gold card does); under ``cancel_pair_value = target_value`` the
+    pair's points must equal the targeted asset's.
+    """
+    r, th = state.rules, state.theft
+    sp = action_space(r)
+    gold_theft = th.card == r.gold_theft
+    if gold_theft and r.gold_theft_cancel == "single_gold":
+        return []
+    target_points = state.assets[th.target][th.slot].value(r.values)
+    out = []
+    for i in pairs:
+        cards = sp.pair_cards(i)
+        if gold_theft and r.gold not in cards:
+            continue
+        if r.cancel_pair_value == "target_value" and int(r.values[cards[0]] + r.values[cards[1]]) != target_points:
+            continue
+        out.append(i)
     return out
 
 
@@ -95,11 +132,15 @@ def legal_action_mask(state: TheftState) -> np.ndarray:
             if hand[c] > 0:
                 mask[sp.discard(c)] = True
     elif state.phase == DEFENCE:
-        gold_theft = state.theft.card == r.gold_theft
-        for i in pairs:
-            if not gold_theft or r.gold in sp.pair_cards(i):
-                mask[sp.start["cancel_pair"] + i] = True
+        can_cancel = False
+        for i in cancel_pairs(state, pairs):
+            mask[sp.start["cancel_pair"] + i] = True
+            can_cancel = True
         for slot in cancel_assets(state):
             mask[sp.give_up_asset(slot)] = True
-        mask[sp.let_pass] = True
+            can_cancel = True
+        if sp.single_gold and state.theft.card == r.gold_theft and hand[r.gold] > 0:
+            mask[sp.cancel_gold] = True
+            can_cancel = True
+        mask[sp.let_pass] = not (r.compulsory_defence and can_cancel)
     return mask

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.theft import make_theft_agent
+from cya_sim.engine.agent_calls import action_id, call_agent
 from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import stream_generator
 from cya_sim.theft.engine import TheftIllegalActionError, apply_action, new_game
@@ -76,8 +77,11 @@ def play_game(rules: TheftRuleSet, agents: Sequence, key: int, game_index: int =
 
     Raises:
         RulesError: table size not allowed by the rules.
-        TheftIllegalActionError: an agent returned an illegal action; the message names
-            the agent, the seat, the game and the action.
+        TheftIllegalActionError: an agent returned an illegal action, or a value that is not an
+            integer (a Python or NumPy integer, not a bool: 1.7, "3", True and None are refused, not
+            coerced); the message names the agent, the seat, the game and the value.
+        AgentError: an agent's ``act`` raised; the message names the agent, the seat and the game
+            (:func:`cya_sim.engine.agent_calls.call_agent`).
     """
     if log is not None:
         raw = log
@@ -94,18 +98,15 @@ def play_game(rules: TheftRuleSet, agents: Sequence, key: int, game_index: int =
     while state.to_act >= 0:
         seat = state.to_act
         obs = observe(state, seat)
-        action = agents[seat].act(obs, rngs[seat])
-        try:
-            action = int(action)
-            ok = 0 <= action < obs.legal_action_mask.shape[0] and bool(obs.legal_action_mask[action])
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            sp = obs.action_space
-            shown = sp.name(action) if isinstance(action, int) and 0 <= action < sp.size else "outside the action space"
+        name = str(getattr(agents[seat], "name", type(agents[seat]).__name__))
+        # the classic family's checks (cya_sim.engine.agent_calls): an exception names agent, seat and game;
+        # anything but an integer id (1.7, "3", True, None) is refused, never coerced
+        action = call_agent(agents[seat], name, seat, game_index, obs, rngs[seat])
+        action = action_id(action, name, seat, game_index, obs.legal_action_mask.shape[0], TheftIllegalActionError)
+        if not obs.legal_action_mask[action]:
             raise TheftIllegalActionError(
-                f"agent {getattr(agents[seat], 'name', type(agents[seat]).__name__)!r} at seat {seat} "
-                f"in game {game_index} returned illegal action {action!r} ({shown})")
+                f"agent {name!r} at seat {seat} in game {game_index} returned illegal action {action} "
+                f"({obs.action_space.name(action)})")
         if actions is not None:
             actions.append(action)
         apply_action(state, action, log, legal_mask=obs.legal_action_mask)
@@ -137,7 +138,8 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
 
     Raises:
         ValueError: unknown agent spec; shapes that do not match.
-        TheftIllegalActionError: an agent returned an illegal action.
+        TheftIllegalActionError: an agent returned an illegal action or a non-integer.
+        AgentError: an agent's ``act`` raised (agent, seat and game named).
 
     Warns:
         TheftTurnCapWarning: when games stopped at ``rules.max_turns`` (how many, which).

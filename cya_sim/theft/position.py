@@ -36,7 +36,13 @@ Checked: the tag and version, unknown fields, JSON types, the preset and
 options, seats in range, card names, that every card type adds up exactly to
 the deck (R-T-DECK), assets of exactly two asset cards (numbers or gold), a
 pending theft exactly in the defence phase, on an existing asset of another
-seat, winners exactly when the game is over. Not checked: whether play can reach it.
+seat, winners exactly when the game is over, numbers within what a game can
+reach (turns at most ``max_turns``; thefts this turn at most
+``max_thefts_per_turn``, or every theft card; ``largest_steal`` at most an
+asset of two of the highest cards; other counters within 32 and 64 bits; an RNG
+seed from 0 to 2**63 - 1, a PCG64 state of 128-bit decimal strings), and the
+text (JSON nested at most 64 levels, no number of more than 4,300 digits).
+Not checked: whether play can reach it.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from typing import Any
 import numpy as np
 
 from cya_sim.game.errors import RulesError
+from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
+from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet
 from cya_sim.theft.state import DEFENCE, OVER, PHASES, Asset, PendingTheft, TheftState
@@ -111,12 +119,13 @@ def dumps(state: TheftState, indent: int | None = 1) -> str:
 
 
 # -- reading -----------------------------------------------------------------------------
-def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
+def _int(v: Any, path: str, lo: int | None = None, hi: int | None = None, why: str = "") -> int:
+    """``v`` when it is an integer (not a bool) from ``lo`` to ``hi``; ``why`` names the bound's source."""
     if not isinstance(v, int) or isinstance(v, bool):
-        raise _fail(path, f"expected an integer; got {v!r}")
+        raise _fail(path, f"expected an integer; got {show(v, python_str=True)}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise _fail(path, f"is {v}; allowed: an integer from {lo} to {hi}" if hi is not None
-                    else f"is {v}; allowed: an integer >= {lo}")
+        allowed = f"an integer from {lo} to {hi:,}" if hi is not None else f"an integer >= {lo}"
+        raise _fail(path, f"is {show(v)}; allowed: {allowed}" + (f" ({why})" if why else ""))
     return v
 
 
@@ -130,7 +139,7 @@ def _list(v: Any, path: str, length: int | None = None) -> list:
 
 def _card(v: Any, path: str, names: tuple[str, ...]) -> int:
     if not isinstance(v, str) or v not in names:
-        raise _fail(path, f"unknown card {v!r}; this deck has: {', '.join(names)}")
+        raise _fail(path, f"unknown card {show(v, python_str=True)}; this deck has: {', '.join(names)}")
     return names.index(v)
 
 
@@ -139,7 +148,8 @@ def _fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ..
         raise _fail(path, f"expected an object with fields {', '.join(allowed)}")
     for k in d:
         if k not in allowed:
-            raise _fail(k if path == "position" else f"{path}.{k}", f"unknown field; allowed: {', '.join(allowed)}")
+            name = field_name(k)
+            raise _fail(name if path == "position" else f"{path}.{name}", f"unknown field; allowed: {', '.join(allowed)}")
     for k in required:
         if k not in d:
             raise _fail(k if path == "position" else f"{path}.{k}", "missing; it is required")
@@ -148,15 +158,16 @@ def _fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ..
 
 def _rules(d: Any) -> TheftRuleSet:
     d = _fields(d, "rules", ("preset", "options", "name"), ("preset",))
-    if d["preset"] not in THEFT_PRESETS:
-        raise _fail("rules.preset", f"unknown theft preset {d['preset']!r}; choose one of: {', '.join(THEFT_PRESETS)}")
+    if not isinstance(d["preset"], str) or d["preset"] not in THEFT_PRESETS:
+        raise _fail("rules.preset", f"unknown theft preset {show(d['preset'], python_str=True)}; choose one of: "
+                    f"{', '.join(THEFT_PRESETS)}")
     options = d.get("options", {})
     if not isinstance(options, dict):
         raise _fail("rules.options", "expected an object of option -> value")
     try:
         return THEFT_PRESETS[d["preset"]].with_options(**options) if options else THEFT_PRESETS[d["preset"]]
-    except (RulesError, TypeError) as e:
-        raise _fail("rules.options", str(e)) from None
+    except (RulesError, TypeError, ValueError, OverflowError) as e:
+        raise _fail("rules.options", " ".join(str(e).split())[:300]) from None
 
 
 def state_from_dict(d: Any) -> TheftState:
@@ -167,14 +178,14 @@ def state_from_dict(d: Any) -> TheftState:
     """
     d = _fields(d, "position", _TOP, _REQUIRED)
     if d["format"] != FORMAT:
-        raise _fail("format", f"is {d['format']!r}; expected {FORMAT!r}")
-    if d["version"] != VERSION:
-        raise _fail("version", f"is {d['version']!r}; this reader knows version {VERSION}")
+        raise _fail("format", f"is {show(d['format'], python_str=True)}; expected {FORMAT!r}")
+    if d["version"] != VERSION or isinstance(d["version"], bool):
+        raise _fail("version", f"is {show(d['version'], python_str=True)}; this reader knows version {VERSION}")
     r = _rules(d["rules"])
     p = _int(d["players"], "players", r.min_players, r.max_players)
     names = r.card_names
-    if d["phase"] not in PHASES:
-        raise _fail("phase", f"is {d['phase']!r}; choose one of: {', '.join(PHASES)}")
+    if not isinstance(d["phase"], str) or d["phase"] not in PHASES:
+        raise _fail("phase", f"is {show(d['phase'], python_str=True)}; choose one of: {', '.join(PHASES)}")
     phase = d["phase"]
     cur = _int(d["current_player"], "current_player", 0, p - 1)
     first = _int(d.get("first_player", cur), "first_player", 0, p - 1)
@@ -246,6 +257,13 @@ def state_from_dict(d: Any) -> TheftState:
     if (winners is not None) != (phase == OVER):
         raise _fail("winners", "winners are given exactly when the phase is over")
     counters = _fields(d.get("counters", {}), "counters", _COUNTERS)
+    # Bounds of play: the game stops after max_turns turns (a safeguard); an asset is two cards (R-T-SETUP);
+    # within one turn at most max_thefts_per_turn thefts, or every theft card of the deck (R-T-TURN).
+    most = {"turns": (r.max_turns, "option max_turns: the game stops after that turn"),
+            "thefts": (MAX_COUNT, "a 32-bit count"), "cancelled": (MAX_COUNT, "a 32-bit count"),
+            "decisions": (MAX_DECISIONS, "a 64-bit integer"),
+            "largest_steal": (2 * int(r.values.max()), "an asset is two cards, R-T-SETUP")}
+    per_turn = r.max_thefts_per_turn or r.plain_thefts + r.gold_thefts
     ftl = d.get("final_turns_left")
     capped = d.get("capped", False)
     if not isinstance(capped, bool):
@@ -253,28 +271,38 @@ def state_from_dict(d: Any) -> TheftState:
     state = TheftState(
         rules=r, n_players=p, hands=hands, draw_pile=piles["draw_pile"], discard_pile=piles["discard_pile"],
         assets=assets, phase=phase, current_player=cur, first_player=first, theft=theft,
-        thefts_this_turn=_int(d.get("thefts_this_turn", 0), "thefts_this_turn", 0),
+        thefts_this_turn=_int(d.get("thefts_this_turn", 0), "thefts_this_turn", 0, per_turn,
+                              "option max_thefts_per_turn, or every theft card of the deck (R-T-TURN)"),
         final_turns_left=None if ftl is None else _int(ftl, "final_turns_left", 0, p - 1),
         trigger_seat=_int(d.get("trigger_seat", -1), "trigger_seat", -1, p - 1),
         winners=winners, capped=capped,
-        **{k: _int(counters.get(k, 0), f"counters.{k}", 0) for k in _COUNTERS},
+        **{k: _int(counters.get(k, 0), f"counters.{k}", 0, *most[k]) for k in _COUNTERS},
         rng=_rng(d.get("rng")),
     )
     return state
 
 
 def _rng(v: Any) -> np.random.Generator:
+    """The engine's PCG64 stream: ``{"seed": s}`` (0 to 2**63 - 1) or its state, 128-bit decimal strings."""
     if v is None:
         v = {"seed": 0}
     if isinstance(v, dict) and set(v) == {"seed"}:
-        return stream_generator(root_key(_int(v["seed"], "rng.seed", 0)), 0, 0)
+        return stream_generator(root_key(_int(v["seed"], "rng.seed", 0, MAX_SEED, "a tournament seed")), 0, 0)
     v = _fields(v, "rng", ("state", "inc", "has_uint32", "uinteger"), ("state", "inc"))
+    vals = {}
+    for k in ("state", "inc"):
+        x = v[k]
+        if not isinstance(x, str) or not (x.isascii() and x.isdigit()):
+            raise _fail(f"rng.{k}", f"expected a decimal string of a 128-bit integer; got {show(x, python_str=True)}")
+        if len(x) > 39 or int(x) >= 1 << 128:
+            raise _fail(f"rng.{k}", "is out of range; allowed: 0 to 2**128 - 1")
+        vals[k] = int(x)
+    if vals["inc"] % 2 == 0:
+        raise _fail("rng.inc", "is even; a PCG64 increment is odd")
     bg = np.random.PCG64()
-    try:
-        bg.state = {"bit_generator": "PCG64", "state": {"state": int(v["state"]), "inc": int(v["inc"])},
-                    "has_uint32": int(v.get("has_uint32", 0)), "uinteger": int(v.get("uinteger", 0))}
-    except (TypeError, ValueError) as e:
-        raise _fail("rng", f"not a PCG64 state ({e})") from None
+    bg.state = {"bit_generator": "PCG64", "state": vals,
+                "has_uint32": _int(v.get("has_uint32", 0), "rng.has_uint32", 0, 1),
+                "uinteger": _int(v.get("uinteger", 0), "rng.uinteger", 0, (1 << 32) - 1)}
     return np.random.Generator(bg)
 
 
@@ -282,10 +310,12 @@ def loads(text: str) -> TheftState:
     """A :class:`TheftState` from JSON text.
 
     Raises:
-        TheftPositionError: invalid JSON or an invalid position.
+        TheftPositionError: invalid JSON, JSON nested deeper than
+            :data:`~cya_sim.game.jsontext.MAX_DEPTH` or a number of more than 4,300
+            digits (:func:`~cya_sim.game.jsontext.load_json`), or an invalid position.
     """
     try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail("position", f"not JSON ({e})") from None
+        d = load_json(text)
+    except JsonTextError as e:
+        raise _fail("position", str(e)) from None
     return state_from_dict(d)

@@ -18,9 +18,20 @@ from typing import Any
 import numpy as np
 
 from cya_sim.game.errors import RulesError
+from cya_sim.game.jsontext import show
 from cya_sim.game.limits import range_text
 
 END_OF_TURN = ("discard_down", "discard_and_draw_up", "keep")
+#: What cancels a gold theft (R-T-TURN *choice*): a pair from hand that includes a gold card, or one gold card.
+GOLD_THEFT_CANCEL = ("pair_with_gold", "single_gold")
+#: Which pairs from hand cancel a theft (R-T-TURN *choice*): any pair, or one whose points equal the target's.
+CANCEL_PAIR_VALUE = ("any", "target_value")
+#: Upper bounds of the options (no option may overflow the engine's 64-bit counts or make a
+#: game that cannot be stored; the seed's values are far below them).
+MAX_THEFT_COPIES = 100        # copies of one card type (the default deck: 10 of each number)
+MAX_THEFT_COUNT = 10_000      # hand sizes, cards drawn, assets to end, thefts per turn
+MAX_THEFT_TURNS = 10_000_000  # max_turns: a 32-bit turn count with room to spare
+MAX_GOLD_VALUE = 10**12       # points of a gold card (the classic family's largest card value)
 
 
 @dataclass(frozen=True)
@@ -56,13 +67,30 @@ class TheftRuleSet:
             none; default true). False: only another asset.
         gold_gold_pair: two gold cards form a pair for building and cancelling
             (R-T-TURN: "two gold cards do not build"; default false).
+        compulsory_defence: R-T-TURN *choice*: the seed's target "must immediately put a pair … to
+            cancel the theft"; default false (defending is optional); true: letting the asset pass is
+            legal only when no defence is.
+        give_up_pair_only: R-T-TURN *choice*: the asset given up to cancel must itself be a pair ("a
+            pair of same-number cards (which can also be from his assets)"): two equal numbers, or a
+            number and a gold card (two gold cards under ``gold_gold_pair``); default false (any own
+            asset, a first asset such as 3+5 included).
+        gold_theft_cancel: R-T-TURN *choice* of what cancels the gold theft ("cannot be defended except
+            with a gold card"): ``pair_with_gold`` (default: a pair from hand that includes a gold card,
+            or an own asset holding one) or ``single_gold`` (one gold card from the hand, action
+            ``cancel_gold``; pairs from hand then do not cancel it; an own asset holding a gold card
+            still does).
+        cancel_pair_value: R-T-TURN *choice* of the pairs from hand that cancel a theft (the seed's
+            example "to steal a 12 asset … any pair whose sum is 12" contradicts its rule): ``any``
+            (default) or ``target_value`` (only a pair whose points equal the targeted asset's points).
         max_turns: turn cap, a simulator safeguard and not a rule: the game stops
             after this many turns, scored as it stands, and the result says so
             (``capped``). Default 1000.
 
     Raises:
-        RulesError: on construction, an option outside its allowed values; the
-            message names the option and the allowed values.
+        RulesError: on construction, an option outside its allowed values (the
+            upper bounds :data:`MAX_THEFT_COPIES`, :data:`MAX_THEFT_COUNT`,
+            :data:`MAX_THEFT_TURNS`, :data:`MAX_GOLD_VALUE`); the message names the
+            option and the allowed values.
     """
 
     name: str = "theft"
@@ -85,11 +113,15 @@ class TheftRuleSet:
     defend_with_asset: bool = True
     defend_with_targeted_asset: bool = True
     gold_gold_pair: bool = False
+    compulsory_defence: bool = False
+    give_up_pair_only: bool = False
+    gold_theft_cancel: str = "pair_with_gold"
+    cancel_pair_value: str = "any"
     max_turns: int = 1000
 
     def __post_init__(self) -> None:
         def bad(opt: str, allowed: str) -> RulesError:
-            return RulesError(f"option {opt!r} is {getattr(self, opt)!r}; {allowed}")
+            return RulesError(f"option {opt!r} is {show(getattr(self, opt), python_str=True)}; {allowed}")
 
         def need_int(opt: str, lo: int, hi: int | None = None) -> None:
             v = getattr(self, opt)
@@ -99,28 +131,40 @@ class TheftRuleSet:
         if self.family != "theft":
             raise bad("family", "the theft rule set's family is 'theft'")
         need_int("numbers", 1, 60)
-        for opt in ("copies_per_number", "gold_cards", "plain_thefts", "gold_thefts", "max_thefts_per_turn",
-                    "draw_per_turn", "gold_value"):
-            need_int(opt, 0)
+        for opt in ("copies_per_number", "gold_cards", "plain_thefts", "gold_thefts"):
+            need_int(opt, 0, MAX_THEFT_COPIES)
+        for opt in ("max_thefts_per_turn", "draw_per_turn"):
+            need_int(opt, 0, MAX_THEFT_COUNT)
+        need_int("gold_value", 0, MAX_GOLD_VALUE)
         need_int("min_players", 2, 12)
         need_int("max_players", 2, 12)
         if self.min_players > self.max_players:
             raise RulesError(f"option 'min_players' ({self.min_players}) exceeds 'max_players' ({self.max_players})")
-        need_int("hand_size", 2)
-        need_int("hand_limit", 0)
-        need_int("assets_to_end", 1)
-        need_int("max_turns", 1)
+        need_int("hand_size", 2, MAX_THEFT_COUNT)
+        need_int("hand_limit", 0, MAX_THEFT_COUNT)
+        need_int("assets_to_end", 1, MAX_THEFT_COUNT)
+        need_int("max_turns", 1, MAX_THEFT_TURNS)
         if self.end_of_turn not in END_OF_TURN:
             raise bad("end_of_turn", f"choose one of: {', '.join(END_OF_TURN)}")
-        for opt in ("protect_last_asset", "defend_with_asset", "defend_with_targeted_asset", "gold_gold_pair"):
+        for opt in ("protect_last_asset", "defend_with_asset", "defend_with_targeted_asset", "gold_gold_pair",
+                    "compulsory_defence", "give_up_pair_only"):
             if not isinstance(getattr(self, opt), bool):
                 raise bad(opt, "choose one of: true, false")
+        if self.gold_theft_cancel not in GOLD_THEFT_CANCEL:
+            raise bad("gold_theft_cancel", f"choose one of: {', '.join(GOLD_THEFT_CANCEL)}")
+        if self.cancel_pair_value not in CANCEL_PAIR_VALUE:
+            raise bad("cancel_pair_value", f"choose one of: {', '.join(CANCEL_PAIR_VALUE)}")
         if self.numbers * self.copies_per_number + self.gold_cards < 2:
             raise RulesError("options 'copies_per_number', 'gold_cards': the deck needs at least 2 asset cards")
         need = self.max_players * self.hand_size
         if self.n_cards < need:
             raise RulesError(f"options 'copies_per_number', 'gold_cards', 'plain_thefts', 'gold_thefts': "
                              f"{self.n_cards} cards cannot deal {self.hand_size} to {self.max_players} players")
+
+    @property
+    def score_unit(self) -> str:
+        """``"points"``: the theft game's totals are points (R-T-END), never dollars."""
+        return "points"
 
     # -- card types -----------------------------------------------------------
     @property
@@ -240,6 +284,10 @@ OPTION_HELP: dict[str, str] = {
     "defend_with_asset": "R-T-TURN: cancel by giving up one of one's own assets",
     "defend_with_targeted_asset": "R-T-TURN choice: the asset given up may be the targeted one",
     "gold_gold_pair": "R-T-TURN choice: two gold cards form a pair",
+    "compulsory_defence": "R-T-TURN choice: a target that can cancel must (let_pass only when it cannot)",
+    "give_up_pair_only": "R-T-TURN choice: only an asset that is itself a pair may be given up",
+    "gold_theft_cancel": "R-T-TURN choice: pair_with_gold | single_gold (what cancels the gold theft)",
+    "cancel_pair_value": "R-T-TURN choice: any | target_value (pairs whose points equal the target's)",
     "max_turns": "safeguard, not a rule: turn cap (reported when hit)",
 }
 

@@ -152,8 +152,8 @@ def consts_dtype(a_slots: int = MIN_SLOTS, n_slots: int = MIN_SLOTS) -> np.dtype
     """The NumPy record type of :data:`Consts` with ``a_slots`` action and ``n_slots`` card slots.
 
     A record is passed to compiled code as one pointer (numba's ``Record`` model), where a tuple of
-    arrays would be passed as seven words per array: the kernel's calls stay cheap without inlining
-    (issue 21). Sizes are rounded up to powers of two from :data:`MIN_SLOTS`, so rule sets share a
+    arrays would be passed as seven words per array: the kernel's calls stay cheap without inlining.
+    Sizes are rounded up to powers of two from :data:`MIN_SLOTS`, so rule sets share a
     type (one compile) unless a custom deck needs more slots.
     """
     i8 = np.int64

@@ -230,6 +230,16 @@ def is_legal(K, G, a):
 
 
 @njit(**_JIT)
+def _push_bits(out, n, base, bits):
+    """Append ``base + k`` for every set bit ``k`` of ``bits``, lowest first, to ``out`` from index ``n``; the new count."""
+    while bits:
+        out[n] = base + cttz(bits)
+        bits &= bits - 1
+        n += 1
+    return n
+
+
+@njit(**_JIT)
 def legal_list(K, G, out):
     """The legal action ids of the seat to act, ascending, into ``out`` ((A,) int64); returns how many.
 
@@ -293,12 +303,7 @@ def legal_list(K, G, out):
         if G[h0 + a] >= 2:
             out[n] = base
             n += 1
-        x = wilds
-        while x:
-            k = cttz(x)
-            x &= x - 1
-            out[n] = base + 1 + k
-            n += 1
+        n = _push_bits(out, n, base + 1, wilds)
     nd = G[G_DISC_LEN]
     if nd > 0:  # R-PAIR-DISCARD with R-NO-WILD-PAIR (action cards never pair, §6)
         top = G[L[B_DISC] + nd - 1]
@@ -306,11 +311,7 @@ def legal_list(K, G, out):
             m = held & ((1 << na) - 1)  # a wild on top pairs with any asset
         else:
             m = (held & (((1 << first_act) - 1) ^ ((1 << na) - 1))) | (held & (1 << top))  # wilds, or the same asset
-        while m:
-            c = cttz(m)
-            m &= m - 1
-            out[n] = pd + c
-            n += 1
+        n = _push_bits(out, n, pd, m)
     if G[b_slen + seat] >= 1:  # R-CHALLENGE with R-CH-ALLOWED
         b_stop = L[B_STOP]
         b_sasset = L[B_SASSET]
@@ -322,18 +323,8 @@ def legal_list(K, G, out):
             if (held >> G[b_sasset + G[b_stop + tg]]) & 1:
                 out[n] = base
                 n += 1
-            x = wilds
-            while x:
-                k = cttz(x)
-                x &= x - 1
-                out[n] = base + 1 + k
-                n += 1
-    m = held
-    while m:  # R-DISCARD
-        c = cttz(m)
-        m &= m - 1
-        out[n] = di + c
-        n += 1
+            n = _push_bits(out, n, base + 1, wilds)
+    n = _push_bits(out, n, di, held)  # R-DISCARD
     if cfg[C_ADV_ON]:
         n = adv.extend_legal(K, G, out, n)
     if draft_on:  # R-2P-DRAFT, R-3P-DRAFT takes (ids after every classic block)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cya_sim.game.rules.deck import CardType, Deck
+from cya_sim.game.rules.deck import RESERVED_CARD_NAMES, CardType, Deck
 
 SWAP = "Swap"
 MOVE = "Move"
 PENNY_JAR = "Penny Jar"
 ADVANCED_CARD_NAMES = (SWAP, MOVE, PENNY_JAR)
+assert ADVANCED_CARD_NAMES == RESERVED_CARD_NAMES  # the names a deck file may not use (load_deck)
 #: Action cards the engines know how to carry out (by name, R-ADV-SWAP, R-ADV-MOVE).
 ACTION_CARD_NAMES = (SWAP, MOVE)
 

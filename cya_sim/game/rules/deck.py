@@ -18,6 +18,11 @@ from pathlib import Path
 import numpy as np
 
 CARD_KINDS = ("asset", "wild", "action")
+#: Kinds a deck file may hold (R-DECK-CUSTOM): the action cards come from rule options (R-DECK-ACTION).
+FILE_CARD_KINDS = ("asset", "wild")
+#: Names of the advanced cards (R-DECK-ACTION), which a rule set builds from its options and so replaces
+#: in any deck (:func:`cya_sim.game.rules.advanced.with_advanced_cards`): a deck file may not use them.
+RESERVED_CARD_NAMES = ("Swap", "Move", "Penny Jar")
 #: Upper bounds of a card's ``value`` (dollars) and ``copies``: with them every count fits the
 #: batched engine's 8-bit card counts (at most 3 decks in play, R-DECK-MULTI) and every total its
 #: 64-bit integers (see also ``RuleSet``'s ``max_rounds`` check).
@@ -202,10 +207,14 @@ def load_deck(path: str | Path) -> Deck:
 
     The file holds ``name = "..."`` and one ``[[cards]]`` table per card type
     with ``name``, ``kind`` (asset | wild), ``value`` (dollars) and ``copies``.
-    See ``cya_sim/game/data/deck_2011.toml``.
+    See ``cya_sim/game/data/deck_2011.toml``. Action cards and the names
+    Swap, Move and Penny Jar are refused: the advanced rules build those
+    cards from their options (R-DECK-ACTION), so a file's own would be
+    replaced without a word.
 
     Raises:
-        DeckError: unreadable file, not UTF-8, bad TOML, or an invalid entry (named).
+        DeckError: unreadable file, not UTF-8, bad TOML, or an invalid entry (named), a card of kind
+            ``action`` or named Swap, Move or Penny Jar (the entry, the field and the allowed values named).
     """
     path = Path(path)
     try:
@@ -218,7 +227,18 @@ def load_deck(path: str | Path) -> Deck:
         raise DeckError(f"deck file {str(path)!r}: not valid TOML ({e})") from None
     if "cards" not in data or not isinstance(data["cards"], list):
         raise DeckError(f"deck file {str(path)!r}: needs a list of [[cards]] tables")
-    return Deck.from_entries(str(data.get("name", path.stem)), data["cards"])
+    deck = Deck.from_entries(str(data.get("name", path.stem)), data["cards"])
+    for i, e in enumerate(data["cards"]):  # valid tables now (from_entries checked them), in file order
+        where = f"deck file {str(path)!r}, card {i} ({e['name']!r})"
+        if e["kind"] not in FILE_CARD_KINDS:
+            raise DeckError(f"{where}: field 'kind' is {e['kind']!r}; choose one of: {', '.join(FILE_CARD_KINDS)} "
+                            "(a deck file holds no action cards: Swap and Move come from option action_card_counts, "
+                            "R-DECK-ACTION)")
+        if e["name"] in RESERVED_CARD_NAMES:
+            raise DeckError(f"{where}: field 'name' is {e['name']!r}, a card the advanced rules add themselves "
+                            f"(options action_card_counts and penny_jar_value, R-DECK-ACTION); give a name other "
+                            f"than {', '.join(RESERVED_CARD_NAMES)}")
+    return deck
 
 
 def deck_2011() -> Deck:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from cya_sim.game.errors import RulesError
+from cya_sim.game.jsontext import show
 from cya_sim.game.limits import range_text
 from cya_sim.game.rules.advanced import ACTION_CARD_NAMES, AdvancedIds, with_advanced_cards
 from cya_sim.game.rules.deck import MAX_CARD_VALUE, MAX_COPIES, Deck, deck_2011
@@ -56,7 +57,7 @@ def _hand_size_table(spec: Any, min_players: int, max_players: int) -> tuple[tup
     optional ``"default"`` key, or the normalised tuple itself.
     """
     if isinstance(spec, bool):
-        raise RulesError(f"option 'hand_size' is {spec!r}; give an integer >= 1 or a mapping players -> size")
+        raise RulesError(f"option 'hand_size' is {show(spec, python_str=True)}; give an integer >= 1 or a mapping players -> size")
     if isinstance(spec, int):
         table = {n: spec for n in range(min_players, max_players + 1)}
     elif isinstance(spec, tuple):
@@ -73,10 +74,10 @@ def _hand_size_table(spec: Any, min_players: int, max_players: int) -> tuple[tup
                 raise RulesError(f"option 'hand_size' has no size for {n} players and no 'default'")
             table[n] = v
     else:
-        raise RulesError(f"option 'hand_size' is {spec!r}; give an integer >= 1 or a mapping players -> size")
+        raise RulesError(f"option 'hand_size' is {show(spec, python_str=True)}; give an integer >= 1 or a mapping players -> size")
     for n, v in table.items():
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise RulesError(f"option 'hand_size' for {n} players is {v!r}; it must be an integer >= 1")
+            raise RulesError(f"option 'hand_size' for {n} players is {show(v, python_str=True)}; it must be an integer >= 1")
     return tuple(sorted((int(n), int(v)) for n, v in table.items() if min_players <= int(n) <= max_players))
 
 
@@ -167,7 +168,7 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         def bad(opt: str, allowed: str) -> RulesError:
-            return RulesError(f"option {opt!r} is {getattr(self, opt)!r}; {allowed}")
+            return RulesError(f"option {opt!r} is {show(getattr(self, opt), python_str=True)}; {allowed}")
 
         if self.family not in GAME_FAMILIES:
             raise bad("family", f"choose one of: {', '.join(GAME_FAMILIES)}")
@@ -236,7 +237,7 @@ class RuleSet:
     def _check_draft(self) -> None:
         """Validate the draft options (R-2P-DRAFT, R-3P-DRAFT); normalise ``draft_removed`` to a tuple."""
         def bad(opt: str, allowed: str) -> RulesError:
-            return RulesError(f"option {opt!r} is {getattr(self, opt)!r}; {allowed}")
+            return RulesError(f"option {opt!r} is {show(getattr(self, opt), python_str=True)}; {allowed}")
 
         if self.draft not in DRAFT_LAYOUTS:
             raise bad("draft", f"choose one of: {', '.join(DRAFT_LAYOUTS)}")
@@ -286,6 +287,11 @@ class RuleSet:
                     f"of neighbours, R-3P-DRAFT), which needs exactly {self.draft_piles} players; "
                     f"min_players/max_players are {self.min_players}/{self.max_players}"
                 )
+
+    @property
+    def score_unit(self) -> str:
+        """``"dollars"``: the classic family's totals are dollars (R-SCORE); the theft game's are points."""
+        return "dollars"
 
     @property
     def draft_cards(self) -> int:
@@ -354,7 +360,7 @@ class RuleSet:
             or not self.min_players <= n_players <= self.max_players
         ):
             raise RulesError(
-                f"option 'players' is {n_players!r}; rules {self.name!r} allow "
+                f"option 'players' is {show(n_players, python_str=True)}; rules {self.name!r} allow "
                 f"{range_text(self.min_players, self.max_players)} players"
             )
 
@@ -456,10 +462,10 @@ def _action_counts(spec: Any) -> tuple[int, int, int]:
                              f"give copies of: {', '.join(names)}")
         spec = tuple(spec.get(n, 0) for n in names)
     if not isinstance(spec, tuple | list) or len(spec) != 3 or not all(_is_int(v) for v in spec):
-        raise RulesError(f"option 'action_card_counts' is {spec!r}; give copies of (Swap, Move, Penny Jar), "
+        raise RulesError(f"option 'action_card_counts' is {show(spec, python_str=True)}; give copies of (Swap, Move, Penny Jar), "
                          "three integers from 0 to 40")
     if not all(0 <= v <= MAX_COPIES for v in spec):
-        raise RulesError(f"option 'action_card_counts' is {tuple(spec)!r}; each count must be from 0 to {MAX_COPIES}")
+        raise RulesError(f"option 'action_card_counts' is ({', '.join(show(x) for x in spec)}); each count must be from 0 to {MAX_COPIES}")
     return tuple(int(v) for v in spec)
 
 

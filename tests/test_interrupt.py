@@ -1,0 +1,133 @@
+"""Ctrl-C stops a long multi-worker run within seconds, whatever the chunk size, and keeps the folder sound (issue 23).
+
+The run is the one the issue tried: ``cya-sim tournament --games 100000000
+--workers 2 --out DIR`` (automatic chunks of 50,000 games, each a minute or
+more of one core). SIGINT goes to its whole process group, as a terminal's
+Ctrl-C does. Before the fix the workers played on for 120-480 s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cya_sim.runs.runner import GAMES_DIR, check_chunks, plan_of, read_manifest, read_runs
+
+PROC = Path("/proc")
+#: Seconds from SIGINT to the last process of the run being gone (the issue's bound).
+STOP_WITHIN_S = 10.0
+
+
+def group_processes(pgid: int) -> dict[int, float]:
+    """Live (not zombie) processes of process group ``pgid``: pid -> CPU seconds used (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[int, float] = {}
+    for d in PROC.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == pgid and state not in ("Z", "X"):
+            found[int(d.name)] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return found
+
+
+@pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+@pytest.mark.parametrize("chunk", [None, 50_000_000], ids=["auto-chunks", "two-chunks-of-50M"])
+def test_sigint_stops_every_worker_of_a_100_million_game_run_within_10_s(tmp_path, chunk):
+    """With 50,000,000-game chunks a worker would play for hours before its chunk returns to Python."""
+    out = tmp_path / "long"
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "100000000", "--workers", "2",
+           "--out", str(out)] + (["--chunk-size", str(chunk)] if chunk else [])
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # games are being played: the run has recorded itself and both workers are busy (CPU time rising)
+        deadline = time.monotonic() + 240
+        busy: dict[int, float] = {}
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            runs = read_runs(out) if (out / "runs.json").exists() else []
+            if not runs or runs[-1].get("status") != "running":
+                continue
+            workers = {p: t for p, t in group_processes(proc.pid).items() if p != proc.pid}
+            busy = {p: t for p, t in workers.items() if t >= 3.0}
+            if len(busy) >= 2:
+                break
+        assert proc.poll() is None, proc.communicate()[1]
+        assert len(busy) >= 2, f"the two workers did not start playing: {busy}"
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
+        left = group_processes(proc.pid)
+        while left and time.monotonic() - t0 < STOP_WITHIN_S:
+            time.sleep(0.1)
+            left = group_processes(proc.pid)
+        stopped_after = time.monotonic() - t0
+    finally:
+        if proc.poll() is None or group_processes(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert not left, f"processes of the run still alive {stopped_after:.1f} s after SIGINT: {sorted(left)}"
+    assert stopped_after < STOP_WITHIN_S
+    assert proc.returncode == 130, stderr
+    lines = [x for x in stderr.splitlines() if x.strip() and "game/s" not in x and "%|" not in x]
+    assert lines[-1] == "interrupted", stderr
+    assert "Traceback" not in stderr, stderr
+
+    # the folder is consistent: its manifest reads, every chunk file is a good recorded chunk, no temporary files,
+    # and the run is recorded as interrupted with the chunks it finished
+    manifest = read_manifest(out)
+    size = chunk or 50_000  # the automatic chunk of the batched engine (MAX_AUTO_CHUNK)
+    assert manifest["total_games"] == 100_000_000 and manifest["chunk_size"] == size
+    check = check_chunks(out, plan_of(manifest))
+    assert not check.damaged and not check.foreign and not check.temporary
+    assert not [p for p in out.rglob(".tmp-*")]
+    runs = read_runs(out)
+    assert [r["status"] for r in runs] == ["interrupted"]
+    assert runs[0]["chunks_played"] == len(check.good)
+    assert runs[0]["games_played"] == size * len(check.good)
+    recorded = json.loads((out / "chunks.json").read_text()) if (out / "chunks.json").exists() else {}
+    assert sorted(int(i) for i in recorded) == sorted(check.good)
+    assert len(list((out / GAMES_DIR).glob("chunk-*.parquet"))) == len(check.good)
+
+
+@pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path):
+    """With one worker the main process plays: the compiled loop returns to Python every few thousand games
+    (``cya_sim.play.batched.COMPILED_SLICE``), where Ctrl-C is seen; before, one call played a whole chunk."""
+    out = tmp_path / "one"
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "100000000", "--workers", "1",
+           "--chunk-size", "50000000", "--out", str(out)]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            runs = read_runs(out) if (out / "runs.json").exists() else []
+            if runs and runs[-1].get("status") == "running" and group_processes(proc.pid).get(proc.pid, 0) >= 5.0:
+                break
+        assert proc.poll() is None, proc.communicate()[1]
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
+        stopped_after = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert stopped_after < STOP_WITHIN_S
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    assert [r["status"] for r in read_runs(out)] == ["interrupted"]
