@@ -333,6 +333,9 @@ def test_forest_plot_of_the_committed_study_is_one_panel_per_tip_and_readable():
     assert np.allclose(sorted(s[0][0] for s in segs), sorted(100 * sub.loc[~sub["inert"], "win_low"]))
     title = fig._suptitle.get_text()
     assert "presets classic, guide, basic" in title and "2–6 players" in title and "deals per context" in title
+    from cya_sim.reports.tips import _range_text
+
+    assert _range_text([2, 4], every=True) == "2, 4" and _range_text([1_078, 8_924]) == "1,078–8,924"  # no false range
 
 
 @pytest.mark.parametrize(("only", "entry"), [("", 1), (",,", 1), ("classic-greedy-3p,", 2), (" ", 1)])

@@ -1189,9 +1189,15 @@ def _context_label(preset: str, fld: str, players: int) -> str:
     return f"{preset} · vs {fld} · {int(players)}p"
 
 
-def _range_text(values) -> str:
+def _range_text(values, every: bool = False) -> str:
+    """``1,078–8,924`` (the smallest and largest); with ``every``, ``2–6`` only when no value between is missing,
+    else each value (``2, 4``)."""
     v = sorted({int(x) for x in values})
-    return f"{v[0]:,}" if len(v) == 1 else f"{v[0]:,}–{v[-1]:,}"
+    if len(v) == 1:
+        return f"{v[0]:,}"
+    if every and v != list(range(v[0], v[-1] + 1)):
+        return ", ".join(f"{x:,}" for x in v)
+    return f"{v[0]:,}–{v[-1]:,}"
 
 
 def forest_figure(verdicts: pd.DataFrame, margin_pp: float, columns: int = 4):
@@ -1288,7 +1294,7 @@ def forest_figure(verdicts: pd.DataFrame, margin_pp: float, columns: int = 4):
                bbox_to_anchor=(0.5, 1 - 0.6 / fig.get_figheight()))
     fig.suptitle("Tip study: win rate, treatment minus control (percentage points), 95% deal-clustered intervals\n"
                  f"presets {', '.join(dict.fromkeys(v['preset']))}; against P−1 {' or '.join(dict.fromkeys(v['field']))}; "
-                 f"{_range_text(v['players'])} players; {_range_text(v['deals'])} duplicated deals per context",
+                 f"{_range_text(v['players'], every=True)} players; {_range_text(v['deals'])} duplicated deals per context",
                  fontsize=9.5, y=1 - 0.12 / fig.get_figheight(), va="top")
     return fig
 
