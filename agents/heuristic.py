@@ -387,7 +387,7 @@ class HeuristicAgent:
         return int(heuristic_decide(self._params, hdr, hand, values, unseen, seats, mask))
 
 
-#: ``wild_hoarder`` as heuristic switches (issue: never spend a wild on a set; TIP-SAVE-WILD).
+#: ``wild_hoarder`` as heuristic switches (never spend a wild on a set; TIP-SAVE-WILD).
 WILD_HOARDER = HeuristicConfig(wild_for_sets=False, save_wild=True)
 
 

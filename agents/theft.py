@@ -151,7 +151,7 @@ class TheftGreedyAgent:
       defender, won by the thief); else let it pass;
     * discard: :func:`least_useful_card`.
 
-    The issue's "steal the most valuable asset it can defend" is read as: the most
+    The wish for a ``greedy`` that steals "the most valuable asset it can defend" is read as: the most
     valuable asset it may target (every target can be defended against by its owner
     only through the owner's own cards, which greedy cannot see).
     """

@@ -245,3 +245,31 @@ def test_bench_finds_its_files_from_the_runs_floor():
 
     assert BASELINE.is_file() and BASELINE.name == "baseline.toml"
     assert CEILING.parent.parent.name == "shared" and CEILING.name == "ceiling.py"
+
+
+def test_tournament_help_prints_a_plain_percent_sign(capsys):
+    """argparse leaves ``%%`` as it is in a description without ``%(prog)s``: the help must say ``95%``."""
+    assert main(["tournament", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "95% intervals" in " ".join(out.split()) and "%%" not in out
+
+
+def test_tips_help_answers_without_importing_the_study():
+    """``cya-sim tips --help`` parses before it imports pandas, SciPy and the runner (it took seconds)."""
+    code = ("import sys\nfrom cya_sim.cli.main import main\ntry:\n    main(['tips', '--help'])\nexcept SystemExit:\n"
+            "    pass\nprint(sorted(m for m in ('pandas', 'scipy', 'cya_sim.reports.tips') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert "usage: cya-sim tips" in r.stdout
+    assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_table_refusals_name_only_what_the_preset_has(capsys):
+    """A classic deck too small for the hands names no draft piles; a one-size preset says "only 2", not "2 to 2"."""
+    assert main(["play", "--players", "6", "--option", "hand_size=30"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("enough for at most 18 each and a discard (181 needed); lower hand_size, play fewer players "
+                        "or use a larger deck") and "draft" not in err
+    assert main(["play", "--rules", "two_player_draft", "--players", "4"]) == 2
+    assert capsys.readouterr().err.strip() == "cya-sim play: error: --players: 4; rules 'two_player_draft' allow only 2"
+    assert main(["play", "--rules", "two_player_draft", "--players", "2", "--option", "hand_size=60"]) == 2
+    assert "the draft piles and a discard" in capsys.readouterr().err

@@ -1,11 +1,12 @@
-"""The labelled console table and the win-rate plot (issue 10 labels; issue 14: long names, overlapping labels)."""
+"""The labelled console table and the report's plots: percent axes, visible intervals, titles, legends, long names."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from cya_sim.engine.table import GameTable
-from cya_sim.reports.plots import win_rate_figure
+from cya_sim.reports.plots import money, plot_title, short_agent_name, win_rate_figure
 from cya_sim.reports.report import SUMMARY_LEGEND, console_summary
 from cya_sim.reports.stats import summarize
 
@@ -42,14 +43,60 @@ def test_console_table_stays_aligned_with_long_agent_names():
             assert line[end - 1] != " " and (end == len(line) or line[end] == " ")  # right-aligned under the header
 
 
-def test_win_rate_plot_labels_do_not_overlap():
-    fig = win_rate_figure(summarize(games(4), LONG), 4)
+def _inside(ax, artist) -> bool:
+    a, b = ax.get_window_extent(), artist.get_window_extent()
+    return a.x0 - 1 <= b.x0 and b.x1 <= a.x1 + 1 and a.y0 - 1 <= b.y0 and b.y1 <= a.y1 + 1
+
+
+def test_win_rate_plot_is_a_percent_dot_plot_with_readable_labels():
+    """Agents on one line each (no wrapping), a 0-100% axis, intervals as error bars, the legend inside the frame."""
+    s = summarize(games(4), LONG)
+    fig = win_rate_figure(s, 4, plot_title("Win rates", "classic", 4, 40))
     fig.canvas.draw()
     ax = fig.axes[0]
-    boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
-    assert len(boxes) == 4
-    for i in range(len(boxes)):
-        for j in range(i + 1, len(boxes)):
-            assert not boxes[i].overlaps(boxes[j]), (i, j)
-    texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("per-game" in t for t in texts) and any("per-seat" in t for t in texts) and "fair value" in texts
+    labels = ax.get_yticklabels()
+    top_to_bottom = [t.get_text() for t in sorted(labels, key=lambda t: -t.get_position()[1])]
+    assert top_to_bottom == ["heuristic(count, backup)", "greedy", 'ismcts(iterations=1000, rollout="card_counter")',
+                             "random"]
+    assert not any("\n" in t.get_text() for t in labels)
+    boxes = [t.get_window_extent() for t in labels]
+    assert not any(boxes[i].overlaps(boxes[j]) for i in range(4) for j in range(i + 1, 4))
+    assert ax.get_xlim() == (0.0, 100.0) and ax.xaxis.get_major_formatter()(50, 0) == "50%"
+    assert ax.get_title(loc="left") == "Win rates — classic rules, 4 players, 40 games"
+    legend = ax.get_legend()
+    assert _inside(ax, legend)
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert any("per-game" in t for t in texts) and any("per-seat" in t for t in texts)
+    assert any(t.startswith("fair value") for t in texts)
+    # the points are the table's numbers in percent, and each carries its interval printed beside it
+    pts = sorted(float(x) for line in ax.lines for x in line.get_xdata() if line.get_marker() == "o")
+    assert np.allclose(pts, sorted(100 * s["game_win_rate"].to_numpy()))
+    printed = [t.get_text() for t in ax.texts]
+    r = s.iloc[1]
+    assert (f"{100 * r.game_win_rate:.1f}% [{100 * r.game_win_rate_ci_low:.1f}, "
+            f"{100 * r.game_win_rate_ci_high:.1f}]") in printed
+
+
+def test_short_agent_names_and_money_units():
+    assert short_agent_name("heuristic(count=true, backup=true, save_wild=false)") == \
+        "heuristic(count, backup, save_wild=false)"
+    assert [money(x) for x in (0, 250_000, 1_000_000, 1_250_000)] == ["$0", "$250k", "$1M", "$1.2M"]
+    assert money(1500, "points") == "1.5k"
+
+
+def test_totals_plot_is_in_dollars_with_shares_per_bin():
+    from cya_sim.reports.plots import totals_figure
+
+    t = games(2)
+    df = pd.DataFrame({"players": 4, **{f"seat_{s}_agent": np.array(["greedy", "random"])[t.seat_agent[:, s]]
+                                         for s in range(4)},
+                       **{f"seat_{s}_total": t.totals[:, s] for s in range(4)}})
+    fig = totals_figure(df, "classic")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert ax.xaxis.get_major_formatter()(1_000_000, 0) == "$1M"
+    assert "bins of $" in ax.get_xlabel() and ax.get_ylabel() == "share of the agent's seat-games"
+    assert ax.get_title() == "Final totals — classic rules, 4 players, 40 games"
+    for step in ax.patches:  # each agent's shares over the bins add up to 100%
+        assert np.isclose(step.get_data().values.sum(), 100.0)
+    assert _inside(ax, ax.get_legend())

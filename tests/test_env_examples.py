@@ -1,4 +1,4 @@
-"""The README's environment examples (issue 15): each file of examples/ is in the README verbatim and runs."""
+"""The RL environment examples: each file of examples/ is on the documentation's RL page verbatim and runs."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ EXPECT = {
 }
 
 
-def test_every_example_is_in_the_readme_verbatim():
-    readme = (ROOT / "README.md").read_text()
+def test_every_example_is_on_the_rl_page_verbatim():
+    page = (ROOT / "docs" / "rl.md").read_text()
     assert {p.name for p in EXAMPLES} == set(EXPECT)
     for p in EXAMPLES:
-        assert f"```python\n{p.read_text()}```" in readme, p.name
+        assert f"```python\n{p.read_text()}```" in page, p.name
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)

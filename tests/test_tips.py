@@ -300,6 +300,44 @@ def test_only_runs_single_cells_with_the_full_studys_seeds_and_refuses_unknown_n
     assert e.value.field == "only"
 
 
+def test_forest_plot_of_the_committed_study_is_one_panel_per_tip_and_readable():
+    """results/tips (420 rows): one panel per tip, the 30 contexts named once per row of panels, inert rows
+    without whiskers, every row label inside the figure, and a title naming presets, fields, sizes and deals."""
+    from matplotlib.collections import LineCollection
+
+    from cya_sim.reports.tips import forest_figure
+
+    v = pd.read_csv(ROOT / "results" / "tips" / "verdicts.csv")
+    fig = forest_figure(v, 0.5)
+    fig.canvas.draw()
+    axes = fig.axes
+    assert [ax.get_title() for ax in axes] == list(dict.fromkeys(v["tip"]))
+    w, h = fig.get_size_inches()
+    assert h < 25 and w < 17  # 14 panels of 30 rows, not one column of 420
+    first = axes[0]
+    labels = [t for t in first.get_yticklabels() if t.get_text()]
+    top = max(labels, key=lambda t: t.get_position()[1])
+    assert len(labels) == 30 and top.get_text() == "classic · vs greedy · 2p"  # the top row is the first context
+    fig_box = fig.bbox
+    assert all(t.get_window_extent().x0 >= fig_box.x0 for t in labels)
+    assert not [t.get_text() for t in axes[1].get_yticklabels() if t.get_text() and t.get_visible()]
+    # AA-CHECK is inert in every context: 30 crosses and no whisker at all
+    aa = axes[0]
+    assert sum(len(line.get_xdata()) for line in aa.lines if line.get_marker() == "x") == 30
+    assert not [c for c in aa.collections if isinstance(c, LineCollection) and len(c.get_segments())]
+    # a tip with intervals: one whisker per non-inert row, spanning win_low..win_high in pp
+    sub = v[v["tip"] == "TIP-BACKUP"]
+    ax = axes[list(dict.fromkeys(v["tip"])).index("TIP-BACKUP")]
+    segs = [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments()]
+    assert len(segs) == int((~sub["inert"]).sum())
+    assert np.allclose(sorted(s[0][0] for s in segs), sorted(100 * sub.loc[~sub["inert"], "win_low"]))
+    title = fig._suptitle.get_text()
+    assert "presets classic, guide, basic" in title and "2–6 players" in title and "deals per context" in title
+    from cya_sim.reports.tips import _range_text
+
+    assert _range_text([2, 4], every=True) == "2, 4" and _range_text([1_078, 8_924]) == "1,078–8,924"  # no false range
+
+
 @pytest.mark.parametrize(("only", "entry"), [("", 1), (",,", 1), ("classic-greedy-3p,", 2), (" ", 1)])
 def test_only_with_an_empty_entry_is_refused_before_any_game(tmp_path, capsys, only, entry):
     """Issue 23: ``--only ""`` or ``--only ",,"`` started the whole study; now one line naming the field and the

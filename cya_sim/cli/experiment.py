@@ -195,11 +195,17 @@ def _report(folder: Path, quiet: bool) -> int:
     return 0
 
 
+#: The folder ``cya-sim report`` rebuilds when none is named: committed with its games (experiments/example.toml).
+DEFAULT_REPORT_FOLDER = Path("results/example")
+
+
 def report_parser(prog: str = "cya-sim report") -> argparse.ArgumentParser:
     """Parser of ``cya-sim report FOLDER``."""
     p = _Parser(prog=prog, description="Rebuild REPORT.md, the CSV tables and the plots of a results folder from its "
                                        "stored games (nothing is played).")
-    p.add_argument("folder", type=Path, help="a results folder written by cya-sim tournament")
+    p.add_argument("folder", type=Path, nargs="?", default=DEFAULT_REPORT_FOLDER,
+                   help=f"a results folder written by cya-sim tournament (default {DEFAULT_REPORT_FOLDER}: the small "
+                        "example committed with its games, so a fresh clone can rebuild a report in seconds)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     return p
 

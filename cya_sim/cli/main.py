@@ -164,7 +164,9 @@ def _check_table(rules, n: int, args: argparse.Namespace) -> None:
     from cya_sim.game.rules import RulesError
 
     if not rules.min_players <= n <= rules.max_players:
-        raise UsageError(f"--players: {n}; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}")
+        from cya_sim.game.limits import range_text
+
+        raise UsageError(f"--players: {n}; rules {rules.name!r} allow {range_text(rules.min_players, rules.max_players)}")
     try:
         rules.check_table(n)
     except RulesError as e:
@@ -225,7 +227,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                     "its results folder, then write REPORT.md, the CSV tables and the plots. With flags only: "
                     "play many games with seats rotated so every agent sits in every seat equally often; "
                     "play it through the same runner as an experiment file into --out (manifest.json, "
-                    "games.parquet/ in chunks, runs.json, REPORT.md, summary.csv with per-game win rates and per-seat shares, their fair values and game-clustered 95%% intervals, plots); "
+                    "games.parquet/ in chunks, runs.json, REPORT.md, summary.csv with per-game win rates and per-seat shares, their fair values and game-clustered 95% intervals, plots); "
                     "rerunning the same command after an interruption resumes. With no options: classic rules, 4 players, greedy vs "
                     f"random, {DEFAULT_GAMES} games, seed 1, into {DEFAULT_OUT}.")
     tour.add_argument("experiment", nargs="?", type=Path, metavar="EXPERIMENT.toml",

@@ -69,14 +69,18 @@ def _only_cells(text: str | None) -> list[str]:
 
 
 def tips_main(argv: Sequence[str]) -> int:
-    """Run ``cya-sim tips`` with the words after ``tips``; return the exit status (0, 2 refused, 130 interrupted)."""
-    from cya_sim.reports.tips import load_study, run_study
-    from cya_sim.runs.experiment import ExperimentError
+    """Run ``cya-sim tips`` with the words after ``tips``; return the exit status (0, 2 refused, 130 interrupted).
 
+    The study's modules (pandas, SciPy, the runner) are imported only after the words are parsed, so
+    ``cya-sim tips --help`` and a usage error answer at once.
+    """
     try:
         args = tips_parser().parse_args(list(argv))
     except SystemExit as e:
         return int(e.code or 0)
+    from cya_sim.reports.tips import load_study, run_study
+    from cya_sim.runs.experiment import ExperimentError
+
     over = {k: v for k, v in (("deals", args.deals), ("out", args.out), ("workers", args.workers)) if v is not None}
     try:
         only = _only_cells(args.only)

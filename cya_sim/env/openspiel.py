@@ -148,8 +148,8 @@ class CoverYourAssetsGame(pyspiel.Game):
 
     ``pyspiel.deserialize_game_and_state`` (and pickling) rebuild the game without calling
     ``__init__``; the derived attributes (``rules``, ``n_players``, ``space``, ``encoder``) are then
-    rebuilt from :meth:`get_parameters` on first use (issue 23: ``action_to_string`` raised
-    ``AttributeError`` and the next deal failed).
+    rebuilt from :meth:`get_parameters` on first use (without this, ``action_to_string`` of a deserialized
+    state would raise ``AttributeError`` and the next deal would fail).
     """
 
     def __init__(self, params: dict | None = None) -> None:

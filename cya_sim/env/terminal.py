@@ -208,7 +208,7 @@ def choose(obs: Observation, ask: Callable[[str], str], out: Callable[[str], Non
             text = ask(PROMPT).strip()
         except EOFError:
             raise InputClosed() from None
-        # at most 9 digits: int() of a line of more than 4,300 digits raises ValueError (issue 23)
+        # at most 9 digits: int() of a line of more than 4,300 digits raises ValueError
         number = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else 0
         if 1 <= number <= len(legal):
             return legal[number - 1]

@@ -1,4 +1,4 @@
-"""Reading JSON a user gives (positions of every game family) without an internal error (issue 23).
+"""Reading JSON a user gives (positions of every game family) without an internal error.
 
 ``json.loads`` alone lets two inputs escape as Python errors: text nested a few
 thousand levels deep (``RecursionError``) and an integer of more than 4,300

@@ -1,4 +1,4 @@
-"""Upper bounds of the numbers a user gives (issue 14: no input may overflow, exhaust memory or hang).
+"""Upper bounds of the numbers a user gives: no input may overflow, exhaust memory or hang.
 
 Rule-set bounds (``target_score``, ``max_rounds``, card values and copies) live
 with the rules (:mod:`cya_sim.game.rules`); these are the run's own.
@@ -10,6 +10,14 @@ from __future__ import annotations
 #: keeps one row per game in memory (about 100 bytes at 4 players), and a report reads every
 #: stored game (about 130 MB per million), so 100 million games need about 13 GB.
 MAX_GAMES = 100_000_000
+def range_text(lo: int, hi: int) -> str:
+    """Words for an allowed range of integers: ``"2 to 6"``, or ``"only 2"`` when ``lo == hi``.
+
+    Used in refusals such as "rules 'two_player_draft' allow only 2 players" (never "allow 2 to 2").
+    """
+    return f"only {lo}" if lo == hi else f"{lo} to {hi}"
+
+
 #: Largest seed: stored as a signed 64-bit integer (``games.parquet``'s ``seed`` column).
 MAX_SEED = 2**63 - 1
 #: Largest per-game count of turns, challenges or thefts a position may give: ``games.parquet`` stores

@@ -101,7 +101,7 @@ from typing import Any
 import numpy as np
 
 from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
-from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
+from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED, range_text
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import Deck, DeckError, RulesError, RuleSet, get_rules
 from cya_sim.game.rules.presets import PRESETS
@@ -456,8 +456,8 @@ def state_from_dict(d: Any) -> GameState:
     try:
         rules.check_players(p)
     except RulesError:
-        raise _fail("players", f"is {show(p)}; rules {rules.name!r} allow {rules.min_players} to "
-                    f"{rules.max_players} players") from None
+        raise _fail("players", f"is {show(p)}; rules {rules.name!r} allow "
+                    f"{range_text(rules.min_players, rules.max_players)} players") from None
     deck = rules.deck
     names = deck.names
     t = deck.n_types

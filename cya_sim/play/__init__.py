@@ -1,4 +1,4 @@
-"""The play layer: the loop that joins an engine and its agents (above both; issue 12).
+"""The play layer: the loop that joins an engine and its agents (above both).
 
 * :mod:`.reference` — ``play_games`` on the reference engine (Python agents made from specs).
 * :mod:`.batched` — ``play_games`` on the batched engine: compiled policies in the compiled

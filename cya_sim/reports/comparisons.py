@@ -125,7 +125,7 @@ def seat_share_difference(d: dict[str, np.ndarray], confidence: float = 0.95) ->
     Units are ``d["unit"]`` (games, or deals); each share's most is the mean
     of 1/seats held (a wins every game), so the interval stays inside
     ``[-max_b, max_a]`` (:func:`cya_sim.reports.stats.share_difference`;
-    Newcombe 1998), where a t interval went beyond ±100% (issue 23).
+    Newcombe 1998), where a t interval can go beyond ±100%.
 
     Args:
         d: :func:`pair_games` of two agents. confidence: two-sided level.

@@ -93,7 +93,9 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
                      ("seats.csv", analysis.seats), ("lengths.csv", analysis.lengths),
                      ("rounds.csv", analysis.rounds), ("variance.csv", analysis.variance)):
         put(name, lambda p, df=df: df.to_csv(p, index=False))
-    written += save_all(analysis, games, folder, write=write_atomic)
+    rules = manifest["experiment"]["rules"]
+    written += save_all(analysis, games, folder, write=write_atomic, rules=str(rules.get("name", "")),
+                        unit="points" if rules.get("family") == "theft" else "$")
     put(EXPERIMENT_COPY, lambda p: p.write_text(manifest["experiment_toml"], encoding="utf-8"))
     total = int(manifest["total_games"])
     text = report_markdown(folder, manifest, read_runs(folder), analysis, len(games), total)

@@ -243,7 +243,7 @@ def wilson_effective(rate: float, se: float, units: int, confidence: float = 0.9
     Near the boundary Wilson's coverage dips far below nominal (Brown, Cai &
     DasGupta 2001, Statist. Sci. 16:101–133: with a true rate of 0.9995 and
     400 games, 399 wins give an upper limit of 0.9985, and the interval
-    covered 81% of the time, issue 23). Their *modified Wilson* interval is
+    covered 81% of the time). Their *modified Wilson* interval is
     used: when the effective count of successes ``x = rate n_eff`` is in
     ``(0, x*]`` the lower limit is the one-sided Poisson bound
     ``chi2_{alpha/2}(2x) / (2 n_eff)``, and likewise the upper limit from the
@@ -282,7 +282,7 @@ def seat_share_estimate(wins_c, seats_c, games_c, fair_c=None, confidence: float
     seats of four, whatever the line-up around it), and it sits *at* that
     bound when the agent wins every game, where the seat-level residuals
     vanish and a Wilson interval on the seat-games has zero width ("[50.0%,
-    50.0%]", covering the truth in 24% of 300 tournaments, issue 23). The
+    50.0%]", covering the truth in 24% of 300 tournaments). The
     interval is therefore that of the proportion ``q = R / R_max`` (the share
     of the most the agent could have won, in [0, 1]) with the cluster-robust
     error ``SE(R) / R_max`` (Cochran 1977 ratio estimator; Liang & Zeger
@@ -324,7 +324,7 @@ def share_difference(y1_c, y2_c, n_c, top1: float = 1.0, top2: float = 1.0,
 
     ``R_k = sum y_k,c / sum n_c`` (k = 1, 2), each in ``[0, top_k]``; the
     difference ``D = R_1 - R_2``. A Wald/t interval of D leaves the possible
-    range ("[+45.1%, +104.9%]", issue 23). Newcombe's hybrid score interval
+    range ("[+45.1%, +104.9%]"). Newcombe's hybrid score interval
     (Newcombe 1998, Statist. Med. 17:873–890, method 10; for paired data
     17:2635–2650) combines the two single-share score intervals, here each a
     :func:`wilson_effective` interval of ``R_k / top_k`` scaled by ``top_k``,

@@ -96,7 +96,7 @@ DESIGNS = (
     CoverageDesign("greedy,random x2: greedy wins (nearly) every game", ("greedy", "random"), ("greedy", "random"),
                    Design("explicit", tables=(("greedy", "random", "greedy", "random"),)), 4, 400),
 )
-#: The boundary design (issue 23): each agent holds two of four seats and greedy wins about 1,919 games of 1,920,
+#: The boundary design: each agent holds two of four seats and greedy wins about 1,919 games of 1,920,
 #: so in most replications its per-seat share sits at the most two seats can win (1/2) and random's at 0; the
 #: intervals must keep their coverage there and stay inside [0, 1/2].
 BOUNDARY = DESIGNS[-1]

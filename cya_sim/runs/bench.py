@@ -21,7 +21,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   wall seconds of the whole command; ``plugin_edit_rerun_wall_s``, the same after one line of the
   plug-in is changed; ``cli_warm_run_wall_s``, the same command with ``greedy,random`` (what any
   warm command costs: start-up, games, report);
-- **strategy agents** (issue 12): ``card_counter`` x4 and the compiled plug-in example of
+- **strategy agents**: ``card_counter`` x4 and the compiled plug-in example of
   ``agents/README.md`` x4 (installed from a temporary folder, as a user would) on the same
   engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4;
 - **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
@@ -86,12 +86,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "time (default 20000; 0 skips)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--mcts", action="store_true",
-                        help="measure the ISMCTS/PIMC search instead (issue 6; cya_sim.search.bench)")
+                        help="measure the ISMCTS/PIMC search instead (cya_sim.search.bench)")
     parser.add_argument("--mcts-iterations", type=int, default=20_000,
                         help="ISMCTS iterations per timed search with --mcts (default 20,000)")
     parser.add_argument("--env", action="store_true",
                         help="measure the RL environments instead: the batched vector environment against "
-                             "Gymnasium's SyncVectorEnv (issue 15; cya_sim.env.bench; needs .[rl])")
+                             "Gymnasium's SyncVectorEnv (cya_sim.env.bench; needs .[rl])")
     parser.add_argument("--rules", default=None, metavar="PRESET",
                         help="measure greedy x P and random x P games/s of this preset (e.g. advanced, "
                              "two_player_draft) against classic at the same table size instead (P = 4, or the "
@@ -414,7 +414,7 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     every seat, a quarter of ``games``), ``vs_classic_games``, ``vs_classic_decisions`` and
     ``vs_classic_random`` (batched rates, preset / classic), and the same figures under names that say what
     they compare: ``<preset>_greedy_x<P>_games_s``, ``classic_greedy_x<P>_games_s``,
-    ``<preset>_greedy_x<P>_vs_classic`` (e.g. ``advanced_greedy_x4_vs_classic``, issue 13's target >= 0.5) and
+    ``<preset>_greedy_x<P>_vs_classic`` (e.g. ``advanced_greedy_x4_vs_classic``, goal >= 0.5) and
     ``<preset>_random_x<P>_vs_classic``. P is 4 clamped to the preset's ``min_players..max_players``.
 
     Raises:
@@ -453,7 +453,7 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     out["vs_classic_games"] = out["rules_games_s"] / out["classic_games_s"]
     out["vs_classic_decisions"] = out["rules_decisions_s"] / out["classic_decisions_s"]
     out["vs_classic_random"] = out["rules_random_games_s"] / out["classic_random_games_s"]
-    # the same ratios under names that say what they compare (issue 13: ">= 0.5x the classic engine rate")
+    # the same ratios under names that say what they compare (goal: >= 0.5x the classic engine rate)
     out[f"{preset}_greedy_x{p}_games_s"] = out["rules_games_s"]
     out[f"classic_greedy_x{p}_games_s"] = out["classic_games_s"]
     out[f"{preset}_greedy_x{p}_vs_classic"] = out["vs_classic_games"]

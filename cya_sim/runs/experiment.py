@@ -49,7 +49,7 @@ every agent gets every seat's cards against the same cards of the others —
 the duplicate format of bridge and of computer poker's duplicate matches
 (Billings et al., AAAI 2002 Workshop; the Annual Computer Poker Competition).
 
-**Ablation** (issue 11, tip studies): each tip names a *treatment* and a
+**Ablation** (tip studies): each tip names a *treatment* and a
 *control* policy, the same policy with only the tip's switch changed. Every
 distinct arm (treatment or control) sits against P - 1 copies of ``field``,
 on duplicate deals (always), so the treatment and the control play the same
@@ -517,7 +517,7 @@ def _parse_design(raw: Any, agents: tuple[str, ...], players: tuple[int, ...]) -
 
 
 def _parse_ablation(raw: Mapping[str, Any], agents: tuple[str, ...], duplicate: bool) -> Design:
-    """``design.kind = "ablation"``: tips as {id, treatment, control}, a field, duplicate deals (issue 11)."""
+    """``design.kind = "ablation"``: tips as {id, treatment, control}, a field, duplicate deals (the tip study)."""
     if not duplicate and "duplicate" in raw:
         raise ExperimentError("design.duplicate", "false; an ablation always plays duplicate deals (treatment and "
                               "control on the same deals); omit it or set it true")

@@ -32,7 +32,7 @@ import pandas as pd
 
 from cya_sim.engine import ENGINES
 from cya_sim.engine.table import GameTable
-from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
 from cya_sim.runs.experiment import (
@@ -135,7 +135,7 @@ class TournamentConfig:
         if not _is_int(self.n_players) or not rules.min_players <= self.n_players <= rules.max_players:
             raise TournamentError(
                 "n_players",
-                f"{self.n_players!r} players; rules {rules.name!r} allow {rules.min_players} to {rules.max_players}",
+                f"{self.n_players!r} players; rules {rules.name!r} allow {range_text(rules.min_players, rules.max_players)}",
             )
         try:
             rules.check_table(self.n_players)  # enough cards at this size (hand_size, deck, R-DECK-MULTI)

@@ -1,4 +1,4 @@
-"""Search for one seat of a hidden-information game: determinization, ISMCTS and PIMC (issue 6).
+"""Search for one seat of a hidden-information game: determinization, ISMCTS and PIMC.
 
 Modules:
 

@@ -1,4 +1,4 @@
-"""Benchmarks of the search agents (issue 6): speed of ISMCTS/PIMC and strength in 4-player classic games.
+"""Benchmarks of the search agents: speed of ISMCTS/PIMC and strength in 4-player classic games.
 
 Speed (``mcts_speed``): one fixed 4-player classic mid-game position (game 0
 of root key 12345, after 30 ``greedy`` actions of round 1), one warm-up

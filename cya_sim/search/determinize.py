@@ -6,7 +6,7 @@ know, and the order of the draw pile — with the observer's *unseen* cards
 (``Observation.unseen``), and nothing else is changed. It is built from the
 :class:`~cya_sim.engine.reference.observation.Observation` only: the true state is never read,
 so two true states with equal observations give identical samples for the
-same random stream (the leak test of issue 6).
+same random stream (the leak test of ``tests/test_search_determinize.py``).
 
 **Exactly uniform.** The unseen cards are distinguishable physical cards;
 every injective placement of them into the hidden positions that respects

@@ -19,6 +19,7 @@ import numpy as np
 
 from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import show
+from cya_sim.game.limits import range_text
 
 END_OF_TURN = ("discard_down", "discard_and_draw_up", "keep")
 #: What cancels a gold theft (R-T-TURN *choice*): a pair from hand that includes a gold card, or one gold card.
@@ -223,7 +224,7 @@ class TheftRuleSet:
         if (not isinstance(n_players, int) or isinstance(n_players, bool)
                 or not self.min_players <= n_players <= self.max_players):
             raise RulesError(f"option 'players' is {n_players!r}; rules {self.name!r} allow "
-                             f"{self.min_players} to {self.max_players} players")
+                             f"{range_text(self.min_players, self.max_players)} players")
 
     def check_table(self, n_players: int) -> None:
         """Raise :class:`RulesError` unless a game at ``n_players`` seats can be set up (R-T-SETUP).

@@ -1,4 +1,4 @@
-"""The batched engine: B games as the rows of one int64 array, rules compiled with numba (issue 3, 12).
+"""The batched engine: B games as the rows of one int64 array, rules compiled with numba.
 
 Public API: :func:`init`, :func:`step`, :func:`observe`, :func:`results`,
 :class:`BatchState`, :class:`ObservationBatch`, :class:`IllegalActionError`.

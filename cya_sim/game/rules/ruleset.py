@@ -16,6 +16,7 @@ from typing import Any
 
 from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import show
+from cya_sim.game.limits import range_text
 from cya_sim.game.rules.advanced import ACTION_CARD_NAMES, AdvancedIds, with_advanced_cards
 from cya_sim.game.rules.deck import MAX_CARD_VALUE, MAX_COPIES, Deck, deck_2011
 
@@ -318,9 +319,10 @@ class RuleSet:
         have = int(counts.sum())
         if have < need:
             most = (have - 1 - self.draft_cards - n_act) // n_players
+            besides = "the draft piles and a discard" if self.draft_cards else "and a discard"
             raise RulesError(
                 f"option 'hand_size' is {hand} at {n_players} players: deck {self.deck.name!r} has {have} cards in "
-                f"play, enough for at most {most} each, the draft piles and a discard ({need} needed); lower hand_size, "
+                f"play, enough for at most {most} each {besides} ({need} needed); lower hand_size, "
                 "play fewer players or use a larger deck"
             )
         if self.end_kind == "target":
@@ -359,7 +361,7 @@ class RuleSet:
         ):
             raise RulesError(
                 f"option 'players' is {show(n_players, python_str=True)}; rules {self.name!r} allow "
-                f"{self.min_players} to {self.max_players} players"
+                f"{range_text(self.min_players, self.max_players)} players"
             )
 
     def deck_counts(self, n_players: int):
