@@ -70,9 +70,10 @@ class CoverYourAssetsAEC(AECEnv):
 
     #: PettingZoo's metadata (https://pettingzoo.farama.org/api/aec/, 1.24+): the versioned name, the render
     #: modes, and ``is_parallelizable`` False (a turn-based game: one agent acts at a time, so there is no
-    #: ``parallel_env``; see :mod:`cya_sim.env.cover_your_assets_v0`).
+    #: ``parallel_env``; see :mod:`cya_sim.env.cover_your_assets_v0`). ``render_fps`` 1 as PettingZoo's text
+    #: games declare it (the log is printed as it happens, not timed).
     metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi", "human"],
-                                "is_parallelizable": False}
+                                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, reward: str = "win_share",
                  render_mode: str | None = None, seat_names=None, stack_depth: int | None = DEFAULT_STACK_DEPTH):
