@@ -9,6 +9,13 @@ The learning seat is a Python seat of that line-up (an agent without a
 compiled form, :class:`LearnerSeat`): the compiled loop plays every opponent
 seat of every row and stops in each row where the learner must act, exactly
 as it stops for any Python agent (:func:`cya_sim.play.batched.play_with_python_agents`).
+
+Autoreset: the engine's queue holds one game per row and none waiting, so a row whose game ends
+stops there (idle, its last position kept) instead of starting the next game inside the compiled
+call. :func:`step` then reads the result and the learner's last observation of each finished game
+(the vector environment's ``info["final_obs"]``) and restarts the row with the next game index
+(:func:`cya_sim.engine.batched.loops.reset_row`), so rows take the games of the seed in the order the
+engine's own autoreset gave them.
 """
 
 from __future__ import annotations

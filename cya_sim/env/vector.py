@@ -181,7 +181,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             info["final_obs"] = np.full(self.num_envs, None, object)  # SyncVectorEnv's layout
             for i, row in enumerate(done.rows.tolist()):
                 info["final_obs"][row] = done.final[i]
-            info["_final_obs"] = ended
+            info["_final_obs"] = ended.copy()
             final_info = {"action_mask": np.zeros_like(self._mask), "_action_mask": ended.copy(), "game": g0.copy(),
                           "_game": ended.copy()}
             if capped.any():
