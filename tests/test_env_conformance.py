@@ -120,6 +120,18 @@ def test_gymnasium_check_env_of_the_registered_id(preset, players):
     gym_check_env(env.unwrapped, skip_render_check=False)
 
 
+@pytest.mark.parametrize("mode", ["ansi", "human"])
+def test_gymnasium_check_env_renders_in_both_modes(mode, capsys):
+    env = gym.make(GYM_ID, n_players=3, opponents="random", render_mode=mode)
+    gym_check_env(env.unwrapped, skip_render_check=False)
+    env.reset(seed=2, options={"game": 1})
+    text = env.render()
+    if mode == "ansi":
+        assert text.startswith("game 1: 3 players, rules classic")
+    else:
+        assert text is None and "game 1: 3 players, rules classic" in capsys.readouterr().out
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize(("preset", "players"), TABLES, ids=IDS)
 def test_stable_baselines3_check_env(preset, players):
@@ -305,6 +317,9 @@ def test_information_state_is_the_players_observations_and_actions_perfect_recal
             assert text.startswith(s.observation_string(player) + " | recall: ")
             assert text.endswith(f"recall: {len(actions)} decisions, actions [{','.join(map(str, actions))}], "
                                  f"digest {digest}")
+    _, s2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, s))
+    assert [s2.information_state_string(p) for p in range(game.num_players())] == \
+        [s.information_state_string(p) for p in range(game.num_players())]  # rebuilt by replaying the history
     # along a game, a player's information states at its decisions are all different (each holds the last)
     s, seen = game.new_initial_state(), set()
     for a in history:
