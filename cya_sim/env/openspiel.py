@@ -20,8 +20,11 @@ Information state (string only): perfect recall, as in OpenSpiel's card games.
 actions so far, and a digest (BLAKE2b, 128 bits) of the sequence of its
 observations at each of its decisions with the action it took. Two histories
 share an information state exactly when the player saw the same observations at
-its decisions, took the same actions and sees the same now, so an information
-state determines every earlier one of the player (Kuhn's perfect recall). The
+its decisions, took the same actions and sees the same now (up to a collision of
+the 128-bit digest), so an information state determines every earlier one of the
+player and its actions (Kuhn's perfect recall). What the player saw between two
+of its decisions is kept as far as the §10 observation at the next decision
+holds it (every discard, set and challenge card of the round, R-HIDDEN-WILD). The
 information state tensor is not provided (``GameType.provides_information_state_tensor``
 is False): a fixed-size tensor holding a history of up to ``max_game_length``
 moves is not practical; learners take the observation tensor.

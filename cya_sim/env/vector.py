@@ -48,7 +48,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
 
     Games and seeding: ``reset(seed=S)`` starts games ``0 .. B-1`` of seed S, one per row; a row whose
     game ends takes the next game index not yet started (``B, B+1, ...``) in the same step (Gymnasium's
-    autoreset mode SAME_STEP, https://gymnasium.farama.org/api/vector/autoreset/: that step returns the
+    autoreset mode SAME_STEP, https://gymnasium.farama.org/main/api/vector/autoreset/: that step returns the
     new game's first observation, ``terminated`` true and the finished game's reward; as Gymnasium's
     ``SyncVectorEnv`` does, ``info["final_obs"]`` is a (B,) object array holding, for each finished
     game, the learner's (D_obs,) float32 observation of its last position (the observation the
