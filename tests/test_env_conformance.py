@@ -1,4 +1,4 @@
-"""Each RL toolkit's own conformance checks on every preset (issue 24), and the conventions they rest on.
+"""Each RL toolkit's own conformance checks on every preset, and the conventions they rest on.
 
 - PettingZoo 1.24+: ``api_test``, ``render_test`` and ``seed_test`` on ``cover_your_assets_v0.env()``
   (the standard wrappers) and ``raw_env()``; ``TerminateIllegalWrapper``'s -1 for an illegal action.
@@ -170,7 +170,7 @@ def test_make_vec_sync_mode_wraps_single_games():
 def test_vector_final_obs_is_the_single_game_envs_last_observation():
     """SAME_STEP (Gymnasium 1.x): the ending step returns the next game's first observation, and
     ``info["final_obs"][i]`` the learner's observation of the finished game's last position, as the
-    single-game environment returns it with ``terminated`` (issue 24: it was zeros)."""
+    single-game environment returns it with ``terminated`` (not zeros)."""
     b, seat, opponents = 3, 1, "random,heuristic"
     vec = gym.make_vec(GYM_ID, num_envs=b, n_players=3, seat=seat, opponents=opponents)
     obs, _ = vec.reset(seed=8)
@@ -190,7 +190,7 @@ def test_vector_final_obs_is_the_single_game_envs_last_observation():
                 ended += 1
                 assert info["_final_obs"][i] and info["_final_info"][i]
                 np.testing.assert_array_equal(info["final_obs"][i], o)
-                assert o.any()  # a real position (issue 24: final_obs was all zeros)
+                assert o.any()  # a real position, not a blank
                 assert info["final_info"]["game"][i] == single_info["game"] == info["final_game"][i]
                 assert not info["final_info"]["action_mask"][i].any()
                 o, _ = singles[i].reset(options={"game": int(info["game"][i])})
