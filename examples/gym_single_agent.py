@@ -1,13 +1,14 @@
-"""One learning seat against greedy and card_counter (cya_sim.env.CoverYourAssetsGym)."""
+"""One learning seat against greedy and card_counter, made from Gymnasium's registry."""
+import gymnasium as gym
 import numpy as np
 
-from cya_sim.env import CoverYourAssetsGym
+import cya_sim.env  # noqa: F401  (registers cya_sim/CoverYourAssets-v0)
 
-env = CoverYourAssetsGym(rules="classic", n_players=4, seat=0, opponents="greedy,card_counter")
+env = gym.make("cya_sim/CoverYourAssets-v0", rules="classic", n_players=4, opponents="greedy,card_counter")
 obs, info = env.reset(seed=1)
 rng = np.random.default_rng(0)
-terminated = False
-while not terminated:
-    action = rng.choice(np.flatnonzero(env.action_masks()))  # your masked policy goes here
+terminated = truncated = False
+while not (terminated or truncated):
+    action = rng.choice(np.flatnonzero(info["action_mask"]))  # your masked policy goes here
     obs, reward, terminated, truncated, info = env.step(action)
-print("observation", obs.shape, obs.dtype, "- reward at the end:", reward)
+print(env.spec.id, "observation", obs.shape, obs.dtype, "- reward at the end:", reward)

@@ -1,11 +1,10 @@
-"""OpenSpiel's ISMCTS bot plays the registered game against a random player (cya_sim.env.register_openspiel)."""
+"""OpenSpiel's ISMCTS bot plays the game against a random player (registered by importing cya_sim.env)."""
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from cya_sim.env import register_openspiel
+import cya_sim.env  # noqa: F401  (registers python_cover_your_assets)
 
-register_openspiel()
 game = pyspiel.load_game("python_cover_your_assets", {"players": 2, "rounds": 1})
 bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), uct_c=1.41,
                        max_simulations=4, random_state=np.random.RandomState(1))
@@ -16,7 +15,7 @@ while not state.is_terminal():
         actions, probs = zip(*state.chance_outcomes())
         state.apply_action(int(rng.choice(actions, p=probs)))
     elif state.current_player() == 0:
-        state.apply_action(bot.step(state))  # OpenSpiel's ISMCTS at seat 0
+        state.apply_action(bot.step(state))  # OpenSpiel's ISMCTS at seat 0 (keyed by information states)
     else:
         state.apply_action(int(rng.choice(state.legal_actions())))  # random at seat 1
-print("returns (win shares):", state.returns())
+print("max_game_length", game.max_game_length(), "- returns (win shares):", state.returns())

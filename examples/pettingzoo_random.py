@@ -1,9 +1,9 @@
-"""A random agent written against the PettingZoo API plays one game (cya_sim.env.CoverYourAssetsAEC)."""
+"""A random agent written against the PettingZoo API plays one game (cya_sim.env.cover_your_assets_v0)."""
 import numpy as np
 
-from cya_sim.env import CoverYourAssetsAEC
+from cya_sim.env import cover_your_assets_v0
 
-env = CoverYourAssetsAEC(rules="classic", n_players=4, render_mode="ansi")
+env = cover_your_assets_v0.env(rules="classic", n_players=4, render_mode="ansi")  # PettingZoo's standard wrappers
 env.reset(seed=1)  # game 0 of seed 1: the deal of `cya-sim play --seed 1`
 for agent in env.agent_iter():
     obs, reward, terminated, truncated, info = env.last()

@@ -12,9 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 EXPECT = {
     "pettingzoo_random.py": "game over: winner(s)",
-    "gym_single_agent.py": "observation (1133,) float32",
-    "vector_env.py": "games finished; a random learner's win share",
-    "openspiel_ismcts.py": "returns (win shares):",
+    "gym_single_agent.py": "cya_sim/CoverYourAssets-v0 observation (1133,) float32",
+    "vector_env.py": "; a final_obs (1133,)",
+    "openspiel_ismcts.py": "max_game_length 329 - returns (win shares):",
 }
 
 

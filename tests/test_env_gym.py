@@ -74,7 +74,6 @@ def test_bad_arguments_name_the_field():
 def test_vector_env_equals_the_single_game_env_row_by_row(opponents, seat):
     b = 3
     vec = CoverYourAssetsVectorEnv(num_envs=b, opponents=opponents, seat=seat)
-    vec._queue_len = 16  # a short queue, recycled after almost every game (batched_bridge.recycle_queue)
     obs, info = vec.reset(seed=5)
     singles = [CoverYourAssetsGym(opponents=opponents, seat=seat) for _ in range(b)]
     single_obs = [e.reset(seed=5, options={"game": i})[0] for i, e in enumerate(singles)]

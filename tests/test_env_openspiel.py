@@ -105,7 +105,8 @@ def test_resample_from_infostate_keeps_the_players_observation_and_every_card(pa
     for i in range(30):
         r = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
         assert r.information_state_string(player) == state.information_state_string(player)
-        np.testing.assert_array_equal(r.information_state_tensor(player), state.information_state_tensor(player))
+        np.testing.assert_array_equal(r.observation_tensor(player), state.observation_tensor(player))
+        assert r.observation_string(player) == state.observation_string(player)
         np.testing.assert_array_equal(r.gs.card_counts(), state.gs.card_counts())  # card conservation
         for stack in r.gs.stacks:
             for s in stack:  # R-HIDDEN-WILD: a hidden set card is the set's asset or a wild

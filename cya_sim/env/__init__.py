@@ -1,31 +1,45 @@
 """Environments for reinforcement learning and game-AI toolkits (``pip install -e .[rl]``).
 
-- :class:`CoverYourAssetsAEC` (:mod:`.aec`): PettingZoo AEC environment, every preset.
+- :mod:`.cover_your_assets_v0`: the PettingZoo AEC environment as PettingZoo ships its classic games
+  (``env()`` with the standard wrappers, ``raw_env()``); the class is :class:`CoverYourAssetsAEC` (:mod:`.aec`).
 - :class:`CoverYourAssetsGym` (:mod:`.gym`): Gymnasium single-agent environment, the other seats
-  played by agents given by spec.
+  played by agents given by spec; registered as ``cya_sim/CoverYourAssets-v0`` (``gym.make``, ``gym.make_vec``).
 - :class:`CoverYourAssetsVectorEnv` (:mod:`.vector`): many games stepped at once on the compiled
-  batched engine.
-- :func:`register_openspiel` (:mod:`.openspiel`): the game as an OpenSpiel Python game.
+  batched engine (the ``vector_entry_point`` of that id).
+- :func:`register_openspiel` (:mod:`.openspiel`): the game as an OpenSpiel Python game,
+  ``python_cover_your_assets``.
 - :mod:`.terminal`: a human at the terminal (``cya-sim play --human SEAT``).
 
-The names load on first use (PEP 562), so importing one does not import every toolkit.
+Importing this package registers the Gymnasium id and the OpenSpiel game when those toolkits are
+installed (:mod:`.registration`; it imports Gymnasium and OpenSpiel, a few tenths of a second). The
+names above load on first use (PEP 562), so PettingZoo is imported only by the PettingZoo environment.
 """
 
 from __future__ import annotations
 
 import importlib
 
+from cya_sim.env.registration import register_all
+
 _WHERE = {
-    "CoverYourAssetsAEC": "aec", "env": "aec", "CoverYourAssetsGym": "gym", "CoverYourAssetsVectorEnv": "vector",
+    "CoverYourAssetsAEC": "aec", "CoverYourAssetsGym": "gym", "CoverYourAssetsVectorEnv": "vector",
     "register_openspiel": "openspiel", "ObservationEncoder": "encoding", "EnvGame": "game",
     "IllegalActionError": "game",
 }
+#: Submodules reachable as attributes (``cya_sim.env.cover_your_assets_v0.env()``), loaded on first use.
+_SUBMODULES = ("cover_your_assets_v0",)
 
 __all__ = ["CoverYourAssetsAEC", "CoverYourAssetsGym", "CoverYourAssetsVectorEnv", "EnvGame", "IllegalActionError",
-           "ObservationEncoder", "env", "register_openspiel"]
+           "ObservationEncoder", "cover_your_assets_v0", "env", "register_openspiel"]
+
+register_all()
 
 
 def __getattr__(name: str):
     if name in _WHERE:
         return getattr(importlib.import_module(f"cya_sim.env.{_WHERE[name]}"), name)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"cya_sim.env.{name}")
+    if name == "env":  # PettingZoo's env() of the current version
+        return importlib.import_module("cya_sim.env.cover_your_assets_v0").env
     raise AttributeError(f"module 'cya_sim.env' has no attribute {name!r}")

@@ -20,6 +20,8 @@ from cya_sim.env.game import EnvGame, check_options, check_seed, resolve_rules
 from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")
+#: Render modes: None, ``ansi`` (render() returns the log text) and ``human`` (the log printed to stdout).
+RENDER_MODES = (None, "ansi", "human")
 
 
 class CoverYourAssetsAEC(AECEnv):
@@ -31,12 +33,15 @@ class CoverYourAssetsAEC(AECEnv):
         reward: ``win_share`` (default): at game end each winner gets 1/k (k winners, R-TIE), others 0;
             ``total_change``: the win share at game end plus, at each round end, the change of the seat's
             total in millions of dollars (R-SCORE).
-        render_mode: None or ``ansi``: :meth:`render` returns the readable log lines since the last call,
-            the very lines of ``cya-sim play`` (concatenated over a game they equal its output).
+        render_mode: None, ``ansi``: :meth:`render` returns the readable log lines since the last call,
+            the very lines of ``cya-sim play`` (concatenated over a game they equal its output); or
+            ``human``: :meth:`reset` and :meth:`step` print those lines to stdout as they happen and
+            :meth:`render` returns None (Gymnasium's and PettingZoo's meaning of ``human``).
         seat_names: names shown in the log after each seat (default the agent names ``player_s``).
         stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.encoding.ObservationEncoder`).
 
-    Observations: ``{"observation": (D_obs,) float32, "action_mask": (A,) int8}``; the mask is 1 for
+    Observations: ``{"observation": (D_obs,) float32, "action_mask": (A,) int8}``, the observation in the
+    finite ``Box`` of :meth:`~cya_sim.env.encoding.ObservationEncoder.space`; the mask is 1 for
     the legal actions of the agent to act and all 0 for the others (and once the game is over). The
     structured form is :meth:`structured_observation` (a :class:`~cya_sim.engine.reference.observation.Observation`).
     Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.game.actions.ActionSpace`.
@@ -63,15 +68,20 @@ class CoverYourAssetsAEC(AECEnv):
             before the first :meth:`reset`.
     """
 
-    metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    #: PettingZoo's metadata (https://pettingzoo.farama.org/api/aec/, 1.24+): the versioned name, the render
+    #: modes, and ``is_parallelizable`` False (a turn-based game: one agent acts at a time, so there is no
+    #: ``parallel_env``; see :mod:`cya_sim.env.cover_your_assets_v0`). ``render_fps`` 1 as PettingZoo's text
+    #: games declare it (the log is printed as it happens, not timed).
+    metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi", "human"],
+                                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, reward: str = "win_share",
                  render_mode: str | None = None, seat_names=None, stack_depth: int | None = DEFAULT_STACK_DEPTH):
         super().__init__()
         if reward not in REWARDS:
             raise ValueError(f"reward: {reward!r}; allowed: {', '.join(REWARDS)}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi'")
+        if render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human'")
         self.rules = resolve_rules(rules)
         self.n_players = n_players
         self.reward_kind = reward
@@ -79,13 +89,12 @@ class CoverYourAssetsAEC(AECEnv):
         self.possible_agents = [f"player_{s}" for s in range(n_players)]
         self._lines: list[str] = []
         self.game = EnvGame(self.rules, n_players, seat_names if seat_names is not None else self.possible_agents,
-                            log=self._lines.append if render_mode == "ansi" else None)
+                            log=self._lines.append if render_mode is not None else None)
         self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
         a = self.game.space.size
 
         def obs_space() -> spaces.Dict:
-            return spaces.Dict({"observation": spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32),
-                                "action_mask": spaces.Box(0, 1, (a,), np.int8)})
+            return spaces.Dict({"observation": self.encoder.space(), "action_mask": spaces.Box(0, 1, (a,), np.int8)})
 
         # one space object per agent, so each can be seeded on its own
         self.observation_spaces = {ag: obs_space() for ag in self.possible_agents}
@@ -125,6 +134,8 @@ class CoverYourAssetsAEC(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.to_act]
+        if self.render_mode == "human":
+            self.render()
 
     def structured_observation(self, agent: str) -> Observation:
         """The §10 :class:`~cya_sim.engine.reference.observation.Observation` of ``agent`` (copies, no hidden information)."""
@@ -169,6 +180,8 @@ class CoverYourAssetsAEC(AECEnv):
             self.agent_selection = self.possible_agents[self.game.to_act]
         self.rewards = {a: float(rewards[self._seat(a)]) for a in self.agents}
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def last(self, observe: bool = True):
         """PettingZoo's ``last``: (observation, cumulative reward, termination, truncation, info) of ``agent_selection``.
@@ -181,20 +194,23 @@ class CoverYourAssetsAEC(AECEnv):
         return super().last(observe)
 
     def render(self) -> str | None:
-        """The readable log lines since the last call (``render_mode="ansi"``), else None with a warning."""
+        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None).
+
+        Without a render mode: None, with Gymnasium's warning.
+        """
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         text = "\n".join(self._lines)
         self._lines.clear()
+        if self.render_mode == "human":
+            if text:
+                print(text, flush=True)
+            return None
         return text
 
     def close(self) -> None:
         """Nothing to release."""
 
-
-def env(**kwargs) -> AECEnv:
-    """A :class:`CoverYourAssetsAEC` (PettingZoo's ``env()`` convention); arguments as the class."""
-    return CoverYourAssetsAEC(**kwargs)

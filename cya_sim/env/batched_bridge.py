@@ -9,24 +9,31 @@ The learning seat is a Python seat of that line-up (an agent without a
 compiled form, :class:`LearnerSeat`): the compiled loop plays every opponent
 seat of every row and stops in each row where the learner must act, exactly
 as it stops for any Python agent (:func:`cya_sim.play.batched.play_with_python_agents`).
+
+Autoreset: the engine's queue holds one game per row and none waiting, so a row whose game ends
+stops there (idle, its last position kept) instead of starting the next game inside the compiled
+call. :func:`step` then reads the result and the learner's last observation of each finished game
+(the vector environment's ``info["final_obs"]``) and restarts the row with the next game index
+(:func:`cya_sim.engine.batched.loops.reset_row`), so rows take the games of the seed in the order the
+engine's own autoreset gave them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import numpy as np
 
 from cya_sim.engine import batched
-from cya_sim.engine.batched import BatchState
+from cya_sim.engine.batched import BatchState, ObservationBatch
+from cya_sim.engine.batched.loops import reset_row
+from cya_sim.engine.compiled.layout import G_TO_ACT
 from cya_sim.game.rules import RuleSet
 from cya_sim.play.batched import Lineup, run_compiled
 
 #: Agent spec of the learning seat in the batched engine (a Python seat the engine never calls itself).
 LEARNER_SPEC = "cya_sim.env.batched_bridge:LearnerSeat"
-
-#: Per-game queue fields (first axis G, :class:`cya_sim.engine.batched.state.Queue`) shifted together when the
-#: queue is recycled (the environments keep no action log, so ``log_actions``/``log_len`` are empty).
-_QUEUE_FIELDS = ("q_game_index", "q_seat_agent", "r_done", "r_first_dealer", "r_totals", "r_winners", "r_rounds",
-                 "r_turns", "r_challenges", "r_decisions", "r_largest_steal", "r_capped")
 
 
 class LearnerSeat:
@@ -50,17 +57,40 @@ class Batch:
         state: the :class:`~cya_sim.engine.batched.BatchState` (B rows, a queue of G games).
         lineup: the :class:`~cya_sim.play.batched.Lineup` of ``[LEARNER_SPEC] + opponent_specs``
             (the learner's policy code is -1: a Python seat).
+        next_game: the game index the next restarted row takes (:func:`step`).
     """
 
-    def __init__(self, state: BatchState, lineup: Lineup) -> None:
-        self.state, self.lineup = state, lineup
+    def __init__(self, state: BatchState, lineup: Lineup, next_game: int = 0) -> None:
+        self.state, self.lineup, self.next_game = state, lineup, next_game
+
+
+@dataclasses.dataclass(frozen=True)
+class Finished:
+    """The games that ended in one :func:`step`, n of them, in the order their rows took new games.
+
+    rows: (n,) int64 batch rows. game: (n,) int64 game index of each finished game.
+    share: (n, P) float64 win shares (R-TIE). totals: (n, P) int64 final totals in dollars.
+    capped: (n,) bool stopped by the ``max_rounds`` safeguard, not R-GAME-END.
+    final: (n, D) the encoded observation of the learner's seat in each finished game's last
+        position (``encode`` of :func:`step` applied to an ObservationBatch whose legal masks are all
+        false, the games being over), or None when :func:`step` was given no ``encode``.
+    """
+
+    rows: np.ndarray
+    game: np.ndarray
+    share: np.ndarray
+    totals: np.ndarray
+    capped: np.ndarray
+    final: np.ndarray | None
 
 
 def new_batch(rules: RuleSet, n_players: int, batch_size: int, key: int, seat_agent_row: np.ndarray,
-              opponent_specs: list[str], first_game: int, queue_len: int) -> Batch:
-    """A batch of ``batch_size`` rows fed by ``queue_len`` queued games ``first_game, first_game + 1, ...``.
+              opponent_specs: list[str], first_game: int = 0) -> Batch:
+    """A batch of ``batch_size`` rows playing games ``first_game .. first_game + B - 1``, one per row.
 
     Each row is dealt its first game (R-SETUP); call :func:`advance` to reach the learner's first decisions.
+    The queue holds one slot per row (slot ``b`` is row ``b``'s game) and no game waiting, so a finished
+    game stops its row, keeping its last position, until :func:`step` reads it and restarts the row.
 
     Args:
         rules: the rule set. n_players: P. key: 64-bit root key (:func:`cya_sim.game.rng.root_key`).
@@ -71,10 +101,10 @@ def new_batch(rules: RuleSet, n_players: int, batch_size: int, key: int, seat_ag
         RulesError: ``n_players`` not allowed. ValueError: bad shapes, an unknown agent spec.
     """
     agents = (LEARNER_SPEC, *opponent_specs)
-    games = np.arange(first_game, first_game + queue_len, dtype=np.int64)
-    seat_agent = np.broadcast_to(np.asarray(seat_agent_row, np.int16), (queue_len, n_players)).copy()
+    games = np.arange(first_game, first_game + batch_size, dtype=np.int64)
+    seat_agent = np.broadcast_to(np.asarray(seat_agent_row, np.int16), (batch_size, n_players)).copy()
     state = batched.init(rules, n_players, batch_size, key, games, seat_agent, agents)
-    return Batch(state, Lineup(agents, rules))
+    return Batch(state, Lineup(agents, rules), first_game + batch_size)
 
 
 def advance(batch: Batch) -> None:
@@ -133,35 +163,74 @@ def totals(batch: Batch) -> np.ndarray:
     return batch.state.totals.copy()
 
 
-def recycle_queue(batch: Batch, min_free: int) -> None:
-    """Keep at least ``min_free`` queued games not yet started: drop finished games from the queue's front.
+def _final_observations(batch: Batch, rows: np.ndarray, seat: int) -> ObservationBatch:
+    """The ``seat`` observation of the finished games in ``rows`` (idle rows keep their last position).
 
-    The queue positions before every row's current game are finished and read; they are dropped,
-    the rest is moved to the front, and the freed tail gets the next game indices in order (with
-    the same seat assignment), so rows go on taking games ``0, 1, 2, ...`` of the seed.
-
-    When the games in progress span so much of the queue that fewer are freed, as many as possible are.
+    A copy of those rows with ``seat`` to act is observed (:func:`cya_sim.engine.batched.observe`); its legal
+    masks are cleared, since the games are over.
     """
     st = batch.state
-    g = st.q_game_index.shape[0]
-    nxt = int(st.q_next[0])
-    if g - nxt >= min_free:
-        return
-    active = st.queue_pos[st.queue_pos >= 0]
-    lo = int(active.min()) if active.size else nxt
-    if lo == 0:
-        return
-    keep = g - lo
-    last_game = int(st.q_game_index[g - 1])
-    for name in _QUEUE_FIELDS:
-        a = getattr(st.queue, name)
-        a[:keep] = a[lo:].copy()
-        if name == "q_game_index":
-            a[keep:] = np.arange(last_game + 1, last_game + 1 + lo)
-        elif name == "q_seat_agent":
-            a[keep:] = a[0]
-        else:
-            a[keep:] = 0  # False for r_capped
-    qp = st.queue_pos
-    qp[qp >= 0] -= lo
-    st.q_next[0] = nxt - lo
+    sub = dataclasses.replace(st, rows=st.rows[rows].copy(), engine_rng=st.engine_rng[rows].copy(),
+                              agent_rng=st.agent_rng[rows].copy())
+    sub.rows[:, G_TO_ACT] = seat
+    ob = batched.observe(sub)
+    ob.legal_action_mask[:] = False
+    return ob
+
+
+def _finish(batch: Batch, seat: int, encode: Callable[[ObservationBatch], np.ndarray] | None) -> Finished:
+    """Read the games that ended (idle rows) and restart each of their rows with the next game index, in row order."""
+    st = batch.state
+    rows = np.flatnonzero(st.queue_pos < 0)
+    p = st.n_players
+    if rows.size == 0:
+        return Finished(rows, rows.copy(), np.zeros((0, p)), np.zeros((0, p), np.int64), np.zeros(0, bool), None)
+    share, tot = finished_results(batch, rows, p)  # queue slot b is row b's game
+    out = Finished(rows, st.game_index[rows].copy(), share, tot, finished_capped(batch, rows),
+                   None if encode is None else encode(_final_observations(batch, rows, seat)))
+    q = st.queue
+    for b in rows.tolist():
+        q.q_game_index[b] = batch.next_game
+        q.r_done[b] = False
+        batch.next_game += 1
+        reset_row(st.consts, st.rows, st.engine_rng, st.agent_rng, q, b, b)
+    return out
+
+
+def _concat(parts: list[Finished]) -> Finished:
+    if len(parts) == 1:
+        return parts[0]
+    finals = [f.final for f in parts]
+    final = None if any(f is None for f in finals) else np.concatenate(finals)
+    return Finished(*(np.concatenate([getattr(f, k) for f in parts]) for k in ("rows", "game", "share", "totals",
+                                                                               "capped")), final)
+
+
+def step(batch: Batch, actions: np.ndarray, seat: int,
+         encode: Callable[[ObservationBatch], np.ndarray] | None = None) -> Finished:
+    """Apply the learner's (B,) int64 ``actions``, play the opponents up to its next decision in every row.
+
+    A row whose game ends (by the learner's action or an opponent's) has its result and, with ``encode``
+    (e.g. :meth:`~cya_sim.env.encoding.ObservationEncoder.encode_batch`), the learner's encoded
+    observation of the last position read, then takes the next game index in the same
+    step (Gymnasium's SAME_STEP autoreset): the rows finished by the learner's actions first, then those
+    finished by opponents, each in row order (the order the engine's own autoreset gave).
+
+    Returns:
+        the :class:`Finished` games.
+
+    Raises:
+        IllegalActionError: an action outside the mask (names the game, seat, agent and action); no row changes.
+        RuntimeError: a game ended without a decision of the learner (no rule allows it).
+    """
+    apply(batch, actions, np.ones(batch.state.batch_size, bool))
+    parts = [_finish(batch, seat, encode)]
+    advance(batch)
+    parts.append(_finish(batch, seat, encode))
+    if parts[1].rows.size:
+        again = np.intersect1d(parts[0].rows, parts[1].rows)
+        advance(batch)
+        if again.size or idle_rows(batch).any():
+            raise RuntimeError(f"a game in row(s) {np.union1d(again, np.flatnonzero(idle_rows(batch))).tolist()} "
+                               "ended without a decision of the learner")
+    return _concat([p for p in parts if p.rows.size] or parts[:1])

@@ -55,6 +55,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from cya_sim.engine.reference.observation import Observation
+from cya_sim.env import bounds
 from cya_sim.game.rules import RuleSet
 
 #: Stack depth of the default encoding: the top sets of each stack given one by one.
@@ -70,6 +71,8 @@ class ObservationEncoder:
 
     Attributes:
         size: D_obs, the length of a vector. blocks: dict name -> (start, stop) in the vector.
+        low, high: ``(D_obs,) float32`` finite bounds of every vector (:meth:`_bounds`), the bounds of
+            the environments' observation ``Box`` (:meth:`space`).
 
     Raises:
         ValueError: ``stack_depth`` < 1; RulesError: ``n_players`` not allowed by ``rules``.
@@ -102,6 +105,43 @@ class ObservationEncoder:
             s += n
         self.size = s
         self._values = deck.values.astype(np.int64)
+        self.low, self.high = self._bounds()
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``, each ``(D_obs,) float32``: every vector this encoder can produce lies between them.
+
+        Low is 0 everywhere (counts, one-hots and dollars are never negative, R-DECK-CUSTOM). High, block
+        by block: 1 for a one-hot or a flag; copies in play of the type (``rules.deck_counts``) for a
+        count of one card type; N (cards in play) for a count of cards; ``N // 2`` for the sets of one
+        stack; the draft pile size for a pile; :func:`~cya_sim.env.bounds.max_rounds` for the round;
+        :func:`~cya_sim.env.bounds.max_total` in $M for a total; and ``N`` times the highest card value,
+        in $M, for the dollars of a stack or set (its hidden cards counted at up to the highest value).
+        """
+        p, t, na, d = self.n_players, self.t, self.na, self.depth
+        counts = self.rules.deck_counts(p).astype(np.float64)
+        n = float(self.n_cards)
+        money = n * float(self._values.max(initial=0)) * 1e-6
+        one_p, one_t, one_a = np.ones(p), np.ones(t), np.ones(na)
+        high = {
+            "phase": np.ones(self.n_phases), "hand": counts, "unseen": counts, "hand_sizes": np.full(p, n),
+            "totals": np.full(p, bounds.max_total(self.rules, p) * 1e-6), "draw": np.full(2, n),
+            "discard_counts": counts, "discard_top": one_t, "round": [bounds.max_rounds(self.rules, p)],
+            "dealer": one_p, "current_player": one_p,
+            "challenge": np.concatenate([[1.0, n], one_p, one_p, one_a, counts, counts, one_t]),
+            "gave_up": np.ones(p * t),
+            "stacks": np.tile(np.concatenate([[n // 2, money, money, money], counts]), p),
+            "top_sets": np.tile(np.concatenate([[1.0], one_a, [n, n, money, money, money], counts]), p * d),
+            "draft": np.tile(np.concatenate([one_t, [self.rules.draft_pile_size]]), self.piles),
+        }
+        out = np.concatenate([np.asarray(high[k], np.float64).ravel() for k in self.blocks])
+        assert out.shape == (self.size,)  # one bound per entry, in the block order
+        return np.zeros(self.size, np.float32), out.astype(np.float32)
+
+    def space(self):
+        """The ``gymnasium.spaces.Box(low, high, (D_obs,), float32)`` of these vectors (finite bounds, :meth:`_bounds`)."""
+        from gymnasium import spaces
+
+        return spaces.Box(self.low, self.high, (self.size,), np.float32)
 
     # -- the one piece of array code -------------------------------------------------------------
     def encode_batch(self, ob) -> np.ndarray:

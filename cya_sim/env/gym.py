@@ -58,10 +58,13 @@ class CoverYourAssetsGym(gym.Env):
         illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and
             ``info["illegal_action"]`` naming the seat, game and action; ``raise``: raise
             :class:`~cya_sim.env.game.IllegalActionError` with that message.
-        render_mode: None or ``ansi`` (the readable log lines of ``cya-sim play`` since the last call).
+        render_mode: None, ``ansi`` (:meth:`render` returns the readable log lines of ``cya-sim play``
+            since the last call) or ``human`` (:meth:`reset` and :meth:`step` print them to stdout as
+            they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``).
         stack_depth: see :class:`~cya_sim.env.encoding.ObservationEncoder`.
 
-    Spaces: observation ``Box(0, inf, (D_obs,), float32)``, action ``Discrete(A)``. The legal action
+    Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
+    (:meth:`~cya_sim.env.encoding.ObservationEncoder.space`), action ``Discrete(A)``. The legal action
     mask is :meth:`action_masks` ((A,) bool, the method MaskablePPO-style trainers call) and
     ``info["action_mask"]``. Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
     game 0 under S, ``options={"game": g}`` game g, a later ``reset()`` the next game.
@@ -78,7 +81,9 @@ class CoverYourAssetsGym(gym.Env):
         gymnasium.error.ResetNeeded: :meth:`step` or :meth:`action_masks` before the first :meth:`reset`.
     """
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
+    #: Gymnasium's metadata (https://gymnasium.farama.org/api/env/, 1.0+); ``render_fps`` 1 as the AEC env's
+    #: (the log is printed as it happens, not timed; Gymnasium's checker asks for the key).
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str = "greedy,card_counter", reward: str = "win_share", illegal_action: str = "end",
@@ -90,8 +95,8 @@ class CoverYourAssetsGym(gym.Env):
             raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action: {illegal_action!r}; allowed: {', '.join(ILLEGAL)}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi'")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human'")
         self.n_players, self.seat, self.reward_kind, self.illegal_action = n_players, seat, reward, illegal_action
         self.render_mode = render_mode
         specs = opponent_specs(opponents, n_players - 1)
@@ -99,9 +104,9 @@ class CoverYourAssetsGym(gym.Env):
         self._opponents = {s: make_agent(self.seat_specs[s]) for s in range(n_players) if s != seat}
         self._lines: list[str] = []
         self.game = EnvGame(self.rules, n_players, self.seat_specs,
-                            log=self._lines.append if render_mode == "ansi" else None)
+                            log=self._lines.append if render_mode is not None else None)
         self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
-        self.observation_space = spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+        self.observation_space = self.encoder.space()
         self.action_space = spaces.Discrete(self.game.space.size)
         self._mask = np.zeros(self.game.space.size, bool)
 
@@ -129,7 +134,9 @@ class CoverYourAssetsGym(gym.Env):
         self._lines.clear()
         self.game.start(seed, game)
         self._play_opponents()
-        return self._obs_info()
+        out = self._obs_info()
+        self._render_human()
+        return out
 
     def action_masks(self) -> np.ndarray:
         """(A,) bool legal action mask of the learner's current decision.
@@ -162,6 +169,7 @@ class CoverYourAssetsGym(gym.Env):
             if self.illegal_action == "raise":
                 raise
             obs, info = self._obs_info()
+            self._render_human()
             return obs, -1.0, True, False, {**info, "illegal_action": str(e)}
         self._play_opponents()
         reward = 0.0
@@ -173,13 +181,25 @@ class CoverYourAssetsGym(gym.Env):
         capped = g.over and g.capped  # the max_rounds safeguard: a truncation (Gymnasium's flag for it)
         if capped:
             info["capped"] = True
+        self._render_human()
         return obs, reward, g.over and not capped, capped, info
 
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
     def render(self) -> str | None:
-        """The readable log lines since the last call (``render_mode="ansi"``), else None."""
+        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None).
+
+        Without a render mode: None, with Gymnasium's warning.
+        """
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         text = "\n".join(self._lines)
         self._lines.clear()
+        if self.render_mode == "human":
+            if text:
+                print(text, flush=True)
+            return None
         return text

@@ -10,12 +10,24 @@ reference engine's own round setup (:func:`cya_sim.engine.reference.setup.start_
 fed the order through the inverse of its Fisher–Yates shuffle), so dealing,
 play and scoring are the reference engine's.
 
-Information state and observation (strings and tensors) are the §10
-observation of the player: what RULES.md §10 says a player sees and remembers
-(the tensor is :class:`~cya_sim.env.encoding.ObservationEncoder`'s vector, the
-string a canonical text of the same observation). They are not the full private
-action history; two histories with the same §10 observation share an
-information state.
+Observation (string and tensor): the §10 observation of the player, what
+RULES.md §10 says a player sees and remembers now (the tensor is
+:class:`~cya_sim.env.encoding.ObservationEncoder`'s vector, the string
+:func:`observation_text`, a canonical text of the same observation).
+
+Information state (string only): perfect recall, as in OpenSpiel's card games.
+:func:`information_state_text` holds the player's current observation, its own
+actions so far, and a digest (BLAKE2b, 128 bits) of the sequence of its
+observations at each of its decisions with the action it took. Two histories
+share an information state exactly when the player saw the same observations at
+its decisions, took the same actions and sees the same now (up to a collision of
+the 128-bit digest), so an information state determines every earlier one of the
+player and its actions (Kuhn's perfect recall). What the player saw between two
+of its decisions is kept as far as the §10 observation at the next decision
+holds it (every discard, set and challenge card of the round, R-HIDDEN-WILD). The
+information state tensor is not provided (``GameType.provides_information_state_tensor``
+is False): a fixed-size tensor holding a history of up to ``max_game_length``
+moves is not practical; learners take the observation tensor.
 
 :meth:`CoverYourAssetsState.resample_from_infostate` samples a determinization
 (the hidden cards: opponents' hands, the draw pile, each hidden set card, an
@@ -25,45 +37,64 @@ placements consistent with the player's observation, as
 ``ISMCTSBot`` can run on the game.
 
 Parameters: ``players`` (default 4), ``rules`` (preset, default ``classic``), ``rounds`` (0: the
-preset's end condition; n > 0: the game ends after n rounds, ``end_condition=rounds:n``).
+preset's end condition; n > 0: the game ends after n rounds, ``end_condition=rounds:n``),
+``max_rounds`` (0: the preset's ``max_rounds`` safeguard, 1,000; m > 0: the game stops after m rounds,
+the highest total winning, as ``RuleSet.max_rounds``).
+
+``max_game_length`` is derived from the rules (:func:`cya_sim.env.bounds.max_game_length`):
+``1 + R * (N + D)`` with R the most rounds (``rounds``, else ``max_rounds``), N the cards shuffled
+each round (one chance move each) and D a bound on the decisions of one round; e.g. 329 for
+``classic`` at 4 players with ``rounds = 1``, 328,001 with the default 1,000-round safeguard.
+
+The game registers itself when this module is imported, and so when :mod:`cya_sim.env` is
+(:mod:`cya_sim.env.registration`): ``pyspiel.load_game("python_cover_your_assets", {...})``.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
+import pickle
 
 import numpy as np
 import pyspiel
 
 from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
+from cya_sim.engine.reference.draft import face_up_top
 from cya_sim.engine.reference.legal import action_space
 from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
+from cya_sim.env import bounds
 from cya_sim.env.encoding import ObservationEncoder
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet, get_rules
 
 SHORT_NAME = "python_cover_your_assets"
-_DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0}
-#: A bound on chance and player moves in one game (OpenSpiel's ``max_game_length``).
-MAX_GAME_LENGTH = 100_000
+_DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0, "max_rounds": 0}
 
 
 def game_rules(params: dict) -> RuleSet:
-    """The RuleSet of the game parameters ``rules`` and ``rounds``.
+    """The RuleSet of the game parameters ``rules``, ``rounds`` and ``max_rounds``.
 
     Raises:
-        RulesError: unknown preset; ValueError: negative ``rounds``.
+        RulesError: unknown preset, or ``max_rounds`` beyond what the rules allow; ValueError: negative
+            ``rounds`` or ``max_rounds``.
     """
     rules = get_rules(str(params.get("rules", _DEFAULTS["rules"])))
     rounds = int(params.get("rounds", 0))
     if rounds < 0:
         raise ValueError(f"rounds: {rounds}; allowed: 0 (the preset's end condition) or a number of rounds >= 1")
-    return rules.with_options(end_condition=f"rounds:{rounds}") if rounds else rules
+    cap = int(params.get("max_rounds", 0))
+    if cap < 0:
+        raise ValueError(f"max_rounds: {cap}; allowed: 0 (the preset's safeguard) or a number of rounds >= 1")
+    options = {**({"end_condition": f"rounds:{rounds}"} if rounds else {}), **({"max_rounds": cap} if cap else {})}
+    return rules.with_options(**options) if options else rules
 
 
 def _game_type(max_players: int) -> pyspiel.GameType:
+    """Sequential, imperfect information, explicit chance, constant-sum, terminal rewards; information
+    state string (perfect recall), observation string and tensor; no information state tensor."""
     return pyspiel.GameType(
         short_name=SHORT_NAME, long_name="Cover Your Assets (cya-sim)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -72,7 +103,7 @@ def _game_type(max_players: int) -> pyspiel.GameType:
         utility=pyspiel.GameType.Utility.CONSTANT_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=max_players, min_num_players=2,
-        provides_information_state_string=True, provides_information_state_tensor=True,
+        provides_information_state_string=True, provides_information_state_tensor=False,
         provides_observation_string=True, provides_observation_tensor=True,
         parameter_specification=dict(_DEFAULTS))
 
@@ -158,7 +189,7 @@ class CoverYourAssetsGame(pyspiel.Game):
         t = d["rules"].deck.n_types
         info = pyspiel.GameInfo(num_distinct_actions=d["space"].size, max_chance_outcomes=max(t, d["n_players"]),
                                 num_players=d["n_players"], min_utility=0.0, max_utility=1.0, utility_sum=1.0,
-                                max_game_length=MAX_GAME_LENGTH)
+                                max_game_length=bounds.max_game_length(d["rules"], d["n_players"]))
         super().__init__(_game_type(12), info, params)
         self.__dict__.update(d)
 
@@ -173,8 +204,16 @@ class CoverYourAssetsGame(pyspiel.Game):
         """A game at its first chance node (the first dealer)."""
         return CoverYourAssetsState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
-        """The §10 observer (the same for information states and observations)."""
+    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer | _RecallObserver:
+        """The perfect-recall observer for ``iig_obs_type.perfect_recall`` (information states), else the §10 one.
+
+        Raises:
+            ValueError: observer parameters (none are supported).
+        """
+        if params:
+            raise ValueError(f"observer parameters: {params!r}; allowed: none")
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            return _RecallObserver(self)
         return _Observer(self)
 
 
@@ -188,6 +227,7 @@ class CoverYourAssetsState(pyspiel.State):
         self.dealer = -1
         self.order: list[int] = []  # the deck order drawn so far by chance
         self.left = None  # (T,) copies of each type not yet placed in the order
+        self.recall = tuple(_Recall.EMPTY for _ in range(game.n_players))  # per seat, for its information state
 
     @property
     def _g(self) -> CoverYourAssetsGame:
@@ -276,7 +316,10 @@ class CoverYourAssetsState(pyspiel.State):
                 self._finish_deal()
             return
         before = self.gs.round
+        seat = self.gs.to_act
+        remembered = self.recall[seat].after(view_key(self.gs, seat), int(action))
         apply_action(self.gs, int(action))
+        self.recall = self.recall[:seat] + (remembered,) + self.recall[seat + 1:]
         if self.gs.winners is None and self.gs.round != before:  # a new round: its shuffle is chance's
             self._start_deal()
 
@@ -311,17 +354,22 @@ class CoverYourAssetsState(pyspiel.State):
 
     # -- determinization ------------------------------------------------------------------------
     def resample_from_infostate(self, player: int, probability_sampler=None) -> CoverYourAssetsState:
-        """A state with the same §10 observation for ``player`` and its hidden cards sampled uniformly.
+        """A state with the same information state for ``player`` and its hidden cards sampled uniformly.
 
         Hidden cards are the other players' hands, the draw pile order and every set card ``player``
         does not know (R-HIDDEN-WILD: an asset of its set's type or a wild); they are placed uniformly
-        among the placements consistent with the observation (:func:`sample_hidden`).
+        among the placements consistent with the observation (:func:`sample_hidden`). ``player``'s recall
+        is kept; the other players' recalls, which hold what ``player`` cannot know, are replaced by
+        a recall derived from ``player``'s alone (:meth:`_Recall.resampled`), so the new state carries no
+        hidden information of this one (their current observations are of the sampled cards).
         """
         u = probability_sampler() if probability_sampler is not None else np.random.random()
         rng = np.random.default_rng(int(u * 2**53))
         new = self.clone()
         if new.gs is not None and not new._dealing() and new.gs.winners is None:
             sample_hidden(new.gs, player, rng)
+        mine = self.recall[player]
+        new.recall = tuple(mine if q == player else mine.resampled(q) for q in range(len(self.recall)))
         return new
 
 
@@ -399,6 +447,85 @@ def sample_hidden(gs, player: int, rng: np.random.Generator) -> None:
     gs.draw_pile = rest[k:]
 
 
+class _Recall:
+    """What one player remembers for its information state: a digest of its observations at its decisions
+    with the actions it took, and those actions (immutable; a deep copy shares it).
+
+    Attributes:
+        digest: 16 bytes, BLAKE2b of the chain ``d_k = H(d_{k-1} | observation at decision k | action k)``.
+        actions: the player's own action ids, in order.
+        note: ``""``, or ``"resampled"`` for a recall made by :meth:`resampled`.
+    """
+
+    __slots__ = ("actions", "digest", "note")
+    EMPTY: _Recall
+
+    def __init__(self, digest: bytes, actions: tuple[int, ...], note: str = "") -> None:
+        self.digest, self.actions, self.note = digest, actions, note
+
+    def __deepcopy__(self, memo) -> _Recall:
+        return self
+
+    def after(self, key: tuple, action: int) -> _Recall:
+        """The recall once the player, observing ``key`` (:func:`view_key`), took ``action``."""
+        h = hashlib.blake2b(self.digest, digest_size=16)
+        h.update(pickle.dumps(key, protocol=4))  # ints, bools, strs, None and tuples: the same bytes everywhere
+        h.update(b"|%d" % action)
+        return _Recall(h.digest(), (*self.actions, action), self.note)
+
+    def resampled(self, seat: int) -> _Recall:
+        """Seat ``seat``'s recall in a state resampled from this player's information state: a digest of
+        this recall and ``seat`` only, no actions (the real ones may reveal hidden cards)."""
+        h = hashlib.blake2b(self.digest, digest_size=16)
+        h.update(b"resampled for seat %d" % seat)
+        return _Recall(h.digest(), (), "resampled")
+
+
+_Recall.EMPTY = _Recall(bytes(16), ())
+
+
+def view_key(gs, seat: int) -> tuple:
+    """Every field of the §10 observation of ``seat`` (:func:`~cya_sim.engine.reference.observation.observe`)
+    as a tuple, read from the state without building the observation (its derived fields left out:
+    unseen cards, set values, the legal mask, the draft reach).
+
+    Equal keys for equal observations, different keys for different ones; ``tests/test_env_openspiel.py``
+    checks it against :func:`observation_key` of the observation itself.
+    """
+    bit = 1 << seat
+    stacks = tuple(tuple((s.asset, len(s.cards), tuple(sorted([c for c, w in zip(s.cards, s.known_by) if w & bit])))
+                         for s in st) for st in gs.stacks)
+    ch = gs.challenge
+    chv = None if ch is None else (ch.challenger, ch.defender, ch.asset, tuple(ch.cards), tuple(ch.players),
+                                   ch.to_act, ch.depth, ch.owed)
+    draft = ()
+    if gs.draft_piles:
+        draft = (tuple(face_up_top(gs, j) for j in range(len(gs.draft_piles))),
+                 tuple(len(pile) for pile in gs.draft_piles), tuple(gs.draft_offer), tuple(gs.draft_move),
+                 tuple(gs.draft_then))
+    gave_up = tuple((s, c) for s, row in enumerate(gs.gave_up) for c, x in enumerate(row) if x)
+    return (seat, tuple(gs.hands[seat]), tuple(sum(h) for h in gs.hands), tuple(gs.discard_pile), len(gs.draw_pile),
+            tuple(gs.totals), gs.round, gs.dealer, gs.current_player, gs.phase, chv, gave_up,
+            tuple(sorted(gs.removed)), gs.actions_left, gs.no_challenge, tuple(gs.turn_defenders),
+            tuple(bool(x) for x in gs.played_this_turn), draft, stacks)
+
+
+def observation_key(obs: Observation) -> tuple:
+    """:func:`view_key`'s tuple built from the observation itself (the reference the fast key is tested against)."""
+    stacks = tuple(tuple((v.asset, v.size, tuple(c for c, k in enumerate(v.known) for _ in range(k)))
+                         for v in st) for st in obs.stacks)
+    ch = obs.challenge
+    chv = None if ch is None else (ch.challenger, ch.defender, ch.asset, tuple(ch.cards), tuple(ch.players),
+                                   ch.to_act, ch.depth, ch.owed)
+    draft = ((tuple(obs.draft_tops), tuple(obs.draft_sizes), tuple(obs.draft_offer), tuple(obs.draft_move),
+              tuple(obs.draft_then)) if obs.draft_sizes else ())
+    gave_up = tuple((int(s), int(c)) for s, c in np.argwhere(obs.gave_up))
+    return (obs.seat, tuple(int(x) for x in obs.hand), tuple(int(x) for x in obs.hand_sizes), tuple(obs.discard_pile),
+            obs.draw_size, tuple(int(x) for x in obs.totals), obs.round, obs.dealer, obs.current_player, obs.phase,
+            chv, gave_up, tuple(obs.removed), obs.actions_left, obs.no_challenge, tuple(obs.turn_defenders),
+            tuple(obs.played_this_turn), draft, stacks)
+
+
 class _Observer:
     """OpenSpiel observer: the §10 observation as a tensor (:class:`ObservationEncoder`) and a string."""
 
@@ -418,19 +545,57 @@ class _Observer:
         return observation_text(obs) + (" dealing" if state._dealing() else "")
 
 
+class _RecallObserver(_Observer):
+    """OpenSpiel observer of information states: perfect recall (:func:`information_state_text`); no tensor."""
+
+    def __init__(self, game: CoverYourAssetsGame) -> None:
+        self.game = game
+        self.tensor = np.zeros(0, np.float32)
+        self.dict = {}
+
+    def set_from(self, state: CoverYourAssetsState, player: int) -> None:
+        """Nothing: the game provides no information state tensor."""
+
+    def string_from(self, state: CoverYourAssetsState, player: int) -> str:
+        return information_state_text(super().string_from(state, player), state.recall[player])
+
+
+def information_state_text(observation: str, recall: _Recall) -> str:
+    """The information state string: the current observation text, then the player's recall.
+
+    ``<observation> | recall: <k> decisions, actions [a1, ..., ak], digest <32 hex digits>`` (with
+    ``resampled`` before ``recall`` in a state made by ``resample_from_infostate`` for another player).
+    """
+    note = f" {recall.note}" if recall.note else ""
+    actions = ",".join(map(str, recall.actions))
+    return (f"{observation} |{note} recall: {len(recall.actions)} decisions, actions [{actions}], "
+            f"digest {recall.digest.hex()}")
+
+
 def observation_text(obs: Observation) -> str:
     """A canonical one-line text of a §10 observation (equal texts = equal observations)."""
     stacks = ";".join("|".join(f"{v.asset}:{v.size}:{','.join(map(str, v.known))}:{v.n_hidden}" for v in st)
                       for st in obs.stacks)
     ch = obs.challenge
-    chs = "-" if ch is None else f"{ch.challenger}>{ch.defender}:{ch.asset}:{ch.cards}:{ch.players}:{ch.to_act}"
+    chs = "-" if ch is None else (f"{ch.challenger}>{ch.defender}:{ch.asset}:{ch.cards}:{ch.players}:{ch.to_act}"
+                                  f":{ch.depth}:{ch.owed}")
+    draft = (f" draft{list(obs.draft_tops)}{list(obs.draft_sizes)} offer{list(obs.draft_offer)}"
+             f" move{list(obs.draft_move)} then{list(obs.draft_then)}" if obs.draft_sizes else "")
     return (f"p{obs.seat} r{obs.round} d{obs.dealer} c{obs.current_player} {obs.phase} "
             f"hand{obs.hand.tolist()} sizes{obs.hand_sizes.tolist()} totals{obs.totals.tolist()} "
             f"draw{obs.draw_size} discard{list(obs.discard_pile)} stacks[{stacks}] ch[{chs}] "
-            f"gaveup{np.flatnonzero(obs.gave_up).tolist()}")
+            f"gaveup{np.flatnonzero(obs.gave_up).tolist()} removed{list(obs.removed)} left{obs.actions_left} "
+            f"nochal{obs.no_challenge} defenders{list(obs.turn_defenders)} "
+            f"played{[int(x) for x in obs.played_this_turn]}{draft}")
 
 
 def register_openspiel() -> None:
-    """Register ``python_cover_your_assets`` with pyspiel (``pyspiel.load_game("python_cover_your_assets")``)."""
+    """Register ``python_cover_your_assets`` with pyspiel (``pyspiel.load_game("python_cover_your_assets")``).
+
+    Called when this module is imported; calling it again does nothing.
+    """
     if SHORT_NAME not in pyspiel.registered_names():
         pyspiel.register_game(_game_type(12), CoverYourAssetsGame)
+
+
+register_openspiel()

@@ -29,7 +29,7 @@ from cya_sim.game.jsontext import show
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RuleSet
 
-#: Most games stepped at once (the game queue holds 16 per row).
+#: Most games stepped at once.
 MAX_NUM_ENVS = 1 << 20
 
 
@@ -41,15 +41,21 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             :class:`~cya_sim.env.gym.CoverYourAssetsGym` (opponents must be compiled agents).
         reward: ``win_share`` only (1/k at game end for each of the k winners, R-TIE).
 
-    Spaces: ``single_observation_space`` ``Box(0, inf, (D_obs,), float32)``, ``single_action_space``
+    Spaces: ``single_observation_space`` ``Box(low, high, (D_obs,), float32)`` (finite bounds,
+    :meth:`~cya_sim.env.encoding.ObservationEncoder.space`), ``single_action_space``
     ``Discrete(A)``; batched: ``(B, D_obs)`` and ``MultiDiscrete([A] * B)``. :meth:`action_masks`
     is ``(B, A) bool``, also in ``info["action_mask"]``.
 
     Games and seeding: ``reset(seed=S)`` starts games ``0 .. B-1`` of seed S, one per row; a row whose
-    game ends takes the next game index not yet started (``B, B+1, ...``) in the same step (autoreset
-    mode SAME_STEP: that step returns the new game's first observation, ``terminated`` true, the
-    finished game's reward, and ``info["final_game"]`` with its index; the terminal observation of a
-    finished game is not built, ``info["final_obs"]`` is zeros). Game ``g`` deals and the opponents
+    game ends takes the next game index not yet started (``B, B+1, ...``) in the same step (Gymnasium's
+    autoreset mode SAME_STEP, https://gymnasium.farama.org/main/api/vector/autoreset/: that step returns the
+    new game's first observation, ``terminated`` true and the finished game's reward; as Gymnasium's
+    ``SyncVectorEnv`` does, ``info["final_obs"]`` is a (B,) object array holding, for each finished
+    game, the learner's (D_obs,) float32 observation of its last position (the observation the
+    single-game environment returns with ``terminated``) and None for the other rows,
+    ``info["final_info"]`` that game's info (``action_mask`` all false, ``game``, and ``capped`` when
+    the safeguard stopped it), each with its ``_final_obs``/``_final_info`` (B,) bool mask, and
+    ``info["final_game"]`` its index, -1 elsewhere). Game ``g`` deals and the opponents
     choose as in ``cya-sim play --seed S --game g`` (the batched engine equals the reference engine
     game by game). A game stopped by the rules' ``max_rounds`` safeguard (not a rule of the game)
     is reported in ``truncated`` instead of ``terminated``, with ``info["capped"]`` (B,) bool.
@@ -88,11 +94,12 @@ class CoverYourAssetsVectorEnv(VectorEnv):
                                      for s in range(n_players)], np.int16)
         self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
         a = ActionSpace.for_rules(self.rules).size
-        self.single_observation_space = spaces.Box(0.0, np.inf, (self.encoder.size,), np.float32)
+        self.single_observation_space = self.encoder.space()
         self.single_action_space = spaces.Discrete(a)
-        self.observation_space = spaces.Box(0.0, np.inf, (num_envs, self.encoder.size), np.float32)
+        self.observation_space = spaces.Box(np.tile(self.encoder.low, (num_envs, 1)),
+                                            np.tile(self.encoder.high, (num_envs, 1)), (num_envs, self.encoder.size),
+                                            np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, a))
-        self._queue_len = max(16 * num_envs, 1024)
         self._batch = None
         self._mask = np.zeros((num_envs, a), bool)
 
@@ -112,7 +119,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         seed = check_seed(seed)
         key = root_key(np.random.SeedSequence() if seed is None else seed)
         self._batch = bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
-                                       self.opponent_specs, 0, self._queue_len)
+                                       self.opponent_specs)
         bridge.advance(self._batch)
         obs = self._observe()
         return obs, {"action_mask": self._mask.copy(), "game": bridge.game_index(self._batch)}
@@ -157,28 +164,30 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         if st is None:
             raise ResetNeeded("call reset() before step()")
         actions = self._actions(actions)
-        q0 = bridge.queue_pos(st)
-        g0 = bridge.game_index(st)
-        bridge.apply(st, actions, np.ones(self.num_envs, bool))
-        bridge.advance(st)
-        ended = bridge.queue_pos(st) != q0
+        done = bridge.step(st, actions, self.seat, self.encoder.encode_batch)
+        ended = np.zeros(self.num_envs, bool)
+        ended[done.rows] = True
         reward = np.zeros(self.num_envs, np.float64)
+        reward[done.rows] = done.share[:, self.seat]
         capped = np.zeros(self.num_envs, bool)
-        if ended.any():
-            share, _ = bridge.finished_results(st, q0[ended], self.n_players)
-            reward[ended] = share[:, self.seat]
-            capped[ended] = bridge.finished_capped(st, q0[ended])
-            bridge.recycle_queue(st, 2 * self.num_envs)
-        if bridge.idle_rows(st).any():  # a row outran the queue (see batched_bridge.recycle_queue)
-            raise RuntimeError(f"the game queue of the vector environment ran out ({self._queue_len} games); "
-                               "make _queue_len larger")
+        capped[done.rows] = done.capped
         obs = self._observe()
         info = {"action_mask": self._mask.copy(), "game": bridge.game_index(st)}
         if ended.any():
-            info["final_game"] = np.where(ended, g0, -1)
+            g0 = np.full(self.num_envs, -1, np.int64)
+            g0[done.rows] = done.game
+            info["final_game"] = g0
             info["_final_game"] = ended
-            info["final_obs"] = np.zeros_like(obs)
-            info["_final_obs"] = ended
+            info["final_obs"] = np.full(self.num_envs, None, object)  # SyncVectorEnv's layout
+            for i, row in enumerate(done.rows.tolist()):
+                info["final_obs"][row] = done.final[i]
+            info["_final_obs"] = ended.copy()
+            final_info = {"action_mask": np.zeros_like(self._mask), "_action_mask": ended.copy(), "game": g0.copy(),
+                          "_game": ended.copy()}
+            if capped.any():
+                final_info["capped"], final_info["_capped"] = capped.copy(), capped.copy()
+            info["final_info"] = final_info
+            info["_final_info"] = ended.copy()
         if capped.any():  # the max_rounds safeguard stopped these games: truncations (Gymnasium's flag for it)
             info["capped"] = capped
             info["_capped"] = capped
