@@ -289,3 +289,28 @@ def test_theft_engine_choice_and_warm_up():
     labels = [k.label for k in kernels_for([rules], [4], ["greedy", "defender"], "batched")]
     assert labels == ["theft play loop (the theft rules kernel, random, greedy, defender)"]
     assert kernels_for([rules], [4], ["greedy"], "reference") == []
+
+
+def test_agents_readme_theft_plugin_example_plays_alike_on_both_engines(tmp_path, monkeypatch):
+    """The theft plug-in example of agents/README.md, with a parameter, plays the same games on both engines and
+    steals (its thefts are counted)."""
+    import re
+    from pathlib import Path
+
+    from cya_sim.theft.play import play_theft_games
+    from cya_sim.theft.play_batched import play_theft_games_batched
+
+    text = (Path(__file__).resolve().parents[1] / "agents" / "README.md").read_text()
+    src = re.search(r"<!-- theft-plugin-example -->\s*```python\n(.*?)```", text, re.DOTALL).group(1)
+    (tmp_path / "my_theft_policy.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CYA_SIM_CACHE_DIR", str(tmp_path / "cache"))
+    try:
+        rules = TheftRuleSet()
+        agents = ["my_theft_policy:decide(min_points=8)", "greedy"]
+        sa = np.random.default_rng(9).integers(0, 2, (150, 4))
+        a = play_theft_games_batched(rules, agents, sa, KEY, np.arange(150))
+        b = play_theft_games(rules, agents, sa, KEY, np.arange(150))
+        assert a.equals(b) and a.challenges.sum() > 0
+    finally:
+        sys.modules.pop("my_theft_policy", None)
