@@ -400,7 +400,7 @@ def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
 
     if (os.cpu_count() or 1) < 2 or not cold_labels:
         return None
-    if len(cold_labels) == 1 and not cold_labels[0].startswith("play loop"):
+    if len(cold_labels) == 1 and not cold_labels[0].startswith(("play loop", "theft play loop")):
         return None
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(target=_helper, args=(list(rules_list), list(players), list(agents), engine, cold_labels),
@@ -414,6 +414,12 @@ def _helper(rules_list, players, agents, engine, cold_labels: list[str]) -> None
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's own streams, to its end
     try:
         kernels = [k for k in kernels_for(rules_list, players, agents, engine) if k.label in cold_labels]
+        if kernels and kernels[0].kind == "theft play loop":  # the theft game's loop (RULES.md §9)
+            from cya_sim.theft.loop import callee_plan as theft_callee_plan
+
+            for disp, sig in theft_callee_plan(rules_list[0], players[0]):
+                disp.compile(sig)
+            kernels = kernels[1:]
         if kernels and kernels[0].kind == "play loop":
             from agents.compiled import new_scratch
             from cya_sim.engine.compiled.layout import make_consts, row_width

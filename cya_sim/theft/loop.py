@@ -66,3 +66,33 @@ def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
                 return -1
             apply_action(K, G, ER[b], a)
     return waiting
+
+
+def callee_plan(rules, n_players: int) -> list:
+    """The separately compiled functions :func:`advance` reaches, with the argument types of its calls.
+
+    ``(dispatcher, argument types)`` pairs, roughly in the reverse of the order in which compiling :func:`advance`
+    reaches them: the warm-up's second process compiles them into numba's disk cache
+    (``dispatcher.compile(types)``) while the first compiles :func:`advance`, which then loads each one it has not
+    reached yet (:func:`cya_sim.runs.warmup.warm_up`; as :func:`cya_sim.play.loop.callee_plan` for the classic
+    family). A pair whose types differ from the loop's call only costs its own compile.
+    """
+    import numpy as np
+    from numba import typeof, types
+
+    from agents import theft_compiled as tc
+    from agents import theft_view as tv
+    from cya_sim.theft import batched
+    from cya_sim.theft import kernel as kn
+
+    st = batched.init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
+    sc = tc.new_theft_scratch(st.consts)
+    k, g, r, s, i = typeof(st.consts), typeof(st.rows[0]), typeof(st.engine_rng[0]), typeof(sc), types.int64
+    f = typeof(np.zeros(16))
+    view = (k, g, i, typeof(sc.hdr), typeof(sc.hand), typeof(sc.unseen), typeof(sc.assets), typeof(sc.mask),
+            typeof(sc.ids))
+    return [
+        (kn.apply_action, (k, g, r, i)), (kn.is_legal, (k, g, i)), (tv.build_view_row, view),
+        (tc.defender_act, (k, g, i, s)), (tc.greedy_act, (k, g, i, s)), (tc.random_act, (k, g, i, r, s)),
+        (tc.policy_act, (i, i, k, g, i, f, r, s)), (kn.new_game, (k, g, r)),
+    ]
