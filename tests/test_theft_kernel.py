@@ -191,7 +191,7 @@ def test_batched_step_api_refuses_illegal_and_non_integer_actions():
 
 PLUGIN = textwrap.dedent('''
     import numba
-    from agents.theft_view import H_A, H_A_BUILD, H_A_THEFT
+    from agents.theft_view import H_A, H_A_BUILD, H_A_END, H_A_THEFT
     from agents.view import uniform
 
 
@@ -216,6 +216,12 @@ PLUGIN = textwrap.dedent('''
                     return a
                 k -= 1
         return -1
+
+
+    @numba.njit(cache=True)
+    def ends_at_once(params, hdr, hand, values, unseen, assets, mask, rng):
+        """Always ends its turn: illegal while the first assets are laid."""
+        return hdr[H_A_END]
 ''')
 
 
@@ -236,6 +242,12 @@ def test_theft_plugin_plays_alike_on_both_engines(tmp_path, monkeypatch):
         a = play_theft_games_batched(rules, agents, sa, KEY, np.arange(120))
         b = play_theft_games(rules, agents, sa, KEY, np.arange(120))
         assert a.equals(b) and a.decisions.sum() > 0
+        from cya_sim.theft.engine import TheftIllegalActionError
+
+        for play in (play_theft_games_batched, play_theft_games):
+            with pytest.raises(TheftIllegalActionError, match=r"agent 'my_theft_plugin:ends_at_once' at seat \d in "
+                                                              r"game 0 returned illegal action \d+ \(end_turn\)"):
+                play(rules, ["my_theft_plugin:ends_at_once"], np.zeros((1, 3), np.int16), KEY, np.arange(1))
     finally:
         sys.modules.pop("my_theft_plugin", None)
 

@@ -26,6 +26,7 @@ from cya_sim.engine.compiled.pcg import seed_stream
 from cya_sim.engine.table import GameTable
 from cya_sim.theft import layout as lo
 from cya_sim.theft.actions import TheftActionSpace
+from cya_sim.theft.engine import TheftIllegalActionError
 from cya_sim.theft.kernel import apply_action, is_legal, new_game
 from cya_sim.theft.layout import (
     B_POINTS,
@@ -72,8 +73,9 @@ err: (3,) int64 — [error code, row, action] set by a compiled loop (``ERR_*``)
 """
 
 
-class TheftIllegalBatchActionError(ValueError):
-    """An action outside the legal action mask was chosen in the batched theft engine.
+class TheftIllegalBatchActionError(TheftIllegalActionError):
+    """An action outside the legal action mask was chosen in the batched theft engine (a
+    :class:`~cya_sim.theft.engine.TheftIllegalActionError`, as on the reference engine).
 
     Attributes: game_index, seat, agent (name), action (id), row (batch row).
     """
