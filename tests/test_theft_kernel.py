@@ -38,6 +38,9 @@ OPTION_LINES = (
     {"defend_with_asset": False, "gold_gold_pair": True}, {"end_of_turn": "discard_and_draw_up"},
     {"end_of_turn": "keep", "max_thefts_per_turn": 1}, {"max_turns": 4},
     {"numbers": 5, "copies_per_number": 4, "gold_cards": 2, "plain_thefts": 8, "gold_thefts": 2},
+    {"numbers": 12, "copies_per_number": 8, "gold_value": 4, "hand_size": 7, "draw_per_turn": 1},
+    {"gold_cards": 0, "gold_thefts": 0, "assets_to_end": 2},
+    {"max_players": 12, "min_players": 7},
 )
 
 
@@ -82,7 +85,7 @@ def test_random_walks_state_mask_agents_and_view_equal_reference(options):
     greedy, defender, rand = (make_theft_agent(n) for n in ("greedy", "defender", "random"))
     steps = 0
     for gi in range(12):
-        p = 2 + gi % 5
+        p = rules.min_players + gi % (rules.max_players - rules.min_players + 1)
         k = make_consts(rules, p)
         sc = new_theft_scratch(k)
         params = np.zeros(16)
