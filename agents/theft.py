@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.spec import AgentSpecError, parse_agent_spec, resolve_factory
+from agents.theft_view import TheftViewPolicyAgent, is_compiled_function
 from cya_sim.game.rng import uniform_index
 from cya_sim.theft.observation import AssetView, TheftObservation
 
@@ -244,7 +245,8 @@ def theft_agent_names() -> tuple[str, ...]:
 
 
 def make_theft_agent(spec: str):
-    """A new theft agent from a spec: a registered name or ``module:Class`` (parameters allowed).
+    """A new theft agent from a spec: a registered name, ``module:Class`` or a compiled theft plug-in
+    ``module:function`` (:mod:`agents.theft_view`; parameters allowed).
 
     Raises:
         ValueError: unknown name (lists the registered theft agents), malformed spec,
@@ -256,6 +258,8 @@ def make_theft_agent(spec: str):
         factory = resolve_factory(s.name, THEFT_REGISTRY)
     except AgentSpecError as e:
         raise ValueError(f"{e} (theft game agents)") from None
+    if is_compiled_function(factory):  # a compiled plug-in over the theft agent view
+        return TheftViewPolicyAgent(factory, s.name, **s.kwargs)
     try:
         agent = factory(**s.kwargs)
     except TypeError as e:

@@ -27,9 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = (
     ("game", ("cya_sim", "cya_sim.game")),
     # the theft game (RULES.md §9) is one package whose modules sit on these same floors
-    ("engines", ("cya_sim.engine", "cya_sim.theft.legal", "cya_sim.theft.engine", "cya_sim.theft.observation")),
+    ("engines", ("cya_sim.engine", "cya_sim.theft.legal", "cya_sim.theft.engine", "cya_sim.theft.observation",
+                 "cya_sim.theft.layout", "cya_sim.theft.kernel", "cya_sim.theft.batched", "cya_sim.theft.rows",
+                 "cya_sim.theft.cache_guard")),
     ("agents", ("agents",)),
-    ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play")),
+    ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play", "cya_sim.theft.loop",
+                     "cya_sim.theft.play_batched")),
     ("env", ("cya_sim.env",)),
     ("runs/reports", ("cya_sim.runs", "cya_sim.reports")),
     ("cli", ("cya_sim.cli",)),

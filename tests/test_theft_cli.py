@@ -63,8 +63,9 @@ def test_refused_one_line_exit_2(argv, expected, capsys):
 
 
 def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
-    """``cya-sim tournament --rules theft`` runs through the one run pipeline on the theft game's reference
-    engine (a note says so) and writes the usual files; per-game points match play_theft_games."""
+    """``cya-sim tournament --rules theft`` runs through the one run pipeline on the theft game's batched engine
+    (``--engine reference`` on its reference engine) and writes the usual files; per-game points match
+    play_theft_games, the reference play, on both."""
     import numpy as np
     import pandas as pd
 
@@ -75,7 +76,7 @@ def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
     assert main(["tournament", "--rules", "theft", "--agents", "greedy,defender", "--players", "3", "--games", "24",
                  "--workers", "1", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "engine: reference (the theft game (RULES.md §9) has no compiled engine; the reference engine plays)" in text
+    assert "engine: batched" in text and "no compiled engine" not in text
     for name in ("summary.csv", "win_rates.png", "REPORT.md", "experiment.toml", "games.parquet"):
         assert (out / name).exists(), name
     assert "the theft game, RULES.md §9" in (out / "REPORT.md").read_text()
@@ -85,6 +86,14 @@ def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
                            for i in range(24)])
     t = play_theft_games(get_rules("theft"), ["greedy", "defender"], seat_agent, root_key(1), np.arange(24))
     assert np.array_equal(games[[f"seat_{s}_total" for s in range(3)]].to_numpy(), t.totals)
+    ref = tmp_path / "r"
+    assert main(["tournament", "--rules", "theft", "--agents", "greedy,defender", "--players", "3", "--games", "24",
+                 "--workers", "1", "--engine", "reference", "--out", str(ref)]) == 0
+    assert "engine: reference" in capsys.readouterr().out
+    again = pd.read_parquet(ref / "games.parquet").sort_values("game")
+    cols = ["deal", "first_dealer", "turns", "challenges", "decisions", "largest_steal"] + [
+        f"seat_{s}_{c}" for s in range(3) for c in ("agent", "total", "win_share")]
+    assert games[cols].reset_index(drop=True).equals(again[cols].reset_index(drop=True))
 
 
 def test_experiment_file_with_theft_rules(tmp_path, capsys):
@@ -99,5 +108,12 @@ def test_experiment_file_with_theft_rules(tmp_path, capsys):
     assert main(["tournament", str(exp), "--set", 'agents=["card_counter", "greedy"]', "--out",
                  str(tmp_path / "x")]) == 2
     assert "unknown agent 'card_counter'; choose one of: random, greedy, defender" in capsys.readouterr().err
-    assert main(["tournament", str(exp), "--set", "run.engine=batched", "--out", str(tmp_path / "y")]) == 2
-    assert "the theft game (RULES.md §9) has no compiled engine" in capsys.readouterr().err
+    assert main(["tournament", str(exp), "--set", "run.engine=batched", "--quiet", "--out", str(tmp_path / "y")]) == 0
+    capsys.readouterr()
+    import json
+
+    import pandas as pd
+
+    for folder in ("r", "y"):  # the default engine (auto) and run.engine = batched: the batched theft engine plays
+        assert json.loads((tmp_path / folder / "runs.json").read_text())[-1]["engine"] == "batched"
+    assert pd.read_parquet(tmp_path / "r" / "games.parquet").equals(pd.read_parquet(tmp_path / "y" / "games.parquet"))

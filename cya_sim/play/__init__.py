@@ -35,15 +35,22 @@ def play_games_for(rules, engine: str) -> Callable:
     """The ``play_games`` of the rules' game family on an engine.
 
     The classic family plays on ``engine`` (:func:`get_play_games`); the theft game
-    (RULES.md §9, ``rules.family == "theft"``) has only its reference engine,
-    :func:`cya_sim.theft.play.play_theft_games`, whatever ``engine`` says
-    (:func:`cya_sim.runs.experiment.resolve_engine` reports it as ``reference``).
+    (RULES.md §9, ``rules.family == "theft"``) on its batched engine,
+    :func:`cya_sim.theft.play_batched.play_theft_games_batched` (``engine == "batched"``), or on its
+    reference engine, :func:`cya_sim.theft.play.play_theft_games` (``engine == "reference"``); both give
+    the same games.
 
     Raises:
-        ValueError: unknown engine for the classic family.
+        ValueError: unknown engine; the message lists the allowed names.
     """
     if getattr(rules, "family", "classic") == "theft":
-        from cya_sim.theft.play import play_theft_games
+        if engine == "batched":
+            from cya_sim.theft.play_batched import play_theft_games_batched
 
-        return play_theft_games
+            return play_theft_games_batched
+        if engine == "reference":
+            from cya_sim.theft.play import play_theft_games
+
+            return play_theft_games
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     return get_play_games(engine)

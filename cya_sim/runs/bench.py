@@ -39,6 +39,10 @@ for ``three_player_draft``) and ``classic`` at that same size: batched games and
 second, ``random`` in every seat (the engine's own cost, without greedy's decisions), the reference
 engine's games per CPU second, and the ratios (:func:`rules_speed`).
 
+With ``--rules theft`` (the theft game of RULES.md §9) it measures the compiled theft engine against the
+theft reference engine per CPU second, the theft play loop's cold compile and a ``--tournament-games`` theft
+tournament's wall time, in one run (:mod:`cya_sim.runs.bench_theft`).
+
 Speed claims of the project come from this command only, never from timed unit tests.
 """
 
@@ -465,6 +469,14 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print it (``--json``: one JSON object). Returns the exit code 0."""
     if getattr(args, "rules", None):
+        from cya_sim.runs.bench_theft import is_theft_preset, theft_speed, theft_text
+
+        if is_theft_preset(args.rules):  # the theft game (RULES.md §9): compiled against its reference engine
+            agents = tuple(a.strip() for a in args.tournament_agents.split(",") if a.strip())
+            res = theft_speed(args.rules, args.games, args.reference_games, args.batch_size, args.seed,
+                              args.tournament_games, agents, args.workers, compile_cold=not args.no_compile)
+            print(json.dumps(res, indent=1) if args.json else theft_text(res))
+            return 0
         res = rules_speed(args.rules, args.games, args.reference_games, args.batch_size, args.seed)
         if args.json:
             print(json.dumps(res, indent=1))

@@ -717,25 +717,29 @@ def auto_chunk_size(games: int, engine: str) -> int:
 def resolve_engine(name: str, rules=None) -> tuple[str, str]:
     """The engine that will play (``auto`` -> ``batched`` when importable and the deck fits) and a note.
 
+    The theft game (RULES.md §9) plays on its own batched engine (:mod:`cya_sim.theft.play_batched`) under
+    ``auto`` and ``batched``, on its reference engine under ``reference``.
+
     Raises:
         ExperimentError: ``batched`` asked for explicitly but not importable, or ``rules`` has a
             deck of more card types than it takes (field ``run.engine``).
     """
     from cya_sim.engine import batched_refusal
-    from cya_sim.play import get_play_games
+    from cya_sim.play import get_play_games, play_games_for
 
     if name == "reference":
         return "reference", ""
-    if getattr(rules, "family", "classic") == "theft":
-        why = "the theft game (RULES.md §9) has no compiled engine"
-    else:
-        why = batched_refusal(rules) if rules is not None else ""
+    theft = getattr(rules, "family", "classic") == "theft"  # RULES.md §9: its own batched engine
+    why = "" if theft or rules is None else batched_refusal(rules)
     if why:
         if name == "batched":
             raise ExperimentError("run.engine", f"'batched': {why}; use auto or reference")
         return "reference", f"{why}; the reference engine plays"
     try:
-        get_play_games("batched")
+        if theft:
+            play_games_for(rules, "batched")
+        else:
+            get_play_games("batched")
     except ImportError as e:
         if name == "batched":
             raise ExperimentError("run.engine", f"'batched' is not available ({e}); use auto or reference") from None

@@ -32,7 +32,7 @@ import numpy as np
 #: Seconds each kernel took to compile on an idle 2-core machine (2026-12-01), the estimate until this
 #: machine has measured its own.
 DEFAULT_SECONDS = {"play loop": 30.0, "card_counter": 9.0, "heuristic": 8.0, "oracle": 9.0, "plug-in": 3.0,
-                   "search": 20.0, "reference agents": 8.0}
+                   "search": 20.0, "reference agents": 8.0, "theft play loop": 20.0}
 
 
 @dataclass
@@ -142,6 +142,9 @@ def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[s
 
     out: list[Kernel] = []
     kinds = {STRATEGY_HEURISTIC: "heuristic", STRATEGY_CARD_COUNTER: "card_counter", STRATEGY_ORACLE: "oracle"}
+    theft_rules = [r for r in rules_list if getattr(r, "family", "classic") == "theft"]
+    if theft_rules:  # the theft game (RULES.md §9): its own play loop and plug-ins (theft_kernels_for)
+        out.extend(theft_kernels_for(theft_rules, players, agents, engine))
     rules_list = [r for r in rules_list if getattr(r, "family", "classic") != "theft"]
     if not rules_list:
         return out
@@ -192,6 +195,43 @@ def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[s
         out.append(Kernel("reference agents' decision functions", "reference agents", lambda: _all_cached(funcs),
                           lambda: _build_reference(rules_list[0], players[0], agents)))
     return out
+
+
+# -- the theft game (RULES.md §9) ---------------------------------------------------------------------------
+def theft_kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
+    """The kernels a theft run needs on ``engine``: on ``batched`` the theft play loop
+    (:func:`cya_sim.theft.loop.advance`: the theft rules kernel with ``random``, ``greedy`` and ``defender``) and
+    each compiled theft plug-in's C entry (:mod:`agents.theft_view`); nothing on ``reference``.
+
+    Raises:
+        ValueError: an unknown theft agent spec, or a plug-in not importable as ``module:function``.
+    """
+    if engine != "batched":
+        return []
+    from agents.theft import make_theft_agent
+    from agents.theft_view import TheftViewPolicyAgent, theft_entry_module, theft_plugin_address
+    from cya_sim.theft import loop
+
+    out = [Kernel("theft play loop (the theft rules kernel, random, greedy, defender)", "theft play loop",
+                  lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]))]
+    for spec in agents:
+        agent = make_theft_agent(spec)
+        if isinstance(agent, TheftViewPolicyAgent):
+            mod = theft_entry_module(agent.decide)
+            out.append(Kernel(f"theft plug-in {spec}", "plug-in", lambda mod=mod: numba_cached(mod.entry),
+                              lambda f=agent.decide: theft_plugin_address(f)))
+    return out
+
+
+def _build_theft_loop(rules, n_players: int) -> None:
+    """Compile (or load) the theft play loop: one call on a one-game state whose every seat waits for Python."""
+    from agents.theft_compiled import new_theft_scratch
+    from cya_sim.theft.batched import init
+    from cya_sim.theft.loop import advance
+
+    st = init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
+    advance(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64),
+            np.zeros(1, np.int64), np.zeros((1, 16), np.float64), new_theft_scratch(st.consts))
 
 
 def _greedy_is_view(rules) -> bool:
@@ -364,7 +404,7 @@ def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
 
     if (os.cpu_count() or 1) < 2 or not cold_labels:
         return None
-    if len(cold_labels) == 1 and not cold_labels[0].startswith("play loop"):
+    if len(cold_labels) == 1 and not cold_labels[0].startswith(("play loop", "theft play loop")):
         return None
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(target=_helper, args=(list(rules_list), list(players), list(agents), engine, cold_labels),
@@ -378,6 +418,12 @@ def _helper(rules_list, players, agents, engine, cold_labels: list[str]) -> None
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's own streams, to its end
     try:
         kernels = [k for k in kernels_for(rules_list, players, agents, engine) if k.label in cold_labels]
+        if kernels and kernels[0].kind == "theft play loop":  # the theft game's loop (RULES.md §9)
+            from cya_sim.theft.loop import callee_plan as theft_callee_plan
+
+            for disp, sig in theft_callee_plan(rules_list[0], players[0]):
+                disp.compile(sig)
+            kernels = kernels[1:]
         if kernels and kernels[0].kind == "play loop":
             from agents.compiled import new_scratch
             from cya_sim.engine.compiled.layout import make_consts, row_width

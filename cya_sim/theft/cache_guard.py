@@ -1,0 +1,72 @@
+"""Drop stale numba disk caches of the theft game's compiled code when any of its kernel sources changes.
+
+numba keys a function's on-disk cache on its own source file only, while the theft play loop
+(:mod:`cya_sim.theft.loop`) links the rules kernel (:mod:`cya_sim.theft.kernel`), the batched rows
+(:mod:`cya_sim.theft.batched`), the compiled agents (``agents/theft_compiled.py``, ``agents/theft_view.py``)
+and the shared PCG64 primitives (:mod:`cya_sim.engine.compiled.pcg`). As the classic family's
+:mod:`cya_sim.engine.compiled.cache_guard` does for its kernels, :func:`invalidate_stale_caches` hashes
+those sources on import and, when the hash differs from the one recorded last time, deletes the theft
+game's cached ``*.nbi``/``*.nbc`` files (and those of its compiled tests), so that they compile afresh
+once. With ``NUMBA_CACHE_DIR`` set the caches live elsewhere and are left alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_PKG = _HERE.parent
+_ROOT = _PKG.parent
+#: The sources compiled together into the theft play loop.
+SOURCES = (tuple(sorted(_HERE.glob("*.py"))) + tuple(sorted((_ROOT / "agents").glob("theft*.py")))
+           + (_PKG / "engine" / "compiled" / "pcg.py", _PKG / "engine" / "compiled" / "intrinsics.py"))
+#: (cache folder, file name prefixes whose caches are dropped; () = every file).
+_CACHES = ((_HERE / "__pycache__", ()), (_ROOT / "agents" / "__pycache__", ("theft",)),
+           (_ROOT / "tests" / "__pycache__", ("test_theft",)))
+
+
+def sources_digest() -> str:
+    """SHA-256 (hex str) of the theft kernel's source files."""
+    h = hashlib.sha256()
+    for p in SOURCES:
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+def invalidate_stale_caches() -> bool:
+    """Delete the theft kernel's numba cache files if its sources changed; True if it deleted any.
+
+    Errors (read-only folders, files removed by another process) are ignored: numba then recompiles.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    stamp = _HERE / "__pycache__" / "theft-kernel-sources.sha256"
+    digest = sources_digest()
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    deleted = False
+    for d, prefixes in _CACHES:
+        if not d.is_dir():
+            continue
+        for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
+            if prefixes and not f.name.startswith(prefixes):
+                continue
+            try:
+                f.unlink()
+                deleted = True
+            except OSError:
+                pass
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+    return deleted
