@@ -256,6 +256,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     sub.add_parser("tips", help="run the tip study and write its verdict table (see `cya-sim tips --help`)",
                    add_help=False)
 
+    sub.add_parser("tune", help="search a policy family's parameters against a field (see `cya-sim tune --help`)",
+                   add_help=False)
+
     rules = sub.add_parser("rules", help="print a preset's options and deck",
                            description="Print every option of a rule preset and its deck.")
     _add_rule_args(rules, positional=True)
@@ -438,6 +441,10 @@ def _dispatch(argv: list[str]) -> int:
         from cya_sim.cli.tips import tips_main
 
         return tips_main(argv[1:])
+    if argv[:1] == ["tune"]:
+        from cya_sim.cli.tune import tune_main
+
+        return tune_main(argv[1:])
     if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
         from cya_sim.cli.experiment import tournament_main
 
