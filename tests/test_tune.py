@@ -112,6 +112,40 @@ def test_tune_runs_resumes_and_its_heldout_equals_direct_play(tmp_path):
         open_study(_cfg(tmp_path, players=3))
 
 
+def test_tune_resumes_after_sigkill(tmp_path):
+    """A real SIGKILL during the trials: the rerun keeps every finished trial and completes the budget."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "k"
+    argv = [sys.executable, "-m", "cya_sim.cli.main", "tune", "--agent", "card_counter", "--field", "greedy",
+            "--players", "2", "--trials", "400", "--trial-deals", "100", "--heldout-deals", "0", "--quiet",
+            "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    storage = f"sqlite:///{out / STUDY_FILE}"
+    done, t0 = 0, time.time()
+    while done < 3 and time.time() - t0 < 120 and proc.poll() is None:
+        time.sleep(0.5)
+        if (out / STUDY_FILE).exists():
+            try:
+                study = optuna.load_study(study_name=STUDY_NAME, storage=storage)
+            except KeyError:  # the study row is not written yet
+                continue
+            done = sum(t.state.name == "COMPLETE" for t in study.get_trials())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert done >= 3
+    before = sum(t.state.name == "COMPLETE" for t in optuna.load_study(study_name=STUDY_NAME,
+                                                                       storage=storage).get_trials())
+    cfg = TuneConfig(agent="card_counter", field=("greedy",), players=2, out=out, space=resolve_space("card_counter"),
+                     trials=before + 2, trial_deals=100, heldout_deals=0)
+    r = run_tune(cfg, progress=False)
+    assert len(r.trials) == before + 2 and r.trials["spec"].iloc[0] == "card_counter"
+
+
 def test_heldout_interval_covers_on_real_games():
     """200 replications of 30 deals (24,000 games): 95% coverage within binomial noise (sd 1.5 points)."""
     c = heldout_coverage(reps=200, deals=30, players=2)
