@@ -260,6 +260,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                    add_help=False)
     sub.add_parser("metagame", help="the empirical game of an agent pool: Nash mix, alpha-Rank, dominance (see "
                                     "`cya-sim metagame --help`)", add_help=False)
+    sub.add_parser("leaderboard", help="rate every agent of a board file at every table size and preset (see "
+                                       "`cya-sim leaderboard --help`)", add_help=False)
 
     rules = sub.add_parser("rules", help="print a preset's options and deck",
                            description="Print every option of a rule preset and its deck.")
@@ -451,6 +453,10 @@ def _dispatch(argv: list[str]) -> int:
         from cya_sim.cli.metagame import metagame_main
 
         return metagame_main(argv[1:])
+    if argv[:1] == ["leaderboard"]:
+        from cya_sim.cli.leaderboard import leaderboard_main
+
+        return leaderboard_main(argv[1:])
     if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
         from cya_sim.cli.experiment import tournament_main
 
