@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--eval-every", type=int, default=100_000)
     p.add_argument("--eval-games", type=int, default=2000)
+    p.add_argument("--dense-weight", type=float, default=1.0,
+                   help="factor of the change in total ($M) in the dense reward (default 1)")
     p.add_argument("--out", type=Path, default=Path("agents/learned_models/classic_2p"))
     a = p.parse_args(argv)
 
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     venv = make_sb3_vec_env(ViewFeatureVectorEnv(num_envs=a.envs, n_players=a.players, opponents=a.opponents,
-                                                 reward="dense"), seed=a.seed)
+                                                 reward="dense", dense_weight=a.dense_weight), seed=a.seed)
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=2048, n_epochs=4, learning_rate=3e-4,
                         gamma=0.995, gae_lambda=0.95, ent_coef=0.01, seed=a.seed, verbose=0, device="cpu",
                         policy_kwargs={"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": torch.nn.Tanh})
@@ -109,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     a.out.parent.mkdir(parents=True, exist_ok=True)
     py = write_plugin(a.out, export_weights(model), a.players, relu=False,
                       meta={"command": command, "seed": a.seed, "steps": model.num_timesteps,
-                            "opponents": a.opponents, "wall_s": round(time.time() - t0, 1)})
+                            "opponents": a.opponents, "dense_weight": a.dense_weight,
+                            "wall_s": round(time.time() - t0, 1)})
     import pandas as pd
 
     df = pd.DataFrame(curve)
@@ -117,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     _plot(df, a, a.out.with_name(a.out.name + "_curve.png"))
     (a.out.with_name(a.out.name + "_train.json")).write_text(json.dumps(
         {"command": command, "seed": a.seed, "steps": int(model.num_timesteps), "players": a.players,
-         "opponents": a.opponents, "wall_s": round(time.time() - t0, 1), "torch": torch.__version__}, indent=2) + "\n")
+         "opponents": a.opponents, "dense_weight": a.dense_weight, "wall_s": round(time.time() - t0, 1),
+         "torch": torch.__version__}, indent=2) + "\n")
     print(f"wrote {py} and {a.out.with_suffix('.npz')}")
     return 0
 

@@ -37,8 +37,10 @@ def test_lineups_are_pairs_at_two_players_and_connected_windows_beyond():
 def test_the_committed_board_parses():
     b = load_board(BOARD)
     assert b.players == (2, 4, 6) and b.presets == ("classic", "advanced") and len(b.agents) == 11
+    assert b.cell_agents("classic", 2)[-1] == "agents.learned_models.classic_2p:decide"
+    assert b.cell_agents("advanced", 2) == b.agents and not b.duplicate
     q = load_board(BOARD, quick=True)
-    assert q.players == (2, 3) and q.deals == {2: 4, 3: 3}
+    assert q.players == (2, 3) and q.cycles == {2: 4, 3: 3} and not q.agents_by_cell
 
 
 def test_quick_board_end_to_end(tmp_path):
@@ -86,7 +88,11 @@ def test_an_agent_that_never_finishes_ahead_is_set_aside():
     ({"agents": ["greedy"]}, "at least two"),
     ({"agents": ["greedy", "greedy"]}, "given twice"),
     ({"agents": ["greedy", "random"], "players": [4]}, "only 2 agents"),
-    ({"agents": ["greedy", "random"], "players": [2], "deals": 0}, "deals.2"),
+    ({"agents": ["greedy", "random"], "players": [2], "cycles": 0}, "cycles.2"),
+    ({"agents": ["greedy", "random"], "players": [2], "cycles": 1, "duplicate": True}, "sampling unit"),
+    ({"agents": ["greedy", "random"], "players": [2], "agents_by_cell": {"classic-4p": ["card_counter"]}},
+     "not a cell"),
+    ({"agents": ["greedy", "random"], "players": [2], "agents_by_cell": {"classic-2p": ["greedy"]}}, "already"),
     ({"agents": ["greedy", "random"], "bogus": 1}, "unknown key 'bogus'"),
 ])
 def test_board_refusals(doc, message):
@@ -96,7 +102,7 @@ def test_board_refusals(doc, message):
 
 def test_cli_refuses_an_unknown_agent_in_one_line(tmp_path, capsys):
     f = tmp_path / "b.toml"
-    f.write_text('agents = ["greedy", "grredy"]\nplayers = [2]\ndeals = 1\n')
+    f.write_text('agents = ["greedy", "grredy"]\nplayers = [2]\ncycles = 1\n')
     assert leaderboard_main([str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert "grredy" in err and "\n" not in err

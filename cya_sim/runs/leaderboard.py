@@ -9,13 +9,18 @@ A *board file* names the agents, the rule presets, the table sizes and the dupli
     agents = ["greedy", "random", "card_counter", "ismcts(iterations=50)"]   # the first is the anchor (0)
     presets = ["classic", "advanced"]
     players = [2, 4, 6]
-    deals = {2 = 10, 4 = 10, 6 = 6}     # duplicated deals per cell of that table size (or one int)
+    cycles = {2 = 8, 4 = 5, 6 = 5}      # per table size (or one int): each plays every line-up in every rotation
+    duplicate = false                   # true: the games of a cycle share one deal (then the deal is the unit)
     workers = 1
+    [agents_by_cell]                    # optional: agents only in some cells, "preset-Pp" = [specs]
+    classic-2p = ["agents.learned_models.classic_2p:decide"]
     [quick]                             # the small form (`--quick`): any of the keys above
 
 Each *cell* (preset, P) is one experiment of the run layer (:mod:`cya_sim.runs.experiment`; the folder
-``cells/<preset>-<P>p/``, resumable after a kill) with an ``explicit`` design on duplicated deals, seats
-rotated. Its line-ups: every pair at P = 2; at P >= 3 the K cyclic windows of P consecutive agents in two
+``cells/<preset>-<P>p/``, resumable after a kill) with an ``explicit`` design, seats rotated; a *cycle* plays
+every line-up in every rotation, each game on its own deal (the game is the sampling unit), or with
+``duplicate = true`` every game of a cycle on one deal (the deal is the unit: use many cycles then, an
+interval from a handful of clusters means little). Its line-ups: every pair at P = 2; at P >= 3 the K cyclic windows of P consecutive agents in two
 orders of the pool (the written order and a stride through it; a window already taken is not repeated), so
 every agent sits in up to 2P line-ups against up to 2(P - 1) different neighbours and the comparison graph is
 connected; every deal is played by every line-up in every rotation.
@@ -23,7 +28,8 @@ connected; every deal is played by every line-up in every rotation.
 Ratings (:func:`cya_sim.reports.ratings.bradley_terry`): Bradley–Terry (1952) over every pair of seats of
 a game held by different agents (who finished with the higher total; full rank-breaking of the finishing
 order, consistent for Plackett–Luce strengths, Azari Soufiani et al. 2014), on the Elo scale with the
-first agent at 0, and the sandwich covariance clustered by deal (Liang & Zeger 1986). The intervals are
+first agent at 0, and the sandwich covariance clustered by game, or by deal under duplicate deals
+(Liang & Zeger 1986). The intervals are
 per rating (95%, normal), not simultaneous. The per-game win rate of each agent with its deal-clustered
 Wilson interval (:func:`cya_sim.reports.stats.summarize`) stands beside it.
 """
@@ -35,7 +41,7 @@ import math
 import time
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +50,8 @@ import pandas as pd
 
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
 
-BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "deals", "workers", "quick")
+BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
+              "agents_by_cell", "workers", "quick")
 
 
 class LeaderboardError(ValueError):
@@ -57,7 +64,8 @@ class Board:
 
     Attributes:
         name, seed, out. agents: (K,) specs, K >= 2, the first the anchor. presets: rule presets.
-        players: table sizes. deals: duplicated deals per table size. workers: local processes.
+        players: table sizes. cycles: per table size. duplicate: games of a cycle share a deal.
+        agents_by_cell: ``"preset-Pp"`` -> extra specs of that cell. workers: local processes.
     """
 
     name: str
@@ -66,8 +74,14 @@ class Board:
     agents: tuple[str, ...]
     presets: tuple[str, ...]
     players: tuple[int, ...]
-    deals: dict[int, int]
+    cycles: dict[int, int]
+    duplicate: bool = False
+    agents_by_cell: dict[str, tuple[str, ...]] = field(default_factory=dict)
     workers: int = 1
+
+    def cell_agents(self, preset: str, p: int) -> tuple[str, ...]:
+        """The agents of cell (preset, P): the board's, then the cell's own."""
+        return self.agents + self.agents_by_cell.get(f"{preset}-{p}p", ())
 
 
 def load_board(path: str | Path, quick: bool = False, overrides: Mapping[str, Any] | None = None) -> Board:
@@ -121,13 +135,36 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
         if p > len(agents):
             raise LeaderboardError(f"players: {p} seats but only {len(agents)} agents; every seat of a line-up "
                                    "holds a different agent")
-    deals_raw = d.get("deals", 10)
-    deals: dict[int, int] = {}
+    duplicate = d.get("duplicate", False)
+    if not isinstance(duplicate, bool):
+        raise LeaderboardError("duplicate: give true or false")
+    raw = d.get("cycles", 5)
+    cycles: dict[int, int] = {}
     for p in players:
-        v = deals_raw.get(str(p)) if isinstance(deals_raw, dict) else deals_raw
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise LeaderboardError(f"deals.{p}: give the duplicated deals of {p}-player cells, an integer >= 1")
-        deals[p] = v
+        v = raw.get(str(p)) if isinstance(raw, dict) else raw
+        lo = 2 if duplicate else 1
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise LeaderboardError(f"cycles.{p}: give the cycles of {p}-player cells, an integer >= {lo}"
+                                   + (" (with duplicate deals a cycle is one sampling unit)" if duplicate else ""))
+        cycles[p] = v
+    by_cell_raw = d.get("agents_by_cell", {}) or {}
+    if not isinstance(by_cell_raw, dict):
+        raise LeaderboardError('agents_by_cell: give a table "preset-Pp" = [agent specs]')
+    by_cell: dict[str, tuple[str, ...]] = {}
+    cells = {f"{pr}-{p}p" for pr in presets for p in players}
+    for k, v in by_cell_raw.items():
+        if k not in cells:
+            raise LeaderboardError(f"agents_by_cell.{k}: not a cell of this board; cells: {', '.join(sorted(cells))}")
+        if not isinstance(v, list):
+            raise LeaderboardError(f"agents_by_cell.{k}: give a list of agent specs")
+        try:
+            extra = tuple(normalise_spec(a) for a in v)
+        except AgentSpecError as e:
+            raise LeaderboardError(f"agents_by_cell.{k}: {e}") from None
+        both = [a for a in extra if a in agents]
+        if both:
+            raise LeaderboardError(f"agents_by_cell.{k}: {both[0]!r} is already in agents")
+        by_cell[k] = extra
     seed = d.get("seed", 1)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise LeaderboardError("seed: give an integer >= 0")
@@ -136,7 +173,8 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
         raise LeaderboardError("workers: give an integer >= 1")
     name = str(d.get("name", "leaderboard"))
     return Board(name=name, seed=seed, out=Path(d.get("out", f"results/{name}")), agents=tuple(agents),
-                 presets=tuple(presets), players=tuple(players), deals=deals, workers=workers)
+                 presets=tuple(presets), players=tuple(players), cycles=cycles, duplicate=duplicate,
+                 agents_by_cell=by_cell, workers=workers)
 
 
 def lineups(k: int, p: int) -> list[list[int]]:
@@ -160,16 +198,19 @@ def cell_experiment(board: Board, preset: str, p: int) -> Experiment:
     Raises:
         ExperimentError: an unknown agent or preset, a table size the rules refuse (named by the run layer).
     """
-    tables = [[board.agents[i] for i in lu] for lu in lineups(len(board.agents), p)]
-    doc = {"name": f"{board.name}-{preset}-{p}p", "seed": board.seed, "games": board.deals[p] * len(tables) * p,
-           "players": p, "agents": list(board.agents), "out": str(board.out / "cells" / f"{preset}-{p}p"),
-           "rules": {"preset": preset}, "design": {"kind": "explicit", "tables": tables, "duplicate": True}}
+    agents = board.cell_agents(preset, p)
+    tables = [[agents[i] for i in lu] for lu in lineups(len(agents), p)]
+    doc = {"name": f"{board.name}-{preset}-{p}p", "seed": board.seed, "games": board.cycles[p] * len(tables) * p,
+           "players": p, "agents": list(agents), "out": str(board.out / "cells" / f"{preset}-{p}p"),
+           "rules": {"preset": preset}, "design": {"kind": "explicit", "tables": tables,
+                                                     "duplicate": board.duplicate}}
     exp = parse_experiment(doc)
     return replace(exp, run=RunOptions(engine="batched", workers=board.workers))
 
 
 def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
-    """Bradley–Terry ratings and win rates of one cell's games, the deal as the sampling unit.
+    """Bradley–Terry ratings and win rates of one cell's games, the deal as the sampling unit (the game, when
+    every game has its own deal).
 
     Returns:
         one row per agent: ``agent``, ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high`` (Elo scale,
@@ -181,7 +222,7 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
     from cya_sim.runs.tournament import game_table
 
     t = game_table(games, list(agents))
-    t = replace(t, game_index=games["deal"].to_numpy(np.int64))  # duplicate deals: the deal is the unit
+    t = replace(t, game_index=games["deal"].to_numpy(np.int64))  # the deal is the unit (= the game without duplicates)
     s = summarize(t, list(agents))
     note = ""
     try:
@@ -267,6 +308,7 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
         rated = rate_cell(games, exp.agents)
         rated.insert(0, "players", p)
         rated.insert(0, "preset", preset)
+        rated["cell_games"] = len(games)
         rated["cell_wall_s"] = round(r.elapsed_s, 1)
         rows.append(rated)
     ratings = pd.concat(rows, ignore_index=True)
@@ -291,28 +333,36 @@ def figure(board: Board, ratings: pd.DataFrame):
     cells = [(pr, p) for pr in board.presets for p in board.players]
     cols = len(board.players)
     rows = len(board.presets)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 0.32 * len(board.agents) * rows + 1.2 * rows),
+    names = list(dict.fromkeys(a for pr, p in cells for a in board.cell_agents(pr, p)))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 0.32 * len(names) * rows + 1.2 * rows),
                              squeeze=False, sharey=True)
-    y = np.arange(len(board.agents))[::-1]
+    y = np.arange(len(names))[::-1]
     for ax, (pr, p) in zip(axes.ravel(), cells, strict=False):
-        c = ratings[(ratings["preset"] == pr) & (ratings["players"] == p)].set_index("agent").loc[list(board.agents)]
+        c = ratings[(ratings["preset"] == pr) & (ratings["players"] == p)].set_index("agent").reindex(names)
         ax.errorbar(c["rating"], y, xerr=[c["rating"] - c["rating_ci_low"], c["rating_ci_high"] - c["rating"]],
                     fmt="o", ms=4, capsize=2)
         ax.axvline(0, color="0.7", lw=0.8)
         ax.set_title(f"{pr}, {p} players", fontsize=9)
         ax.set_xlabel("Bradley–Terry (Elo scale)", fontsize=8)
-    axes[0, 0].set_yticks(y)
-    axes[0, 0].set_yticklabels([a[:34] for a in board.agents], fontsize=7)
     for r in range(rows):
         axes[r, 0].set_yticks(y)
-        axes[r, 0].set_yticklabels([a[:34] for a in board.agents], fontsize=7)
-    fig.suptitle(f"{board.name}: ratings with 95% deal-clustered intervals (anchor {board.agents[0]} = 0)",
+        axes[r, 0].set_yticklabels([_short(a) for a in names], fontsize=7)
+    fig.suptitle(f"{board.name}: Bradley–Terry ratings with 95% clustered intervals (anchor {board.agents[0]} = 0)",
                  fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def _cell_text(row: pd.Series) -> str:
+def _short(a: str) -> str:
+    """A label that fits a plot's axis: long parameter lists cut, plug-in paths to their module's last part."""
+    if ":" in a:
+        a = a.split(":")[0].split(".")[-1]
+    return a if len(a) <= 34 else a[:31] + "..."
+
+
+def _cell_text(row: pd.Series | None) -> str:
+    if row is None:
+        return "-"
     if not np.isfinite(row["rating"]):
         return "n/a"
     return f"{row['rating']:.0f} [{row['rating_ci_low']:.0f}, {row['rating_ci_high']:.0f}]"
@@ -323,31 +373,38 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     rt = r.ratings
     cells = [(pr, p) for pr in board.presets for p in board.players]
     head = "| agent | " + " | ".join(f"{pr} {p}p" for pr, p in cells) + " |"
+    unit = "deal" if board.duplicate else "game"
+    names = list(dict.fromkeys(a for pr, p in cells for a in board.cell_agents(pr, p)))
     lines = [f"# {board.name}", "",
              ("Bradley–Terry ratings (Elo scale, anchor "
-              f"`{board.agents[0]}` = 0) with 95% deal-clustered intervals, per cell; duplicated deals, seats "
-              "rotated."), "", head, "|---|" + "---|" * len(cells)]
-    for a in board.agents:
+              f"`{board.agents[0]}` = 0) with 95% {unit}-clustered intervals, per cell; seats rotated"
+              + ("; duplicated deals." if board.duplicate else "; every game on its own deal.")
+              + " Each interval is for one rating (not simultaneous); '-': not in that cell."), "",
+             head, "|---|" + "---|" * len(cells)]
+
+    def row_of(pr: str, p: int, a: str) -> pd.Series | None:
+        m = rt[(rt["preset"] == pr) & (rt["players"] == p) & (rt["agent"] == a)]
+        return m.iloc[0] if len(m) else None
+
+    for a in names:
+        lines.append(f"| `{a}` | " + " | ".join(_cell_text(row_of(pr, p, a)) for pr, p in cells) + " |")
+    lines += ["", (f"Per-game win rate with its {unit}-clustered 95% interval in brackets (every agent holds one "
+                   "seat of P, so the fair rate is 1/P):"), "", head, "|---|" + "---|" * len(cells)]
+    for a in names:
         vals = []
         for pr, p in cells:
-            row = rt[(rt["preset"] == pr) & (rt["players"] == p) & (rt["agent"] == a)].iloc[0]
-            vals.append(_cell_text(row))
-        lines.append(f"| `{a}` | " + " | ".join(vals) + " |")
-    lines += ["", ("Per-game win rate with its deal-clustered 95% interval in brackets (every agent holds one seat "
-                   "of P, so the fair rate is 1/P):"), "", head, "|---|" + "---|" * len(cells)]
-    for a in board.agents:
-        vals = []
-        for pr, p in cells:
-            row = rt[(rt["preset"] == pr) & (rt["players"] == p) & (rt["agent"] == a)].iloc[0]
-            vals.append(f"{100 * row['game_win_rate']:.1f}% [{100 * row['game_win_rate_ci_low']:.1f}, "
-                        f"{100 * row['game_win_rate_ci_high']:.1f}]")
+            row = row_of(pr, p, a)
+            vals.append("-" if row is None else f"{100 * row['game_win_rate']:.1f}% "
+                        f"[{100 * row['game_win_rate_ci_low']:.1f}, {100 * row['game_win_rate_ci_high']:.1f}]")
         lines.append(f"| `{a}` | " + " | ".join(vals) + " |")
     notes = rt.loc[rt["note"] != "", ["preset", "players", "note"]].drop_duplicates()
     for n in notes.itertuples():
         lines.append(f"\nNote ({n.preset}, {n.players}p): {n.note}")
-    games = rt.groupby(["preset", "players"])["games"].max()
-    lines += ["", "Games per cell: " + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,}" for pr, p in cells)
-              + f"; deals per cell {', '.join(f'{p}p {board.deals[p]}' for p in board.players)}.", "",
+    games = rt.groupby(["preset", "players"])["cell_games"].first()
+    wall = rt.groupby(["preset", "players"])["cell_wall_s"].first()
+    lines += ["", "Games per cell (wall seconds of its last run): "
+              + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,} ({wall[(pr, p)]:.0f} s)" for pr, p in cells)
+              + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}.", "",
               f"Command: `{command or 'python'}`; wall time of this invocation {r.elapsed_s:.0f} s.", ""]
     return "\n".join(lines)
 
