@@ -308,8 +308,13 @@ def fixation(game: ProfileGame, r: int, s: int, m: int = 50, alpha: float = 100.
     return float(math.exp(-top) / (math.exp(-top) + np.exp(logs - top).sum()))
 
 
-def alpharank(game: ProfileGame, m: int = 50, alpha: float = 100.0) -> tuple[np.ndarray, np.ndarray]:
+def alpharank(game: ProfileGame, m: int = 50, alpha: float = 100.0, use_openspiel: bool = True) -> tuple[np.ndarray,
+                                                                                                           np.ndarray]:
     """Single-population α-Rank of a symmetric P-player game (module docstring).
+
+    At P = 2 (and ``use_openspiel``) it is computed by OpenSpiel's ``egt.alpharank.compute`` on the payoff matrix
+    (``use_local_selection_model=False``), when OpenSpiel is installed; otherwise, and for P > 2, by this
+    module's generalisation (equal to OpenSpiel's at P = 2: tests/test_metagame.py).
 
     Returns:
         (pi (K,), the stationary distribution over monomorphic populations; rho (K, K), rho[s, r] the
@@ -318,6 +323,25 @@ def alpharank(game: ProfileGame, m: int = 50, alpha: float = 100.0) -> tuple[np.
     """
     k = game.n_strategies
     idx = game.index()
+    if use_openspiel and game.n_players == 2:
+        try:
+            from open_spiel.python.egt import alpharank as os_alpharank
+        except ImportError:
+            pass
+        else:
+            mat = np.zeros((k, k))
+            for i in range(k):
+                for j in range(k):
+                    prof = np.zeros(k, np.int64)
+                    prof[i] += 1
+                    prof[j] += 1
+                    mat[i, j] = game.payoffs[idx[tuple(prof)], i]
+            with np.errstate(over="ignore"):  # a swamped mutant: exp overflows to inf, rho to 0 (as intended)
+                rhos, _rho_m, pi, _n, _ = os_alpharank.compute([mat], m=m, alpha=alpha,
+                                                               use_local_selection_model=False)
+            rho = np.asarray(rhos, np.float64)
+            np.fill_diagonal(rho, 0.0)
+            return np.asarray(pi, np.float64), rho
     rho = np.zeros((k, k))
     for s in range(k):
         for r in range(k):
