@@ -711,6 +711,11 @@ def _pp(x: float) -> str:
     return f"{100 * x:+.2f}" if np.isfinite(x) else "n/a"
 
 
+def _pv(p: float) -> str:
+    """A p-value as text; one below the smallest float (printed 0) reads ``< 1e-300``."""
+    return "< 1e-300" if p == 0 else f"{p:.3g}"
+
+
 def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) -> str:
     """REPORT.md of a tuning run: the pasteable spec, the held-out table, how it was made."""
     lines = [f"# Tuning {cfg.agent} against {', '.join(cfg.field)} ({cfg.players} players, {cfg.preset})", "",
@@ -725,7 +730,7 @@ def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) 
         lines += [f"| `{a.arm}` | {100 * a.win_rate:.2f}% | {100 * a.low:.2f} to {100 * a.high:.2f} |"
                   for a in r.arms.itertuples()]
         lines += ["", f"| gain of the best over | points | {conf}% interval | p | p (Holm) |", "|---|---|---|---|---|"]
-        lines += [f"| `{g.versus}` | {_pp(g.gain)} | {_pp(g.low)} to {_pp(g.high)} | {g.p:.3g} | {g.p_holm:.3g} |"
+        lines += [f"| `{g.versus}` | {_pp(g.gain)} | {_pp(g.low)} to {_pp(g.high)} | {_pv(g.p)} | {_pv(g.p_holm)} |"
                   for g in r.heldout.itertuples()]
         lines += ["", ("The deal is the sampling unit (per deal, each arm's mean over its rotations); a gain is the "
                        "mean paired per-deal difference with a Student-t interval on deals - 1 df; Holm (1979) over "
