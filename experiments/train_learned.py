@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
 
     class Curve(BaseCallback):
+        """Evaluates the deterministic policy every ``--eval-every`` steps (the learning curve)."""
+
         def __init__(self) -> None:
             super().__init__()
             self.next = 0

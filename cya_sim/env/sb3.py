@@ -206,14 +206,17 @@ def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):
             self.venv, self._seed, self._actions = venv, seed, None
 
         def reset(self):
+            """Start the games (of ``seed`` the first time); return the (B, F) observations."""
             obs, _ = self.venv.reset(seed=self._seed)
             self._seed = None
             return obs
 
         def step_async(self, actions) -> None:
+            """Keep the (B,) actions for :meth:`step_wait`."""
             self._actions = np.asarray(actions)
 
         def step_wait(self):
+            """Step every row: (obs (B, F), rewards (B,) float32, dones (B,) bool, infos)."""
             obs, r, term, trunc, _info = self.venv.step(self._actions)
             dones = np.asarray(term | trunc)
             infos: list[dict] = [{} for _ in range(self.num_envs)]
@@ -222,21 +225,27 @@ def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):
             return obs, r.astype(np.float32), dones, infos
 
         def action_masks(self) -> np.ndarray:
+            """(B, A) bool legal actions of the learner in each row."""
             return self.venv.action_masks()
 
         def close(self) -> None:
+            """Close the vector environment."""
             self.venv.close()
 
         def get_attr(self, attr_name: str, indices=None) -> list:
+            """The vector environment's attribute, once per requested row."""
             return [getattr(self.venv, attr_name)] * len(self._get_indices(indices))
 
         def set_attr(self, attr_name: str, value, indices=None) -> None:
+            """Set an attribute of the vector environment (shared by every row)."""
             setattr(self.venv, attr_name, value)
 
         def has_attr(self, attr_name: str) -> bool:
+            """Whether the attribute exists (``action_masks`` always, for MaskablePPO)."""
             return attr_name == "action_masks" or hasattr(self.venv, attr_name)
 
         def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list:
+            """Call a method of the vector environment; ``action_masks`` gives each row's own (A,) mask."""
             idx = list(self._get_indices(indices))
             if method_name == "action_masks":
                 m = self.venv.action_masks()
@@ -245,9 +254,11 @@ def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):
             return [out] * len(idx)
 
         def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+            """No row is wrapped."""
             return [False] * len(self._get_indices(indices))
 
         def seed(self, seed: int | None = None):
+            """The seed of the next :meth:`reset`."""
             self._seed = seed
             return [seed] * self.num_envs
 
