@@ -258,6 +258,13 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     sub.add_parser("tips", help="run the tip study and write its verdict table (see `cya-sim tips --help`)",
                    add_help=False)
 
+    sub.add_parser("tune", help="search a policy family's parameters against a field (see `cya-sim tune --help`)",
+                   add_help=False)
+    sub.add_parser("metagame", help="the empirical game of an agent pool: Nash mix, alpha-Rank, dominance (see "
+                                    "`cya-sim metagame --help`)", add_help=False)
+    sub.add_parser("leaderboard", help="rate every agent of a board file at every table size and preset (see "
+                                       "`cya-sim leaderboard --help`)", add_help=False)
+
     rules = sub.add_parser("rules", help="print a preset's options and deck",
                            description="Print every option of a rule preset and its deck.")
     _add_rule_args(rules, positional=True)
@@ -440,6 +447,18 @@ def _dispatch(argv: list[str]) -> int:
         from cya_sim.cli.tips import tips_main
 
         return tips_main(argv[1:])
+    if argv[:1] == ["tune"]:
+        from cya_sim.cli.tune import tune_main
+
+        return tune_main(argv[1:])
+    if argv[:1] == ["metagame"]:
+        from cya_sim.cli.metagame import metagame_main
+
+        return metagame_main(argv[1:])
+    if argv[:1] == ["leaderboard"]:
+        from cya_sim.cli.leaderboard import leaderboard_main
+
+        return leaderboard_main(argv[1:])
     if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
         from cya_sim.cli.experiment import tournament_main
 

@@ -10,12 +10,12 @@ inflate them as it does wall time):
 - **reference**: the theft reference play (:func:`cya_sim.theft.play.play_theft_games`, the Python agents on
   the readable engine) on the same ``greedy`` games (``--reference-games``), and whether its results equal the
   compiled engine's on those games;
-- **ratio**: compiled / reference games per CPU second (issue 25's target: at least 100);
+- **ratio**: compiled / reference games per CPU second;
 - **compile**: the cold compile of the theft play loop (:func:`cya_sim.runs.warmup.warm_up` in a fresh process
   with an empty numba cache), wall and CPU seconds, and the load from the disk cache in this process;
 - **tournament**: wall seconds of a ``--tournament-games`` (default 1,000,000) 4-player theft tournament
   through :func:`cya_sim.runs.tournament.run_tournament` on ``--workers`` processes (default: every core),
-  in memory (issue 25's target: under 60 s on 2 cores); ``--tournament-games 0`` skips it.
+  in memory; ``--tournament-games 0`` skips it.
 
 The 1-minute load average is reported before and after, since the wall times depend on it.
 """

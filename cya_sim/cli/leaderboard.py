@@ -1,0 +1,68 @@
+"""Command line of ``cya-sim leaderboard [BOARD.toml] [--quick] [--out DIR] [--workers N]``.
+
+Plays (or resumes) every cell of the board file (:mod:`cya_sim.runs.leaderboard`), rates the agents with
+Bradley–Terry and deal-clustered intervals, and writes ``ratings.csv``, ``leaderboard.png`` and ``REPORT.md``.
+A refused input prints one line and exits with status 2 before any game is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+DEFAULT_BOARD = Path("experiments/leaderboard.toml")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def leaderboard_parser() -> argparse.ArgumentParser:
+    """Parser of ``cya-sim leaderboard``."""
+    p = _Parser(prog="cya-sim leaderboard", description=(
+        "Rate every agent of a board file at every table size and rule preset: duplicated deals, seats rotated, "
+        "Bradley–Terry ratings with deal-clustered 95%% intervals; writes REPORT.md, ratings.csv and "
+        "leaderboard.png. Rerunning resumes finished cells."))
+    p.add_argument("board", nargs="?", type=Path, default=DEFAULT_BOARD,
+                   help=f"the board TOML file (default {DEFAULT_BOARD})")
+    p.add_argument("--quick", action="store_true", help="the small form (the file's [quick] table)")
+    p.add_argument("--out", metavar="FOLDER", help="results folder (key out)")
+    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (key workers)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    return p
+
+
+def leaderboard_main(argv: Sequence[str]) -> int:
+    """Run ``cya-sim leaderboard`` with the words after ``leaderboard``; return the exit status (0, 2, 130)."""
+    from cya_sim.runs.experiment import ExperimentError
+    from cya_sim.runs.leaderboard import LeaderboardError, load_board, run_board
+
+    try:
+        args = leaderboard_parser().parse_args(list(argv))
+    except SystemExit as e:
+        return int(e.code or 0)
+    over = {k: v for k, v in (("out", args.out), ("workers", args.workers)) if v is not None}
+    command = "cya-sim leaderboard " + shlex.join([str(a) for a in argv])
+    try:
+        board = load_board(args.board, quick=args.quick, overrides=over)
+        r = run_board(board, progress=not args.quiet, command=command)
+    except LeaderboardError as e:
+        print(f"cya-sim leaderboard: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    except ExperimentError as e:
+        print(f"cya-sim leaderboard: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    print(f"{len(r.ratings)} ratings over {r.ratings.groupby(['preset', 'players']).ngroups} cells")
+    print(f"wrote {board.out / 'REPORT.md'}")
+    return 0

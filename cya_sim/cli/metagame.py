@@ -1,0 +1,106 @@
+"""Command line of ``cya-sim metagame``: the empirical game of an agent pool, α-Rank and a stable mix.
+
+``cya-sim metagame --pool random,greedy,heuristic,card_counter --players 4 --deals 300 --out results/metagame-4p``
+plays every line-up with repetition in every rotation on duplicated deals (resumable), then writes the Nash
+mixture with bootstrap intervals, α-Rank, dominance, the response graph and the replicator trajectories
+(:mod:`cya_sim.runs.metagame`). A refused input prints one line and exits with status 2 before any game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line and exit with status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _int(lo: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is None or v < lo:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer >= {lo}")
+        return v
+    return parse
+
+
+def metagame_parser() -> argparse.ArgumentParser:
+    """Parser of ``cya-sim metagame``."""
+    p = _Parser(prog="cya-sim metagame", description=(
+        "The empirical game of an agent pool at one table size: every line-up with repetition played in every "
+        "rotation on duplicated deals (payoff = per-seat win share, deal-clustered intervals), then an approximate "
+        "symmetric Nash mixture and alpha-Rank with bootstrap intervals over deals, strict dominance, the response "
+        "graph and the replicator trajectories. Rerunning the same command resumes the games."))
+    p.add_argument("--pool", required=True, metavar="A,B,...", help="agents, comma-separated (at least two)")
+    p.add_argument("--players", type=_int(2, "players"), default=4, metavar="P", help="table size (default 4)")
+    p.add_argument("--deals", type=_int(0, "deals"), default=200, metavar="D",
+                   help="duplicated deals (each played by every line-up in every rotation; default 200)")
+    p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--seed", type=_int(0, "seed"), default=1, help="seed of deals and bootstrap (default 1)")
+    p.add_argument("--bootstrap", type=_int(0, "bootstrap"), default=200, metavar="B",
+                   help="bootstrap replications over deals (default 200; 0: none)")
+    p.add_argument("--alpha", type=float, default=100.0, help="alpha-Rank selection intensity (default 100)")
+    p.add_argument("--population", type=_int(2, "population"), default=50, metavar="M",
+                   help="alpha-Rank population size (default 50)")
+    p.add_argument("--workers", type=_int(1, "workers"), default=1, metavar="N", help="processes (default 1)")
+    p.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="results folder (new, or this run's)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    return p
+
+
+def metagame_main(argv: Sequence[str]) -> int:
+    """Run ``cya-sim metagame`` with the words after ``metagame``; return the exit status (0, 2, 130)."""
+    from agents.spec import AgentSpecError, split_agent_list
+    from cya_sim.runs.experiment import ExperimentError
+    from cya_sim.runs.metagame import MetagameConfig, MetagameError, run_metagame
+
+    try:
+        args = metagame_parser().parse_args(list(argv))
+    except SystemExit as e:
+        return int(e.code or 0)
+    command = "cya-sim metagame " + shlex.join([str(a) for a in argv])
+    try:
+        opts = []
+        for it in args.option:
+            if "=" not in it:
+                raise MetagameError(f"--option {it!r}: write KEY=VALUE")
+            k, v = it.split("=", 1)
+            try:
+                opts.append((k.strip(), tomllib.loads(f"v = {v}")["v"]))
+            except tomllib.TOMLDecodeError:
+                opts.append((k.strip(), v.strip()))
+        pool = tuple(a for a in split_agent_list(args.pool) if a) if args.pool.strip() else ()
+        cfg = MetagameConfig(pool=pool, players=args.players, out=args.out, deals=args.deals, preset=args.rules,
+                             options=tuple(opts), seed=args.seed, workers=args.workers, bootstrap=args.bootstrap,
+                             alpha=args.alpha, m=args.population)
+        r = run_metagame(cfg, progress=not args.quiet, command=command)
+    except (MetagameError, AgentSpecError) as e:
+        print(f"cya-sim metagame: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    except ExperimentError as e:
+        print(f"cya-sim metagame: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    print(f"{r.deals:,} deals; epsilon-Nash mixture (regret {r.regret:.1e}):")
+    for m in r.mix.itertuples():
+        dom = f"; dominated by {m.dominated_by}" if m.dominated_by else ""
+        print(f"  {m.agent}: Nash {m.nash:.3f} ({m.nash_low:.3f} to {m.nash_high:.3f}), alpha-Rank {m.alpharank:.3f}"
+              f"{dom}")
+    print(f"wrote {args.out / 'REPORT.md'}")
+    return 0

@@ -1,0 +1,109 @@
+"""``cya-sim leaderboard`` (issue 22): the board file, the line-ups, ratings (with an agent that never finishes
+ahead), the quick board end to end, and one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cya_sim.cli.leaderboard import leaderboard_main
+from cya_sim.reports.ratings import bradley_terry
+from cya_sim.runs.leaderboard import LeaderboardError, lineups, load_board, parse_board, rate_cell
+from cya_sim.runs.runner import load_games
+from cya_sim.runs.tournament import game_table
+
+BOARD = Path(__file__).resolve().parents[1] / "experiments" / "leaderboard.toml"
+
+
+def test_lineups_are_pairs_at_two_players_and_connected_windows_beyond():
+    assert len(lineups(5, 2)) == 10
+    for k, p in ((11, 4), (11, 6), (4, 3), (6, 4)):
+        lus = lineups(k, p)
+        assert all(len(set(lu)) == p for lu in lus)
+        seen = np.zeros((k, k), bool)
+        for lu in lus:
+            seen[np.ix_(lu, lu)] = True
+        # every agent is linked to every other through the line-ups (a connected comparison graph)
+        reach = seen.copy()
+        for _ in range(k):
+            reach = reach | (reach.astype(int) @ seen.astype(int) > 0)
+        assert reach.all()
+        assert len({tuple(sorted(lu)) for lu in lus}) == len(lus)
+
+
+def test_the_committed_board_parses():
+    b = load_board(BOARD)
+    assert b.players == (2, 4, 6) and b.presets == ("classic", "advanced") and len(b.agents) == 11
+    assert b.cell_agents("classic", 2)[-1] == "agents.learned_models.classic_2p:decide"
+    assert b.cell_agents("advanced", 2) == b.agents and not b.duplicate
+    q = load_board(BOARD, quick=True)
+    assert q.players == (2, 3) and q.cycles == {2: 4, 3: 3} and not q.agents_by_cell
+
+
+def test_quick_board_end_to_end(tmp_path):
+    b = load_board(BOARD, quick=True, overrides={"out": str(tmp_path / "lb")})
+    assert leaderboard_main([str(BOARD), "--quick", "--out", str(tmp_path / "lb"), "--quiet"]) == 0
+    r = pd.read_csv(tmp_path / "lb" / "ratings.csv")
+    assert set(zip(r["preset"], r["players"], strict=True)) == {("classic", 2), ("classic", 3)}
+    assert (r.loc[r["agent"] == "greedy", "rating"] == 0).all()
+    for f in ("REPORT.md", "leaderboard.png", "result.json"):
+        assert (tmp_path / "lb" / f).exists()
+    # the 2-player cell's ratings are bradley_terry on its games with the deal as the unit
+    games = load_games(tmp_path / "lb" / "cells" / "classic-2p")
+    t = game_table(games, list(b.agents))
+    t.game_index = games["deal"].to_numpy(np.int64)
+    mine = rate_cell(games, b.agents).set_index("agent")
+    if not mine["note"].iloc[0]:
+        want = bradley_terry(t, list(b.agents)).set_index("agent")
+        assert mine["rating_se"].to_numpy() == pytest.approx(want["rating_se"].to_numpy())
+    # rerunning resumes: nothing is replayed and the table is the same
+    assert leaderboard_main([str(BOARD), "--quick", "--out", str(tmp_path / "lb"), "--quiet"]) == 0
+    pd.testing.assert_frame_equal(r.drop(columns="cell_wall_s"),
+                                  pd.read_csv(tmp_path / "lb" / "ratings.csv").drop(columns="cell_wall_s"))
+
+
+def test_an_agent_that_never_finishes_ahead_is_set_aside():
+    # 3 agents, 2 seats; agent 2 loses every comparison, 0 and 1 split
+    rows = []
+    for d in range(20):
+        rows += [(d, 0, 1, 10 + d % 2, 10 + (d + 1) % 2), (d, 0, 2, 5, 1), (d, 1, 2, 5, 1)]
+    games = pd.DataFrame(rows, columns=["deal", "a0", "a1", "t0", "t1"])
+    names = ["x", "y", "z"]
+    df = pd.DataFrame({"game": np.arange(len(games)), "deal": games["deal"], "players": 2, "first_dealer": 0,
+                       "seat_0_agent": [names[i] for i in games["a0"]], "seat_1_agent": [names[i] for i in games["a1"]],
+                       "seat_0_total": games["t0"], "seat_1_total": games["t1"],
+                       "seat_0_win_share": (games["t0"] > games["t1"]).astype(float),
+                       "seat_1_win_share": (games["t1"] > games["t0"]).astype(float),
+                       **{k: 1 for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")}})
+    r = rate_cell(df, names).set_index("agent")
+    assert np.isnan(r.loc["z", "rating"]) and r.loc["y", "rating"] == pytest.approx(0.0, abs=1e-6)
+    assert "z: never finished ahead" in r["note"].iloc[0]
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"agents": []}, "non-empty list"),
+    ({"agents": ["greedy"]}, "at least two"),
+    ({"agents": ["greedy", "greedy"]}, "given twice"),
+    ({"agents": ["greedy", "random"], "players": [4]}, "only 2 agents"),
+    ({"agents": ["greedy", "random"], "players": [2], "cycles": 0}, "cycles.2"),
+    ({"agents": ["greedy", "random"], "players": [2], "cycles": 1, "duplicate": True}, "sampling unit"),
+    ({"agents": ["greedy", "random"], "players": [2], "agents_by_cell": {"classic-4p": ["card_counter"]}},
+     "not a cell"),
+    ({"agents": ["greedy", "random"], "players": [2], "agents_by_cell": {"classic-2p": ["greedy"]}}, "already"),
+    ({"agents": ["greedy", "random"], "bogus": 1}, "unknown key 'bogus'"),
+])
+def test_board_refusals(doc, message):
+    with pytest.raises(LeaderboardError, match=message):
+        parse_board(doc)
+
+
+def test_cli_refuses_an_unknown_agent_in_one_line(tmp_path, capsys):
+    f = tmp_path / "b.toml"
+    f.write_text('agents = ["greedy", "grredy"]\nplayers = [2]\ncycles = 1\n')
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "grredy" in err and "\n" not in err
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,116 @@
+"""The learned agent (issue 22): view features in training equal those of play, the dense reward, the exported
+plug-in in both engines, the SB3 adapter (skipped without stable-baselines3), and the committed models."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.learned import features, n_features, write_plugin
+from agents.view import build_view
+from cya_sim.engine.batched.adapter import reference_observation
+from cya_sim.env.sb3 import ViewFeatureVectorEnv
+from cya_sim.game.rng import root_key
+from cya_sim.game.rules import get_rules
+
+MODELS = Path(__file__).resolve().parents[1] / "agents" / "learned_models"
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(r)) for r in mask])
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_batch_features_equal_the_view_features_of_each_row(players):
+    env = ViewFeatureVectorEnv(num_envs=8, n_players=players, opponents="card_counter,greedy")
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(60):
+        st = env._batch.state
+        for b in range(env.num_envs):
+            o = reference_observation(st, b)
+            hdr, hand, values, unseen, seats, _m = build_view(o)
+            want = features(hdr, hand, values, unseen, seats, np.asarray(o.gave_up, bool))
+            np.testing.assert_allclose(obs[b], want.astype(np.float32))
+            checked += 1
+        obs, *_ = env.step(_random_actions(env.action_masks(), rng))
+    assert checked == 480 and obs.shape[1] == n_features(players, 12, 10)
+
+
+def test_dense_reward_sums_to_the_final_total_plus_the_win_share():
+    env = ViewFeatureVectorEnv(num_envs=4, n_players=2, opponents="card_counter", reward="dense")
+    env.reset(seed=5)
+    rng = np.random.default_rng(2)
+    acc = np.zeros(4)
+    games = 0
+    for _ in range(5000):
+        _obs, r, term, _t, info = env.step(_random_actions(env.action_masks(), rng))
+        acc += r
+        for b in np.flatnonzero(term):
+            # the telescoping sum: every change in total from 0, then the win share (R-TIE)
+            assert acc[b] == pytest.approx(info["final_total"][b] / 1e6 + info["final_share"][b], abs=1e-9)
+            assert info["final_total"][b] > 0
+            acc[b] = 0.0
+            games += 1
+        if games >= 8:
+            break
+    assert games >= 8
+
+
+def _random_weights(f: int, a: int, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {"W1": rng.normal(size=(f, 16)), "b1": rng.normal(size=16), "W2": rng.normal(size=(16, 16)),
+            "b2": rng.normal(size=16), "W3": rng.normal(size=(16, a)), "b3": rng.normal(size=a)}
+
+
+def test_exported_plugin_plays_the_same_games_in_both_engines(tmp_path, monkeypatch):
+    pkg = tmp_path / "lm_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CYA_SIM_CACHE_DIR", str(tmp_path / "cache"))
+    py = write_plugin(pkg / "m", _random_weights(n_features(2, 12, 10), 91), players=2, relu=True, meta={"seed": 1})
+    assert "lm_pkg.m:decide" in py.read_text()
+    from cya_sim.play import play_games_for
+
+    rules = get_rules("classic")
+    agents = ["lm_pkg.m:decide", "card_counter"]
+    sa = np.array([[0, 1], [1, 0]] * 10, np.int16)
+    games = np.repeat(np.arange(10), 2)
+    a = play_games_for(rules, "batched")(rules, agents, sa, root_key(4), games)
+    b = play_games_for(rules, "reference")(rules, agents, sa, root_key(4), games)
+    np.testing.assert_array_equal(a.totals, b.totals)
+    np.testing.assert_array_equal(a.decisions, b.decisions)
+    with pytest.raises(ValueError, match="chain"):
+        write_plugin(pkg / "bad", {**_random_weights(5, 91), "W2": np.zeros((3, 16))}, 2, True)
+    sys.modules.pop("lm_pkg.m", None)
+    sys.modules.pop("lm_pkg", None)
+
+
+def test_sb3_adapter_trains_a_few_steps_with_maskable_ppo():
+    pytest.importorskip("torch")
+    sb3c = pytest.importorskip("sb3_contrib")
+    from cya_sim.env.sb3 import make_sb3_vec_env
+
+    venv = make_sb3_vec_env(ViewFeatureVectorEnv(num_envs=4, n_players=2, opponents="greedy"), seed=1)
+    assert len(venv.env_method("action_masks")) == 4 and venv.env_method("action_masks")[0].shape == (91,)
+    model = sb3c.MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=1, device="cpu")
+    model.learn(total_timesteps=128)
+    obs = venv.reset()
+    act, _ = model.predict(obs, deterministic=True, action_masks=venv.action_masks())
+    assert venv.action_masks()[np.arange(4), act].all()
+
+
+@pytest.mark.parametrize("name, players", [("classic_2p", 2), ("classic_4p", 4)])
+def test_committed_models_load_and_play(name, players):
+    if not (MODELS / f"{name}.npz").exists():
+        pytest.skip(f"{name} not trained yet")
+    from cya_sim.runs.tune import TuneConfig, play_candidate
+
+    cfg = TuneConfig(agent="greedy", field=("greedy",), players=players, out=Path("."))
+    w = play_candidate(f"agents.learned_models.{name}:decide", cfg, get_rules("classic"), np.arange(20), 1)
+    assert w.shape == (20,) and 0.0 <= w.mean() <= 1.0
