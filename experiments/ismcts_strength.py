@@ -3,7 +3,7 @@
 4-player classic games to $1,000,000, seats rotated (game ``g`` uses rotation
 ``g % 4`` of the line-up, so with a multiple of 4 games every agent sits in
 every seat equally often), played by the ordinary tournament runner
-(:func:`cya_sim.runs.tournament.run_tournament`) on the reference engine — search
+(:func:`cya_sim.studies.tournament.run_tournament`) on the reference engine — search
 agents decide in Python, once per decision — with one worker process by
 default. Each line is one candidate against three copies of one opponent;
 the table gives the candidate's win rate (win shares, R-TIE) with its 95%
@@ -38,8 +38,8 @@ import sys
 import time
 from pathlib import Path
 
-from cya_sim.runs.tournament import TournamentConfig, run_tournament
 from cya_sim.search.search import DEFAULT_C_UCB
+from cya_sim.studies.tournament import TournamentConfig, run_tournament
 
 HERE = Path(__file__).resolve().parent
 LINES = ("greedy", "card_counter", "pimc")

@@ -30,7 +30,7 @@ import pandas as pd
 
 from cya_sim.reports.analysis import table_of
 from cya_sim.reports.stats import agent_unit_sums, estimate_from_sums, holm, independent_difference, ratio_estimate
-from cya_sim.runs.runner import load_games
+from cya_sim.results.folder import load_games
 
 HERE = Path(__file__).resolve().parent
 AGENTS = ["random", "greedy", "wild_hoarder", "card_counter", "heuristic(count=true, backup=true)"]

@@ -5,7 +5,7 @@
 The learned spec ``agents.learned_models.MODEL:decide``, ``card_counter`` and ``greedy`` each sit against the
 same ``--field`` (default ``card_counter``) on the same fresh deals (seed ``--seed``, never a training or
 learning-curve deal: those used seeds 1 and 10,001), every rotation — the held-out design of ``cya-sim tune``
-(:func:`cya_sim.runs.tune.heldout_experiment`, an explicit experiment of the run layer in
+(:func:`cya_sim.studies.tune.heldout_experiment`, an explicit experiment of the run layer in
 ``results/learned-MODEL/heldout/``, resumable). The gains of the learned agent over each other arm are paired
 per deal (Student t on deals - 1 df) with Holm's adjustment over the two; at 2 players against a
 ``card_counter`` field the ``card_counter`` arm is exactly 1/2, so the gain over it is the head-to-head
@@ -33,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     a = p.parse_args(argv)
 
-    from cya_sim.runs.runner import load_games, run_experiment
-    from cya_sim.runs.tune import TuneConfig, arms_of, heldout_experiment, paired_gains, per_deal_wins
+    from cya_sim.results.folder import load_games
+    from cya_sim.runs.runner import run_experiment
+    from cya_sim.studies.tune import TuneConfig, arms_of, heldout_experiment, paired_gains, per_deal_wins
 
     t0 = time.time()
     spec = f"agents.learned_models.{a.model}:decide"

@@ -48,6 +48,10 @@ NOT_RUN = {
              "tests/test_docs.py's build; CI runs `make test`",
     "cya-sim play --human": "waits for a person at the terminal; tests/test_env_terminal.py drives it through a "
                             "pseudo-terminal for a whole game",
+    "pip install": "installs packages (the train extra: torch) into the environment that runs the tests",
+    "python experiments/train_learned.py": "needs the train extra (torch, stable-baselines3, sb3-contrib), which "
+                                           "the test environment does not install; tests/test_learned.py trains a "
+                                           "few steps when it is present",
     "cya-sim tournament experiments/baseline.toml --scheduler tcp://10.0.0.5:8786":
         "needs a Dask scheduler at the example address (the Dask executor has its own tests)",
 }
@@ -184,7 +188,7 @@ def check_log(play_block: str, log: str, folder: Path) -> None:
 def console_header() -> str:
     """The header line of the console table of ``cya-sim tournament`` (4 reference games)."""
     from cya_sim.reports.report import console_summary
-    from cya_sim.runs.tournament import TournamentConfig, run_tournament
+    from cya_sim.studies.tournament import TournamentConfig, run_tournament
 
     r = run_tournament(TournamentConfig(rules="classic", agents=["greedy", "random"], n_players=4, games=4, seed=1,
                                         engine="reference", workers=1, out=None), progress=False)

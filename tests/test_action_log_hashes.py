@@ -56,7 +56,7 @@ CASES = (
 
 def plugin_folder(tmp: Path) -> Path:
     """Write the README's compiled plug-in example as ``cya_hash_my_policy.py`` into ``tmp``; returns ``tmp``."""
-    from cya_sim.runs.bench import plugin_example_source
+    from cya_sim.studies.bench import plugin_example_source
 
     (tmp / f"{PLUGIN_MODULE}.py").write_text(plugin_example_source())
     return tmp

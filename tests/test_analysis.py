@@ -34,7 +34,7 @@ def table(seat_agent, totals, win_share=None, first_dealer=None, deal=None, roun
 
 
 def frame(t: GameTable, agents: list[str]) -> pd.DataFrame:
-    """The stored form (cya_sim.runs.runner.games_schema) of a GameTable."""
+    """The stored form (cya_sim.results.folder.games_schema) of a GameTable."""
     g, p = t.seat_agent.shape
     d = {"game": np.arange(g), "deal": t.game_index, "players": np.full(g, p, np.int8), "cycle": t.game_index,
          "lineup": np.zeros(g, np.int32), "rotation": np.arange(g) % p, "first_dealer": t.first_dealer}

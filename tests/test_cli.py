@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from cya_sim.cli.main import main
-from cya_sim.runs.runner import load_games, read_manifest
+from cya_sim.results.folder import load_games, read_manifest
 
 DECK_OK = """\
 name = "tiny"
@@ -205,7 +205,7 @@ def test_folder_of_another_tournament_is_refused_and_kept(capsys, in_tmp):
 
 # -- bench, entry point, help ---------------------------------------------------------
 def test_bench_is_wired_to_cya_sim_bench(capsys):
-    if importlib.util.find_spec("cya_sim.runs.bench") is None:
+    if importlib.util.find_spec("cya_sim.studies.bench") is None:
         assert main(["bench"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "bench" in err[0]
@@ -241,7 +241,7 @@ def test_module_runs_as_a_program():
 
 def test_bench_finds_its_files_from_the_runs_floor():
     """``cya-sim bench`` reads experiments/baseline.toml, agents/README.md and ../shared/bench/ceiling.py by path."""
-    from cya_sim.runs.bench import BASELINE, CEILING
+    from cya_sim.studies.bench import BASELINE, CEILING
 
     assert BASELINE.is_file() and BASELINE.name == "baseline.toml"
     assert CEILING.parent.parent.name == "shared" and CEILING.name == "ceiling.py"
@@ -257,7 +257,7 @@ def test_tournament_help_prints_a_plain_percent_sign(capsys):
 def test_tips_help_answers_without_importing_the_study():
     """``cya-sim tips --help`` parses before it imports pandas, SciPy and the runner (it took seconds)."""
     code = ("import sys\nfrom cya_sim.cli.main import main\ntry:\n    main(['tips', '--help'])\nexcept SystemExit:\n"
-            "    pass\nprint(sorted(m for m in ('pandas', 'scipy', 'cya_sim.reports.tips') if m in sys.modules))")
+            "    pass\nprint(sorted(m for m in ('pandas', 'scipy', 'cya_sim.studies.tips') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert "usage: cya-sim tips" in r.stdout
     assert r.stdout.strip().splitlines()[-1] == "[]"

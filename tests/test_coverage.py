@@ -1,6 +1,6 @@
 """Coverage is tested, not assumed: many small independent tournaments through the statistics layer.
 
-Each design (:data:`cya_sim.reports.validation.DESIGNS`: A/A line-ups, repeated agents,
+Each design (:data:`cya_sim.studies.validation.DESIGNS`: A/A line-ups, repeated agents,
 one-versus-field, duplicate deals) is played for real on the batched engine,
 replication after replication, and every 95% interval must cover the truth
 (known in A/A designs, pooled over replications otherwise) about 95% of the
@@ -15,7 +15,7 @@ time and every 5% test of a true null must reject about 5% of the time.
 - slow: every design, 1,000 replications, coverage 93–97% and rejections 3–7% (the boundary design:
   coverage at least 93%, rejections at most 7%; an interval that close to the bound cannot be exact).
 
-Measured figures: docs/statistics.md (``python -m cya_sim.reports.validation --reps 1000``).
+Measured figures: docs/statistics.md (``python -m cya_sim.studies.validation --reps 1000``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 
 import pytest
 
-from cya_sim.reports.validation import DESIGNS, run_design
+from cya_sim.studies.validation import DESIGNS, run_design
 
 AA = [d for d in DESIGNS if d.aa]
 
@@ -69,7 +69,7 @@ def test_every_design_1000_replications(design):
     """Two-sided bands, except in the boundary design, where greedy wins about 1,919 of 1,920 games: a binomial
     count that close to its bound has no interval of exact coverage (Brown, Cai & DasGupta 2001), so its
     intervals must cover at least 93% (measured 98.1%) and its seat test reject at most 7% (measured 1.2%)."""
-    from cya_sim.reports.validation import BOUNDARY
+    from cya_sim.studies.validation import BOUNDARY
 
     if design is BOUNDARY:
         _check(run_design(design, 1000), (0.93, 1.0), (0.0, 0.07))
@@ -81,7 +81,7 @@ def test_boundary_design_covers_at_the_boundary_and_stays_in_range():
     """Issue 23: greedy in two of four seats against random wins almost every game; its per-seat interval was
     "[50.0%, 50.0%]" and covered 24.3% of 300 tournaments, and others passed 1/2. Now every interval covers within
     the binomial tolerance and lies inside its possible range (kind "exact": every replication)."""
-    from cya_sim.reports.validation import BOUNDARY
+    from cya_sim.studies.validation import BOUNDARY
 
     reps = 300
     ev = run_design(BOUNDARY, reps, events=True)

@@ -27,7 +27,7 @@ def test_r_deck_custom_large_deck_refused_by_batched_engine_only():
 def test_tournament_falls_back_to_reference_for_a_large_deck():
     """The tournament's default engine (batched) gives way to the reference engine, with a note."""
     from cya_sim.runs.experiment import resolve_engine
-    from cya_sim.runs.tournament import TournamentConfig, run_tournament
+    from cya_sim.studies.tournament import TournamentConfig, run_tournament
 
     big = _rules_with_types(68)
     engine, note = resolve_engine(TournamentConfig(rules=big, agents=("greedy",), n_players=2).run_engine, big)

@@ -14,7 +14,7 @@ from pettingzoo.test import api_test, seed_test
 from cya_sim.cli.main import main
 from cya_sim.env import CoverYourAssetsAEC, IllegalActionError
 from cya_sim.game.rules import PRESETS
-from cya_sim.runs.tournament import TournamentConfig, run_tournament
+from cya_sim.studies.tournament import TournamentConfig, run_tournament
 
 
 @pytest.mark.parametrize("preset", PRESETS)

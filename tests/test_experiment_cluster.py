@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from cya_sim.cli.experiment import tournament_main
+from cya_sim.results.folder import load_games, read_runs
 from cya_sim.runs.experiment import ExperimentError, apply_overrides, parse_experiment
-from cya_sim.runs.runner import load_games, read_runs, run_experiment
+from cya_sim.runs.runner import run_experiment
 
 DOC = {"name": "clustered", "seed": 13, "games": 30, "players": 3, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True},

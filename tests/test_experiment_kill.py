@@ -12,8 +12,9 @@ import time
 import pandas as pd
 import pytest
 
+from cya_sim.results.folder import GAMES_DIR, load_games, read_runs
 from cya_sim.runs.experiment import apply_overrides, parse_experiment
-from cya_sim.runs.runner import GAMES_DIR, load_games, read_runs, run_experiment
+from cya_sim.runs.runner import run_experiment
 
 DOC = {"name": "killed", "seed": 9, "games": 160, "players": 4, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True, "duplicate": True},

@@ -11,8 +11,9 @@ import pytest
 
 from cya_sim.cli.experiment import report_main, tournament_main
 from cya_sim.reports.report import build_report
+from cya_sim.results.folder import GAMES_DIR, MANIFEST, chunk_file, load_games, read_manifest, read_runs
 from cya_sim.runs.experiment import ExperimentError, apply_overrides, parse_experiment
-from cya_sim.runs.runner import GAMES_DIR, MANIFEST, chunk_file, load_games, read_manifest, read_runs, run_experiment
+from cya_sim.runs.runner import run_experiment
 
 DOC = {"name": "small", "seed": 5, "games": 24, "players": 4, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True},

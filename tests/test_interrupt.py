@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cya_sim.runs.runner import GAMES_DIR, check_chunks, plan_of, read_manifest, read_runs
+from cya_sim.results.folder import GAMES_DIR, check_chunks, plan_of, read_manifest, read_runs
 
 PROC = Path("/proc")
 #: Seconds from SIGINT to the last process of the run being gone (the issue's bound).

@@ -19,9 +19,10 @@ import time
 import pandas as pd
 import pytest
 
+from cya_sim.results.folder import GAMES_DIR, load_games, read_runs
 from cya_sim.runs.experiment import apply_overrides, parse_experiment
-from cya_sim.runs.runner import GAMES_DIR, load_games, read_runs, run_experiment
-from cya_sim.runs.tournament import TournamentConfig, game_table, run_tournament
+from cya_sim.runs.runner import run_experiment
+from cya_sim.studies.tournament import TournamentConfig, game_table, run_tournament
 
 KILLS_PER_MODE = 16
 DOC = {"name": "soak", "seed": 11, "games": 240, "players": [3, 4], "agents": ["random", "greedy", "wild_hoarder"],

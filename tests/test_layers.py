@@ -1,7 +1,12 @@
-"""Imports run one way (issue 12; /work/shared/ARCHITECTURE.md): game < engines < agents < play/search < env
-< runs/reports < cli.
+"""Imports run one way (/work/shared/ARCHITECTURE.md): game < engines < agents < play/search < env < results
+< runs | reports < studies < cli.
 
-``env`` (issue 15) holds the toolkit environments (PettingZoo, Gymnasium, vector, OpenSpiel, the human
+``results`` is the results folder (manifest, chunks, ``chunks.json``, lock, atomic writes, loading). ``runs``
+(experiments, the runner: play and store) and ``reports`` (statistics, plots, REPORT.md: read and analyse) share a
+floor and never import each other; ``studies`` (tournaments, the tip study, coverage checks, tuning, the
+meta-game, the leaderboard, benchmarks) compose them, and the CLI sits on top.
+
+``env`` holds the toolkit environments (PettingZoo, Gymnasium, vector, OpenSpiel, the human
 terminal): they join the engines, the agents and the play layer, and ``cya-sim bench --env`` and
 ``cya-sim play --human`` use them from above.
 
@@ -34,7 +39,11 @@ LAYERS = (
     ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play", "cya_sim.theft.loop",
                      "cya_sim.theft.play_batched")),
     ("env", ("cya_sim.env",)),
+    ("results", ("cya_sim.results",)),
+    # two rooms on one floor that never import each other (test_runs_and_reports_are_apart): the runner plays and
+    # stores, the reports read and analyse
     ("runs/reports", ("cya_sim.runs", "cya_sim.reports")),
+    ("studies", ("cya_sim.studies",)),
     ("cli", ("cya_sim.cli",)),
 )
 
@@ -97,6 +106,17 @@ def test_no_upward_import():
     assert not bad, "upward imports:\n" + "\n".join(bad)
 
 
+def test_runs_and_reports_are_apart():
+    """The runner never reads reports and the reports never run games: no import either way (and no late one)."""
+    bad = []
+    for module, path in project_modules():
+        for a, b in (("cya_sim.runs", "cya_sim.reports"), ("cya_sim.reports", "cya_sim.runs")):
+            if module == a or module.startswith(a + "."):
+                bad += [f"{path.relative_to(ROOT)}:{line} imports {t}" for line, t in imports_of(module, path)
+                        if t == b or t.startswith(b + ".")]
+    assert not bad, "imports between runs and reports:\n" + "\n".join(bad)
+
+
 def test_layer_check_catches_an_upward_import(tmp_path):
     """The check itself: an engine module importing agents is reported."""
     f = tmp_path / "x.py"
@@ -113,6 +133,8 @@ def test_engines_do_not_enumerate_agents():
 
 @pytest.mark.parametrize(("module", "toolkit"), [
     ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.batched", None),
+    ("cya_sim.results.folder", None), ("cya_sim.runs.runner", None), ("cya_sim.reports.report", None),
+    ("cya_sim.studies.tournament", None),
     ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.openspiel", "pyspiel"),
 ])
 def test_each_layer_imports_on_its_own(module, toolkit):

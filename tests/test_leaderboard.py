@@ -11,9 +11,9 @@ import pytest
 
 from cya_sim.cli.leaderboard import leaderboard_main
 from cya_sim.reports.ratings import bradley_terry
-from cya_sim.runs.leaderboard import LeaderboardError, lineups, load_board, parse_board, rate_cell
-from cya_sim.runs.runner import load_games
-from cya_sim.runs.tournament import game_table
+from cya_sim.results.folder import load_games
+from cya_sim.studies.leaderboard import LeaderboardError, lineups, load_board, parse_board, rate_cell
+from cya_sim.studies.tournament import game_table
 
 BOARD = Path(__file__).resolve().parents[1] / "experiments" / "leaderboard.toml"
 

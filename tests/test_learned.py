@@ -1,4 +1,4 @@
-"""The learned agent (issue 22): view features in training equal those of play, the dense reward, the exported
+"""The learned agent: view features in training equal those of play, the dense reward, the exported
 plug-in in both engines, the SB3 adapter (skipped without stable-baselines3), and the committed models."""
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def test_sb3_adapter_trains_a_few_steps_with_maskable_ppo():
     from cya_sim.env.sb3 import make_sb3_vec_env
 
     venv = make_sb3_vec_env(ViewFeatureVectorEnv(num_envs=4, n_players=2, opponents="greedy"), seed=1)
+    venv.reset()  # masks exist once games have started (before: ResetNeeded, the environments' contract)
     assert len(venv.env_method("action_masks")) == 4 and venv.env_method("action_masks")[0].shape == (91,)
     model = sb3c.MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=1, device="cpu")
     model.learn(total_timesteps=128)
@@ -109,7 +110,7 @@ def test_sb3_adapter_trains_a_few_steps_with_maskable_ppo():
 def test_committed_models_load_and_play(name, players):
     if not (MODELS / f"{name}.npz").exists():
         pytest.skip(f"{name} not trained yet")
-    from cya_sim.runs.tune import TuneConfig, play_candidate
+    from cya_sim.studies.tune import TuneConfig, play_candidate
 
     cfg = TuneConfig(agent="greedy", field=("greedy",), players=players, out=Path("."))
     w = play_candidate(f"agents.learned_models.{name}:decide", cfg, get_rules("classic"), np.arange(20), 1)

@@ -21,7 +21,7 @@ from cya_sim.reports.egt import (
     replicator,
     symmetric_nash,
 )
-from cya_sim.runs.metagame import COVERAGE_MATRIX, MetagameConfig, bootstrap_coverage, run_metagame
+from cya_sim.studies.metagame import COVERAGE_MATRIX, MetagameConfig, bootstrap_coverage, run_metagame
 
 
 def test_weighted_rock_paper_scissors_has_its_known_interior_equilibrium():

@@ -24,18 +24,19 @@ import pandas as pd
 import pytest
 
 from cya_sim.cli.experiment import tournament_main
-from cya_sim.runs.experiment import ExperimentError, apply_overrides, parse_experiment
-from cya_sim.runs.runner import (
+from cya_sim.results.folder import (
     CHUNKS,
     GAMES_DIR,
     MANIFEST,
     RUNS,
+    FolderError,
     chunk_file,
     load_games,
     read_manifest,
     read_runs,
-    run_experiment,
 )
+from cya_sim.runs.experiment import apply_overrides, parse_experiment
+from cya_sim.runs.runner import run_experiment
 
 DOC = {"name": "checked", "seed": 5, "games": 24, "players": 4, "agents": ["random", "greedy"],
        "design": {"kind": "round_robin", "repeats": True},
@@ -65,14 +66,14 @@ def chunk(out: Path, i: int) -> Path:
     return out / GAMES_DIR / chunk_file(i)
 
 
-def refused(out: Path, match: str) -> ExperimentError:
+def refused(out: Path, match: str) -> FolderError:
     """load_games and a resume both refuse the folder with one line matching ``match``; nothing changes."""
     kept = (RUNS, ".cya-sim.lock")
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name not in kept}
-    with pytest.raises(ExperimentError, match=match) as e:
+    with pytest.raises(FolderError, match=match) as e:
         load_games(out)
     assert "\n" not in str(e.value)
-    with pytest.raises(ExperimentError, match=match):
+    with pytest.raises(FolderError, match=match):
         run_experiment(experiment(out), progress=False)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name not in kept} == before
     return e.value
@@ -80,7 +81,7 @@ def refused(out: Path, match: str) -> ExperimentError:
 
 def replayed(out: Path, expected: pd.DataFrame, match: str, capsys) -> None:
     """load_games names the damaged chunk; a resume replays it (naming it) and the games equal the pristine run's."""
-    with pytest.raises(ExperimentError, match=match):
+    with pytest.raises(FolderError, match=match):
         load_games(out)
     capsys.readouterr()
     r = run_experiment(experiment(out), progress=False)
@@ -156,7 +157,7 @@ def test_a_hand_edited_manifest_is_refused_in_one_line_naming_the_key(copy, edit
     m = json.loads((copy / MANIFEST).read_text())
     edit(m)
     (copy / MANIFEST).write_text(json.dumps(m))
-    with pytest.raises(ExperimentError, match=f"key '{key}'") as e:
+    with pytest.raises(FolderError, match=f"key '{key}'") as e:
         read_manifest(copy)
     assert "\n" not in str(e.value) and e.value.field == "out"
     toml = copy.parent / "x.toml"
@@ -182,7 +183,7 @@ def test_a_corrupt_chunk_record_is_refused_not_replaced(copy):
 # -- kind 2: two runs into one folder ------------------------------------------------
 HOLD = """
 import sys, time
-from cya_sim.runs.runner import folder_lock
+from cya_sim.results.folder import folder_lock
 with folder_lock(sys.argv[1], "cya-sim tournament holder.toml"):
     print("held", flush=True)
     time.sleep(60)
@@ -194,14 +195,14 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_first(copy, cap
     try:
         assert holder.stdout.readline().strip() == "held"
         before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file() and p.name != ".cya-sim.lock"}
-        with pytest.raises(ExperimentError, match=f"in use by another run \\(process {holder.pid} .*holder.toml"):
+        with pytest.raises(FolderError, match=f"in use by another run \\(process {holder.pid} .*holder.toml"):
             run_experiment(experiment(copy), progress=False)
         toml = copy.parent / "x.toml"
         toml.write_text(experiment(copy).to_toml())
         assert tournament_main([str(toml), "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"process {holder.pid}" in err[0], err
-        from cya_sim.runs.tournament import TournamentConfig, TournamentError, run_tournament
+        from cya_sim.studies.tournament import TournamentConfig, TournamentError, run_tournament
         flags_out = copy.parent / "flags"
         flags_out.mkdir()
         holder2 = subprocess.Popen([sys.executable, "-c", HOLD, str(flags_out)], stdout=subprocess.PIPE, text=True)
@@ -280,6 +281,6 @@ def test_result_files_follow_the_umask(tmp_path, umask, mode):
 
 def test_a_corrupt_runs_json_is_refused_and_kept(copy, capsys):
     (copy / RUNS).write_text("[{broken")
-    with pytest.raises(ExperimentError, match="runs.json.*never replaced"):
+    with pytest.raises(FolderError, match="runs.json.*never replaced"):
         run_experiment(experiment(copy), progress=False)
     assert (copy / RUNS).read_text() == "[{broken"

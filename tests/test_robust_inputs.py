@@ -148,7 +148,7 @@ def test_round_cap_same_games_on_both_engines():
 
 def test_round_cap_flag_reaches_the_results_folder_report_and_console(tmp_path, capsys):
     """The capped flag goes through the run pipeline: games.parquet column, REPORT.md line, console note."""
-    from cya_sim.runs.runner import load_games
+    from cya_sim.results.folder import load_games
 
     out = tmp_path / "capped"
     assert main(["tournament", "--option", "max_rounds=1", "--games", "8", "--engine", "reference",

@@ -110,9 +110,9 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _fail(command: str, e) -> int:
-    from cya_sim.runs.experiment import ExperimentError
+    from cya_sim.errors import FieldError
 
-    if isinstance(e, ExperimentError):
+    if isinstance(e, FieldError):
         flag = FLAG_OF.get(e.field)
         where = f"field {e.field!r}" + (f" ({flag})" if flag else "")
         print(f"cya-sim {command}: error: {where}: {e.detail}", file=sys.stderr)
@@ -128,8 +128,10 @@ def tournament_main(argv: Sequence[str]) -> int:
         0 when done; 2 for a refused input (one line on stderr, nothing
         played or written); 130 when interrupted (finished chunks are kept).
     """
-    from cya_sim.runs.experiment import ExperimentError, load_experiment, resolve_engine
-    from cya_sim.runs.runner import check_folder, connect, folder_lock, prepare_folder, run_experiment
+    from cya_sim.errors import FieldError
+    from cya_sim.results.folder import folder_lock
+    from cya_sim.runs.experiment import load_experiment, resolve_engine
+    from cya_sim.runs.runner import check_folder, connect, prepare_folder, run_experiment
 
     argv = list(argv)
     try:
@@ -146,7 +148,7 @@ def tournament_main(argv: Sequence[str]) -> int:
         check_folder(exp)  # read-only, before the lock file is made
     except SystemExit as e:
         return int(e.code or 0)
-    except ExperimentError as e:
+    except FieldError as e:
         return _fail("tournament", e)
     try:
         # one run at a time in a folder: from the folder check to the report
@@ -171,7 +173,7 @@ def tournament_main(argv: Sequence[str]) -> int:
             if args.no_report:
                 return 0
             return _report(exp.out, quiet=args.quiet)
-    except ExperimentError as e:
+    except FieldError as e:
         return _fail("tournament", e)
     except KeyboardInterrupt:
         print(f"interrupted; finished chunks are kept in {exp.out}; run the same command to resume", file=sys.stderr)
@@ -212,7 +214,7 @@ def report_parser(prog: str = "cya-sim report") -> argparse.ArgumentParser:
 
 def report_main(argv: Sequence[str]) -> int:
     """``cya-sim report FOLDER``: 0 when written, 2 when the folder is not a results folder or holds no games."""
-    from cya_sim.runs.experiment import ExperimentError
+    from cya_sim.errors import FieldError
 
     try:
         args = report_parser().parse_args(list(argv))
@@ -220,8 +222,8 @@ def report_main(argv: Sequence[str]) -> int:
         return int(e.code or 0)
     try:
         return _report(args.folder, args.quiet)
-    except (ExperimentError, ValueError) as e:
-        if isinstance(e, ExperimentError):
+    except (FieldError, ValueError) as e:
+        if isinstance(e, FieldError):
             print(f"cya-sim report: error: {e.detail}", file=sys.stderr)
             return 2
         return _fail("report", e)

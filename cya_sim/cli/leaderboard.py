@@ -1,6 +1,6 @@
 """Command line of ``cya-sim leaderboard [BOARD.toml] [--quick] [--out DIR] [--workers N]``.
 
-Plays (or resumes) every cell of the board file (:mod:`cya_sim.runs.leaderboard`), rates the agents with
+Plays (or resumes) every cell of the board file (:mod:`cya_sim.studies.leaderboard`), rates the agents with
 Bradley–Terry and deal-clustered intervals, and writes ``ratings.csv``, ``leaderboard.png`` and ``REPORT.md``.
 A refused input prints one line and exits with status 2 before any game is played.
 """
@@ -42,8 +42,8 @@ def leaderboard_parser() -> argparse.ArgumentParser:
 
 def leaderboard_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim leaderboard`` with the words after ``leaderboard``; return the exit status (0, 2, 130)."""
-    from cya_sim.runs.experiment import ExperimentError
-    from cya_sim.runs.leaderboard import LeaderboardError, load_board, run_board
+    from cya_sim.errors import FieldError
+    from cya_sim.studies.leaderboard import LeaderboardError, load_board, run_board
 
     try:
         args = leaderboard_parser().parse_args(list(argv))
@@ -57,7 +57,7 @@ def leaderboard_main(argv: Sequence[str]) -> int:
     except LeaderboardError as e:
         print(f"cya-sim leaderboard: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    except ExperimentError as e:
+    except FieldError as e:
         print(f"cya-sim leaderboard: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -2,7 +2,7 @@
 
 ``cya-sim tournament EXPERIMENT.toml [flags]`` (an experiment file) and
 ``cya-sim report FOLDER`` are handled by :mod:`cya_sim.cli.experiment`; a
-``tournament`` with flags only plays one rotated line-up (:mod:`cya_sim.runs.tournament`).
+``tournament`` with flags only plays one rotated line-up (:mod:`cya_sim.studies.tournament`).
 
 Every refused input prints one line to stderr naming the option, file, field,
 agent, seat or game and what is allowed, exits with status 2, and writes
@@ -192,10 +192,10 @@ def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The argument parser. ``cya_sim.runs.bench`` is imported only when ``argv`` asks for ``bench``.
+    """The argument parser. ``cya_sim.studies.bench`` is imported only when ``argv`` asks for ``bench``.
 
     Raises:
-        UsageError: ``bench`` asked for but ``cya_sim.runs.bench`` cannot be imported.
+        UsageError: ``bench`` asked for but ``cya_sim.studies.bench`` cannot be imported.
     """
     parser = _Parser(prog="cya-sim", description="Cover Your Assets research simulator.")
     parser.add_argument("--version", action="version", version=f"cya-sim {__version__}")
@@ -273,7 +273,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     command = next((a for a in argv if not a.startswith("-")), None)
     if command == "bench":
         try:
-            from cya_sim.runs import bench as bench_module
+            from cya_sim.studies import bench as bench_module
         except ImportError as e:
             raise UsageError(f"cya-sim bench: error: the benchmark is not available in this installation ({e})")
         bench.add_argument("-h", "--help", action="help", help="show this help message and exit")
@@ -358,7 +358,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     import shlex
 
     from cya_sim.runs.experiment import resolve_engine
-    from cya_sim.runs.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
+    from cya_sim.studies.tournament import TournamentConfig, TournamentError, check_out_folder, run_tournament
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents, rules)
@@ -486,7 +486,7 @@ USER_ERRORS = frozenset({
     "cya_sim.theft.position.TheftPositionError", "cya_sim.theft.engine.TheftIllegalActionError",
     "cya_sim.game.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
     "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
-    "cya_sim.runs.tournament.TournamentError", "cya_sim.runs.experiment.ExperimentError",
+    "cya_sim.studies.tournament.TournamentError", "cya_sim.errors.FieldError",
 })
 
 
@@ -509,9 +509,9 @@ def describe_error(e: BaseException, command: str | None = None) -> tuple[str, i
     if isinstance(e, UsageError):
         return _one_line(str(e)), 2
     names = {f"{c.__module__}.{c.__qualname__}" for c in type(e).__mro__}
-    if "cya_sim.runs.tournament.TournamentError" in names:
+    if "cya_sim.studies.tournament.TournamentError" in names:
         return prefix + _one_line(f"{_FLAGS.get(e.field, e.field)}: {e.detail}"), 2
-    if "cya_sim.runs.experiment.ExperimentError" in names:
+    if "cya_sim.errors.FieldError" in names:  # an experiment field, or the results folder (field out)
         from cya_sim.cli.experiment import FLAG_OF
 
         flag = FLAG_OF.get(e.field)

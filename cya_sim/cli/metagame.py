@@ -3,7 +3,7 @@
 ``cya-sim metagame --pool random,greedy,heuristic,card_counter --players 4 --deals 300 --out results/metagame-4p``
 plays every line-up with repetition in every rotation on duplicated deals (resumable), then writes the Nash
 mixture with bootstrap intervals, α-Rank, dominance, the response graph and the replicator trajectories
-(:mod:`cya_sim.runs.metagame`). A refused input prints one line and exits with status 2 before any game.
+(:mod:`cya_sim.studies.metagame`). A refused input prints one line and exits with status 2 before any game.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def metagame_parser() -> argparse.ArgumentParser:
 def metagame_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim metagame`` with the words after ``metagame``; return the exit status (0, 2, 130)."""
     from agents.spec import AgentSpecError, split_agent_list
-    from cya_sim.runs.experiment import ExperimentError
-    from cya_sim.runs.metagame import MetagameConfig, MetagameError, run_metagame
+    from cya_sim.errors import FieldError
+    from cya_sim.studies.metagame import MetagameConfig, MetagameError, run_metagame
 
     try:
         args = metagame_parser().parse_args(list(argv))
@@ -91,7 +91,7 @@ def metagame_main(argv: Sequence[str]) -> int:
     except (MetagameError, AgentSpecError) as e:
         print(f"cya-sim metagame: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    except ExperimentError as e:
+    except FieldError as e:
         print(f"cya-sim metagame: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,6 +1,6 @@
 """Command line of the tip study: ``cya-sim tips [STUDY.toml] [--quick] [--deals N] [--out DIR] [--workers N] [--only CELLS]``.
 
-Runs every cell of the study (:mod:`cya_sim.reports.tips`; each cell resumes like any
+Runs every cell of the study (:mod:`cya_sim.studies.tips`; each cell resumes like any
 experiment), then writes REPORT.md, the verdict table (``verdicts.csv``), the
 forest plot and the heat map into the study folder. A refused input prints
 one line naming the field and exits with status 2 before any game is played.
@@ -78,8 +78,8 @@ def tips_main(argv: Sequence[str]) -> int:
         args = tips_parser().parse_args(list(argv))
     except SystemExit as e:
         return int(e.code or 0)
-    from cya_sim.reports.tips import load_study, run_study
-    from cya_sim.runs.experiment import ExperimentError
+    from cya_sim.errors import FieldError
+    from cya_sim.studies.tips import load_study, run_study
 
     over = {k: v for k, v in (("deals", args.deals), ("out", args.out), ("workers", args.workers)) if v is not None}
     try:
@@ -87,7 +87,7 @@ def tips_main(argv: Sequence[str]) -> int:
         study = load_study(args.study, quick=args.quick, overrides=over, only=only)
         command = "cya-sim tips " + shlex.join([str(a) for a in argv])
         result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)
-    except ExperimentError as e:
+    except FieldError as e:
         print(f"cya-sim tips: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

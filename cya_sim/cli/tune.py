@@ -1,7 +1,7 @@
 """Command line of ``cya-sim tune``: search a policy family's parameters, then replay the best on fresh deals.
 
 ``cya-sim tune --agent heuristic --field card_counter --players 4 --trials 200 --out results/tune-h4``
-searches every switch and threshold of ``heuristic`` (:mod:`cya_sim.runs.tune`), prints the best spec
+searches every switch and threshold of ``heuristic`` (:mod:`cya_sim.studies.tune`), prints the best spec
 (pasteable as an agent), its held-out gain over the baseline (and over each ``--compare`` spec) with an
 interval, and writes the study (resumable), the trials, the held-out games and the history plot into
 ``--out``. A refused input prints one line and exits with status 2 before any game is played.
@@ -40,7 +40,7 @@ def _count(lo: int, what: str):
 
 def tune_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim tune``."""
-    from cya_sim.runs.tune import SAMPLERS
+    from cya_sim.studies.tune import SAMPLERS
 
     p = _Parser(prog="cya-sim tune", description=(
         "Search the parameters of a policy family (every heuristic(...) switch and dollar threshold, card_counter's "
@@ -77,7 +77,7 @@ def tune_parser() -> argparse.ArgumentParser:
 
 
 def _options(items: Sequence[str]) -> dict[str, Any]:
-    from cya_sim.runs.tune import TuneError
+    from cya_sim.studies.tune import TuneError
 
     out: dict[str, Any] = {}
     for it in items:
@@ -94,8 +94,8 @@ def _options(items: Sequence[str]) -> dict[str, Any]:
 def tune_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim tune`` with the words after ``tune``; return the exit status (0, 2 refused, 130 interrupted)."""
     from agents.spec import AgentSpecError, split_agent_list
-    from cya_sim.runs.experiment import ExperimentError
-    from cya_sim.runs.tune import TuneConfig, TuneError, parse_dimension, resolve_space, run_tune
+    from cya_sim.errors import FieldError
+    from cya_sim.studies.tune import TuneConfig, TuneError, parse_dimension, resolve_space, run_tune
 
     try:
         args = tune_parser().parse_args(list(argv))
@@ -115,7 +115,7 @@ def tune_main(argv: Sequence[str]) -> int:
     except (TuneError, AgentSpecError) as e:
         print(f"cya-sim tune: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    except ExperimentError as e:
+    except FieldError as e:
         print(f"cya-sim tune: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

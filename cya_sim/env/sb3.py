@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from numba import njit
 
 from agents.learned import features, n_features
@@ -156,26 +157,23 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
         learner (NaN in the other rows).
         """
         st = self._batch
-        q0 = bridge.queue_pos(st)
+        if st is None:
+            raise ResetNeeded("call reset() before step()")
         g0 = bridge.game_index(st)
-        bridge.apply(st, np.asarray(actions, np.int64).reshape(self.num_envs), np.ones(self.num_envs, bool))
-        bridge.advance(st)
-        ended = bridge.queue_pos(st) != q0
-        now = bridge.totals(st)[:, self.seat].astype(np.float64)
+        done = bridge.step(st, self._actions(actions), self.seat)
+        ended = np.zeros(self.num_envs, bool)
+        ended[done.rows] = True
+        now = bridge.totals(st)[:, self.seat].astype(np.float64)  # restarted rows: the new game's totals
         reward = np.zeros(self.num_envs, np.float64)
         if self.reward_kind == "dense":
             reward = self.dense_weight * (now - self._prev) / 1e6
         final_total = np.full(self.num_envs, np.nan)
         final_share = np.full(self.num_envs, np.nan)
         if ended.any():
-            share, final = bridge.finished_results(st, q0[ended], self.n_players)
-            final_total[ended], final_share[ended] = final[:, self.seat], share[:, self.seat]
-            reward[ended] = share[:, self.seat]
+            final_total[done.rows], final_share[done.rows] = done.totals[:, self.seat], done.share[:, self.seat]
+            reward[done.rows] = done.share[:, self.seat]
             if self.reward_kind == "dense":
-                reward[ended] += self.dense_weight * (final[:, self.seat] - self._prev[ended]) / 1e6
-            bridge.recycle_queue(st, 2 * self.num_envs)
-        if bridge.idle_rows(st).any():
-            raise RuntimeError(f"the game queue of the vector environment ran out ({self._queue_len} games)")
+                reward[done.rows] += self.dense_weight * (done.totals[:, self.seat] - self._prev[done.rows]) / 1e6
         self._prev = now
         obs = self._observe()
         info = {"action_mask": self._mask.copy(), "game": bridge.game_index(st)}
@@ -183,7 +181,9 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
             info["final_game"] = np.where(ended, g0, -1)
             info["_final_game"] = ended
             info["final_total"], info["final_share"] = final_total, final_share
-        return obs, reward, ended, np.zeros(self.num_envs, bool), info
+        capped = np.zeros(self.num_envs, bool)
+        capped[done.rows] = done.capped  # the max_rounds safeguard: a truncation
+        return obs, reward, ended & ~capped, capped, info
 
 
 def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):

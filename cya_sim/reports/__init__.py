@@ -1,1 +1,1 @@
-"""The reports floor: the statistics layer, ratings, tests, coverage checks, plots, REPORT.md, the tip study."""
+"""The reports floor: the statistics layer, pairwise and seat tests, ratings, the empirical game's solvers, report statistics, plots and REPORT.md. It reads results folders (:mod:`cya_sim.results.folder`); it never runs games."""

@@ -1,7 +1,7 @@
 """Statistics of a results folder: every table of the report, from the stored games alone.
 
 All numbers are computed per table size (a fair seat share is 1/P) from
-``games.parquet`` (:func:`cya_sim.runs.runner.load_games`) by the statistics layer
+``games.parquet`` (:func:`cya_sim.results.folder.load_games`) by the statistics layer
 (:mod:`cya_sim.reports.stats`), with the **deal** as the sampling unit (the game, when
 deals are not duplicated): every estimate is a ratio over units with a
 cluster-robust error (Cochran 1977; Liang & Zeger 1986; Cameron & Miller 2015).
@@ -80,7 +80,7 @@ def table_of(df: pd.DataFrame, agents: list[str]) -> GameTable:
     """The :class:`GameTable` of stored games of one table size.
 
     Args:
-        df: rows of :func:`cya_sim.runs.runner.games_schema`, all with the same ``players``.
+        df: rows of :func:`cya_sim.results.folder.games_schema`, all with the same ``players``.
         agents: (K,) names; ``seat_agent`` indexes them.
 
     Raises:
@@ -146,7 +146,7 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95) ->
     """All report tables of stored games.
 
     Args:
-        games: rows of :func:`cya_sim.runs.runner.games_schema` (any table sizes).
+        games: rows of :func:`cya_sim.results.folder.games_schema` (any table sizes).
         agents: (K,) the experiment's pool, in pool order.
         confidence: level of every interval.
 

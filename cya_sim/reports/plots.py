@@ -276,7 +276,7 @@ def totals_figure(games: pd.DataFrame, rules: str = "", unit: str = "$") -> Figu
     different numbers of seats compare directly; the x axis is in dollars ($250k, $1M).
 
     Args:
-        games: stored games (:func:`cya_sim.runs.runner.games_schema`). rules: the preset's name for the titles.
+        games: stored games (:func:`cya_sim.results.folder.games_schema`). rules: the preset's name for the titles.
         unit: ``"$"`` (dollars), or ``"points"`` for the theft game (RULES.md §9), whose totals are points.
     """
     sizes = sorted(int(p) for p in games["players"].unique())

@@ -3,7 +3,7 @@
 :func:`build_report` reads only the folder (``manifest.json``, ``runs.json``,
 ``games.parquet/``), so ``cya-sim report <folder>`` rebuilds exactly what the
 run wrote, and a partly played (killed) run can be reported as far as it got.
-Every file is written atomically (:func:`cya_sim.runs.runner.write_atomic`).
+Every file is written atomically (:func:`cya_sim.results.folder.write_atomic`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cya_sim.reports.analysis import Analysis, analyse
 from cya_sim.reports.comparisons import PAIRWISE_DOC
 from cya_sim.reports.plots import PLOTS, save_all
 from cya_sim.reports.stats import ADJUSTMENT, SUMMARY_DOC
-from cya_sim.runs.runner import games_schema, load_games, read_manifest, read_runs, write_atomic
+from cya_sim.results.folder import games_schema, load_games, read_manifest, read_runs, write_atomic
 
 REPORT = "REPORT.md"
 EXPERIMENT_COPY = "experiment.toml"
@@ -73,7 +73,7 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
         a :class:`Report`.
 
     Raises:
-        ExperimentError: not a results folder (field ``out``).
+        FolderError: not a results folder, or a damaged one (field ``out``).
         ValueError: no game stored yet.
         OSError: a file cannot be written.
     """

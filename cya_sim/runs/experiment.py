@@ -38,7 +38,7 @@ e.g. ``design.kind``) and what is allowed.
 **Schedule.** Each table size P is played separately, ``games`` games each.
 A *line-up* is P agents in seat order; a *block* is the P rotations of one
 line-up (rotation r moves every agent r seats on: ``seat_agent[s] =
-lineup[(s - r) % P]``, as :func:`cya_sim.runs.tournament.seat_assignment`), so in
+lineup[(s - r) % P]``, as :func:`cya_sim.studies.tournament.seat_assignment`), so in
 every block each line-up position sits in each seat exactly once. Blocks
 cycle through the line-ups; a *cycle* is one block of every line-up. Global
 game number ``n`` fixes its table size, line-up, rotation and *deal* (the
@@ -54,7 +54,7 @@ the duplicate format of bridge and of computer poker's duplicate matches
 distinct arm (treatment or control) sits against P - 1 copies of ``field``,
 on duplicate deals (always), so the treatment and the control play the same
 deals in the same seats against the same field, seats rotated; the paired
-analysis is :mod:`cya_sim.reports.tips`.
+analysis is :mod:`cya_sim.studies.tips`.
 """
 
 from __future__ import annotations
@@ -71,8 +71,10 @@ from typing import Any
 
 import numpy as np
 
+from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
+from cya_sim.results.folder import chunk_ranges
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -96,7 +98,7 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SCHEDULER_RE = re.compile(r"^(tcp|tls|inproc|ucx)://[^\s/]+(:[0-9]+)?/?$")
 
 
-class ExperimentError(ValueError):
+class ExperimentError(FieldError):
     """A field of an experiment is missing or outside what is allowed.
 
     ``str(e)`` is one line: ``field 'design.kind': 'rr'; choose one of: ...``.
@@ -105,11 +107,6 @@ class ExperimentError(ValueError):
         field: dotted path of the field (``"games"``, ``"design.tables[1]"``, ``"run.scheduler"``).
         detail: what was wrong and what is allowed.
     """
-
-    def __init__(self, field: str, detail: str) -> None:
-        super().__init__(f"field {field!r}: {detail}")
-        self.field = field
-        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -696,11 +693,7 @@ def plan_chunks(schedule: Schedule, chunk_size: int) -> list[tuple[int, int]]:
     Chunk i of a given (schedule, chunk_size) is always the same range, so a
     chunk file's name fixes its games.
     """
-    out = []
-    for i in range(len(schedule.players)):
-        lo, hi = i * schedule.games, (i + 1) * schedule.games
-        out += [(s, min(s + chunk_size, hi)) for s in range(lo, hi, chunk_size)]
-    return out
+    return chunk_ranges(len(schedule.players), schedule.games, chunk_size)
 
 
 def auto_chunk_size(games: int, engine: str) -> int:

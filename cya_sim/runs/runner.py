@@ -1,34 +1,11 @@
 """Running an experiment: deterministic chunks, local processes or a Dask cluster, atomic files, resume.
 
 Both forms of ``cya-sim tournament`` run here: an experiment file, and a
-flags-only tournament (:mod:`cya_sim.runs.tournament` turns its flags into an
-experiment with one explicit line-up). A results folder holds:
-
-- ``manifest.json`` — written before the first game, after every value is
-  validated: the experiment's identity
-  (:meth:`~cya_sim.runs.experiment.Experiment.identity`), its TOML, the seed, the
-  package version, the chunk size and count. It marks the folder as this
-  experiment's; a folder holding anything else is refused, never overwritten
-  (:func:`prepare_folder`). Every key is checked when it is read
-  (:func:`validate_manifest`).
-- ``games.parquet/`` — a Parquet dataset, one file ``chunk-NNNNNN.parquet``
-  per finished chunk, each written to a hidden temporary name, flushed, and
-  renamed into place (``os.replace``, atomic on POSIX and Windows), so a file
-  under its final name is always complete. ``pandas.read_parquet`` reads the
-  folder as one table (:func:`load_games`).
-- ``chunks.json`` — per written chunk: its game range, row count, size and
-  SHA-256 of the file, recorded when it was written. Resume and report check
-  every chunk file against it and against the plan (:func:`check_chunks`): a
-  file that is not a planned chunk is named and refused; a damaged one (other
-  bytes, other games, not recorded) is named, and replayed by a resume.
-- ``runs.json`` — one entry per run or resume, added when it starts
-  (``status`` ``running``) and completed when it ends: command, engine,
-  executor, chunks played and skipped, wall time, games per second, peak
-  memory. A run killed outright keeps ``running``; the next run marks it
-  ``killed``.
-- ``.cya-sim.lock`` — held (``fcntl.flock``) by the run writing into the
-  folder; a second run into the same folder is refused naming the first's
-  process (:func:`folder_lock`).
+flags-only tournament (:mod:`cya_sim.studies.tournament` turns its flags into an
+experiment with one explicit line-up). The runner plays and stores; the results
+folder's files (manifest, ``games.parquet/`` chunks, ``chunks.json``,
+``runs.json``, the lock), their checks and atomic writes are
+:mod:`cya_sim.results.folder`'s.
 
 Running the same experiment into the same folder again plays only the chunks
 whose file is missing or damaged (resume). Every game depends only on the
@@ -43,36 +20,52 @@ chunk already finished stays written; the run is recorded ``interrupted``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing
 import os
 import queue as _queue
-import re
 import resource
 import signal
-import socket
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import closing, contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from cya_sim import __version__
 from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RuleSet
+from cya_sim.results.folder import (
+    GAME_COLUMNS,
+    GAMES_DIR,
+    MANIFEST,
+    MANIFEST_FORMAT,
+    MANIFEST_KIND,
+    TMP_PREFIX,
+    check_chunks,
+    chunk_file,
+    folder_entries,
+    folder_lock,
+    games_schema,
+    read_chunk_index,
+    read_manifest,
+    read_runs,
+    refuse_foreign,
+    remove_temporary,
+    short_json,
+    store_chunk,
+    write_manifest,
+    write_runs,
+)
 from cya_sim.runs.experiment import (
     Experiment,
     ExperimentError,
@@ -84,61 +77,10 @@ from cya_sim.runs.experiment import (
 )
 from cya_sim.runs.warmup import WarmUp, warm_up
 
-try:
-    import fcntl
-except ImportError:  # not POSIX: runs into one folder are not locked
-    fcntl = None  # type: ignore[assignment]
-
-MANIFEST = "manifest.json"
-RUNS = "runs.json"
-GAMES_DIR = "games.parquet"
-CHUNKS = "chunks.json"
-LOCK = ".cya-sim.lock"
-MANIFEST_KIND = "cya-sim experiment results"
-#: 2 added ``chunks.json``; folders of format 1 are read, their unrecorded chunks replayed.
-MANIFEST_FORMAT = 2
-_TMP_PREFIX = ".tmp-"
-_CHUNK_RE = re.compile(r"^chunk-([0-9]{6,})\.parquet$")
-#: A package version (PEP 440 public and local forms: 0.1.0, 1.2.3rc1, 0.2.0.dev3+g1a2b).
-_VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?(\.(post|dev)[0-9]+)*(\+[a-z0-9.]+)?$")
 #: Seconds to wait for a Dask scheduler to answer before refusing ``run.scheduler``.
 SCHEDULER_TIMEOUT_S = 10.0
 #: Seconds between a worker's checks that the main process still lives.
 PARENT_POLL_S = 0.5
-GAME_COLUMNS = ("rounds", "turns", "challenges", "decisions", "largest_steal", "capped")
-
-
-def chunk_file(index: int) -> str:
-    """File name of chunk ``index`` inside ``games.parquet/``."""
-    return f"chunk-{index:06d}.parquet"
-
-
-def games_schema(max_players: int) -> pa.Schema:
-    """Arrow schema of every chunk file (one row per game), the same for every table size.
-
-    Columns: ``game`` int64 (global game number), ``deal`` int64 (engine game
-    index: the shuffles and random streams), ``players`` int8, ``cycle`` int64,
-    ``lineup`` int32 (row of the design's line-ups at that size), ``rotation``
-    int8, ``first_dealer`` int8 (seat), then for each seat s < ``max_players``
-    ``seat_{s}_agent`` string, ``seat_{s}_total`` int64 (dollars) and
-    ``seat_{s}_win_share`` float64 (1/k for each of k winners, R-TIE) — null
-    for seats beyond the game's table size — then ``winner_agents`` string
-    (winners' agents joined by ","), ``rounds``, ``turns``, ``challenges``
-    int32, ``decisions`` int64, ``largest_steal`` int64 (dollars, the
-    largest set won by a challenger) and ``capped`` bool (the game was stopped
-    by the rules' ``max_rounds`` cap, not by R-GAME-END; chunks written before
-    this column existed read as False).
-    """
-    f = [pa.field("game", pa.int64()), pa.field("deal", pa.int64()), pa.field("players", pa.int8()),
-         pa.field("cycle", pa.int64()), pa.field("lineup", pa.int32()), pa.field("rotation", pa.int8()),
-         pa.field("first_dealer", pa.int8())]
-    f += [pa.field(f"seat_{s}_agent", pa.string()) for s in range(max_players)]
-    f += [pa.field(f"seat_{s}_total", pa.int64()) for s in range(max_players)]
-    f += [pa.field(f"seat_{s}_win_share", pa.float64()) for s in range(max_players)]
-    f += [pa.field("winner_agents", pa.string()), pa.field("rounds", pa.int32()), pa.field("turns", pa.int32()),
-          pa.field("challenges", pa.int32()), pa.field("decisions", pa.int64()), pa.field("largest_steal", pa.int64()),
-          pa.field("capped", pa.bool_())]
-    return pa.schema(f)
 
 
 @dataclass(frozen=True)
@@ -246,116 +188,6 @@ def manifest_of(exp: Experiment, chunk_size: int, n_chunks: int) -> dict[str, An
     }
 
 
-def read_manifest(folder: str | Path) -> dict[str, Any]:
-    """The manifest of a results folder, every key validated (:func:`validate_manifest`).
-
-    Raises:
-        ExperimentError (field ``out``): no manifest, not a cya-sim results manifest, or a key
-            missing, of the wrong type or inconsistent with the others (one line naming the key).
-    """
-    path = Path(folder) / MANIFEST
-    try:
-        m = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ExperimentError("out", f"{str(folder)!r} holds no {MANIFEST}; it is not a cya-sim results folder") \
-            from None
-    except (OSError, ValueError) as e:
-        raise ExperimentError("out", f"{str(path)!r} cannot be read as a manifest ({' '.join(str(e).split())})") \
-            from None
-    if not isinstance(m, dict) or m.get("kind") != MANIFEST_KIND:
-        raise ExperimentError("out", f"{str(path)!r} is not a cya-sim results manifest")
-    validate_manifest(m, path)
-    runs = read_runs(folder)
-    first = runs[0].get("cya_sim_version") if runs else None
-    if first is not None and first != m["cya_sim_version"]:  # both are written by the run that made the folder
-        raise ExperimentError("out", f"{str(path)!r}: key 'cya_sim_version' is {_short(m['cya_sim_version'])}, but "
-                              f"the run that wrote the folder was cya-sim {_short(first)} ({RUNS}); the manifest was "
-                              "changed by hand or damaged (restore it, or give a new folder)")
-    return m
-
-
-def _is_count(v: Any, lo: int = 0) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= lo
-
-
-def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
-    """Check every key of a manifest and that they agree with each other and with its stored TOML.
-
-    Checked: ``format`` (1 or 2), ``experiment`` (a dict with ``players``, a
-    non-empty list of ints >= 2; ``games`` >= 1; ``seed`` >= 0; ``agents``, a
-    non-empty list of strings), ``experiment_toml`` (TOML whose seed, games,
-    players and agents are the experiment's), ``seed`` (= the experiment's),
-    ``chunk_size`` >= 1, ``n_chunks`` (= the plan's count), ``total_games``
-    (= games x table sizes), ``max_players`` (= the largest table size),
-    ``cya_sim_version`` (a version string such as ``0.1.0``; :func:`read_manifest`
-    also checks it against the first run recorded in ``runs.json``, written by the
-    same process).
-
-    Raises:
-        ExperimentError (field ``out``): one line naming the manifest and the first key at fault.
-    """
-    import tomllib
-
-    def bad(key: str, why: str) -> ExperimentError:
-        return ExperimentError("out", f"{str(path)!r}: key {key!r} {why}; the manifest was changed by hand or "
-                               "damaged (restore it, or give a new folder)")
-
-    if m.get("format") not in (1, 2):
-        raise bad("format", f"is {_short(m.get('format'))}; this version reads 1 and 2")
-    e = m.get("experiment")
-    if not isinstance(e, dict):
-        raise bad("experiment", "is missing or not a table")
-    players = e.get("players")
-    if not isinstance(players, list) or not players or not all(_is_count(p, 2) for p in players):
-        raise bad("experiment.players", f"is {_short(players)}; expected a list of table sizes")
-    for k, lo in (("games", 1), ("seed", 0)):
-        if not _is_count(e.get(k), lo):
-            raise bad(f"experiment.{k}", f"is {_short(e.get(k))}; expected an integer >= {lo}")
-    agents = e.get("agents")
-    if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
-        raise bad("experiment.agents", f"is {_short(agents)}; expected a list of agent names")
-    toml = m.get("experiment_toml")
-    if not isinstance(toml, str):
-        raise bad("experiment_toml", "is missing or not text")
-    try:
-        stored = tomllib.loads(toml)
-    except tomllib.TOMLDecodeError as err:
-        raise bad("experiment_toml", f"is not valid TOML ({err})") from None
-    for k in ("seed", "games", "agents", "players"):
-        v = stored.get(k)
-        if k == "players" and isinstance(v, int):
-            v = [v]
-        if v != e.get(k):
-            raise bad("experiment_toml", f"has {k} = {_short(v)}, but key experiment.{k} is {_short(e.get(k))}")
-    if m.get("seed") != e["seed"]:
-        raise bad("seed", f"is {_short(m.get('seed'))}, but the experiment's seed is {e['seed']}")
-    if not _is_count(m.get("chunk_size"), 1):
-        raise bad("chunk_size", f"is {_short(m.get('chunk_size'))}; expected an integer >= 1")
-    total = e["games"] * len(players)
-    if m.get("total_games") != total:
-        raise bad("total_games", f"is {_short(m.get('total_games'))}, but the experiment has {total:,} games")
-    n = len(plan_of(m))
-    if m.get("n_chunks") != n:
-        raise bad("n_chunks", f"is {_short(m.get('n_chunks'))}, but chunks of {m['chunk_size']} games make {n}")
-    if m.get("max_players") != max(players):
-        raise bad("max_players", f"is {_short(m.get('max_players'))}, but the largest table size is {max(players)}")
-    version = m.get("cya_sim_version")
-    if not isinstance(version, str) or not _VERSION_RE.match(version):
-        raise bad("cya_sim_version", f"is {_short(version)}; expected the version of cya-sim that wrote the folder, "
-                  "such as " + json.dumps(__version__))
-
-
-def plan_of(manifest: dict[str, Any]) -> list[tuple[int, int]]:
-    """Game ranges of every chunk of a results folder, from its manifest (:func:`~cya_sim.runs.experiment.plan_chunks`)."""
-    e = manifest["experiment"]
-    return plan_chunks(Schedule(tuple(e["players"]), int(e["games"]), False, ()), int(manifest["chunk_size"]))
-
-
-def _entries(out: Path) -> list[Path]:
-    """Files of a results folder that are not a run's own temporary or lock files."""
-    return [p for p in out.iterdir() if not p.name.startswith(_TMP_PREFIX) and p.name != LOCK] if out.is_dir() else []
-
-
 def check_folder(exp: Experiment) -> dict[str, Any] | None:
     """Check the results folder of an experiment without writing anything.
 
@@ -372,7 +204,7 @@ def check_folder(exp: Experiment) -> dict[str, Any] | None:
     out = Path(exp.out)
     if out.exists() and not out.is_dir():
         raise ExperimentError("out", f"{str(out)!r} is a file; give a new or empty folder")
-    entries = _entries(out)
+    entries = folder_entries(out)
     if not entries:
         return None
     if not (out / MANIFEST).exists():
@@ -384,7 +216,7 @@ def check_folder(exp: Experiment) -> dict[str, Any] | None:
     stored = m["experiment"]
     if stored != mine:
         diff = [k for k in mine if stored.get(k) != mine[k]]
-        shown = "; ".join(f"{k} {_short(stored.get(k))} there, {_short(mine[k])} here" for k in diff[:2])
+        shown = "; ".join(f"{k} {short_json(stored.get(k))} there, {short_json(mine[k])} here" for k in diff[:2])
         raise ExperimentError(
             "out", f"folder {str(out)!r} holds the results of another experiment ({m.get('name')!r}, seed "
             f"{m.get('seed')}; {shown}); give a new folder (results are never overwritten)")
@@ -419,204 +251,10 @@ def prepare_folder(exp: Experiment, engine: str, command: str | None = None) -> 
         chunk = exp.run.chunk_size or auto_chunk_size(exp.games, engine)
         m = manifest_of(exp, chunk, len(plan_chunks(Schedule.of(exp), chunk)))
         for p in out.iterdir():  # temporary files of a run killed before its manifest was in place
-            if p.name.startswith(_TMP_PREFIX):
+            if p.name.startswith(TMP_PREFIX):
                 p.unlink(missing_ok=True)
-        write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(m, indent=2) + "\n", encoding="utf-8"))
-        (out / GAMES_DIR).mkdir(exist_ok=True)
+        write_manifest(out, m)
         return m, False
-
-
-def _short(v: Any) -> str:
-    t = json.dumps(v)
-    return t if len(t) <= 40 else t[:37] + "..."
-
-
-_HELD: dict[str, list[int]] = {}  # real path of a locked folder -> [fd, depth] (re-entrant in one process)
-
-
-@contextmanager
-def folder_lock(folder: str | Path, command: str | None = None) -> Iterator[None]:
-    """Hold a results folder's lock (``.cya-sim.lock``, ``fcntl.flock``) for the duration; re-entrant.
-
-    The folder is created when missing. The lock file records this run's
-    process, host, start time and command, which a refused second run shows.
-    The operating system releases the lock when the process ends, however it
-    ends, so a killed run never leaves a stale lock. Without ``fcntl`` (not
-    POSIX) nothing is locked.
-
-    Raises:
-        ExperimentError (field ``out``): another run holds the folder.
-    """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    key = os.path.realpath(folder)
-    if fcntl is None or key in _HELD:
-        if key in _HELD:
-            _HELD[key][1] += 1
-        try:
-            yield
-        finally:
-            if key in _HELD:
-                _HELD[key][1] -= 1
-        return
-    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        try:
-            who = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
-        finally:
-            os.close(fd)
-        raise ExperimentError("out", f"folder {str(folder)!r} is in use by another run ({who}); wait for it to "
-                              "end, or give another folder") from None
-    try:
-        os.ftruncate(fd, 0)
-        since = datetime.now(UTC).isoformat(timespec="seconds")
-        os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()} since {since}: {command or 'python'}\n"
-                  .encode(), 0)
-        _HELD[key] = [fd, 1]
-        yield
-    finally:
-        _HELD.pop(key, None)
-        os.close(fd)  # releases the lock; the file stays (removing it would race with the next run's open)
-
-
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """Write a file through a hidden temporary name in its folder, fsync it, then ``os.replace`` it into place.
-
-    The file's mode follows the umask (``0o666 & ~umask``, like any file the
-    user writes), not ``mkstemp``'s 0600.
-
-    Raises:
-        OSError: from writing; the temporary file is removed and ``path`` is untouched.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def file_digest(path: Path) -> str:
-    """SHA-256 of a file's bytes, hex."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
-
-
-def read_chunk_index(folder: str | Path) -> dict[int, dict[str, Any]]:
-    """``chunks.json`` of a results folder: chunk index -> ``{"start", "stop", "rows", "bytes", "sha256"}``.
-
-    Empty when there is none (a new run, or a folder of format 1).
-
-    Raises:
-        ExperimentError (field ``out``): the file is not such a record (it is never silently replaced).
-    """
-    path = Path(folder) / CHUNKS
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as e:
-        raise ExperimentError("out", f"{str(path)!r} cannot be read ({' '.join(str(e).split())}); it records "
-                              "which chunks were written: restore it, or delete it to replay every chunk") from None
-    try:
-        return {int(k): {f: v[f] for f in ("start", "stop", "rows", "bytes", "sha256")} for k, v in data.items()}
-    except (AttributeError, TypeError, ValueError, KeyError):
-        raise ExperimentError("out", f"{str(path)!r} is not a record of chunks; restore it, or delete it to replay "
-                              "every chunk") from None
-
-
-@dataclass(frozen=True)
-class ChunkCheck:
-    """What :func:`check_chunks` found in ``games.parquet/``.
-
-    Attributes:
-        good: indices of chunks whose file is the one recorded for its planned games.
-        damaged: chunk index -> why its file cannot be trusted (replayed by a resume).
-        foreign: names of files that are no planned chunk (refused).
-        temporary: leftover temporary files of a killed run.
-    """
-
-    good: frozenset[int]
-    damaged: dict[int, str]
-    foreign: tuple[str, ...]
-    temporary: tuple[Path, ...]
-
-
-def check_chunks(folder: str | Path, ranges: list[tuple[int, int]]) -> ChunkCheck:
-    """Check every file of ``games.parquet/`` against the plan and ``chunks.json`` (nothing is changed).
-
-    A chunk is good when its name is a planned chunk's, ``chunks.json``
-    records it for that chunk's game range, and its size and SHA-256 are the
-    ones recorded when it was written. This catches a copy under another
-    name, a chunk beyond the plan, a chunk overwritten by another, a
-    corrupted page, and a file never recorded (a run killed between the two
-    writes).
-
-    Args:
-        folder: the results folder. ranges: every chunk's game range (:func:`plan_of`).
-
-    Raises:
-        ExperimentError: ``chunks.json`` unreadable (:func:`read_chunk_index`).
-    """
-    gdir = Path(folder) / GAMES_DIR
-    good: set[int] = set()
-    damaged: dict[int, str] = {}
-    foreign: list[str] = []
-    tmp: list[Path] = []
-    if not gdir.is_dir():
-        return ChunkCheck(frozenset(), {}, (), ())
-    index = read_chunk_index(folder)
-    for p in sorted(gdir.iterdir()):
-        if p.name.startswith(_TMP_PREFIX):
-            tmp.append(p)
-            continue
-        match = _CHUNK_RE.match(p.name)
-        i = int(match.group(1)) if match else -1
-        if not match or i >= len(ranges) or p.name != chunk_file(i) or not p.is_file():
-            foreign.append(p.name)
-            continue
-        rec = index.get(i)
-        a, b = ranges[i]
-        if rec is None:
-            damaged[i] = "not recorded as written (a run stopped before recording it, or it was copied in)"
-        elif (rec["start"], rec["stop"], rec["rows"]) != (a, b, b - a):
-            damaged[i] = f"recorded for games {rec['start']}..{rec['stop'] - 1}, but the plan has {a}..{b - 1}"
-        elif p.stat().st_size != rec["bytes"] or file_digest(p) != rec["sha256"]:
-            damaged[i] = "its bytes differ from the ones recorded when it was written (SHA-256)"
-        else:
-            good.add(i)
-    return ChunkCheck(frozenset(good), damaged, tuple(foreign), tuple(tmp))
-
-
-def _refuse_foreign(folder: Path, check: ChunkCheck) -> None:
-    if check.foreign:
-        shown = ", ".join(check.foreign[:3]) + (f" and {len(check.foreign) - 3} more" if len(check.foreign) > 3 else "")
-        raise ExperimentError("out", f"{str(folder / GAMES_DIR)!r} holds files that are no planned chunk of this "
-                              f"run ({shown}); move them out (they would be counted as games)")
-
-
-def done_chunks(folder: str | Path, ranges: list[tuple[int, int]]) -> set[int]:
-    """Indices of the chunks whose file is good (:func:`check_chunks`).
-
-    Raises:
-        ExperimentError: a file in ``games.parquet/`` is no planned chunk.
-    """
-    check = check_chunks(folder, ranges)
-    _refuse_foreign(Path(folder), check)
-    return set(check.good)
 
 
 def experiment_from_manifest(manifest: dict[str, Any], out: str | Path | None = None) -> Experiment:
@@ -633,81 +271,6 @@ def experiment_from_manifest(manifest: dict[str, Any], out: str | Path | None = 
     if out is not None:
         data = apply_overrides(data, {"out": str(out)})
     return parse_experiment(data)
-
-
-def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """All stored games of a results folder, one row per game, in ``game`` order (:func:`games_schema`).
-
-    The chunk files are read one at a time with ``pyarrow.parquet`` into
-    preallocated NumPy columns, so memory stays near the size of the result
-    (about 130 MB per million 4-player games) instead of holding an Arrow copy
-    too. ``seat_{s}_agent`` and ``winner_agents`` are pandas categoricals;
-    per-seat columns of seats that some table sizes lack are float64 with NaN
-    there (as ``pandas.read_parquet`` gives them).
-
-    Args:
-        folder: a results folder.
-        columns: columns to read (default all); ``game`` is always read.
-
-    Only chunks that :func:`check_chunks` finds good are read.
-
-    Raises:
-        ExperimentError: not a results folder; a damaged manifest; a file in ``games.parquet/`` that is
-            no planned chunk, or a damaged chunk (named; a resume replays it).
-    """
-    manifest = read_manifest(folder)
-    schema = games_schema(int(manifest["max_players"]))
-    names = schema.names if columns is None else ["game"] + [c for c in schema.names if c in columns and c != "game"]
-    ranges = plan_of(manifest)
-    check = check_chunks(folder, ranges)
-    _refuse_foreign(Path(folder), check)
-    if check.damaged:
-        i, why = min(check.damaged.items())
-        more = f" (and {len(check.damaged) - 1} more)" if len(check.damaged) > 1 else ""
-        raise ExperimentError("out", f"{str(Path(folder, GAMES_DIR, chunk_file(i)))!r} is damaged: {why}{more}; "
-                              "run the same tournament command to replay it")
-    files = [Path(folder, GAMES_DIR, chunk_file(i)) for i in sorted(check.good)]
-    rows = [b - a for a, b in (ranges[i] for i in sorted(check.good))]
-    n = int(sum(rows))
-    min_p = min(manifest["experiment"]["players"])
-    out: dict[str, np.ndarray] = {}
-    cats: dict[str, dict[str, int]] = {}
-    for name in names:
-        typ = schema.field(name).type
-        if pa.types.is_string(typ):
-            out[name], cats[name] = np.full(n, -1, np.int32), {}
-        elif name.startswith("seat_") and int(name.split("_")[1]) >= min_p:
-            out[name] = np.full(n, np.nan)
-        else:
-            out[name] = np.empty(n, typ.to_pandas_dtype())
-    at = 0
-    for f, k in zip(files, rows):
-        present = set(pq.read_schema(f).names)
-        t = pq.read_table(f, columns=[c for c in names if c in present])
-        for name in names:
-            if name not in present:  # a column added later (``capped``): its default in older chunks
-                out[name][at:at + k] = False
-                continue
-            col = t.column(name)
-            if name in cats:
-                codes = np.full(k, -1, np.int32)
-                d = col.combine_chunks().dictionary_encode()
-                vocab = [cats[name].setdefault(v, len(cats[name])) for v in d.dictionary.to_pylist()]
-                idx = d.indices.to_numpy(zero_copy_only=False)
-                ok = ~np.isnan(idx) if idx.dtype.kind == "f" else np.ones(k, bool)
-                codes[ok] = np.asarray(vocab, np.int32)[idx[ok].astype(np.int64)] if vocab else -1
-                out[name][at:at + k] = codes
-            else:
-                out[name][at:at + k] = col.to_numpy(zero_copy_only=False)
-        at += k
-        del t
-    df = pd.DataFrame({
-        name: (pd.Categorical.from_codes(out[name], categories=list(cats[name])) if name in cats else out[name])
-        for name in names
-    }, copy=False)
-    if not df["game"].is_monotonic_increasing:
-        df = df.sort_values("game", kind="stable").reset_index(drop=True)
-    return df
 
 
 # -- running ---------------------------------------------------------------------
@@ -763,10 +326,13 @@ def run_experiment(exp: Experiment, progress: bool = True, command: str | None =
     Returns:
         a :class:`RunResult`.
 
+    Errors of the engine or of an agent propagate; the chunks already written stay, and a rerun resumes
+    after them.
+
     Raises:
-        ExperimentError: the folder or the scheduler is refused (before any game or file).
-        OSError: a file cannot be written. Errors of the engine or of an agent propagate; the
-        chunks already written stay, and a rerun resumes after them.
+        ExperimentError: the scheduler or the experiment's folder is refused (before any game or file).
+        FolderError: the folder is damaged or in use by another run (before any game).
+        OSError: a file cannot be written.
     """
     engine, note = resolve_engine(exp.run.engine, exp.rules)
     client = connect(exp.run.scheduler) if exp.run.scheduler else None  # refused before anything is written
@@ -789,9 +355,8 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
     sched = Schedule.of(exp)
     ranges = plan_chunks(sched, manifest["chunk_size"])
     check = check_chunks(out, ranges)
-    _refuse_foreign(out, check)
-    for p in (*check.temporary, *out.glob(_TMP_PREFIX + "*")):  # a killed run's half-written files
-        p.unlink(missing_ok=True)
+    refuse_foreign(out, check)
+    remove_temporary(out, check)
     for i, why in sorted(check.damaged.items()):
         print(f"cya-sim: {out / GAMES_DIR / chunk_file(i)} is damaged ({why}); playing it again", file=sys.stderr)
     done = check.good
@@ -809,20 +374,7 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
     entry = _start_run(out, command, resumed, engine, note, executor, len(tasks), len(done))
 
     def store(task: ChunkTask, table: pa.Table) -> None:
-        if not np.array_equal(table.column("game").to_numpy(), np.arange(task.start, task.stop)):
-            raise RuntimeError(f"chunk {task.index} holds other games than {task.start}..{task.stop - 1}")
-        path = gdir / chunk_file(task.index)
-        rec: dict[str, Any] = {}
-
-        def write(p: Path) -> None:
-            pq.write_table(table, p)
-            rec.update(start=task.start, stop=task.stop, rows=table.num_rows, bytes=p.stat().st_size,
-                       sha256=file_digest(p))
-
-        write_atomic(path, write)
-        index[task.index] = rec
-        write_atomic(out / CHUNKS, lambda p: p.write_text(
-            json.dumps({str(i): index[i] for i in sorted(index)}, indent=0) + "\n", encoding="utf-8"))
+        store_chunk(out, index, task.index, task.start, task.stop, table)
         if on_chunk is not None:
             on_chunk(task.index)
 
@@ -1077,7 +629,7 @@ def _start_run(out: Path, command: str | None, resumed: bool, engine: str, note:
         "chunks_to_play": to_play,
         "chunks_skipped": skipped,
     })
-    _write_runs(out, runs)
+    write_runs(out, runs)
     return len(runs) - 1
 
 
@@ -1093,33 +645,6 @@ def _end_run(out: Path, at: int, result: RunResult, status: str) -> None:
         "games_per_s": round(result.games_per_s, 1) if result.games_played else None,
         "peak_rss_mb": round(result.peak_rss_mb, 1),
     })
-    _write_runs(out, runs)
+    write_runs(out, runs)
 
 
-def _write_runs(out: Path, runs: list[dict[str, Any]]) -> None:
-    write_atomic(out / RUNS, lambda p: p.write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8"))
-
-
-def read_runs(folder: str | Path, strict: bool = False) -> list[dict[str, Any]]:
-    """Entries of ``runs.json`` (empty when there is none).
-
-    Args:
-        strict: raise instead of returning [] when the file is not a list of runs (a run never replaces it).
-
-    Raises:
-        ExperimentError (field ``out``): ``strict`` and the file is unreadable or not a JSON list of objects.
-    """
-    path = Path(folder) / RUNS
-    try:
-        runs = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
-            raise ValueError("not a list of runs")
-        return runs
-    except FileNotFoundError:
-        return []
-    except (OSError, ValueError) as e:
-        if strict:
-            raise ExperimentError("out", f"{str(path)!r} cannot be read ({' '.join(str(e).split())[:120]}); it "
-                                  "records the runs into this folder and is never replaced: restore it or move "
-                                  "it away") from None
-        return []

@@ -19,6 +19,7 @@ import numpy as np
 
 from agents.theft import make_theft_agent
 from agents.theft_compiled import new_theft_scratch, theft_policy_of
+from cya_sim.engine.agent_calls import action_id, call_agent
 from cya_sim.game.rng import stream_generator
 from cya_sim.theft.batched import (
     DEFAULT_BATCH_SIZE,
@@ -100,12 +101,15 @@ def _play_with_python_agents(state: TheftBatchState, lineup: TheftLineup,
             _, seat_agents, rngs = current[b]
             name = state.agent_names[int(state.q_seat_agent[q, seat])]
             obs = observe(row_to_state(rules, state.consts, state.rows[b]), seat)
-            action = seat_agents[seat].act(obs, rngs[seat])
-            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-                raise TheftIllegalBatchActionError(
-                    f"agent {name!r} at seat {seat} in game {g} returned {action!r}, not an integer action id",
-                    game_index=g, seat=seat, agent=name, action=-1, row=b)
-            actions[b] = int(action)
+            # the classic family's checks (cya_sim.engine.agent_calls): an exception names agent, seat and game;
+            # anything but an integer id inside the action space (1.7, "3", True, None, 10**30) is refused
+            action = call_agent(seat_agents[seat], name, seat, g, obs, rngs[seat])
+            try:
+                action = action_id(action, name, seat, g, obs.legal_action_mask.shape[0], ValueError)
+            except ValueError as e:
+                raise TheftIllegalBatchActionError(str(e), game_index=g, seat=seat, agent=name, action=-1,
+                                                   row=b) from None
+            actions[b] = action
             rows[b] = True
         if rows.any():
             step(state, actions, rows)

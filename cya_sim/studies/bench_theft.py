@@ -14,7 +14,7 @@ inflate them as it does wall time):
 - **compile**: the cold compile of the theft play loop (:func:`cya_sim.runs.warmup.warm_up` in a fresh process
   with an empty numba cache), wall and CPU seconds, and the load from the disk cache in this process;
 - **tournament**: wall seconds of a ``--tournament-games`` (default 1,000,000) 4-player theft tournament
-  through :func:`cya_sim.runs.tournament.run_tournament` on ``--workers`` processes (default: every core),
+  through :func:`cya_sim.studies.tournament.run_tournament` on ``--workers`` processes (default: every core),
   in memory; ``--tournament-games 0`` skips it.
 
 The 1-minute load average is reported before and after, since the wall times depend on it.
@@ -120,7 +120,7 @@ def theft_speed(preset: str = "theft", games: int = 200_000, reference_games: in
     out["reference_same_results"] = bool(sub.equals(rtable))
     out["compiled_vs_reference"] = out["compiled_greedy_games_s"] / out["reference_greedy_games_s"]
     if tournament_games > 0:
-        from cya_sim.runs.tournament import TournamentConfig, run_tournament
+        from cya_sim.studies.tournament import TournamentConfig, run_tournament
 
         t0 = time.perf_counter()
         res = run_tournament(TournamentConfig(rules=rules, agents=tuple(tournament_agents), n_players=p,

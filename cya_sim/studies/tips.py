@@ -727,7 +727,7 @@ def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, 
     """Paired effects of every tip of one ablation cell (Holm and verdicts come later, :func:`finish`).
 
     Args:
-        games: the cell's games (:func:`cya_sim.runs.runner.load_games`). exp: its experiment.
+        games: the cell's games (:func:`cya_sim.results.folder.load_games`). exp: its experiment.
         confidence: two-sided level. margin_pp: TOST margin, percentage points.
         log_changes: tip id -> (logged pairs, pairs whose action logs differ, logged decisions),
             from :func:`changed_decisions`.
@@ -1063,12 +1063,12 @@ def big_pot_verdict(big_pot: pd.DataFrame) -> str:
 
 
 def cell_complete(exp: Experiment) -> bool:
-    """Whether a cell's results folder holds every planned chunk, each as recorded (:func:`cya_sim.runs.runner.check_chunks`)."""
-    from cya_sim.runs.runner import check_chunks, plan_of, read_manifest
+    """Whether a cell's results folder holds every planned chunk, each as recorded (:func:`cya_sim.results.folder.check_chunks`)."""
+    from cya_sim.results.folder import FolderError, check_chunks, plan_of, read_manifest
 
     try:
         ranges = plan_of(read_manifest(exp.out))
-    except ExperimentError:
+    except FolderError:
         return False
     return len(check_chunks(exp.out, ranges).good) == len(ranges)
 
@@ -1088,7 +1088,8 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
     Raises:
         ExperimentError: a cell's folder is refused (named). Errors of the engines propagate; a rerun resumes.
     """
-    from cya_sim.runs.runner import load_games, read_runs, run_experiment
+    from cya_sim.results.folder import load_games, read_runs
+    from cya_sim.runs.runner import run_experiment
 
     study.out.mkdir(parents=True, exist_ok=True)
     effects, rounds, bigpot, facts, traces, timings, missing = [], [], [], [], [], [], []

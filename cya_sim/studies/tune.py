@@ -56,8 +56,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cya_sim.errors import FieldError
 from cya_sim.reports.stats import estimate_from_sums, holm, ratio_estimate, t_test
-from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
+from cya_sim.runs.experiment import Experiment, RunOptions, parse_experiment
 
 #: First engine game index of the tuning deals (the held-out deals are 0, 1, ...; never the same deals).
 TRIAL_DEAL_OFFSET = 1 << 40
@@ -621,7 +622,8 @@ def run_tune(cfg: TuneConfig, progress: bool = True, command: str | None = None)
     Raises:
         TuneError, ExperimentError: a refused input or folder (nothing played).
     """
-    from cya_sim.runs.runner import folder_lock, load_games, run_experiment
+    from cya_sim.results.folder import folder_lock, load_games
+    from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
     exp0 = check_config(cfg)
@@ -657,7 +659,7 @@ def _check_heldout_folder(exp: Experiment) -> None:
 
     try:
         check_folder(exp)
-    except ExperimentError:
+    except FieldError:  # another experiment's results, or a damaged folder (FolderError)
         shutil.rmtree(exp.out)
 
 
@@ -748,7 +750,7 @@ def heldout_coverage(reps: int = 200, deals: int = 30, players: int = 2, preset:
 
     ``reps`` disjoint replications of ``deals`` duplicated deals each (treatment and control against the
     field, every rotation); the truth is the gain pooled over all replications (its error is about
-    1/sqrt(reps) of one replication's), as :mod:`cya_sim.reports.validation` does for designs without a
+    1/sqrt(reps) of one replication's), as :mod:`cya_sim.studies.validation` does for designs without a
     known truth. Also reports the false-positive rate of the t test at that truth.
 
     Returns:

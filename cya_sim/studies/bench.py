@@ -30,7 +30,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   (:func:`cya_sim.search.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
 - **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
-  :func:`cya_sim.runs.tournament.run_tournament` (or, if that module is missing, a process pool over
+  :func:`cya_sim.studies.tournament.run_tournament` (or, if that module is missing, a process pool over
   chunks of game indices), with the peak RSS of its worker processes.
 
 With ``--rules PRESET`` it measures instead, side by side in one run, ``greedy`` in every seat at
@@ -41,7 +41,7 @@ engine's games per CPU second, and the ratios (:func:`rules_speed`).
 
 With ``--rules theft`` (the theft game of RULES.md §9) it measures the compiled theft engine against the
 theft reference engine per CPU second, the theft play loop's cold compile and a ``--tournament-games`` theft
-tournament's wall time, in one run (:mod:`cya_sim.runs.bench_theft`).
+tournament's wall time, in one run (:mod:`cya_sim.studies.bench_theft`).
 
 Speed claims of the project come from this command only, never from timed unit tests.
 """
@@ -306,14 +306,14 @@ def _ceiling(games: int) -> tuple[float | None, str]:
 def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
     """Wall time and memory of a ``games``-game classic 4-player tournament on all cores."""
     try:
-        from cya_sim.runs.tournament import TournamentConfig, run_tournament
+        from cya_sim.studies.tournament import TournamentConfig, run_tournament
     except ImportError:
         run_tournament = None
     t0 = time.perf_counter()
     if run_tournament is not None:
         res = run_tournament(TournamentConfig(rules="classic", agents=tuple(agents), n_players=4, games=games,
                                               seed=seed, engine="batched", workers=workers), progress=False)
-        n_workers, engine, how = res.workers, res.engine, "cya_sim.runs.tournament.run_tournament"
+        n_workers, engine, how = res.workers, res.engine, "cya_sim.studies.tournament.run_tournament"
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -323,7 +323,7 @@ def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
             list(pool.map(_play_chunk, [(a, b, agents, seed) for a, b in chunks]))
-        engine, how = "batched", "bench process pool (cya_sim.runs.tournament not available)"
+        engine, how = "batched", "bench process pool (cya_sim.studies.tournament not available)"
     wall = time.perf_counter() - t0
     return {"tournament_games": games, "tournament_wall_s": wall, "tournament_workers": n_workers,
             "tournament_engine": engine, "tournament_via": how,
@@ -469,7 +469,7 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print it (``--json``: one JSON object). Returns the exit code 0."""
     if getattr(args, "rules", None):
-        from cya_sim.runs.bench_theft import is_theft_preset, theft_speed, theft_text
+        from cya_sim.studies.bench_theft import is_theft_preset, theft_speed, theft_text
 
         if is_theft_preset(args.rules):  # the theft game (RULES.md §9): compiled against its reference engine
             agents = tuple(a.strip() for a in args.tournament_agents.split(",") if a.strip())
@@ -556,7 +556,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cya_sim.runs.bench``."""
+    """``python -m cya_sim.studies.bench``."""
     parser = argparse.ArgumentParser(prog="cya-sim bench", description=__doc__.splitlines()[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -22,7 +22,7 @@ GLM errors, a t interval for share differences), labelled ``old:``. Kind
 ``exact`` also holds checks that must pass in every replication: the per-seat
 share's and the share difference's intervals lie inside the possible range.
 
-``python -m cya_sim.reports.validation --reps 1000`` prints the table recorded in
+``python -m cya_sim.studies.validation --reps 1000`` prints the table recorded in
 ``docs/statistics.md``; ``tests/test_coverage.py`` runs it small (default
 suite) and with >= 1,000 replications (``slow``).
 """
@@ -300,7 +300,7 @@ def markdown(df: pd.DataFrame) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cya_sim.reports.validation --reps N``: print the coverage table."""
+    """``python -m cya_sim.studies.validation --reps N``: print the coverage table."""
     ap = argparse.ArgumentParser(description="Coverage of the statistics layer's intervals and tests.")
     ap.add_argument("--reps", type=int, default=1000, help="replications per design (default 1000)")
     ap.add_argument("--seed", type=int, default=11)

@@ -32,13 +32,13 @@ import pandas as pd
 
 from cya_sim.engine import ENGINES
 from cya_sim.engine.table import GameTable
+from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
 from cya_sim.runs.experiment import (
     Design,
     Experiment,
-    ExperimentError,
     RunOptions,
     Schedule,
     auto_chunk_size,
@@ -313,20 +313,20 @@ _FIELD_OF = {"run.chunk_size": "chunk_size", "run.engine": "engine", "run.worker
 
 @contextmanager
 def _as_tournament_error() -> Iterator[None]:
-    """An :class:`ExperimentError` of the runner becomes a :class:`TournamentError` of the same field."""
+    """An :class:`ExperimentError` or a results folder's :class:`FolderError` becomes a :class:`TournamentError` of the same field."""
     try:
         yield
     except TournamentError:
         raise
-    except ExperimentError as e:
+    except FieldError as e:  # an ExperimentError, or the results folder's FolderError
         raise TournamentError(_FIELD_OF.get(e.field, e.field), e.detail) from None
 
 
 def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
-    """A :class:`GameTable` of stored games (:func:`cya_sim.runs.runner.load_games` of one table size).
+    """A :class:`GameTable` of stored games (:func:`cya_sim.results.folder.load_games` of one table size).
 
     Args:
-        games: rows of :func:`cya_sim.runs.runner.games_schema`, in game order, all of one table size P.
+        games: rows of :func:`cya_sim.results.folder.games_schema`, in game order, all of one table size P.
         names: (K,) agent names; ``seat_agent`` indexes them.
     """
     p = int(games["players"].iloc[0]) if len(games) else 0
@@ -388,7 +388,8 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
     else:
         check_out_folder(config)
         from cya_sim.reports.report import build_report
-        from cya_sim.runs.runner import folder_lock, load_games, prepare_folder, run_experiment
+        from cya_sim.results.folder import folder_lock, load_games
+        from cya_sim.runs.runner import prepare_folder, run_experiment
 
         with _as_tournament_error(), folder_lock(config.out, command):
             manifest, resumed = prepare_folder(exp, engine, command)

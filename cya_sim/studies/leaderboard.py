@@ -219,7 +219,7 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
     """
     from cya_sim.reports.ratings import RatingUndefinedError, bradley_terry
     from cya_sim.reports.stats import summarize
-    from cya_sim.runs.tournament import game_table
+    from cya_sim.studies.tournament import game_table
 
     t = game_table(games, list(agents))
     t = replace(t, game_index=games["deal"].to_numpy(np.int64))  # the deal is the unit (= the game without duplicates)
@@ -296,7 +296,8 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
     Raises:
         LeaderboardError, ExperimentError: a refused board or folder (before any game of that cell).
     """
-    from cya_sim.runs.runner import load_games, run_experiment
+    from cya_sim.results.folder import load_games
+    from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
     check_board(board)

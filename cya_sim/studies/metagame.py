@@ -262,7 +262,8 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
     Raises:
         MetagameError, ExperimentError: a refused input or folder (nothing played).
     """
-    from cya_sim.runs.runner import load_games, run_experiment
+    from cya_sim.results.folder import load_games
+    from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
     exp = check_config(cfg)
