@@ -1,6 +1,6 @@
 """Agents for the theft game (RULES.md §9): ``random``, ``greedy``, ``defender``, and their registry.
 
-Each agent sees only its seat's :class:`~cya_sim.theft.observation.TheftObservation`
+Each agent sees only its seat's :class:`~cya_sim.engine.theft.observation.TheftObservation`
 and returns one legal action id. Ties between equally good actions go to the
 lowest action id, so every agent but ``random`` is deterministic.
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from agents.spec import AgentSpecError, parse_agent_spec, resolve_factory
 from agents.theft_view import TheftViewPolicyAgent, is_compiled_function
+from cya_sim.engine.theft.observation import AssetView, TheftObservation
 from cya_sim.game.rng import uniform_index
-from cya_sim.theft.observation import AssetView, TheftObservation
 
 
 # -- shared helpers ------------------------------------------------------------------------

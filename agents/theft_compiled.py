@@ -1,15 +1,15 @@
 """Compiled (numba) forms of the theft game's agents ``random``, ``greedy`` and ``defender`` (RULES.md §9).
 
-Each decides for the seat to act in one game row of the theft layout (:mod:`cya_sim.theft.layout`),
+Each decides for the seat to act in one game row of the theft layout (:mod:`cya_sim.engine.theft.layout`),
 exactly as its single-game class of :mod:`agents.theft` decides on that seat's
-:class:`~cya_sim.theft.observation.TheftObservation`: the same action for every position, the same
+:class:`~cya_sim.engine.theft.observation.TheftObservation`: the same action for every position, the same
 floats (an asset's points with a hidden card counted at :func:`hidden_card_value`, computed from
 integer sums as the reference's sums of small integers are exact), the same tie-breaks (the lowest
 action id). They read only what their seat may see (RULES.md §10): its own hand, every asset card
 the seat knows (a first asset's face-down card only when it is the seat's own or the seat stole it),
 the discard pile, the pending theft; never another hand or the draw pile.
 
-:func:`policy_act` is the one dispatch the theft play loop (:mod:`cya_sim.theft.loop`) calls::
+:func:`policy_act` is the one dispatch the theft play loop (:mod:`cya_sim.play.theft_loop`) calls::
 
     policy_act(code, addr, K, G, seat, params, rng, sc) -> int
 
@@ -39,8 +39,8 @@ from agents.theft_view import (
 )
 from agents.view_abi import N_AGENT_PARAMS
 from cya_sim.engine.compiled.pcg import next_double
-from cya_sim.theft.kernel import asset_at, legal_list, pair_cards, seat_add
-from cya_sim.theft.layout import (
+from cya_sim.engine.theft.kernel import asset_at, legal_list, pair_cards, seat_add
+from cya_sim.engine.theft.layout import (
     A_C0,
     A_KNOWN0,
     A_VALUE,
@@ -90,7 +90,7 @@ _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
 def new_theft_scratch(k) -> TheftScratch:
-    """A :class:`TheftScratch` sized for the theft constants ``k`` (:func:`cya_sim.theft.layout.make_consts`)."""
+    """A :class:`TheftScratch` sized for the theft constants ``k`` (:func:`cya_sim.engine.theft.layout.make_consts`)."""
     cfg = k.cfg
     a, t, p, s = int(cfg[C_A]), int(cfg[C_T]), int(cfg[C_P]), int(cfg[C_S])
     return TheftScratch(np.zeros(a, np.int64), np.zeros(N_THEFT_HDR, np.int64), np.zeros(t, np.int64),

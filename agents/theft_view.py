@@ -9,7 +9,7 @@ over one seat's view of a theft game, built from what that seat may see (RULES.m
 
 * ``params``: (N_AGENT_PARAMS,) float64 — the numeric parameters of the spec in the order written;
 * ``hdr``: (N_THEFT_HDR,) int64 scalars, indexed by the ``H_*`` constants below (the phase as
-  ``cya_sim.theft.layout.PH_*``, the pending theft, the first id of each action block, every seat's
+  ``cya_sim.engine.theft.layout.PH_*``, the pending theft, the first id of each action block, every seat's
   hand size and number of assets);
 * ``hand``, ``values``, ``unseen``: (T,) int64 — the seat's cards by type, each type's points, the cards
   of each type it has not seen (the deck minus its hand, the discard pile, the pending theft card and
@@ -19,16 +19,16 @@ over one seat's view of a theft game, built from what that seat may see (RULES.m
   see it: another seat's face-down first-asset card), the second card, hidden cards (0 or 1), points
   seen, lowest and highest points possible; unused slots hold -1, -1, 0, 0, 0, 0. While the seats lay
   their first assets (``setup``) a seat sees no other seat's assets;
-* ``mask``: (A,) bool — the legal action mask (ids of :class:`~cya_sim.theft.actions.TheftActionSpace`);
+* ``mask``: (A,) bool — the legal action mask (ids of :class:`~cya_sim.game.theft.actions.TheftActionSpace`);
 * ``rng``: the seat's (4,) uint64 PCG64 stream (draw with :func:`agents.view.uniform`).
 
 It returns a legal action id. It is named like any theft agent: ``my_pkg.policies:decide`` or
 ``my_pkg.policies:decide(aggression=2)``. The batched theft engine's play loop
-(:mod:`cya_sim.theft.loop`, compiled once and cached) builds this view in compiled code
+(:mod:`cya_sim.play.theft_loop`, compiled once and cached) builds this view in compiled code
 (:func:`build_view_row`) and calls the plug-in through the C address of a small entry compiled for it
 alone (:func:`theft_plugin_address`); the reference engine calls it through
 :class:`TheftViewPolicyAgent` on the same view (:func:`build_view` of a
-:class:`~cya_sim.theft.observation.TheftObservation`) and the same random stream, so both engines
+:class:`~cya_sim.engine.theft.observation.TheftObservation`) and the same random stream, so both engines
 play the same games.
 
 The C signature (:data:`THEFT_VIEW_SIG`), every array C-contiguous, passed as its data pointer::
@@ -54,8 +54,8 @@ from numba.extending import intrinsic
 
 from agents.plugin import _file_digest, _from_state, _to_state, cache_dir, plugin_path
 from agents.view_abi import N_AGENT_PARAMS
-from cya_sim.theft.kernel import asset_at, legal_mask
-from cya_sim.theft.layout import (
+from cya_sim.engine.theft.kernel import asset_at, legal_mask
+from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
     A_KNOWN0,
@@ -96,7 +96,7 @@ from cya_sim.theft.layout import (
     PH_SETUP,
     PHASE_NAMES,
 )
-from cya_sim.theft.observation import TheftObservation
+from cya_sim.engine.theft.observation import TheftObservation
 
 #: Most seats a theft view holds (``TheftRuleSet.max_players`` is at most 12).
 MAX_SEATS = 12

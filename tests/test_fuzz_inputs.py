@@ -404,10 +404,10 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers(-3, 2**70) | 
 
 
 def _valid_theft_position() -> dict:
+    from cya_sim.engine.theft.reference import new_game
     from cya_sim.game.rng import root_key
-    from cya_sim.theft.engine import new_game
-    from cya_sim.theft.position import state_to_dict
-    from cya_sim.theft.rules import THEFT_PRESETS
+    from cya_sim.game.theft.position import state_to_dict
+    from cya_sim.game.theft.rules import THEFT_PRESETS
 
     return state_to_dict(new_game(THEFT_PRESETS["theft"], 3, root_key(1), 0))
 
@@ -481,7 +481,7 @@ def test_fuzz_theft_positions_load_or_position_error(doc):
 
 
 def _theft_position_loads_or_refuses(doc) -> None:
-    from cya_sim.theft.position import TheftPositionError, loads
+    from cya_sim.game.theft.position import TheftPositionError, loads
 
     try:
         text = json.dumps(doc)
@@ -497,7 +497,7 @@ def _theft_position_loads_or_refuses(doc) -> None:
 @DEFAULT
 @given(text=position_texts)
 def test_fuzz_theft_position_text(text):
-    from cya_sim.theft.position import TheftPositionError, loads
+    from cya_sim.game.theft.position import TheftPositionError, loads
 
     with alarm(TIMEOUT_S), pytest.raises(TheftPositionError):
         loads(text)

@@ -31,13 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Layers from the bottom; each entry is a module or a package prefix.
 LAYERS = (
     ("game", ("cya_sim", "cya_sim.game")),
-    # the theft game (RULES.md §9) is one package whose modules sit on these same floors
-    ("engines", ("cya_sim.engine", "cya_sim.theft.legal", "cya_sim.theft.engine", "cya_sim.theft.observation",
-                 "cya_sim.theft.layout", "cya_sim.theft.kernel", "cya_sim.theft.batched", "cya_sim.theft.rows",
-                 "cya_sim.theft.cache_guard")),
+    ("engines", ("cya_sim.engine",)),
     ("agents", ("agents",)),
-    ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play", "cya_sim.theft.loop",
-                     "cya_sim.theft.play_batched")),
+    ("play/search", ("cya_sim.play", "cya_sim.search")),
     ("env", ("cya_sim.env",)),
     ("results", ("cya_sim.results",)),
     # two rooms on one floor that never import each other (test_runs_and_reports_are_apart): the runner plays and

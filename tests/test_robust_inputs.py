@@ -452,8 +452,8 @@ def test_theft_agent_failures_name_agent_seat_and_game(user_agents, capsys, agen
 def test_theft_agent_returning_numpy_integers_plays():
     """The checks refuse only non-integers: NumPy integers are ids (as in the classic family)."""
     from agents.theft import make_theft_agent
-    from cya_sim.theft.play import play_game as play_theft
-    from cya_sim.theft.rules import THEFT_PRESETS
+    from cya_sim.game.theft.rules import THEFT_PRESETS
+    from cya_sim.play.theft_reference import play_game as play_theft
 
     class Numpy:
         name = "numpy"

@@ -9,9 +9,9 @@ import pytest
 from theft_helpers import asset, tstate
 
 from agents.theft import make_theft_agent, theft_agent_names
-from cya_sim.theft.legal import action_space
-from cya_sim.theft.observation import observe
-from cya_sim.theft.state import PendingTheft
+from cya_sim.engine.theft.legal import action_space
+from cya_sim.engine.theft.observation import observe
+from cya_sim.game.theft.state import PendingTheft
 
 
 def choice(spec: str, state, rng=None) -> str:

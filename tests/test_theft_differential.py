@@ -7,7 +7,7 @@ limits, a small deck that reshuffles often, the turn cap) and table sizes 2–6,
 
 - **Replay** (:func:`replay_games`): the batched engine plays with its compiled agents and logs every
   action; the reference engine replays each game's action list from the same deal
-  (:func:`cya_sim.theft.engine.new_game` with the same key and game index), every logged action must be
+  (:func:`cya_sim.engine.theft.reference.new_game` with the same key and game index), every logged action must be
   in the reference's legal action mask at that step, and at the end the reference game must be over with
   the same first player (R-T-SETUP), points and winners (R-T-END), turns, thefts, cancels, decisions,
   largest steal and turn-cap flag. ``CYA_THEFT_DIFF_GAMES`` games in all (default 10,400: 800 per option
@@ -18,7 +18,7 @@ limits, a small deck that reshuffles often, the turn cap) and table sizes 2–6,
   (default 100).
 
 On a mismatch the message gives the key, the game index, the step and the reference position before that
-step as JSON (:func:`cya_sim.theft.position.dumps`). The slow test plays 1,000,000 games.
+step as JSON (:func:`cya_sim.game.theft.position.dumps`). The slow test plays 1,000,000 games.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ import pytest
 
 from agents.theft import make_theft_agent
 from cya_sim.engine.table import GameTable
+from cya_sim.engine.theft.legal import action_space, legal_action_mask
+from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.game.rng import root_key
-from cya_sim.theft.engine import apply_action, new_game
-from cya_sim.theft.legal import action_space, legal_action_mask
-from cya_sim.theft.play import play_game
-from cya_sim.theft.play_batched import play_theft_games_batched
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.play.theft_batched import play_theft_games_batched
+from cya_sim.play.theft_reference import play_game
 
 AGENTS = ["random", "greedy", "defender"]
 SIZES = (2, 3, 4, 5, 6)
@@ -79,7 +79,7 @@ def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
 
 def position_report(rules, n_players, key, game_index, seats, actions, step, what) -> str:
     """Key, game index, seats, ``what`` happened at ``step``, and the reference position before ``step`` as JSON."""
-    from cya_sim.theft.position import dumps
+    from cya_sim.game.theft.position import dumps
 
     state = new_game(rules, n_players, key, game_index)
     for a in actions[:step]:
@@ -107,7 +107,7 @@ def _result_text(ref, table: GameTable, cancelled: np.ndarray, i: int) -> str:
 def replay_one(rules, n_players, key, game_index, seats, actions, table, cancelled, i) -> str | None:
     """Replay one game's ``actions`` on the reference engine from its deal; None when every action is legal there
     and the results equal row ``i`` of the batched ``table``, else the failure report."""
-    from cya_sim.theft.play import _result
+    from cya_sim.play.theft_reference import _result
 
     ref = new_game(rules, n_players, key, game_index)
     for step, a in enumerate(actions):

@@ -9,13 +9,13 @@ import pytest
 
 from agents.theft import make_theft_agent
 from cya_sim.engine.table import GameTable
+from cya_sim.engine.theft.legal import legal_action_mask
+from cya_sim.engine.theft.observation import observe
+from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.game.rng import root_key, stream_generator
-from cya_sim.theft.engine import apply_action, new_game
-from cya_sim.theft.legal import legal_action_mask
-from cya_sim.theft.observation import observe
-from cya_sim.theft.play import TheftTurnCapWarning, play_game, play_theft_games
-from cya_sim.theft.position import dumps, loads
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.position import dumps, loads
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.play.theft_reference import TheftTurnCapWarning, play_game, play_theft_games
 
 VARIANTS = [
     {},
@@ -137,20 +137,20 @@ def test_theft_and_classic_modules_stay_apart():
 
     code = ("import sys, importlib; [importlib.import_module(m) for m in sys.argv[1:]]; "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith(('cya_sim', 'agents')))))")
-    theft = subprocess.run([sys.executable, "-c", code, "cya_sim.theft.engine", "cya_sim.theft.observation",
-                            "cya_sim.theft.position"], capture_output=True, text=True, check=True).stdout.split()
+    theft = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.theft.reference", "cya_sim.engine.theft.observation",
+                            "cya_sim.game.theft.position"], capture_output=True, text=True, check=True).stdout.split()
     # the game floor's family-neutral helpers: errors, seeds, JSON reading and numeric limits (issue 23)
     neutral = ("cya_sim", "cya_sim.game", "cya_sim.game.errors", "cya_sim.game.rng", "cya_sim.game.jsontext",
                "cya_sim.game.limits")
-    assert all(m in neutral or m.startswith("cya_sim.theft") for m in theft), theft
+    assert all(m in neutral or m.startswith("cya_sim.game.theft") for m in theft), theft
     classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.reference"], capture_output=True, text=True,
                              check=True).stdout.split()
-    assert [m for m in classic if m.startswith("cya_sim.theft")] == ["cya_sim.theft", "cya_sim.theft.rules"], classic
+    assert [m for m in classic if m.startswith("cya_sim.game.theft")] == ["cya_sim.game.theft", "cya_sim.game.theft.rules"], classic
 
 
 def test_illegal_agent_action_names_agent_seat_game_and_action():
     """An agent that returns an illegal action gets an error naming the agent, the seat, the game and the action."""
-    from cya_sim.theft.engine import TheftIllegalActionError
+    from cya_sim.engine.theft.reference import TheftIllegalActionError
 
     class Cheater:
         name = "cheater"

@@ -1,7 +1,7 @@
 """The compiled theft kernel, agents, view and batched API against the reference, position by position (RULES.md §9).
 
 Where ``tests/test_theft_differential.py`` compares whole games, these tests compare states: after every
-action of random walks the row read back (:func:`cya_sim.theft.rows.row_to_state`) equals the reference
+action of random walks the row read back (:func:`cya_sim.engine.theft.rows.row_to_state`) equals the reference
 state — hands, piles in order, assets and who knows their face-down card, counters —, the compiled legal
 mask equals the reference's, the compiled agents pick what the Python agents pick and the compiled view
 equals the view of the reference observation. Hand-built defence positions hold every combination of the
@@ -22,14 +22,14 @@ from agents.theft import make_theft_agent
 from agents.theft_compiled import POLICY_DEFENDER, POLICY_GREEDY, POLICY_RANDOM, act_once, new_theft_scratch
 from agents.theft_view import build_view, build_view_row
 from cya_sim.engine.compiled.pcg import stream_array
+from cya_sim.engine.theft import kernel as kn
+from cya_sim.engine.theft.layout import C_A, make_consts, row_width
+from cya_sim.engine.theft.legal import action_space, legal_action_mask
+from cya_sim.engine.theft.observation import observe
+from cya_sim.engine.theft.reference import apply_action, new_game
+from cya_sim.engine.theft.rows import rng_to_stream, row_to_state, state_to_row, stream_to_rng
 from cya_sim.game.rng import root_key
-from cya_sim.theft import kernel as kn
-from cya_sim.theft.engine import apply_action, new_game
-from cya_sim.theft.layout import C_A, make_consts, row_width
-from cya_sim.theft.legal import action_space, legal_action_mask
-from cya_sim.theft.observation import observe
-from cya_sim.theft.rows import rng_to_stream, row_to_state, state_to_row, stream_to_rng
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.rules import TheftRuleSet
 
 KEY = root_key(77)
 OPTION_LINES = (
@@ -175,7 +175,7 @@ def test_r_t_turn_reshuffle_and_r_t_end_from_hand_built_positions():
 def test_batched_step_api_refuses_illegal_and_non_integer_actions():
     """The step API applies only legal actions: an illegal one names the game, seat, agent and action; floats and
     bools are refused; results do not depend on the batch size."""
-    from cya_sim.theft.batched import TheftIllegalBatchActionError, init, step
+    from cya_sim.engine.theft.batched import TheftIllegalBatchActionError, init, step
 
     rules = TheftRuleSet()
     st = init(rules, 3, 2, KEY, np.array([5, 6]), np.zeros((2, 3), np.int16), ["greedy"])
@@ -184,7 +184,7 @@ def test_batched_step_api_refuses_illegal_and_non_integer_actions():
         step(st, np.array([action_space(rules).end_turn, 0]))
     with pytest.raises(ValueError, match="integer action ids"):
         step(st, np.zeros(2, float))
-    from cya_sim.theft.play_batched import play_theft_games_batched
+    from cya_sim.play.theft_batched import play_theft_games_batched
 
     sa = np.random.default_rng(0).integers(0, 3, (300, 4))
     a = play_theft_games_batched(rules, ["random", "greedy", "defender"], sa, KEY, np.arange(300), batch_size=256)
@@ -232,8 +232,8 @@ def test_theft_plugin_plays_alike_on_both_engines(tmp_path, monkeypatch):
     """A compiled theft plug-in (``module:function`` over the theft agent view, agents/theft_view.py) plays on the
     batched engine through its C address and on the reference engine through TheftViewPolicyAgent: the same games,
     parameters included."""
-    from cya_sim.theft.play import play_theft_games
-    from cya_sim.theft.play_batched import play_theft_games_batched
+    from cya_sim.play.theft_batched import play_theft_games_batched
+    from cya_sim.play.theft_reference import play_theft_games
 
     (tmp_path / "my_theft_plugin.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -245,7 +245,7 @@ def test_theft_plugin_plays_alike_on_both_engines(tmp_path, monkeypatch):
         a = play_theft_games_batched(rules, agents, sa, KEY, np.arange(120))
         b = play_theft_games(rules, agents, sa, KEY, np.arange(120))
         assert a.equals(b) and a.decisions.sum() > 0
-        from cya_sim.theft.engine import TheftIllegalActionError
+        from cya_sim.engine.theft.reference import TheftIllegalActionError
 
         for play in (play_theft_games_batched, play_theft_games):
             with pytest.raises(TheftIllegalActionError, match=r"agent 'my_theft_plugin:ends_at_once' at seat \d in "
@@ -275,8 +275,8 @@ class StubbornTheftAgent:
 def test_python_theft_agent_on_the_batched_engine_equals_reference():
     """A ``module:Class`` theft agent plays on the batched engine step by step (its observation read from the row):
     the same games as the reference play."""
-    from cya_sim.theft.play import play_theft_games
-    from cya_sim.theft.play_batched import play_theft_games_batched
+    from cya_sim.play.theft_batched import play_theft_games_batched
+    from cya_sim.play.theft_reference import play_theft_games
 
     rules = TheftRuleSet()
     agents = ["test_theft_kernel:StubbornTheftAgent", "random", "defender"]
@@ -290,10 +290,10 @@ def test_theft_engine_choice_and_warm_up():
     """``play_games_for`` plays theft on the batched engine when asked and on the reference when asked;
     ``resolve_engine`` resolves ``auto`` to batched; the warm-up lists the theft play loop."""
     from cya_sim.play import play_games_for
+    from cya_sim.play.theft_batched import play_theft_games_batched
+    from cya_sim.play.theft_reference import play_theft_games
     from cya_sim.runs.experiment import resolve_engine
     from cya_sim.runs.warmup import kernels_for
-    from cya_sim.theft.play import play_theft_games
-    from cya_sim.theft.play_batched import play_theft_games_batched
 
     rules = TheftRuleSet()
     assert play_games_for(rules, "batched") is play_theft_games_batched
@@ -312,8 +312,8 @@ def test_agents_readme_theft_plugin_example_plays_alike_on_both_engines(tmp_path
     import re
     from pathlib import Path
 
-    from cya_sim.theft.play import play_theft_games
-    from cya_sim.theft.play_batched import play_theft_games_batched
+    from cya_sim.play.theft_batched import play_theft_games_batched
+    from cya_sim.play.theft_reference import play_theft_games
 
     text = (Path(__file__).resolve().parents[1] / "agents" / "README.md").read_text()
     src = re.search(r"<!-- theft-plugin-example -->\s*```python\n(.*?)```", text, re.DOTALL).group(1)

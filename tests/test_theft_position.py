@@ -1,4 +1,4 @@
-"""Theft game JSON positions (cya_sim.theft.position): round trip, and refused documents name the field."""
+"""Theft game JSON positions (cya_sim.game.theft.position): round trip, and refused documents name the field."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from theft_helpers import asset, tposition, tstate
 
-from cya_sim.theft.position import TheftPositionError, dumps, loads, state_from_dict
+from cya_sim.game.theft.position import TheftPositionError, dumps, loads, state_from_dict
 
 
 def test_round_trip_hand_built_position():

@@ -11,13 +11,13 @@ import pytest
 from conftest import RULES_MD
 from theft_helpers import asset, tact, tassets, thand, tlegal, tnames, tstate
 
+from cya_sim.engine.theft.legal import action_space
+from cya_sim.engine.theft.observation import observe
+from cya_sim.engine.theft.reference import TheftIllegalActionError, apply_action, new_game
 from cya_sim.game.errors import RulesError
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
-from cya_sim.theft.engine import TheftIllegalActionError, apply_action, new_game
-from cya_sim.theft.legal import action_space
-from cya_sim.theft.observation import observe
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.rules import TheftRuleSet
 
 
 # -- R-T-DECK --------------------------------------------------------------------------------
@@ -271,7 +271,7 @@ def test_r_t_turn_new_defence_options_play_whole_games(options):
     """Every agent plays whole games under the four defence readings without an illegal action; the card count
     holds (R-T-DECK), and under ``compulsory_defence`` no seat ever lets an asset pass while it could cancel."""
     from agents.theft import make_theft_agent
-    from cya_sim.theft.legal import legal_action_mask
+    from cya_sim.engine.theft.legal import legal_action_mask
 
     rules = get_rules("theft", **options)
     sp = action_space(rules)

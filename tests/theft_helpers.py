@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from cya_sim.theft.engine import apply_action
-from cya_sim.theft.legal import action_space, legal_action_mask
-from cya_sim.theft.position import FORMAT, VERSION, state_from_dict
-from cya_sim.theft.rules import TheftRuleSet
-from cya_sim.theft.state import TheftState
+from cya_sim.engine.theft.legal import action_space, legal_action_mask
+from cya_sim.engine.theft.reference import apply_action
+from cya_sim.game.theft.position import FORMAT, VERSION, state_from_dict
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.state import TheftState
 
 
 def asset(*cards: str, known_by: list[list[int]] | None = None) -> dict[str, Any]:

@@ -299,10 +299,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
-    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.theft)
+    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.game.theft)
         if args.human:
             raise UsageError("--human: the theft game (RULES.md §9) has no human play")
-        from cya_sim.theft.play import play_game as play_theft_game
+        from cya_sim.play.theft_reference import play_game as play_theft_game
 
         play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
         return 0
@@ -483,7 +483,7 @@ def _dispatch(argv: list[str]) -> int:
 #: (matched along the class's MRO, so no module is imported just to name its error class).
 USER_ERRORS = frozenset({
     "cya_sim.game.errors.RulesError", "cya_sim.game.rules.deck.DeckError", "agents.spec.AgentSpecError",
-    "cya_sim.theft.position.TheftPositionError", "cya_sim.theft.engine.TheftIllegalActionError",
+    "cya_sim.game.theft.position.TheftPositionError", "cya_sim.engine.theft.reference.TheftIllegalActionError",
     "cya_sim.game.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
     "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
     "cya_sim.studies.tournament.TournamentError", "cya_sim.errors.FieldError",

@@ -36,8 +36,8 @@ def play_games_for(rules, engine: str) -> Callable:
 
     The classic family plays on ``engine`` (:func:`get_play_games`); the theft game
     (RULES.md §9, ``rules.family == "theft"``) on its batched engine,
-    :func:`cya_sim.theft.play_batched.play_theft_games_batched` (``engine == "batched"``), or on its
-    reference engine, :func:`cya_sim.theft.play.play_theft_games` (``engine == "reference"``); both give
+    :func:`cya_sim.play.theft_batched.play_theft_games_batched` (``engine == "batched"``), or on its
+    reference engine, :func:`cya_sim.play.theft_reference.play_theft_games` (``engine == "reference"``); both give
     the same games.
 
     Raises:
@@ -45,11 +45,11 @@ def play_games_for(rules, engine: str) -> Callable:
     """
     if getattr(rules, "family", "classic") == "theft":
         if engine == "batched":
-            from cya_sim.theft.play_batched import play_theft_games_batched
+            from cya_sim.play.theft_batched import play_theft_games_batched
 
             return play_theft_games_batched
         if engine == "reference":
-            from cya_sim.theft.play import play_theft_games
+            from cya_sim.play.theft_reference import play_theft_games
 
             return play_theft_games
         raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")

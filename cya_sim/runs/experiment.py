@@ -710,7 +710,7 @@ def auto_chunk_size(games: int, engine: str) -> int:
 def resolve_engine(name: str, rules=None) -> tuple[str, str]:
     """The engine that will play (``auto`` -> ``batched`` when importable and the deck fits) and a note.
 
-    The theft game (RULES.md §9) plays on its own batched engine (:mod:`cya_sim.theft.play_batched`) under
+    The theft game (RULES.md §9) plays on its own batched engine (:mod:`cya_sim.play.theft_batched`) under
     ``auto`` and ``batched``, on its reference engine under ``reference``.
 
     Raises:

@@ -200,7 +200,7 @@ def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[s
 # -- the theft game (RULES.md §9) ---------------------------------------------------------------------------
 def theft_kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
     """The kernels a theft run needs on ``engine``: on ``batched`` the theft play loop
-    (:func:`cya_sim.theft.loop.advance`: the theft rules kernel with ``random``, ``greedy`` and ``defender``) and
+    (:func:`cya_sim.play.theft_loop.advance`: the theft rules kernel with ``random``, ``greedy`` and ``defender``) and
     each compiled theft plug-in's C entry (:mod:`agents.theft_view`); nothing on ``reference``.
 
     Raises:
@@ -210,7 +210,7 @@ def theft_kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequ
         return []
     from agents.theft import make_theft_agent
     from agents.theft_view import TheftViewPolicyAgent, theft_entry_module, theft_plugin_address
-    from cya_sim.theft import loop
+    from cya_sim.play import theft_loop as loop
 
     out = [Kernel("theft play loop (the theft rules kernel, random, greedy, defender)", "theft play loop",
                   lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]))]
@@ -226,8 +226,8 @@ def theft_kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequ
 def _build_theft_loop(rules, n_players: int) -> None:
     """Compile (or load) the theft play loop: one call on a one-game state whose every seat waits for Python."""
     from agents.theft_compiled import new_theft_scratch
-    from cya_sim.theft.batched import init
-    from cya_sim.theft.loop import advance
+    from cya_sim.engine.theft.batched import init
+    from cya_sim.play.theft_loop import advance
 
     st = init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
     advance(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64),
@@ -419,7 +419,7 @@ def _helper(rules_list, players, agents, engine, cold_labels: list[str]) -> None
     try:
         kernels = [k for k in kernels_for(rules_list, players, agents, engine) if k.label in cold_labels]
         if kernels and kernels[0].kind == "theft play loop":  # the theft game's loop (RULES.md §9)
-            from cya_sim.theft.loop import callee_plan as theft_callee_plan
+            from cya_sim.play.theft_loop import callee_plan as theft_callee_plan
 
             for disp, sig in theft_callee_plan(rules_list[0], players[0]):
                 disp.compile(sig)

@@ -36,6 +36,7 @@ from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
+from cya_sim.game.theft.rules import TheftRuleSet
 from cya_sim.runs.experiment import (
     Design,
     Experiment,
@@ -46,7 +47,6 @@ from cya_sim.runs.experiment import (
     resolve_engine,
     worker_count,
 )
-from cya_sim.theft.rules import TheftRuleSet
 
 #: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
 EXPERIMENT_NAME = "tournament"

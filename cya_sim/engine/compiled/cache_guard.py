@@ -22,7 +22,8 @@ _HERE = Path(__file__).resolve().parent
 _PKG = _HERE.parents[1]
 #: Folders whose sources are compiled together (their numba caches are dropped together).
 FOLDERS = (_HERE, _HERE.parent / "batched", _PKG.parent / "agents", _PKG / "search", _PKG / "play")
-SOURCES = tuple(p for d in FOLDERS for p in sorted(d.glob("*.py")))
+#: Their sources, without the theft game's (``theft*.py``: its own guard, :mod:`cya_sim.engine.theft.cache_guard`).
+SOURCES = tuple(p for d in FOLDERS for p in sorted(d.glob("*.py")) if not p.name.startswith("theft"))
 _TESTS = _PKG.parent / "tests"
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from cya_sim.game.rules.ruleset import RulesError, RuleSet, option_names
-from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
+from cya_sim.game.theft.rules import THEFT_PRESETS, TheftRuleSet, theft_option_names
 
 #: Presets of the classic game family that are built. ``theft`` (§9) is another game family (below).
 PRESETS: dict[str, RuleSet] = {
@@ -78,7 +78,7 @@ for _draft in ("two_player_draft", "three_player_draft"):
 PLANNED_PRESETS: tuple[str, ...] = ()
 
 #: Presets of other game families, each a rule set of its own type: the theft game (§9,
-#: :class:`cya_sim.theft.rules.TheftRuleSet`).
+#: :class:`cya_sim.game.theft.rules.TheftRuleSet`).
 FAMILY_PRESETS: dict[str, TheftRuleSet] = dict(THEFT_PRESETS)
 
 
@@ -97,7 +97,7 @@ def get_rules(preset: str = "classic", **options: Any) -> RuleSet | TheftRuleSet
 
     Args:
         preset: one of :func:`preset_names` (``theft`` gives a
-            :class:`~cya_sim.theft.rules.TheftRuleSet`, §9).
+            :class:`~cya_sim.game.theft.rules.TheftRuleSet`, §9).
         **options: any option of :class:`RuleSet` (``hand_size=5``,
             ``end_condition="rounds:3"``, ``deck=load_deck(path)``, ...).
 

@@ -1,12 +1,12 @@
 """Playing theft games on the batched theft engine: compiled policies in the compiled loop (RULES.md §9).
 
 Seats of agents with a compiled form (``random``, ``greedy``, ``defender`` and compiled theft plug-ins,
-:mod:`agents.theft_view`) play inside compiled code (:func:`cya_sim.theft.loop.advance`, compiled once
+:mod:`agents.theft_view`) play inside compiled code (:func:`cya_sim.play.theft_loop.advance`, compiled once
 and cached); a ``module:Class`` theft agent goes step by step: for each of its decisions the row is
-read back into a reference state (:func:`cya_sim.theft.rows.row_to_state`), the seat's
-:class:`~cya_sim.theft.observation.TheftObservation` is built and ``agent.act(obs, rng)`` is called
+read back into a reference state (:func:`cya_sim.engine.theft.rows.row_to_state`), the seat's
+:class:`~cya_sim.engine.theft.observation.TheftObservation` is built and ``agent.act(obs, rng)`` is called
 with the seat's NumPy stream, as the reference play does. Results equal
-:func:`cya_sim.theft.play.play_theft_games`'s game by game (``tests/test_theft_differential.py``) and do
+:func:`cya_sim.play.theft_reference.play_theft_games`'s game by game (``tests/test_theft_differential.py``) and do
 not depend on ``batch_size``.
 """
 
@@ -20,8 +20,7 @@ import numpy as np
 from agents.theft import make_theft_agent
 from agents.theft_compiled import new_theft_scratch, theft_policy_of
 from cya_sim.engine.agent_calls import action_id, call_agent
-from cya_sim.game.rng import stream_generator
-from cya_sim.theft.batched import (
+from cya_sim.engine.theft.batched import (
     DEFAULT_BATCH_SIZE,
     ERR_LOG_FULL,
     TheftBatchState,
@@ -31,11 +30,12 @@ from cya_sim.theft.batched import (
     results,
     step,
 )
-from cya_sim.theft.loop import advance
-from cya_sim.theft.observation import observe
-from cya_sim.theft.play import TheftTurnCapWarning
-from cya_sim.theft.rows import row_to_state
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.engine.theft.observation import observe
+from cya_sim.engine.theft.rows import row_to_state
+from cya_sim.game.rng import stream_generator
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.play.theft_loop import advance
+from cya_sim.play.theft_reference import TheftTurnCapWarning
 
 #: Rows side by side when a Python agent plays (its decisions are Python calls whichever the batch).
 PYTHON_BATCH_SIZE = 16
@@ -123,7 +123,7 @@ def play_theft_games_batched(rules: TheftRuleSet, agents: Sequence[str], seat_ag
                              progress: Callable[[int], None] | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                              log_cap: int = 0, return_state: bool = False):
     """Play many theft games on the batched theft engine; same arguments and results as
-    :func:`cya_sim.theft.play.play_theft_games` (the reference play), game by game.
+    :func:`cya_sim.play.theft_reference.play_theft_games` (the reference play), game by game.
 
     Args:
         rules: the theft rule set. agents: theft agent specs (:func:`agents.theft.make_theft_agent`).

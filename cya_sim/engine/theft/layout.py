@@ -2,8 +2,8 @@
 
 The same design as the classic family's :mod:`cya_sim.engine.compiled.layout`: the batched theft
 engine keeps B games as the rows of a ``(B, W)`` int64 array; the rules kernel
-(:mod:`cya_sim.theft.kernel`) takes one row ``G`` and the constants ``K`` (one NumPy record, passed
-to compiled code as one pointer) made from a :class:`~cya_sim.theft.rules.TheftRuleSet` by
+(:mod:`cya_sim.engine.theft.kernel`) takes one row ``G`` and the constants ``K`` (one NumPy record, passed
+to compiled code as one pointer) made from a :class:`~cya_sim.game.theft.rules.TheftRuleSet` by
 :func:`make_consts`. Scalars sit at the fixed offsets ``G_*``; blocks start at ``K.lay[B_*]``.
 
 Blocks (sizes in the letters P seats, T card types, NC cards, S asset slots = ``max_assets``):
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cya_sim.theft.actions import TheftActionSpace
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.actions import TheftActionSpace
+from cya_sim.game.theft.rules import TheftRuleSet
 
 # -- scalars of a row ------------------------------------------------------------------------------
 (G_PHASE, G_TO_ACT, G_CUR, G_FIRST, G_TH_THIEF, G_TH_TARGET, G_TH_SLOT, G_TH_CARD, G_THEFTS_TURN,
@@ -50,7 +50,7 @@ SCALARS = {
     "discard_len": G_DISC_LEN, "done": G_DONE, "game_index": G_GAME_INDEX, "queue_pos": G_QUEUE_POS,
 }
 
-#: Phases (``G_PHASE``), as :data:`cya_sim.theft.state.PHASES` in order.
+#: Phases (``G_PHASE``), as :data:`cya_sim.game.theft.state.PHASES` in order.
 PH_SETUP, PH_PLAY, PH_DEFENCE, PH_DISCARD, PH_OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("setup", "play", "defence", "discard", "over")
 

@@ -1,10 +1,10 @@
 """The theft game's compiled rules kernel: RULES.md §9 on one game row (the single compiled copy of its rules).
 
-Every function takes ``K`` (the constants record of :func:`cya_sim.theft.layout.make_consts`) and one
-game row ``G`` ((W,) int64, :mod:`cya_sim.theft.layout`); those that may draw cards also take
+Every function takes ``K`` (the constants record of :func:`cya_sim.engine.theft.layout.make_consts`) and one
+game row ``G`` ((W,) int64, :mod:`cya_sim.engine.theft.layout`); those that may draw cards also take
 ``rng``, the (4,) uint64 PCG64 engine stream (:mod:`cya_sim.engine.compiled.pcg`, bit for bit as
-:mod:`cya_sim.game.rng`). They mirror the reference engine (:mod:`cya_sim.theft.engine` and
-:mod:`cya_sim.theft.legal`, the readable specification) step for step, so that both play identical
+:mod:`cya_sim.game.rng`). They mirror the reference engine (:mod:`cya_sim.engine.theft.reference` and
+:mod:`cya_sim.engine.theft.legal`, the readable specification) step for step, so that both play identical
 games from identical seeds (``tests/test_theft_differential.py``):
 
 * :func:`new_game` — R-T-DECK and R-T-SETUP (first player, shuffle, deal, who lays a first asset);
@@ -13,11 +13,11 @@ games from identical seeds (``tests/test_theft_differential.py``):
 * :func:`_end_game` — R-T-END;
 * the legal actions — one predicate per rule (:func:`pair_ok`, :func:`theft_target_ok`,
   :func:`cancel_pair_ok`, :func:`give_up_ok`, :func:`cancel_gold_ok`), used both by
-  :func:`legal_list` (ids ascending, the ids of :class:`~cya_sim.theft.actions.TheftActionSpace`)
+  :func:`legal_list` (ids ascending, the ids of :class:`~cya_sim.game.theft.actions.TheftActionSpace`)
   and by :func:`is_legal`.
 
 Nothing here knows about agents: a policy (``agents/theft_compiled.py``) reads a row and returns an
-action id; the play loop (:mod:`cya_sim.theft.loop`) checks it with :func:`is_legal` and applies it.
+action id; the play loop (:mod:`cya_sim.play.theft_loop`) checks it with :func:`is_legal` and applies it.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from __future__ import annotations
 from numba import njit
 
 from cya_sim.engine.compiled.pcg import next_double, shuffle
-from cya_sim.theft.cache_guard import invalidate_stale_caches
-from cya_sim.theft.layout import (
+from cya_sim.engine.theft.cache_guard import invalidate_stale_caches
+from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
     A_KNOWN0,
@@ -129,7 +129,7 @@ def asset_at(K, seat, slot):
 @njit(**_JIT)
 def pair_cards(K, i):
     """The two card types of pair index ``i`` (``build`` and ``cancel_pair``): ``2n`` is number n+1 twice,
-    ``2n + 1`` number n+1 with a gold card, ``2N`` two gold cards (:class:`~cya_sim.theft.actions.TheftActionSpace`)."""
+    ``2n + 1`` number n+1 with a gold card, ``2N`` two gold cards (:class:`~cya_sim.game.theft.actions.TheftActionSpace`)."""
     gold = K.cfg[C_GOLD]
     if i == 2 * K.cfg[C_N]:
         return gold, gold
@@ -402,7 +402,7 @@ def legal_mask(K, G, mask, ids):
 # -- R-T-DECK, R-T-SETUP -------------------------------------------------------------------------------
 @njit(**_JIT)
 def new_game(K, G, rng):
-    """Clear row ``G`` and set up a game (R-T-DECK, R-T-SETUP), as :func:`cya_sim.theft.engine.new_game`.
+    """Clear row ``G`` and set up a game (R-T-DECK, R-T-SETUP), as :func:`cya_sim.engine.theft.reference.new_game`.
 
     ``rng`` is the game's engine stream (stream 0 of :mod:`cya_sim.game.rng`): the first player is
     ``floor(u * P)`` of its first draw, then the deck (card types in id order) is shuffled and dealt one
@@ -657,7 +657,7 @@ def _answer_theft(K, G, a):
 def apply_action(K, G, rng, a):
     """Apply legal action ``a`` for the seat to act (R-T-SETUP, R-T-TURN, R-T-END), then go on to the next decision.
 
-    As :func:`cya_sim.theft.engine.apply_action` (which checks legality; here the caller does, with
+    As :func:`cya_sim.engine.theft.reference.apply_action` (which checks legality; here the caller does, with
     :func:`is_legal`). ``rng`` is the row's engine stream (reshuffles).
     """
     cfg = K.cfg

@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cya_sim.engine.theft.legal import action_space, legal_action_mask
 from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
-from cya_sim.theft.legal import action_space, legal_action_mask
-from cya_sim.theft.rules import TheftRuleSet
-from cya_sim.theft.state import DEFENCE, DISCARD, OVER, PLAY, SETUP, Asset, PendingTheft, TheftState
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.state import DEFENCE, DISCARD, OVER, PLAY, SETUP, Asset, PendingTheft, TheftState
 
 Log = Callable[[str], None] | None
 

@@ -6,9 +6,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from cya_sim.theft.actions import TheftActionSpace
-from cya_sim.theft.rules import TheftRuleSet
-from cya_sim.theft.state import DEFENCE, DISCARD, PLAY, SETUP, TheftState
+from cya_sim.game.theft.actions import TheftActionSpace
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.state import DEFENCE, DISCARD, PLAY, SETUP, TheftState
 
 
 @lru_cache(maxsize=64)

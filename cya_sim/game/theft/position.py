@@ -1,4 +1,4 @@
-"""Theft game positions as JSON: write a :class:`~cya_sim.theft.state.TheftState` out, read it back.
+"""Theft game positions as JSON: write a :class:`~cya_sim.game.theft.state.TheftState` out, read it back.
 
 A position is the whole state of one theft game (RULES.md §9), hidden
 information included: tests build exact situations from it; users report bugs
@@ -56,8 +56,8 @@ from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
 from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
-from cya_sim.theft.rules import THEFT_PRESETS, TheftRuleSet
-from cya_sim.theft.state import DEFENCE, OVER, PHASES, Asset, PendingTheft, TheftState
+from cya_sim.game.theft.rules import THEFT_PRESETS, TheftRuleSet
+from cya_sim.game.theft.state import DEFENCE, OVER, PHASES, Asset, PendingTheft, TheftState
 
 FORMAT = "cya-sim-theft-position"
 VERSION = 1

@@ -1,12 +1,12 @@
 """The batched theft engine: B theft games as the rows of one int64 array, fed from a queue (RULES.md §9).
 
 The same shape as the classic family's batched engine (:mod:`cya_sim.engine.batched`): a
-:class:`TheftBatchState` holds the rows (:mod:`cya_sim.theft.layout`), each row's engine and agent
+:class:`TheftBatchState` holds the rows (:mod:`cya_sim.engine.theft.layout`), each row's engine and agent
 PCG64 streams and a :class:`TheftQueue` of games; when a row's game ends its result goes to the
 queue's ``r_*`` arrays and the row starts the next queued game (auto-reset). :func:`init`,
 :func:`step` and :func:`results` are the public API; the compiled row loops below run the rules
-kernel (:mod:`cya_sim.theft.kernel`) over rows. No agent is called here: the theft play loop
-(:mod:`cya_sim.theft.loop`) chooses the actions.
+kernel (:mod:`cya_sim.engine.theft.kernel`) over rows. No agent is called here: the theft play loop
+(:mod:`cya_sim.play.theft_loop`) chooses the actions.
 
 Seeding as in :mod:`cya_sim.game.rng`: queued game ``g`` uses stream 0 of ``(key, g)`` for the engine
 (first player, shuffles) and stream ``1 + s`` for the agent at seat ``s``, so a game depends only on
@@ -24,11 +24,9 @@ from numba import njit
 
 from cya_sim.engine.compiled.pcg import seed_stream
 from cya_sim.engine.table import GameTable
-from cya_sim.theft import layout as lo
-from cya_sim.theft.actions import TheftActionSpace
-from cya_sim.theft.engine import TheftIllegalActionError
-from cya_sim.theft.kernel import apply_action, is_legal, new_game
-from cya_sim.theft.layout import (
+from cya_sim.engine.theft import layout as lo
+from cya_sim.engine.theft.kernel import apply_action, is_legal, new_game
+from cya_sim.engine.theft.layout import (
     B_POINTS,
     C_P,
     G_CANCELLED,
@@ -44,7 +42,9 @@ from cya_sim.theft.layout import (
     G_TURNS,
     G_WINNERS,
 )
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.engine.theft.reference import TheftIllegalActionError
+from cya_sim.game.theft.actions import TheftActionSpace
+from cya_sim.game.theft.rules import TheftRuleSet
 
 #: Error codes of ``TheftQueue.err`` (err[0] code, err[1] row, err[2] action).
 ERR_NONE, ERR_ILLEGAL, ERR_LOG_FULL = 0, 1, 2
@@ -75,7 +75,7 @@ err: (3,) int64 — [error code, row, action] set by a compiled loop (``ERR_*``)
 
 class TheftIllegalBatchActionError(TheftIllegalActionError):
     """An action outside the legal action mask was chosen in the batched theft engine (a
-    :class:`~cya_sim.theft.engine.TheftIllegalActionError`, as on the reference engine).
+    :class:`~cya_sim.engine.theft.reference.TheftIllegalActionError`, as on the reference engine).
 
     Attributes: game_index, seat, agent (name), action (id), row (batch row).
     """
@@ -92,7 +92,7 @@ class TheftBatchState:
 
     rules: the :class:`TheftRuleSet`. n_players: P. action_space: the action ids.
     agent_names: tuple of agent labels that ``q_seat_agent`` indexes (for messages and results).
-    consts: the constants record (:func:`cya_sim.theft.layout.make_consts`).
+    consts: the constants record (:func:`cya_sim.engine.theft.layout.make_consts`).
     rows: (B, W) int64 — one game per row. engine_rng: (B, 4) uint64 — each row's engine PCG64 stream.
     agent_rng: (B, P, 4) uint64 — the agent streams (stream 1 + seat). queue: the :class:`TheftQueue`.
 
@@ -346,7 +346,7 @@ def step(state: TheftBatchState, actions, rows=None) -> TheftBatchState:
 
 def results(state: TheftBatchState) -> GameTable:
     """The :class:`GameTable` of the queued games in queue order, with the columns of the theft reference play
-    (:func:`cya_sim.theft.play.play_theft_games`): ``first_dealer`` = the seat before the first player,
+    (:func:`cya_sim.play.theft_reference.play_theft_games`): ``first_dealer`` = the seat before the first player,
     ``totals`` = points (R-T-END), ``win_share`` = 1/k per tied winner, ``rounds`` = 1, ``turns``,
     ``challenges`` = theft cards played, ``decisions``, ``largest_steal`` (points), ``capped``.
     Thefts cancelled are ``state.r_cancelled`` (the shared table has no column for them)."""

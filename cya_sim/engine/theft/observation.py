@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cya_sim.theft.actions import TheftActionSpace
-from cya_sim.theft.legal import action_space, legal_action_mask
-from cya_sim.theft.rules import TheftRuleSet
-from cya_sim.theft.state import SETUP, TheftState
+from cya_sim.engine.theft.legal import action_space, legal_action_mask
+from cya_sim.game.theft.actions import TheftActionSpace
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.state import SETUP, TheftState
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The full state of one theft game (hidden information included), as plain data (RULES.md §9).
 
 Engines read and change it; agents never see it (they get a
-:class:`~cya_sim.theft.observation.TheftObservation`). Card types are ids of
-:class:`~cya_sim.theft.rules.TheftRuleSet`; seats are ``0..P-1`` in turn order.
+:class:`~cya_sim.engine.theft.observation.TheftObservation`). Card types are ids of
+:class:`~cya_sim.game.theft.rules.TheftRuleSet`; seats are ``0..P-1`` in turn order.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.rules import TheftRuleSet
 
 SETUP = "setup"      # R-T-SETUP: seats lay their first asset
 PLAY = "play"        # R-T-TURN: the mover builds, steals or ends the turn

@@ -1,7 +1,7 @@
 """Play theft games with agents: one game with a readable log, or a batch into a GameTable (RULES.md §9).
 
 This is the play layer of the theft game: it joins the reference engine
-(:mod:`cya_sim.theft.engine`) and the theft agents (:mod:`agents.theft`).
+(:mod:`cya_sim.engine.theft.reference`) and the theft agents (:mod:`agents.theft`).
 Seeding as in :mod:`cya_sim.game.rng`: game ``g`` under root key ``key`` uses
 stream 0 for the engine and stream ``1 + s`` for the agent at seat ``s``, so a
 game depends only on (rules, line-up, key, g).
@@ -18,11 +18,11 @@ import numpy as np
 from agents.theft import make_theft_agent
 from cya_sim.engine.agent_calls import action_id, call_agent
 from cya_sim.engine.table import GameTable
+from cya_sim.engine.theft.observation import observe
+from cya_sim.engine.theft.reference import TheftIllegalActionError, apply_action, new_game
 from cya_sim.game.rng import stream_generator
-from cya_sim.theft.engine import TheftIllegalActionError, apply_action, new_game
-from cya_sim.theft.observation import observe
-from cya_sim.theft.rules import TheftRuleSet
-from cya_sim.theft.state import TheftState
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.state import TheftState
 
 
 class TheftTurnCapWarning(UserWarning):

@@ -1,8 +1,8 @@
 """Drop stale numba disk caches of the theft game's compiled code when any of its kernel sources changes.
 
 numba keys a function's on-disk cache on its own source file only, while the theft play loop
-(:mod:`cya_sim.theft.loop`) links the rules kernel (:mod:`cya_sim.theft.kernel`), the batched rows
-(:mod:`cya_sim.theft.batched`), the compiled agents (``agents/theft_compiled.py``, ``agents/theft_view.py``)
+(:mod:`cya_sim.play.theft_loop`) links the rules kernel (:mod:`cya_sim.engine.theft.kernel`), the batched rows
+(:mod:`cya_sim.engine.theft.batched`), the compiled agents (``agents/theft_compiled.py``, ``agents/theft_view.py``)
 and the shared PCG64 primitives (:mod:`cya_sim.engine.compiled.pcg`). As the classic family's
 :mod:`cya_sim.engine.compiled.cache_guard` does for its kernels, :func:`invalidate_stale_caches` hashes
 those sources on import and, when the hash differs from the one recorded last time, deletes the theft
@@ -16,15 +16,17 @@ import hashlib
 import os
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-_PKG = _HERE.parent
+_HERE = Path(__file__).resolve().parent  # cya_sim/engine/theft
+_PKG = _HERE.parents[1]  # cya_sim
 _ROOT = _PKG.parent
-#: The sources compiled together into the theft play loop.
-SOURCES = (tuple(sorted(_HERE.glob("*.py"))) + tuple(sorted((_ROOT / "agents").glob("theft*.py")))
+#: The sources compiled together into the theft play loop: the kernel and batched engine, the play loop, the
+#: compiled theft agents and the shared PCG64 primitives.
+SOURCES = (tuple(sorted(_HERE.glob("*.py"))) + tuple(sorted((_PKG / "play").glob("theft_*.py")))
+           + tuple(sorted((_ROOT / "agents").glob("theft*.py")))
            + (_PKG / "engine" / "compiled" / "pcg.py", _PKG / "engine" / "compiled" / "intrinsics.py"))
 #: (cache folder, file name prefixes whose caches are dropped; () = every file).
-_CACHES = ((_HERE / "__pycache__", ()), (_ROOT / "agents" / "__pycache__", ("theft",)),
-           (_ROOT / "tests" / "__pycache__", ("test_theft",)))
+_CACHES = ((_HERE / "__pycache__", ()), (_PKG / "play" / "__pycache__", ("theft_",)),
+           (_ROOT / "agents" / "__pycache__", ("theft",)), (_ROOT / "tests" / "__pycache__", ("test_theft",)))
 
 
 def sources_digest() -> str:

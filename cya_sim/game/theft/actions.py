@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from cya_sim.theft.rules import TheftRuleSet
+from cya_sim.game.theft.rules import TheftRuleSet
 
 KINDS = ("first_asset", "build", "theft", "end_turn", "discard", "cancel_pair", "give_up_asset", "let_pass",
          "cancel_gold")

@@ -1,7 +1,7 @@
 """The compiled theft play loop: the batched theft engine's rows played by compiled policies (RULES.md §9).
 
-:func:`advance` joins the batched theft engine (:mod:`cya_sim.theft.batched`, the rules kernel
-:mod:`cya_sim.theft.kernel`) and the compiled theft policies of ``agents/``
+:func:`advance` joins the batched theft engine (:mod:`cya_sim.engine.theft.batched`, the rules kernel
+:mod:`cya_sim.engine.theft.kernel`) and the compiled theft policies of ``agents/``
 (:func:`agents.theft_compiled.policy_act`). It is compiled once and cached: compiled theft plug-ins
 are called by their C address (:mod:`agents.theft_view`), so no policy recompiles it.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from numba import njit
 
 from agents.theft_compiled import policy_act
-from cya_sim.theft.batched import ERR_ILLEGAL, ERR_LOG_FULL, finish_and_refill, log_action
-from cya_sim.theft.kernel import apply_action, is_legal
-from cya_sim.theft.layout import G_DONE, G_QUEUE_POS, G_TO_ACT
+from cya_sim.engine.theft.batched import ERR_ILLEGAL, ERR_LOG_FULL, finish_and_refill, log_action
+from cya_sim.engine.theft.kernel import apply_action, is_legal
+from cya_sim.engine.theft.layout import G_DONE, G_QUEUE_POS, G_TO_ACT
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -22,7 +22,7 @@ def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
 
     Args:
         K, R, ER, AR, Q: the batched theft engine's constants, rows, engine and agent streams and queue
-            (:class:`~cya_sim.theft.batched.TheftBatchState`).
+            (:class:`~cya_sim.engine.theft.batched.TheftBatchState`).
         pcode: (K_agents,) int64 — for each agent of the state's ``agent_names``, its compiled policy code
             (``agents.theft_compiled.POLICY_*``), -1 for a Python agent.
         paddr: (K_agents,) int64 — each view policy's C address (:mod:`agents.theft_view`), else 0.
@@ -30,7 +30,7 @@ def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
         sc: the policies' :class:`agents.theft_compiled.TheftScratch`.
 
     The policy of the seat to act is called, its action checked with
-    :func:`~cya_sim.theft.kernel.is_legal`, logged and applied; a finished game is recorded and the row
+    :func:`~cya_sim.engine.theft.kernel.is_legal`, logged and applied; a finished game is recorded and the row
     takes the next queued game.
 
     Returns:
@@ -82,8 +82,8 @@ def callee_plan(rules, n_players: int) -> list:
 
     from agents import theft_compiled as tc
     from agents import theft_view as tv
-    from cya_sim.theft import batched
-    from cya_sim.theft import kernel as kn
+    from cya_sim.engine.theft import batched
+    from cya_sim.engine.theft import kernel as kn
 
     st = batched.init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
     sc = tc.new_theft_scratch(st.consts)

@@ -1,7 +1,7 @@
-"""A theft game between its two forms: a reference :class:`~cya_sim.theft.state.TheftState` and a compiled row.
+"""A theft game between its two forms: a reference :class:`~cya_sim.game.theft.state.TheftState` and a compiled row.
 
 :func:`state_to_row` writes a reference state (a hand-built position, a game in progress) into a row
-of :mod:`cya_sim.theft.layout` with its engine stream, so that the compiled kernel can go on from it;
+of :mod:`cya_sim.engine.theft.layout` with its engine stream, so that the compiled kernel can go on from it;
 :func:`row_to_state` reads a row back into a state that compares equal (``==``) to the reference's
 when both engines have played the same actions. Tests use both to hold the kernel to the reference
 position by position (``tests/test_theft_kernel.py``); the batched engine's Python seats could use
@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cya_sim.game.rng import MASK64
-from cya_sim.theft.layout import (
+from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
     A_KNOWN0,
@@ -49,8 +48,9 @@ from cya_sim.theft.layout import (
     make_consts,
     row_width,
 )
-from cya_sim.theft.rules import TheftRuleSet
-from cya_sim.theft.state import Asset, PendingTheft, TheftState
+from cya_sim.game.rng import MASK64
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.state import Asset, PendingTheft, TheftState
 
 
 def rng_to_stream(rng: np.random.Generator) -> np.ndarray:
