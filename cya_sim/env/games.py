@@ -56,6 +56,11 @@ class GameInterface:
     def _space(self):
         raise NotImplementedError
 
+    @property
+    def n_card_types(self) -> int:
+        """T, the card types of the rules (the outcomes of one chance move of a shuffle)."""
+        raise NotImplementedError
+
     # -- a game in progress ---------------------------------------------------------------------------
     def new_state(self, n_players: int, key: int, game_index: int, log: Log = None):
         """Deal game ``game_index`` under the 64-bit root ``key`` (engine stream 0, :mod:`cya_sim.game.rng`),
@@ -147,7 +152,10 @@ class GameInterface:
         raise NotImplementedError
 
     def openspiel_state(self, game):
-        """A new initial state of this game's OpenSpiel form (``pyspiel.State``) for the OpenSpiel ``game``."""
+        """A new initial state of this game's OpenSpiel form (``pyspiel.State``) for the OpenSpiel ``game``.
+
+        (Imported here, not at the top: OpenSpiel is an optional toolkit, and only its game asks for states.)
+        """
         raise NotImplementedError
 
 
@@ -163,6 +171,10 @@ class ClassicGame(GameInterface):
         from cya_sim.engine.reference.legal import action_space
 
         return action_space(self.rules)
+
+    @property
+    def n_card_types(self) -> int:
+        return self.rules.deck.n_types
 
     def new_state(self, n_players: int, key: int, game_index: int, log: Log = None):
         from cya_sim.engine.reference import new_game
@@ -267,6 +279,10 @@ class TheftGame(GameInterface):
         from cya_sim.theft.legal import action_space
 
         return action_space(self.rules)
+
+    @property
+    def n_card_types(self) -> int:
+        return self.rules.n_types
 
     def new_state(self, n_players: int, key: int, game_index: int, log: Log = None):
         from cya_sim.theft.engine import new_game
