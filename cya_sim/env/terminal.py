@@ -330,7 +330,7 @@ class TheftNarrator:
             lines.append(f"theft: {self.who(th.thief)} plays a {nm[th.card]} on {self.who(th.target)}'s asset "
                          f"#{th.slot} ({self.view_text(v)}): cancel it or let it pass")
         if obs.final_turns_left is not None:
-            lines.append(f"R-T-END: {obs.final_turns_left} turn(s) left after this one")
+            lines.append(f"R-T-END: {obs.final_turns_left} last turn(s) to play, this one included")
         return lines
 
     def closing(self) -> list[str]:
