@@ -507,3 +507,27 @@ def test_theft_openspiel_reshuffles_are_chance_nodes_within_max_game_length_and_
     assert state.information_state_string(0).startswith(state.observation_string(0) + " | recall: ")
     assert f"actions [{','.join(map(str, mine))}]" in state.information_state_string(0)
     assert sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_theft_openspiel_ismcts_runs_on_resampled_states_that_keep_the_information_state():
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_cover_your_assets", {"players": 3, "rules": "theft"})
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), uct_c=1.41,
+                           max_simulations=3, random_state=np.random.RandomState(1))
+    rng = np.random.default_rng(0)
+    state, checked = game.new_initial_state(), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=probs)))
+            continue
+        player = state.current_player()
+        r = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert r.information_state_string(player) == state.information_state_string(player)
+        assert (r.ts.card_counts() == state.ts.card_counts()).all()  # the same deck (R-T-DECK)
+        assert r.legal_actions() == state.legal_actions()
+        checked += 1
+        state.apply_action(bot.step(state) if player == 0 else int(rng.choice(state.legal_actions())))
+    assert checked > 10 and sum(state.returns()) == pytest.approx(1.0)

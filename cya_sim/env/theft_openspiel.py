@@ -24,7 +24,10 @@ Observation (string and tensor): the seat's :class:`~cya_sim.theft.observation.T
 :func:`theft_observation_text`). Information state (string only): perfect recall, as for the classic
 family (:func:`cya_sim.env.openspiel.information_state_text`): the current observation, the player's
 own actions and a digest of its observation at each of its decisions with the action it took.
-``resample_from_infostate`` is not provided for the theft game (OpenSpiel's ISMCTS cannot run on it yet).
+:meth:`TheftSpielState.resample_from_infostate` samples the hidden cards (the other hands, the draw pile
+order, every asset card the player does not know: a face-down first card, and during set-up the other
+seats' first assets) uniformly among the placements consistent with the player's observation
+(:func:`sample_hidden`), so OpenSpiel's ``ISMCTSBot`` runs on the game.
 """
 
 from __future__ import annotations
@@ -254,9 +257,60 @@ class TheftSpielState(pyspiel.State):
             return f"p{player} dealing"
         return theft_observation_text(obs) + (" reshuffling" if self._shuffling() else "")
 
+    def resample_from_infostate(self, player: int, probability_sampler=None) -> TheftSpielState:
+        """A state with the same information state for ``player`` and its hidden cards sampled uniformly
+        (:func:`sample_hidden`); the other players' recalls, which hold what ``player`` cannot know, are
+        replaced by recalls derived from ``player``'s alone, as for the classic family."""
+        u = probability_sampler() if probability_sampler is not None else np.random.random()
+        rng = np.random.default_rng(int(u * 2**53))
+        new = self.clone()
+        if new.ts is not None and not new._shuffling() and new.ts.winners is None:
+            sample_hidden(new.ts, player, rng)
+        mine = self.recall[player]
+        new.recall = tuple(mine if q == player else mine.resampled(q) for q in range(len(self.recall)))
+        return new
+
     def __str__(self) -> str:
         if self.ts is None:
             return "dealing"
         ts = self.ts
         return (f"turn {ts.turns}, {ts.phase}, seat {ts.to_act} to act, points {ts.scores()}"
                 + (" (reshuffling)" if self._shuffling() else ""))
+
+
+def sample_hidden(ts, player: int, rng: np.random.Generator) -> None:
+    """Replace, in place, every card of ``ts`` that ``player`` cannot see by a uniform consistent placement.
+
+    The cards ``player`` has not seen (the observation's ``unseen``, as physical copies) are placed
+    uniformly: the asset cards it does not know (only numbers and gold can lie in an asset, R-T-DECK)
+    take a uniform ordered draw of the unseen number and gold cards, then the rest are shuffled into the
+    other hands (sizes kept) and the draw pile (its size kept). Every placement consistent with the
+    observation is equally likely.
+    """
+    obs = observe(ts, player)
+    rules = ts.rules
+    unseen = [c for c in range(rules.n_types) for _ in range(int(obs.unseen[c]))]
+    rng.shuffle(unseen)
+    bit = 1 << player
+    slots = []
+    for owner, assets in enumerate(ts.assets):
+        hidden_seat = ts.phase == "setup" and owner != player  # R-T-SETUP: first assets unseen while laid
+        for a in assets:
+            slots.extend((a, i) for i, k in enumerate(a.known_by) if hidden_seat or not k & bit)
+    assets_pool = [c for c in unseen if c < rules.n_asset_types]
+    rest = [c for c in unseen if c >= rules.n_asset_types]
+    for a, i in slots:
+        a.cards[i] = assets_pool.pop()
+    rest = assets_pool + rest
+    rng.shuffle(rest)
+    k = 0
+    for s in range(ts.n_players):
+        if s == player:
+            continue
+        n = ts.hand_count(s)
+        hand = [0] * rules.n_types
+        for c in rest[k:k + n]:
+            hand[c] += 1
+        ts.hands[s] = hand
+        k += n
+    ts.draw_pile = rest[k:]
