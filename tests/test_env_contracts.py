@@ -355,10 +355,11 @@ def _accepted_only_if(ok: bool, outcome: str, what: str) -> None:
     assert ok or outcome == "refused", f"wrongly accepted: {what}"
 
 
+@pytest.mark.parametrize("rules", ["basic", "theft"])
 @FUZZ
 @given(ops=ops)
-def test_fuzz_aec_reset_step_observe(ops):
-    env = CoverYourAssetsAEC(n_players=3, rules="basic")
+def test_fuzz_aec_reset_step_observe(rules, ops):
+    env = CoverYourAssetsAEC(n_players=3, rules=rules)
     from cya_sim.env.game import is_int
 
     for kind, v in ops:
@@ -384,10 +385,11 @@ def test_fuzz_aec_reset_step_observe(ops):
             assert r == "ok" or not ok
 
 
+@pytest.mark.parametrize("rules", ["basic", "theft"])
 @FUZZ
 @given(ops=ops)
-def test_fuzz_gym_reset_step(ops):
-    env = CoverYourAssetsGym(n_players=3, rules="basic", opponents="random", illegal_action="raise")
+def test_fuzz_gym_reset_step(rules, ops):
+    env = CoverYourAssetsGym(n_players=3, rules=rules, opponents="random", illegal_action="raise")
     from cya_sim.env.game import is_int
 
     done = True
@@ -414,10 +416,11 @@ def test_fuzz_gym_reset_step(ops):
                 done = terminated or truncated
 
 
+@pytest.mark.parametrize("rules", ["basic", "theft"])
 @FUZZ
 @given(ops=ops)
-def test_fuzz_vector_reset_step(ops):
-    vec = CoverYourAssetsVectorEnv(num_envs=2, n_players=3, rules="basic", opponents="random")
+def test_fuzz_vector_reset_step(rules, ops):
+    vec = CoverYourAssetsVectorEnv(num_envs=2, n_players=3, rules=rules, opponents="random")
     from cya_sim.env.game import is_int
 
     started = False
