@@ -531,3 +531,17 @@ def test_theft_openspiel_ismcts_runs_on_resampled_states_that_keep_the_informati
         checked += 1
         state.apply_action(bot.step(state) if player == 0 else int(rng.choice(state.legal_actions())))
     assert checked > 10 and sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_the_game_interface_is_chosen_once_from_the_rule_set():
+    from types import SimpleNamespace
+
+    from cya_sim.env.games import GAMES, ClassicGame, TheftGame, game_interface
+
+    assert set(GAMES) == {"classic", "theft"}
+    assert type(game_interface(get_rules("advanced"))) is ClassicGame
+    theft = game_interface(get_rules("theft"))
+    assert type(theft) is TheftGame and (theft.score_unit, theft.cap_name) == ("points", "max_turns")
+    assert theft.space.size == 750 and theft.n_card_types == 13
+    with pytest.raises(ValueError, match=r"game family 'chess' has no environment; known: classic, theft"):
+        game_interface(SimpleNamespace(name="x", family="chess"))

@@ -22,6 +22,7 @@ entry in :data:`GAMES`, and the conformance tests of ``tests/test_env_conformanc
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, ClassVar
@@ -31,7 +32,7 @@ import numpy as np
 Log = Callable[[str], None] | None
 
 
-class GameInterface:
+class GameInterface(ABC):
     """What an environment needs from one game under one rule set (abstract; see the module docstring).
 
     Attributes:
@@ -53,15 +54,18 @@ class GameInterface:
         self.rules = rules
         self.space = self._space()
 
+    @abstractmethod
     def _space(self):
         raise NotImplementedError
 
     @property
+    @abstractmethod
     def n_card_types(self) -> int:
         """T, the card types of the rules (the outcomes of one chance move of a shuffle)."""
         raise NotImplementedError
 
     # -- a game in progress ---------------------------------------------------------------------------
+    @abstractmethod
     def new_state(self, n_players: int, key: int, game_index: int, log: Log = None):
         """Deal game ``game_index`` under the 64-bit root ``key`` (engine stream 0, :mod:`cya_sim.game.rng`),
         sending the opening lines of ``cya-sim play``'s log to ``log``.
@@ -71,35 +75,43 @@ class GameInterface:
         """
         raise NotImplementedError
 
+    @abstractmethod
     def to_act(self, state) -> int:
         """Seat that must act, -1 when the game is over."""
         raise NotImplementedError
 
+    @abstractmethod
     def over(self, state) -> bool:
         """The game has ended (by its rules or by the safeguard)."""
         raise NotImplementedError
 
+    @abstractmethod
     def capped(self, state) -> bool:
         """The game was stopped by the rules' safeguard (:attr:`cap_name`), not by the rules' end."""
         raise NotImplementedError
 
+    @abstractmethod
     def winners(self, state) -> tuple[int, ...]:
         """Seats sharing the win (empty while the game is on)."""
         raise NotImplementedError
 
+    @abstractmethod
     def totals(self, state) -> np.ndarray:
         """(P,) int64 running totals, in :attr:`score_unit`."""
         raise NotImplementedError
 
+    @abstractmethod
     def observe(self, state, seat: int):
         """What ``seat`` may see (RULES.md §10); has ``legal_action_mask`` (A,) bool, all false unless ``seat``
         is to act."""
         raise NotImplementedError
 
+    @abstractmethod
     def legal_mask(self, state) -> np.ndarray:
         """(A,) bool legal action mask of the seat to act (all false when the game is over)."""
         raise NotImplementedError
 
+    @abstractmethod
     def apply(self, state, action: int, log: Log = None, mask: np.ndarray | None = None) -> None:
         """Apply a legal ``action`` (already checked against ``mask``) in place, logging as ``cya-sim play``."""
         raise NotImplementedError
@@ -115,6 +127,7 @@ class GameInterface:
         return msg
 
     # -- encodings, agents, engines of the other environments --------------------------------------------
+    @abstractmethod
     def encoder(self, n_players: int, depth: int | None):
         """The observation encoder: ``size`` (D_obs), ``low``/``high`` (D_obs,) float32 finite bounds from the
         rules, ``space()`` (a Gymnasium Box), ``encode(obs) -> (D_obs,) float32`` and
@@ -125,6 +138,7 @@ class GameInterface:
         """
         raise NotImplementedError
 
+    @abstractmethod
     def make_agent(self, spec: str):
         """An agent of this game from its spec (``act(obs, rng) -> int``).
 
@@ -137,20 +151,24 @@ class GameInterface:
         """Refuse an agent the environments cannot seat (ValueError naming it); None when it can play."""
         self.make_agent(spec)
 
+    @abstractmethod
     def check_compiled_opponent(self, spec: str) -> None:
         """Refuse (ValueError) an opponent without a compiled form: the vector env plays opponents in compiled code."""
         raise NotImplementedError
 
     @property
+    @abstractmethod
     def bridge(self) -> ModuleType:
         """The module joining the vector env to this game's batched engine (:mod:`cya_sim.env.batched_bridge`'s
         functions: ``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``)."""
         raise NotImplementedError
 
+    @abstractmethod
     def max_game_length(self, n_players: int) -> int:
         """Most chance and player moves of one game of this game's OpenSpiel form."""
         raise NotImplementedError
 
+    @abstractmethod
     def openspiel_state(self, game):
         """A new initial state of this game's OpenSpiel form (``pyspiel.State``) for the OpenSpiel ``game``.
 
