@@ -9,6 +9,9 @@
   (it is not in the ``test`` or ``rl`` extras: it pulls in torch).
 - OpenSpiel: the game registered by importing :mod:`cya_sim.env`, ``max_game_length`` from the rules
   and never exceeded, and an information state with perfect recall.
+
+The theft game (RULES.md §9) passes the same checks, at its default options and with two of its
+choices changed (``gold_theft_cancel``, ``compulsory_defence``), at the end of this file.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import cya_sim.env  # registers the Gymnasium id and the OpenSpiel game
 from cya_sim.env import CoverYourAssetsGym, IllegalActionError, bounds, cover_your_assets_v0
 from cya_sim.env.registration import GYM_ID
 from cya_sim.game.rules import PRESETS, get_rules
+from cya_sim.game.theft.rules import TheftRuleSet
 
 #: Every preset of the classic family at a table it allows: 4 players, the drafts at 2 and 3.
 TABLES = [(name, min(4, rules.max_players)) for name, rules in PRESETS.items()]
@@ -369,3 +373,175 @@ def test_resampled_state_keeps_the_players_information_state_and_drops_the_other
     for q in range(3):
         if q != player:
             assert "| resampled recall: 0 decisions, actions []" in r.information_state_string(q)
+
+
+# -- the theft game (RULES.md §9) in every environment ---------------------------------------------------
+#: The theft game at its default options (4 seats) and with two of its choices changed (3 seats).
+THEFT_TABLES = [
+    (TheftRuleSet(), 4),
+    (TheftRuleSet().with_options(gold_theft_cancel="single_gold", compulsory_defence=True), 3),
+]
+THEFT_IDS = ["theft", "theft+single_gold+compulsory"]
+#: The same option lines as an OpenSpiel ``options`` parameter.
+THEFT_SPIEL = [{"players": 4, "rules": "theft"},
+               {"players": 3, "rules": "theft", "options": "gold_theft_cancel:single_gold;compulsory_defence:true"}]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("rules", "players"), THEFT_TABLES, ids=THEFT_IDS)
+def test_theft_pettingzoo_api_render_and_seed_tests(rules, players, capsys):
+    env = cover_your_assets_v0.env(rules=rules, n_players=players)
+    api_test(env, num_cycles=100)
+    api_test(cover_your_assets_v0.raw_env(rules=rules, n_players=players), num_cycles=50)
+    render_test(lambda render_mode=None: cover_your_assets_v0.env(rules=rules, n_players=players,
+                                                                   render_mode=render_mode))
+    out = capsys.readouterr().out  # the theft engine's log, as `cya-sim play --rules theft` prints it
+    assert f"game 0: {players} players, rules {rules.name}; seat " in out and "moves first" in out
+    seed_test(lambda: cover_your_assets_v0.env(rules=rules, n_players=players), num_cycles=100)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("rules", "players"), THEFT_TABLES, ids=THEFT_IDS)
+def test_theft_gymnasium_check_env_and_bounds_in_played_games(rules, players):
+    env = gym.make(GYM_ID, rules=rules, n_players=players, opponents="greedy,defender")
+    assert isinstance(env.unwrapped, CoverYourAssetsGym)
+    assert np.isfinite(env.observation_space.high).all() and env.observation_space.is_bounded("both")
+    gym_check_env(env.unwrapped, skip_render_check=False)
+    aec = cover_your_assets_v0.raw_env(rules=rules, n_players=players)
+    space = aec.observation_space("player_0")["observation"]
+    rng = np.random.default_rng(0)
+    steps = 0
+    for seed in (11, 12):
+        aec.reset(seed=seed)
+        for agent in aec.agent_iter():
+            obs, _, terminated, truncated, _ = aec.last()
+            assert space.contains(obs["observation"]), np.flatnonzero(obs["observation"] > space.high)
+            if terminated or truncated:
+                aec.step(None)
+                continue
+            aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+    assert steps > 40
+
+
+def test_theft_total_change_rewards_are_points():
+    """``reward="total_change"``: each change of the seat's points (R-T-END), plus the win share at the end."""
+    env = cover_your_assets_v0.raw_env(rules="theft", n_players=3, reward="total_change")
+    env.reset(seed=2)
+    rng = np.random.default_rng(1)
+    got = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        got[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    shares = env.game.win_shares()
+    assert [got[a] for a in env.possible_agents] == pytest.approx(list(env.game.totals() + shares))
+
+
+@pytest.mark.parametrize(("rules", "players"), THEFT_TABLES, ids=THEFT_IDS)
+def test_theft_vector_env_equals_the_single_game_env_row_by_row(rules, players):
+    """The compiled theft engine's vector env: masks, SAME_STEP's final_obs, rewards and the next game's first
+    observation equal the single-game (reference engine) environment's, row by row."""
+    b, seat, opponents = 3, 1, "random,greedy,defender"
+    vec = gym.make_vec(GYM_ID, num_envs=b, rules=rules, n_players=players, seat=seat, opponents=opponents)
+    assert type(vec).__name__ == "CoverYourAssetsVectorEnv"
+    obs, info = vec.reset(seed=8)
+    singles = [CoverYourAssetsGym(rules=rules, n_players=players, seat=seat, opponents=opponents) for _ in range(b)]
+    firsts = [e.reset(seed=8, options={"game": i}) for i, e in enumerate(singles)]
+    np.testing.assert_array_equal(obs, np.stack([o for o, _ in firsts]))
+    np.testing.assert_array_equal(info["action_mask"], np.stack([i["action_mask"] for _, i in firsts]))
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(250):
+        masks = vec.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, reward, terminated, _, info = vec.step(actions)
+        assert vec.observation_space.contains(obs)
+        for i in range(b):
+            o, r, t, _, single_info = singles[i].step(int(actions[i]))
+            assert (t, r) == (bool(terminated[i]), reward[i])
+            if t:
+                ended += 1
+                np.testing.assert_array_equal(info["final_obs"][i], o)
+                assert vec.single_observation_space.contains(info["final_obs"][i])
+                assert info["final_info"]["game"][i] == single_info["game"] == info["final_game"][i]
+                o, single_info = singles[i].reset(options={"game": int(info["game"][i])})
+            np.testing.assert_array_equal(obs[i], o)
+            np.testing.assert_array_equal(info["action_mask"][i], single_info["action_mask"])
+    assert ended >= 5
+
+
+@pytest.mark.parametrize("params", THEFT_SPIEL, ids=THEFT_IDS)
+def test_theft_openspiel_random_sim_test_with_serialization(params):
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("python_cover_your_assets", params)
+    assert game.get_type().provides_information_state_string
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_theft_openspiel_reshuffles_are_chance_nodes_within_max_game_length_and_recall_is_perfect():
+    """A small deck reshuffles often (R-T-TURN): each reshuffle is chance's, the game stays within the
+    max_game_length derived from the rules, and the information state holds the player's own actions."""
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("python_cover_your_assets", {
+        "players": 2, "rules": "theft", "options": "numbers:3;copies_per_number:4;gold_cards:1;max_players:2;"
+                                                   "max_turns:60"})
+    rng = np.random.default_rng(0)
+    state, reshuffles, mine = game.new_initial_state(), 0, []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            if state.ts is not None:
+                reshuffles += 1
+                assert state.action_to_string(pyspiel.PlayerId.CHANCE, actions[0]).startswith("reshuffle ")
+            state.apply_action(int(rng.choice(actions, p=probs)))
+        else:
+            a = int(rng.choice(state.legal_actions()))
+            if state.current_player() == 0:
+                mine.append(a)
+            state.apply_action(a)
+    assert reshuffles > 10 and len(state.history()) <= game.max_game_length()
+    assert state.information_state_string(0).startswith(state.observation_string(0) + " | recall: ")
+    assert f"actions [{','.join(map(str, mine))}]" in state.information_state_string(0)
+    assert sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_theft_openspiel_ismcts_runs_on_resampled_states_that_keep_the_information_state():
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_cover_your_assets", {"players": 3, "rules": "theft"})
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), uct_c=1.41,
+                           max_simulations=3, random_state=np.random.RandomState(1))
+    rng = np.random.default_rng(0)
+    state, checked = game.new_initial_state(), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=probs)))
+            continue
+        player = state.current_player()
+        r = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert r.information_state_string(player) == state.information_state_string(player)
+        assert (r.ts.card_counts() == state.ts.card_counts()).all()  # the same deck (R-T-DECK)
+        assert r.legal_actions() == state.legal_actions()
+        checked += 1
+        state.apply_action(bot.step(state) if player == 0 else int(rng.choice(state.legal_actions())))
+    assert checked > 10 and sum(state.returns()) == pytest.approx(1.0)
+
+
+def test_the_game_interface_is_chosen_once_from_the_rule_set():
+    from types import SimpleNamespace
+
+    from cya_sim.env.games import GAMES, ClassicGame, TheftGame, game_interface
+
+    assert set(GAMES) == {"classic", "theft"}
+    assert type(game_interface(get_rules("advanced"))) is ClassicGame
+    theft = game_interface(get_rules("theft"))
+    assert type(theft) is TheftGame and (theft.score_unit, theft.cap_name) == ("points", "max_turns")
+    assert theft.space.size == 750 and theft.n_card_types == 13
+    with pytest.raises(ValueError, match=r"game family 'chess' has no environment; known: classic, theft"):
+        game_interface(SimpleNamespace(name="x", family="chess"))

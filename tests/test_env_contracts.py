@@ -6,8 +6,9 @@ documented error (``ValueError`` and its subclasses ``IllegalActionError`` and
 never with an ``AttributeError``/``TypeError`` from inside and never by a
 silent coercion (a float action is not played as an int, a float seed is not
 truncated). A game stopped by the ``max_rounds`` safeguard is a truncation.
-The last tests fuzz every environment's reset/step/observe, and OpenSpiel's
-chance nodes, with Hypothesis.
+The fuzz tests run every environment's reset/step/observe, and OpenSpiel's
+chance nodes, with Hypothesis; the theft game (RULES.md §9) is held to the same
+contracts at the end of the file (its turn cap ``max_turns`` is the truncation).
 """
 
 from __future__ import annotations
@@ -354,10 +355,11 @@ def _accepted_only_if(ok: bool, outcome: str, what: str) -> None:
     assert ok or outcome == "refused", f"wrongly accepted: {what}"
 
 
+@pytest.mark.parametrize("rules", ["basic", "theft"])
 @FUZZ
 @given(ops=ops)
-def test_fuzz_aec_reset_step_observe(ops):
-    env = CoverYourAssetsAEC(n_players=3, rules="basic")
+def test_fuzz_aec_reset_step_observe(rules, ops):
+    env = CoverYourAssetsAEC(n_players=3, rules=rules)
     from cya_sim.env.game import is_int
 
     for kind, v in ops:
@@ -383,10 +385,11 @@ def test_fuzz_aec_reset_step_observe(ops):
             assert r == "ok" or not ok
 
 
+@pytest.mark.parametrize("rules", ["basic", "theft"])
 @FUZZ
 @given(ops=ops)
-def test_fuzz_gym_reset_step(ops):
-    env = CoverYourAssetsGym(n_players=3, rules="basic", opponents="random", illegal_action="raise")
+def test_fuzz_gym_reset_step(rules, ops):
+    env = CoverYourAssetsGym(n_players=3, rules=rules, opponents="random", illegal_action="raise")
     from cya_sim.env.game import is_int
 
     done = True
@@ -413,10 +416,11 @@ def test_fuzz_gym_reset_step(ops):
                 done = terminated or truncated
 
 
+@pytest.mark.parametrize("rules", ["basic", "theft"])
 @FUZZ
 @given(ops=ops)
-def test_fuzz_vector_reset_step(ops):
-    vec = CoverYourAssetsVectorEnv(num_envs=2, n_players=3, rules="basic", opponents="random")
+def test_fuzz_vector_reset_step(rules, ops):
+    vec = CoverYourAssetsVectorEnv(num_envs=2, n_players=3, rules=rules, opponents="random")
     from cya_sim.env.game import is_int
 
     started = False
@@ -462,3 +466,138 @@ def test_fuzz_openspiel_chance_nodes_and_actions(spiel_game, moves):
         _accepted_only_if(ok, r, f"apply_action({a!r}) with {allowed[:5]}...")
         assert (r == "ok") == ok
         assert s.history() == (before + [int(a)] if r == "ok" else before)
+
+
+# -- the theft game (RULES.md §9): the same contracts ----------------------------------------------------
+THEFT_CAPPED = get_rules("theft", max_turns=2)  # R-T-END gives 2 more turns at 3 seats: the cap comes first
+
+
+def test_theft_envs_before_reset_raise_reset_needed_and_refuse_bad_seeds():
+    aec = CoverYourAssetsAEC(rules="theft", n_players=3)
+    gym_env = CoverYourAssetsGym(rules="theft", n_players=3, opponents="random")
+    vec = CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="random")
+    for call in (lambda: aec.step(0), lambda: aec.observe("player_0"), lambda: gym_env.step(0), vec.action_masks):
+        with pytest.raises(ResetNeeded, match=r"call reset\(\) before"):
+            call()
+    for env in (aec, gym_env, vec):
+        with pytest.raises(ValueError, match=r"^seed: .*; allowed: an integer from 0 to "):
+            env.reset(seed=1.5)
+
+
+def test_theft_envs_take_theft_agents_only():
+    with pytest.raises(ValueError, match=r"^opponents: .*card_counter"):
+        CoverYourAssetsGym(rules="theft", n_players=3, opponents="card_counter")
+    with pytest.raises(ValueError, match=r"^opponents: 'agents.theft:TheftGreedyAgent' has no compiled form"):
+        CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="agents.theft:TheftGreedyAgent")
+    env = CoverYourAssetsGym(rules="theft", n_players=3)  # the theft game's default opponents
+    assert env.seat_specs == ["learner", "greedy", "defender"]
+
+
+@pytest.mark.parametrize("kind", NOT_IDS, ids=repr)
+def test_theft_aec_and_gym_refuse_actions_that_are_not_integers(kind):
+    env = CoverYourAssetsAEC(rules="theft", n_players=3)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    before = env.observe(agent)
+    legal = int(np.flatnonzero(before["action_mask"])[0])
+    with pytest.raises(IllegalActionError, match=rf"^agent '{agent}' at seat \d in game 0 chose illegal action "):
+        env.step(_non_id(kind, legal))
+    assert np.array_equal(env.observe(agent)["observation"], before["observation"])
+    ended = CoverYourAssetsGym(rules="theft", n_players=3, opponents="random")
+    ended.reset(seed=2)
+    _, reward, terminated, truncated, info = ended.step(_non_id(kind, legal))
+    assert (reward, terminated, truncated) == (-1.0, True, False) and "chose illegal action" in info["illegal_action"]
+
+
+def test_theft_vector_env_refuses_bad_action_arrays_and_names_an_illegal_action():
+    vec = CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="random")
+    vec.reset(seed=4)
+    before = vec.action_masks()
+    legal = np.argmax(before, axis=1)
+    with pytest.raises(IllegalActionError, match=r"^actions: .*allowed: \(2,\) integer action ids"):
+        vec.step(legal + 0.7)
+    actions = legal.copy()
+    actions[0] = int(np.flatnonzero(~before[0])[0])
+    with pytest.raises(IllegalActionError, match=r"agent 'learner' at seat 0 in game 0 returned illegal action"):
+        vec.step(actions)
+    assert np.array_equal(vec.action_masks(), before)  # no row changed
+    _, _, terminated, truncated, _ = vec.step(legal.astype(np.int32))
+    assert terminated.shape == truncated.shape == (2,)
+
+
+def test_theft_turn_cap_is_a_truncation_in_every_env():
+    """``max_turns`` (a safeguard, not a rule) stops the game: a truncation with ``capped``, as ``max_rounds``."""
+    rng = np.random.default_rng(0)
+    env = CoverYourAssetsAEC(rules=THEFT_CAPPED, n_players=3)
+    env.reset(seed=3)
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    assert env.game.capped and all(env.truncations.values()) and not any(env.terminations.values())
+    assert all(env.infos[a]["capped"] is True for a in env.agents)
+    g = CoverYourAssetsGym(rules=THEFT_CAPPED, n_players=3, opponents="random")
+    g.reset(seed=3)
+    while True:
+        _, reward, terminated, truncated, info = g.step(int(rng.choice(np.flatnonzero(g.action_masks()))))
+        if terminated or truncated:
+            break
+    assert (terminated, truncated, info["capped"]) == (False, True, True) and 0.0 <= reward <= 1.0
+    vec = CoverYourAssetsVectorEnv(num_envs=2, rules=THEFT_CAPPED, n_players=3, opponents="random")
+    vec.reset(seed=3)
+    seen = 0
+    for _ in range(200):
+        masks = vec.action_masks()
+        _, _, terminated, truncated, info = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        assert not terminated.any()
+        if truncated.any():
+            assert np.array_equal(info["capped"], truncated)
+            seen += int(truncated.sum())
+    assert seen >= 4
+
+
+def test_theft_openspiel_refuses_bad_moves_and_parameters():
+    pyspiel = pytest.importorskip("pyspiel")
+    from cya_sim.env.openspiel import register_openspiel
+
+    register_openspiel()
+    game = pyspiel.load_game("python_cover_your_assets", {"players": 2, "rules": "theft"})
+    s = game.new_initial_state()
+    with pytest.raises(ValueError, match=r"^chance outcome 5 is not one of chance_outcomes\(\) \(first player"):
+        s.apply_action(5)
+    s = _to_player_node(game, seed=3)
+    for bad in (-1, 1.5, None, True):
+        with pytest.raises(ValueError, match=r"^action .*allowed: an id of legal_actions\(\)$"):
+            s.apply_action(bad)
+    illegal = next(a for a in range(game.num_distinct_actions()) if a not in s.legal_actions())
+    with pytest.raises(IllegalActionError, match=rf"^seat {s.current_player()} chose illegal action {illegal} "):
+        s.apply_action(illegal)
+    for params, msg in (({"rounds": 2}, r"the theft game has no rounds"),
+                        ({"options": "compulsory_defence=true"}, r"is not key:value"),
+                        ({"options": "no_such_option:1"}, r"unknown rule option 'no_such_option'")):
+        with pytest.raises(Exception, match=msg):
+            pyspiel.load_game("python_cover_your_assets", {"players": 2, "rules": "theft", **params})
+
+
+def test_theft_openspiel_deserialized_state_plays_on_to_the_end():
+    pyspiel = pytest.importorskip("pyspiel")
+    from cya_sim.env.openspiel import register_openspiel
+
+    register_openspiel()
+    game = pyspiel.load_game("python_cover_your_assets", {"players": 3, "rules": "theft",
+                                                          "options": "compulsory_defence:true"})
+    s = _to_player_node(game, seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(9):
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    game2, s2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, s))
+    assert s2.history() == s.history() and str(s2) == str(s) and game2.rules == game.rules
+    while not s.is_terminal():
+        if s.is_chance_node():
+            assert s2.chance_outcomes() == s.chance_outcomes()
+            a = s.chance_outcomes()[0][0]
+        else:
+            assert s2.legal_actions() == s.legal_actions()
+            a = int(rng.choice(s.legal_actions()))
+            assert s2.action_to_string(s2.current_player(), a) == s.action_to_string(s.current_player(), a)
+        s.apply_action(a)
+        s2.apply_action(a)
+    assert s2.returns() == s.returns() and sum(s.returns()) == pytest.approx(1.0)

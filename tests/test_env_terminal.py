@@ -126,3 +126,50 @@ def test_a_line_of_thousands_of_digits_is_refused_as_no_choice(monkeypatch, caps
     shown = repr(line) if len(line) <= 40 else f"{line[:37]!r}... ({len(line):,} characters)"
     assert f"{shown} is not a choice: type a number from 1 to " in out
     assert out.rstrip().splitlines()[-1].startswith("game over")
+
+
+# -- the theft game (RULES.md §9) ------------------------------------------------------------------------
+def test_theft_human_game_through_the_cli_shows_only_what_the_seat_may_see(monkeypatch, capsys):
+    """``cya-sim play --human 0 --rules theft``: other hands are counts, the other seats' first assets show their
+    face-down card as ``a hidden card`` (and stay unseen until all are laid, R-T-SETUP), totals are points."""
+    import functools
+
+    from cya_sim.env import terminal
+
+    answers = itertools.cycle(["1", "2", "nonsense", "3"])
+    monkeypatch.setattr(terminal, "play_human", functools.partial(terminal.play_human,
+                                                                  ask=lambda prompt: next(answers)))
+    status = main(["play", "--human", "0", "--rules", "theft", "--players", "3", "--agents", "greedy,defender",
+                   "--seed", "3", "--option", "compulsory_defence=true"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "game 0: 3 players, rules theft+custom; you play seat 0"
+    assert re.match(r"game over after \d+ turns: winner\(s\) seat \d .*; points seat 0 \d+, seat 1 \d+, seat 2 \d+$",
+                    lines[-1])
+    assert "$" not in out  # points, not dollars
+    assert not re.search(r"is dealt \d+, ", out)  # never the engine's log of every hand
+    assert "your decision (turn 0, setup)" in out and "'nonsense' is not a choice" in out
+    for s in (1, 2):  # R-T-SETUP: another seat's first asset is unseen while seats lay them
+        assert f"seat {s} ({'defender' if s == 1 else 'greedy'}) lays a first asset (unseen until" in out
+    first = next(ln for ln in lines if ln.startswith("first assets: "))
+    mine, *others = first.removeprefix("first assets: ").split("; ")
+    assert mine.startswith("seat 0 (you) [") and "hidden" not in mine
+    assert others and all("[a hidden card+" in part and " worth " in part for part in others)
+    draws = [ln for ln in lines if re.match(r"turn \d+( \(a last turn, R-T-END\))?: seat", ln)]
+    assert draws and all(re.search(r"draws \d cards?;", ln) for ln in draws if "(you)" not in ln)
+    assert all(re.search(r"draws: ", ln) for ln in draws if "(you)" in ln)
+
+
+def test_theft_several_human_seats_see_public_narration_only():
+    from agents.theft import make_theft_agent
+
+    lines: list[str] = []
+    status = play_human(get_rules("theft"), [make_theft_agent("greedy")] * 3, [0, 2], 5, 1,
+                        ask=_scripted(itertools.cycle(["2", "1"])), out=lines.append)
+    assert status == 0 and lines[-1].startswith("game over after ")
+    text = "\n".join(lines)
+    assert "seat 0, your decision" in text and "seat 2, your decision" in text
+    first = next(ln for ln in lines if ln.startswith("first assets: "))
+    assert first.count("a hidden card") == 3  # public narration: every first asset's face-down card is hidden
+    assert "(you)" not in first

@@ -299,20 +299,18 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
-    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.game.theft)
-        if args.human:
-            raise UsageError("--human: the theft game (RULES.md §9) has no human play")
-        from cya_sim.play.theft_reference import play_game as play_theft_game
-
-        play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
-        return 0
-    if args.human:
+    if args.human:  # every game family: the terminal env (cya_sim.env.terminal)
         bad = [h for h in args.human if h >= n]
         if bad:
             raise UsageError(f"--human: seat {bad[0]}; the seats are 0 to {n - 1}")
         from cya_sim.env.terminal import play_human
 
         return play_human(rules, seats, args.human, args.seed, args.game)
+    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.game.theft)
+        from cya_sim.play.theft_reference import play_game as play_theft_game
+
+        play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
+        return 0
     play_game(rules, seats, root_key(args.seed), args.game, log=print)
     return 0
 

@@ -9,6 +9,9 @@
 - :func:`register_openspiel` (:mod:`.openspiel`): the game as an OpenSpiel Python game,
   ``python_cover_your_assets``.
 - :mod:`.terminal`: a human at the terminal (``cya-sim play --human SEAT``).
+- :mod:`.games`: the game interface every environment reaches a game through, chosen once from the
+  rule set (:func:`game_interface`): the classic family and seed 003's theft game (``rules="theft"``,
+  RULES.md §9), which plays in every environment above.
 
 Importing this package registers the Gymnasium id and the OpenSpiel game when those toolkits are
 installed (:mod:`.registration`; it imports Gymnasium and OpenSpiel, a few tenths of a second). The
@@ -24,13 +27,14 @@ from cya_sim.env.registration import register_all
 _WHERE = {
     "CoverYourAssetsAEC": "aec", "CoverYourAssetsGym": "gym", "CoverYourAssetsVectorEnv": "vector",
     "register_openspiel": "openspiel", "ObservationEncoder": "encoding", "EnvGame": "game",
-    "IllegalActionError": "game",
+    "IllegalActionError": "game", "GameInterface": "games", "game_interface": "games",
 }
 #: Submodules reachable as attributes (``cya_sim.env.cover_your_assets_v0.env()``), loaded on first use.
 _SUBMODULES = ("cover_your_assets_v0",)
 
-__all__ = ["CoverYourAssetsAEC", "CoverYourAssetsGym", "CoverYourAssetsVectorEnv", "EnvGame", "IllegalActionError",
-           "ObservationEncoder", "cover_your_assets_v0", "env", "register_openspiel"]
+__all__ = ["CoverYourAssetsAEC", "CoverYourAssetsGym", "CoverYourAssetsVectorEnv", "EnvGame", "GameInterface",
+           "IllegalActionError", "ObservationEncoder", "cover_your_assets_v0", "env", "game_interface",
+           "register_openspiel"]
 
 register_all()
 

@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment of Cover Your Assets (every preset), on the reference engine.
+"""PettingZoo AEC environment of Cover Your Assets (every preset, the theft game too), on the reference engine.
 
 Agents are ``player_0 .. player_{P-1}`` (seat ``s`` = ``player_s``). The agent
 to act is the mover, or during a challenge the side that must answer
@@ -14,8 +14,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 from pettingzoo import AECEnv
 
-from cya_sim.engine.reference.observation import Observation
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import EnvGame, check_options, check_seed, resolve_rules
 from cya_sim.game.rules import RuleSet
 
@@ -28,23 +27,29 @@ class CoverYourAssetsAEC(AECEnv):
     """Cover Your Assets as a PettingZoo AEC environment (RULES.md; §10 observations).
 
     Args:
-        rules: preset name (``classic``, ``guide``, ``basic``) or a :class:`RuleSet`.
+        rules: preset name (``classic``, ``guide``, ``basic``, ..., ``theft``) or a rule set (a
+            :class:`RuleSet` or a :class:`~cya_sim.game.theft.rules.TheftRuleSet`, RULES.md §9); the game is
+            reached through its :class:`~cya_sim.env.games.GameInterface`.
         n_players: P, allowed by the rules (default 4).
-        reward: ``win_share`` (default): at game end each winner gets 1/k (k winners, R-TIE), others 0;
-            ``total_change``: the win share at game end plus, at each round end, the change of the seat's
-            total in millions of dollars (R-SCORE).
+        reward: ``win_share`` (default): at game end each winner gets 1/k (k winners, R-TIE, R-T-END), others 0;
+            ``total_change``: the win share at game end plus each change of the seat's total: in millions
+            of dollars at each round end (R-SCORE), or in points at each build, theft and cancel of the
+            theft game (R-T-END).
         render_mode: None, ``ansi``: :meth:`render` returns the readable log lines since the last call,
             the very lines of ``cya-sim play`` (concatenated over a game they equal its output); or
             ``human``: :meth:`reset` and :meth:`step` print those lines to stdout as they happen and
             :meth:`render` returns None (Gymnasium's and PettingZoo's meaning of ``human``).
         seat_names: names shown in the log after each seat (default the agent names ``player_s``).
-        stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.encoding.ObservationEncoder`).
+        stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.encoding.ObservationEncoder`);
+            for the theft game, asset slots per seat (:class:`~cya_sim.env.theft_encoding.TheftObservationEncoder`).
 
     Observations: ``{"observation": (D_obs,) float32, "action_mask": (A,) int8}``, the observation in the
-    finite ``Box`` of :meth:`~cya_sim.env.encoding.ObservationEncoder.space`; the mask is 1 for
+    finite ``Box`` of the game's encoder (``space()``, bounds derived from the rules); the mask is 1 for
     the legal actions of the agent to act and all 0 for the others (and once the game is over). The
-    structured form is :meth:`structured_observation` (a :class:`~cya_sim.engine.reference.observation.Observation`).
-    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.game.actions.ActionSpace`.
+    structured form is :meth:`structured_observation` (a :class:`~cya_sim.engine.reference.observation.Observation`,
+    or a :class:`~cya_sim.engine.theft.observation.TheftObservation`).
+    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.game.actions.ActionSpace` (theft:
+    :class:`~cya_sim.game.theft.actions.TheftActionSpace`).
 
     Seeding: ``reset(seed=S)`` plays game 0 under seed ``S``, ``reset(seed=S, options={"game": g})``
     game ``g``, and a later ``reset()`` without a seed the next game index under the same seed, so
@@ -53,8 +58,9 @@ class CoverYourAssetsAEC(AECEnv):
     ``cya-sim play``/``tournament`` give the agent in that seat (a ``random`` agent that draws from it
     chooses exactly as the built-in ``random``).
 
-    Ending: a game that ends by R-GAME-END sets ``terminations``; a game stopped by the rules'
-    ``max_rounds`` safeguard (RuleSet.max_rounds, not a rule of the game) sets ``truncations``
+    Ending: a game that ends by R-GAME-END (R-T-END) sets ``terminations``; a game stopped by the rules'
+    ``max_rounds`` safeguard (RuleSet.max_rounds; ``max_turns`` for the theft game; not a rule of the game)
+    sets ``truncations``
     instead, with ``infos[agent]["capped"] = True``; either way the rewards are the win shares of
     the totals as they stand.
 
@@ -90,7 +96,7 @@ class CoverYourAssetsAEC(AECEnv):
         self._lines: list[str] = []
         self.game = EnvGame(self.rules, n_players, seat_names if seat_names is not None else self.possible_agents,
                             log=self._lines.append if render_mode is not None else None)
-        self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
+        self.encoder = self.game.kind.encoder(n_players, stack_depth)
         a = self.game.space.size
 
         def obs_space() -> spaces.Dict:
@@ -137,8 +143,10 @@ class CoverYourAssetsAEC(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def structured_observation(self, agent: str) -> Observation:
-        """The §10 :class:`~cya_sim.engine.reference.observation.Observation` of ``agent`` (copies, no hidden information)."""
+    def structured_observation(self, agent: str):
+        """The §10 observation of ``agent`` (copies, no hidden information): an
+        :class:`~cya_sim.engine.reference.observation.Observation` or a
+        :class:`~cya_sim.engine.theft.observation.TheftObservation`."""
         return self.game.observe(self._seat(agent))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -168,7 +176,7 @@ class CoverYourAssetsAEC(AECEnv):
         self.game.step(action, who=f"agent {agent!r}")
         rewards = np.zeros(self.n_players)
         if before is not None:
-            rewards += (self.game.totals() - before) * 1e-6
+            rewards += (self.game.totals() - before) * self.game.kind.total_scale  # $M, or points
         if self.game.over:
             rewards += self.game.win_shares()
             capped = self.game.capped  # the max_rounds safeguard stopped it: a truncation, not an end

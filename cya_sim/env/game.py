@@ -1,10 +1,11 @@
-"""One game on the reference engine for the environments: seeding, steps, results and the readable log.
+"""One game on a reference engine for the environments: seeding, steps, results and the readable log.
 
-The PettingZoo, Gymnasium and OpenSpiel environments and the terminal game all
-drive the reference engine through :class:`EnvGame`, so they deal, move and log
+The PettingZoo and Gymnasium environments and the terminal game all drive a
+reference engine through :class:`EnvGame` (the classic family's or the theft
+game's, reached through :mod:`cya_sim.env.games`), so they deal, move and log
 exactly as ``cya-sim play`` does: game ``g`` under seed ``S`` has the cards of
-:func:`cya_sim.engine.reference.new_game` with key ``root_key(S)`` and index
-``g``, and the seat ``s`` stream ``stream_generator(key, g, 1 + s)`` is the one
+the engine's ``new_game`` with key ``root_key(S)`` and index ``g``, and the
+seat ``s`` stream ``stream_generator(key, g, 1 + s)`` is the one
 ``cya-sim play``/``tournament`` give the agent at seat ``s`` (:mod:`cya_sim.game.rng`).
 """
 
@@ -14,15 +15,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference import observation as observation_module
-from cya_sim.engine.reference.draft import describe_tops
-from cya_sim.engine.reference.legal import action_space, legal_action_mask
+from cya_sim.env.games import game_interface
 from cya_sim.game.jsontext import show
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import RuleSet, get_rules
-from cya_sim.game.state import GameState
 
 
 class IllegalActionError(ValueError):
@@ -79,7 +76,7 @@ def check_options(options: object) -> int | None:
 
 
 def resolve_rules(rules: str | RuleSet) -> RuleSet:
-    """A :class:`RuleSet` from a preset name (``classic``, ``guide``, ``basic``) or a RuleSet (R-PRESETS).
+    """A rule set from a preset name (``classic``, ``guide``, ``basic``, ``theft``, ...) or a rule set (R-PRESETS).
 
     Raises:
         RulesError: unknown preset name.
@@ -88,26 +85,32 @@ def resolve_rules(rules: str | RuleSet) -> RuleSet:
 
 
 class EnvGame:
-    """A game in progress with its seed, game index, seat streams and readable log.
+    """A game in progress with its seed, game index, seat streams and readable log, for every game.
+
+    The game is reached through its :class:`~cya_sim.env.games.GameInterface` (``self.kind``, chosen
+    once from the rule set): the classic family's reference engine or the theft game's (RULES.md §9).
 
     Args:
-        rules: the rule set. n_players: P.
+        rules: the rule set (any game family). n_players: P.
         seat_names: names shown in the log after each seat (``seat 0 (random) ...``); default ``player_s``.
         log: callable receiving each readable line as it happens (the lines of ``cya-sim play``), or None.
 
     Attributes:
-        state: the :class:`~cya_sim.game.state.GameState` (hidden information included; environments never
-            hand it to agents). key: 64-bit root key. game_index: int. seat_rngs: P numpy Generators.
+        kind: the :class:`~cya_sim.env.games.GameInterface`. space: its action space (``size`` A, ``name``).
+        state: the game's state (hidden information included; environments never hand it to agents).
+        key: 64-bit root key. game_index: int. seat_rngs: P numpy Generators.
 
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``.
+        ValueError: ``seat_names`` not P names; a rule set of a game family no environment plays.
     """
 
     def __init__(self, rules: RuleSet, n_players: int, seat_names: Sequence[str] | None = None,
                  log: Callable[[str], None] | None = None) -> None:
         rules.check_players(n_players)
         self.rules, self.n_players = rules, n_players
-        self.space = action_space(rules)
+        self.kind = game_interface(rules)
+        self.space = self.kind.space
         self.seat_names = tuple(seat_names) if seat_names is not None else tuple(
             f"player_{s}" for s in range(n_players))
         if len(self.seat_names) != n_players:
@@ -115,20 +118,19 @@ class EnvGame:
         self._log = log
         self.key: int | None = None
         self.game_index = -1
-        self.state: GameState | None = None
+        self.state = None
         self.seat_rngs: list[np.random.Generator] = []
 
     def say(self, msg: str) -> None:
         """Log one line with each seat tagged by its name, as ``cya-sim play`` does."""
         if self._log is None:
             return
-        for s in range(self.n_players):
-            msg = msg.replace(f"seat {s} ", f"seat {s} ({self.seat_names[s]}) ")
-        self._log(msg)
+        self._log(self.kind.name_seats(msg, self.seat_names))
 
     def start(self, seed: int | None = None, game_index: int | None = None) -> None:
-        """Deal a game (R-SETUP): under ``seed`` (new root key) or the current one; game ``game_index``
-        (default: 0 after a new seed, else the next index). No seed ever given: a fresh random seed.
+        """Deal a game (R-SETUP, R-T-SETUP): under ``seed`` (new root key) or the current one; game
+        ``game_index`` (default: 0 after a new seed, else the next index). No seed ever given: a fresh
+        random seed.
 
         Raises:
             ValueError: ``seed`` or ``game_index`` not None or an integer from 0 to 2**63 - 1 (a float,
@@ -146,60 +148,57 @@ class EnvGame:
             raise ValueError(f"options['game']: the next game would be {g:,}; allowed: up to {MAX_SEED:,}; give a "
                              "seed or a game")
         self.game_index = g
-        self.state = new_game(self.rules, self.n_players, self.key, g)
+        self.state = self.kind.new_state(self.n_players, self.key, g, self.say if self._log is not None else None)
         self.seat_rngs = [stream_generator(self.key, g, 1 + s) for s in range(self.n_players)]
-        if self._log is not None:
-            names = self.rules.deck.names
-            self._log(f"game {g}: {self.n_players} players, rules {self.rules.name}")
-            self.say(f"round 1: seat {self.state.dealer} deals; the discard pile shows "
-                     f"{names[self.state.discard_pile[-1]]}{describe_tops(self.state)}")
 
     @property
     def started(self) -> bool:
         """A game has been dealt (:meth:`start`)."""
         return self.state is not None
 
-    def _need_state(self) -> GameState:
+    def _need_state(self):
         if self.state is None:
             raise NotStartedError("no game has been dealt yet; call reset() (or EnvGame.start) first")
         return self.state
 
     @property
     def over(self) -> bool:
-        """The game has ended (R-GAME-END).
+        """The game has ended (R-GAME-END, R-T-END, or the safeguard).
 
         Raises:
             NotStartedError: before :meth:`start`.
         """
-        return self._need_state().winners is not None
+        return self.kind.over(self._need_state())
 
     @property
     def capped(self) -> bool:
-        """The game was stopped by the ``max_rounds`` safeguard (RuleSet.max_rounds), not by R-GAME-END."""
-        return bool(self._need_state().capped)
+        """The game was stopped by the rules' safeguard (``max_rounds``; ``max_turns`` for theft), not by its end."""
+        return self.kind.capped(self._need_state())
 
     @property
     def to_act(self) -> int:
         """Seat that must act, -1 when the game is over."""
-        return self._need_state().to_act
+        return self.kind.to_act(self._need_state())
 
-    def observe(self, seat: int) -> observation_module.Observation:
-        """The §10 observation of ``seat`` (its mask is all false unless it is the seat to act).
+    def observe(self, seat: int):
+        """The §10 observation of ``seat`` (its mask is all false unless it is the seat to act): an
+        :class:`~cya_sim.engine.reference.observation.Observation` or a
+        :class:`~cya_sim.engine.theft.observation.TheftObservation`.
 
         Raises:
             NotStartedError: before :meth:`start`. ValueError: ``seat`` not an integer from 0 to P-1.
         """
         state = self._need_state()
-        return observation_module.observe(state, check_int(seat, "seat", 0, self.n_players - 1))
+        return self.kind.observe(state, check_int(seat, "seat", 0, self.n_players - 1))
 
     def legal_mask(self) -> np.ndarray:
         """(A,) bool legal action mask of the seat to act (all false when the game is over)."""
         if self.over:
             return np.zeros(self.space.size, bool)
-        return legal_action_mask(self.state)
+        return self.kind.legal_mask(self.state)
 
     def step(self, action: int, who: str = "") -> None:
-        """Apply ``action`` for the seat to act; log the game-over line at the end (R-GAME-END).
+        """Apply ``action`` for the seat to act; log the game-over line at the end (R-GAME-END, R-T-END).
 
         Raises:
             NotStartedError: before :meth:`start`.
@@ -220,18 +219,20 @@ class EnvGame:
             raise IllegalActionError(
                 f"{who or 'agent'} at seat {seat} in game {self.game_index} chose illegal action "
                 f"{show(action, python_str=True)} ({shown}); legal: {legal or 'none, the game is over'}")
-        apply_action(self.state, a, self.say, legal_mask=mask)
+        self.kind.apply(self.state, a, self.say if self._log is not None else None, mask)
         if self.over and self._log is not None:
-            self._log("game over: winner(s) " + ", ".join(f"seat {s}" for s in self.state.winners)
-                      + "; final totals " + ", ".join(f"${t:,}" for t in self.state.totals))
+            line = self.kind.closing_line(self.state)
+            if line is not None:
+                self._log(line)
 
     def win_shares(self) -> np.ndarray:
-        """(P,) float64: 1/k for each of the k winners, else 0 (R-TIE); zeros while the game is on."""
+        """(P,) float64: 1/k for each of the k winners, else 0 (R-TIE, R-T-END); zeros while the game is on."""
         out = np.zeros(self.n_players)
         if self.over:
-            out[list(self.state.winners)] = 1.0 / len(self.state.winners)
+            w = list(self.kind.winners(self.state))
+            out[w] = 1.0 / len(w)
         return out
 
     def totals(self) -> np.ndarray:
-        """(P,) int64 running totals in dollars (R-SCORE)."""
-        return np.array(self._need_state().totals, np.int64)
+        """(P,) int64 running totals: dollars (R-SCORE) or, for the theft game, points (R-T-END)."""
+        return self.kind.totals(self._need_state())

@@ -15,33 +15,41 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from agents.registry import is_cheating, make_agent
 from agents.spec import split_agent_list
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import EnvGame, IllegalActionError, check_int, check_options, check_seed, resolve_rules
+from cya_sim.env.games import ClassicGame, GameInterface, game_interface
 from cya_sim.game.rules import RuleSet
 
 ILLEGAL = ("end", "raise")
 
 
-def opponent_specs(opponents: str, n_seats: int) -> list[str]:
+#: Default opponents of each game family (the theft game has its own agents, ``agents/theft.py``).
+DEFAULT_OPPONENTS = {"classic": "greedy,card_counter", "theft": "greedy,defender"}
+
+
+def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | None = None) -> list[str]:
     """Agent specs for ``n_seats`` opponent seats from a comma-separated list, cycled (``greedy,card_counter``).
+
+    Args:
+        opponents: the specs, or None for the game's default (:data:`DEFAULT_OPPONENTS`).
+        kind: the game (:class:`~cya_sim.env.games.GameInterface`) whose agents they are; default the classic.
 
     Raises:
         ValueError: an empty list, an unknown agent spec (names the spec and the known agents), or an agent
             that reads the hidden game state (``oracle``): the environments give agents observations only.
     """
+    kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
+    if opponents is None:
+        opponents = DEFAULT_OPPONENTS[kind.family]
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
     for n in names:
         try:
-            make_agent(n)
+            kind.check_opponent(n)
         except (ValueError, TypeError) as e:
             raise ValueError(f"opponents: {e}") from None
-        if is_cheating(n):
-            raise ValueError(f"opponents: {n!r} reads the hidden game state; allowed: agents that play on "
-                             "observations (e.g. random, greedy, heuristic, card_counter)")
     return [names[i % len(names)] for i in range(n_seats)]
 
 
@@ -49,12 +57,13 @@ class CoverYourAssetsGym(gym.Env):
     """One learning seat against agents by spec (RULES.md; §10 observation), on the reference engine.
 
     Args:
-        rules: preset name (``classic``, ``guide``, ``basic``) or a :class:`RuleSet`. n_players: P.
+        rules: preset name (``classic``, ``guide``, ``basic``, ..., ``theft``) or a rule set (the theft game,
+            RULES.md §9, included). n_players: P.
         seat: the learning seat (0..P-1).
         opponents: agent specs for the other seats, comma-separated, cycled in seat order
-            (default ``greedy,card_counter``).
-        reward: ``win_share`` (1/k at game end for each of k winners, R-TIE) or ``total_change``
-            (also the change of the seat's total in $M at each round end).
+            (default ``greedy,card_counter``; for the theft game its own agents, ``greedy,defender``).
+        reward: ``win_share`` (1/k at game end for each of k winners, R-TIE, R-T-END) or ``total_change``
+            (also the change of the seat's total: in $M at each round end; in points for the theft game).
         illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and
             ``info["illegal_action"]`` naming the seat, game and action; ``raise``: raise
             :class:`~cya_sim.env.game.IllegalActionError` with that message.
@@ -69,9 +78,10 @@ class CoverYourAssetsGym(gym.Env):
     ``info["action_mask"]``. Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
     game 0 under S, ``options={"game": g}`` game g, a later ``reset()`` the next game.
 
-    Ending: ``terminated`` when the game ends by R-GAME-END; ``truncated`` (and
+    Ending: ``terminated`` when the game ends by R-GAME-END (R-T-END); ``truncated`` (and
     ``info["capped"] = True``) when the rules' ``max_rounds`` safeguard stopped it
-    (RuleSet.max_rounds, not a rule of the game); the reward is the win share either way.
+    (RuleSet.max_rounds; the theft game's ``max_turns``; not a rule of the game); the reward is the
+    win share either way.
 
     Raises:
         ValueError: bad seat (an integer from 0 to P-1; 1.5 and True are refused), opponents, reward,
@@ -86,7 +96,7 @@ class CoverYourAssetsGym(gym.Env):
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
-                 opponents: str = "greedy,card_counter", reward: str = "win_share", illegal_action: str = "end",
+                 opponents: str | None = None, reward: str = "win_share", illegal_action: str = "end",
                  render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         self.rules = resolve_rules(rules)
         self.rules.check_players(n_players)
@@ -99,13 +109,14 @@ class CoverYourAssetsGym(gym.Env):
             raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human'")
         self.n_players, self.seat, self.reward_kind, self.illegal_action = n_players, seat, reward, illegal_action
         self.render_mode = render_mode
-        specs = opponent_specs(opponents, n_players - 1)
+        kind = game_interface(self.rules)
+        specs = opponent_specs(opponents, n_players - 1, kind)
         self.seat_specs = specs[:seat] + ["learner"] + specs[seat:]
-        self._opponents = {s: make_agent(self.seat_specs[s]) for s in range(n_players) if s != seat}
+        self._opponents = {s: kind.make_agent(self.seat_specs[s]) for s in range(n_players) if s != seat}
         self._lines: list[str] = []
         self.game = EnvGame(self.rules, n_players, self.seat_specs,
                             log=self._lines.append if render_mode is not None else None)
-        self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
+        self.encoder = kind.encoder(n_players, stack_depth)
         self.observation_space = self.encoder.space()
         self.action_space = spaces.Discrete(self.game.space.size)
         self._mask = np.zeros(self.game.space.size, bool)
@@ -174,7 +185,7 @@ class CoverYourAssetsGym(gym.Env):
         self._play_opponents()
         reward = 0.0
         if self.reward_kind == "total_change":
-            reward += float(g.totals()[self.seat] - before[self.seat]) * 1e-6
+            reward += float(g.totals()[self.seat] - before[self.seat]) * g.kind.total_scale  # $M, or points
         if g.over:
             reward += float(g.win_shares()[self.seat])
         obs, info = self._obs_info()

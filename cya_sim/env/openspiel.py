@@ -36,10 +36,17 @@ placements consistent with the player's observation, as
 :mod:`cya_sim.search.determinize` does for our own search, so OpenSpiel's
 ``ISMCTSBot`` can run on the game.
 
-Parameters: ``players`` (default 4), ``rules`` (preset, default ``classic``), ``rounds`` (0: the
-preset's end condition; n > 0: the game ends after n rounds, ``end_condition=rounds:n``),
-``max_rounds`` (0: the preset's ``max_rounds`` safeguard, 1,000; m > 0: the game stops after m rounds,
-the highest total winning, as ``RuleSet.max_rounds``).
+Parameters: ``players`` (default 4), ``rules`` (preset, default ``classic``; ``theft`` is seed 003's
+theft game, RULES.md §9, whose states are :class:`cya_sim.env.theft_openspiel.TheftSpielState`),
+``rounds`` (0: the preset's end condition; n > 0: the game ends after n rounds,
+``end_condition=rounds:n``), ``max_rounds`` (0: the preset's ``max_rounds`` safeguard, 1,000; m > 0:
+the game stops after m rounds, the highest total winning, as ``RuleSet.max_rounds``), ``options``
+(default ``""``: rule options, ``key:value`` with TOML values as ``cya-sim --option key=value`` reads
+them, separated by ``;``, e.g. ``"compulsory_defence:true;gold_theft_cancel:single_gold"``; neither
+``,`` nor ``=``, which OpenSpiel's serialized game string uses for its own parameters). The theft game has
+no rounds: ``rounds`` and ``max_rounds`` must stay 0 there (its safeguard is the option ``max_turns``).
+The game is reached through its :class:`~cya_sim.env.games.GameInterface` (the states, the
+encoder, ``max_game_length``).
 
 ``max_game_length`` is derived from the rules (:func:`cya_sim.env.bounds.max_game_length`):
 ``1 + R * (N + D)`` with R the most rounds (``rounds``, else ``max_rounds``), N the cards shuffled
@@ -62,32 +69,60 @@ import pyspiel
 
 from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
 from cya_sim.engine.reference.draft import face_up_top
-from cya_sim.engine.reference.legal import action_space
 from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
-from cya_sim.env import bounds
-from cya_sim.env.encoding import ObservationEncoder
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
+from cya_sim.env.games import game_interface
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet, get_rules
 
 SHORT_NAME = "python_cover_your_assets"
-_DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0, "max_rounds": 0}
+_DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0, "max_rounds": 0, "options": ""}
+
+
+def parse_options(text: str) -> dict:
+    """Rule options from ``"key:value;key:value"`` (values read as TOML: ``5``, ``true``; else the text).
+
+    Raises:
+        ValueError: an entry that is not ``key:value`` (names it).
+    """
+    import tomllib
+
+    out: dict = {}
+    for item in (x.strip() for x in str(text).split(";")):
+        if not item:
+            continue
+        key, colon, value = item.partition(":")
+        if not colon or not key.strip():
+            raise ValueError(f"options: {item!r} is not key:value; e.g. 'compulsory_defence:true;max_turns:200' "
+                             "(not '=' or ',': OpenSpiel's game string uses them)")
+        try:
+            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = value.strip()
+    return out
 
 
 def game_rules(params: dict) -> RuleSet:
-    """The RuleSet of the game parameters ``rules``, ``rounds`` and ``max_rounds``.
+    """The rule set of the game parameters ``rules``, ``rounds``, ``max_rounds`` and ``options``.
 
     Raises:
-        RulesError: unknown preset, or ``max_rounds`` beyond what the rules allow; ValueError: negative
-            ``rounds`` or ``max_rounds``.
+        RulesError: unknown preset, unknown option or bad value, or ``max_rounds`` beyond what the rules
+            allow; ValueError: negative ``rounds`` or ``max_rounds``, ``rounds``/``max_rounds`` for a game
+            without rounds (the theft game), a malformed ``options`` entry.
     """
-    rules = get_rules(str(params.get("rules", _DEFAULTS["rules"])))
+    rules = get_rules(str(params.get("rules", _DEFAULTS["rules"])), **parse_options(params.get("options", "")))
     rounds = int(params.get("rounds", 0))
     if rounds < 0:
         raise ValueError(f"rounds: {rounds}; allowed: 0 (the preset's end condition) or a number of rounds >= 1")
     cap = int(params.get("max_rounds", 0))
     if cap < 0:
         raise ValueError(f"max_rounds: {cap}; allowed: 0 (the preset's safeguard) or a number of rounds >= 1")
+    if getattr(rules, "family", "classic") != "classic":
+        if rounds or cap:
+            raise ValueError(f"rounds, max_rounds: {rounds}, {cap}; the {rules.family} game has no rounds: allowed 0 "
+                             "(its safeguard is the option max_turns, e.g. options='max_turns=200')")
+        return rules
     options = {**({"end_condition": f"rounds:{rounds}"} if rounds else {}), **({"max_rounds": cap} if cap else {})}
     return rules.with_options(**options) if options else rules
 
@@ -158,20 +193,22 @@ class _Box:
 
 
 #: What a game derives from its parameters (:func:`_derived`); rebuilt on first use after OpenSpiel unpickles a game.
-_DERIVED = ("rules", "n_players", "space", "encoder")
+_DERIVED = ("rules", "n_players", "kind", "space", "encoder")
 
 
 def _derived(params: dict) -> dict:
-    """``rules``, ``n_players``, ``space`` and ``encoder`` of the game parameters.
+    """``rules``, ``n_players``, ``kind`` (the :class:`~cya_sim.env.games.GameInterface`), ``space`` and
+    ``encoder`` of the game parameters.
 
     Raises:
-        RulesError: unknown preset or table size; ValueError: negative ``rounds``.
+        RulesError: unknown preset, option or table size; ValueError: negative ``rounds``.
     """
     rules = game_rules(params)
     n_players = int(params["players"])
     rules.check_players(n_players)
-    return {"rules": rules, "n_players": n_players, "space": action_space(rules),
-            "encoder": ObservationEncoder(rules, n_players)}
+    kind = game_interface(rules)
+    return {"rules": rules, "n_players": n_players, "kind": kind, "space": kind.space,
+            "encoder": kind.encoder(n_players, DEFAULT_STACK_DEPTH)}
 
 
 class CoverYourAssetsGame(pyspiel.Game):
@@ -186,10 +223,11 @@ class CoverYourAssetsGame(pyspiel.Game):
     def __init__(self, params: dict | None = None) -> None:
         params = {**_DEFAULTS, **(params or {})}
         d = _derived(params)
-        t = d["rules"].deck.n_types
-        info = pyspiel.GameInfo(num_distinct_actions=d["space"].size, max_chance_outcomes=max(t, d["n_players"]),
+        kind = d["kind"]
+        info = pyspiel.GameInfo(num_distinct_actions=d["space"].size,
+                                max_chance_outcomes=max(kind.n_card_types, d["n_players"]),
                                 num_players=d["n_players"], min_utility=0.0, max_utility=1.0, utility_sum=1.0,
-                                max_game_length=bounds.max_game_length(d["rules"], d["n_players"]))
+                                max_game_length=kind.max_game_length(d["n_players"]))
         super().__init__(_game_type(12), info, params)
         self.__dict__.update(d)
 
@@ -200,9 +238,9 @@ class CoverYourAssetsGame(pyspiel.Game):
             return d[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def new_initial_state(self) -> CoverYourAssetsState:
-        """A game at its first chance node (the first dealer)."""
-        return CoverYourAssetsState(self)
+    def new_initial_state(self) -> pyspiel.State:
+        """A game at its first chance node (the first dealer; the theft game's first player)."""
+        return self.kind.openspiel_state(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer | _RecallObserver:
         """The perfect-recall observer for ``iig_obs_type.perfect_recall`` (information states), else the §10 one.
@@ -345,6 +383,13 @@ class CoverYourAssetsState(pyspiel.State):
         if self.gs is None:
             return None
         return observe(self.gs, player)
+
+    def observation_text(self, player: int) -> str:
+        """The observation string of ``player`` (:func:`observation_text`, ``dealing`` while chance deals)."""
+        obs = self.observation(player)
+        if obs is None:
+            return f"p{player} dealing"
+        return observation_text(obs) + (" dealing" if self._dealing() else "")
 
     def __str__(self) -> str:
         if self.gs is None:
@@ -539,10 +584,7 @@ class _Observer:
         self.tensor[:] = 0.0 if obs is None else self.game.encoder.encode(obs)
 
     def string_from(self, state: CoverYourAssetsState, player: int) -> str:
-        obs = state.observation(player)
-        if obs is None:
-            return f"p{player} dealing"
-        return observation_text(obs) + (" dealing" if state._dealing() else "")
+        return state.observation_text(player)
 
 
 class _RecallObserver(_Observer):

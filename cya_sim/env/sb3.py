@@ -50,6 +50,8 @@ from agents.view import (
     S_TOP_VALUE_SEEN,
 )
 from cya_sim.env import batched_bridge as bridge
+from cya_sim.env.game import resolve_rules
+from cya_sim.env.games import ClassicGame, game_interface
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
 
 REWARDS = ("dense", "win_share")
@@ -117,14 +119,17 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
     Spaces: ``single_observation_space`` ``Box(-inf, inf, (F,), float32)``, F = :func:`agents.learned.n_features`.
 
     Raises:
-        ValueError: a reward not in :data:`REWARDS`, rules with the advanced cards or draft piles (the features
-            encode the classic game only), and what the vector environment refuses.
+        ValueError: a reward not in :data:`REWARDS`, rules with the advanced cards or draft piles, or the theft
+            game (the features encode the classic game only), and what the vector environment refuses.
     """
 
     def __init__(self, num_envs: int = 64, rules: Any = "classic", n_players: int = 2, seat: int = 0,
                  opponents: str = "card_counter", reward: str = "dense", dense_weight: float = 1.0) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward: {reward!r}; allowed: {', '.join(REWARDS)}")
+        if game_interface(resolve_rules(rules)).family != ClassicGame.family:
+            raise ValueError(f"rules: {getattr(rules, 'name', rules)!r}; the learned agent's features encode the "
+                             "classic game's agent view; for the theft game use CoverYourAssetsVectorEnv(rules='theft')")
         super().__init__(num_envs, rules, n_players, seat, opponents, "win_share")
         from cya_sim.game.actions import ActionSpace
 

@@ -1,7 +1,9 @@
 """A batched Gymnasium vector environment on the compiled engine: B games stepped at once.
 
-Each sub-environment is one row of the batched engine
-(:mod:`cya_sim.env.batched_bridge`): the learner's B actions are applied in one
+Each sub-environment is one row of the game's batched engine, reached through the game's bridge
+(:attr:`cya_sim.env.games.GameInterface.bridge`: :mod:`cya_sim.env.batched_bridge` for the classic
+family, :mod:`cya_sim.env.theft_batched_bridge` for the theft game, RULES.md §9, whose docstring says
+which engine does what): the learner's B actions are applied in one
 compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.batched`)
 plays every opponent seat of every row until the learner must act again; no
 Python runs per game or per opponent decision. Observations are the vectors of
@@ -19,12 +21,10 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents.registry import compiled_policy
-from cya_sim.env import batched_bridge as bridge
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH, ObservationEncoder
+from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import IllegalActionError, check_int, check_seed, is_int, resolve_rules
+from cya_sim.env.games import game_interface
 from cya_sim.env.gym import opponent_specs
-from cya_sim.game.actions import ActionSpace
 from cya_sim.game.jsontext import show
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RuleSet
@@ -38,8 +38,9 @@ class CoverYourAssetsVectorEnv(VectorEnv):
 
     Args:
         num_envs: B, games stepped at once (>= 1). rules, n_players, seat, opponents, stack_depth: as
-            :class:`~cya_sim.env.gym.CoverYourAssetsGym` (opponents must be compiled agents).
-        reward: ``win_share`` only (1/k at game end for each of the k winners, R-TIE).
+            :class:`~cya_sim.env.gym.CoverYourAssetsGym` (opponents must be compiled agents; for the
+            theft game ``random``, ``greedy``, ``defender`` or compiled theft plug-ins).
+        reward: ``win_share`` only (1/k at game end for each of the k winners, R-TIE, R-T-END).
 
     Spaces: ``single_observation_space`` ``Box(low, high, (D_obs,), float32)`` (finite bounds,
     :meth:`~cya_sim.env.encoding.ObservationEncoder.space`), ``single_action_space``
@@ -58,7 +59,8 @@ class CoverYourAssetsVectorEnv(VectorEnv):
     ``info["final_game"]`` its index, -1 elsewhere). Game ``g`` deals and the opponents
     choose as in ``cya-sim play --seed S --game g`` (the batched engine equals the reference engine
     game by game). A game stopped by the rules' ``max_rounds`` safeguard (not a rule of the game)
-    is reported in ``truncated`` instead of ``terminated``, with ``info["capped"]`` (B,) bool.
+    is reported in ``truncated`` instead of ``terminated``, with ``info["capped"]`` (B,) bool (the theft
+    game's safeguard is ``max_turns``).
 
     Raises:
         ValueError: bad num_envs (an integer from 1 to :data:`MAX_NUM_ENVS`; True is refused), seat,
@@ -74,7 +76,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 64, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
-                 opponents: str = "greedy,card_counter", reward: str = "win_share",
+                 opponents: str | None = None, reward: str = "win_share",
                  stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS)
         if reward != "win_share":
@@ -82,18 +84,18 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         self.rules = resolve_rules(rules)
         self.rules.check_players(n_players)
         seat = check_int(seat, "seat", 0, n_players - 1)
-        specs = opponent_specs(opponents, n_players - 1)
+        self.kind = game_interface(self.rules)
+        self.bridge = self.kind.bridge
+        specs = opponent_specs(opponents, n_players - 1, self.kind)
         for s in specs:
-            if compiled_policy(s) is None:
-                raise ValueError(f"opponents: {s!r} has no compiled form; the vector environment takes compiled "
-                                 "agents (random, greedy, heuristic, wild_hoarder, card_counter, compiled plug-ins)")
+            self.kind.check_compiled_opponent(s)
         self.num_envs, self.n_players, self.seat = num_envs, n_players, seat
         self.opponent_specs = sorted(set(specs), key=specs.index)
         others = iter(specs)
         self._seat_agent = np.array([0 if s == seat else 1 + self.opponent_specs.index(next(others))
                                      for s in range(n_players)], np.int16)
-        self.encoder = ObservationEncoder(self.rules, n_players, stack_depth)
-        a = ActionSpace.for_rules(self.rules).size
+        self.encoder = self.kind.encoder(n_players, stack_depth)
+        a = self.kind.space.size
         self.single_observation_space = self.encoder.space()
         self.single_action_space = spaces.Discrete(a)
         self.observation_space = spaces.Box(np.tile(self.encoder.low, (num_envs, 1)),
@@ -104,7 +106,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         self._mask = np.zeros((num_envs, a), bool)
 
     def _observe(self) -> np.ndarray:
-        ob = bridge.observe(self._batch)
+        ob = self.bridge.observe(self._batch)
         self._mask = ob.legal_action_mask.copy()
         return self.encoder.encode_batch(ob)
 
@@ -118,11 +120,11 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         """
         seed = check_seed(seed)
         key = root_key(np.random.SeedSequence() if seed is None else seed)
-        self._batch = bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
+        self._batch = self.bridge.new_batch(self.rules, self.n_players, self.num_envs, key, self._seat_agent,
                                        self.opponent_specs)
-        bridge.advance(self._batch)
+        self.bridge.advance(self._batch)
         obs = self._observe()
-        return obs, {"action_mask": self._mask.copy(), "game": bridge.game_index(self._batch)}
+        return obs, {"action_mask": self._mask.copy(), "game": self.bridge.game_index(self._batch)}
 
     def action_masks(self) -> np.ndarray:
         """(B, A) bool legal action masks of the learner in each row.
@@ -164,7 +166,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         if st is None:
             raise ResetNeeded("call reset() before step()")
         actions = self._actions(actions)
-        done = bridge.step(st, actions, self.seat, self.encoder.encode_batch)
+        done = self.bridge.step(st, actions, self.seat, self.encoder.encode_batch)
         ended = np.zeros(self.num_envs, bool)
         ended[done.rows] = True
         reward = np.zeros(self.num_envs, np.float64)
@@ -172,7 +174,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         capped = np.zeros(self.num_envs, bool)
         capped[done.rows] = done.capped
         obs = self._observe()
-        info = {"action_mask": self._mask.copy(), "game": bridge.game_index(st)}
+        info = {"action_mask": self._mask.copy(), "game": self.bridge.game_index(st)}
         if ended.any():
             g0 = np.full(self.num_envs, -1, np.int64)
             g0[done.rows] = done.game

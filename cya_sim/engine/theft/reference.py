@@ -54,12 +54,16 @@ def assets_text(state: TheftState, seat: int) -> str:
 
 
 # -- R-T-DECK, R-T-SETUP -----------------------------------------------------------------
-def new_game(rules: TheftRuleSet, n_players: int, key: int, game_index: int = 0, log: Log = None) -> TheftState:
+def new_game(rules: TheftRuleSet, n_players: int, key: int, game_index: int = 0, log: Log = None,
+             rng=None) -> TheftState:
     """A new game: shuffle, choose the first player, deal (R-T-DECK, R-T-SETUP).
 
     The engine's stream (stream 0 of ``game_index`` under ``key``,
     :mod:`cya_sim.game.rng`) first picks the first player uniformly, then shuffles
     the deck; cards are dealt one at a time starting with the first player.
+    ``rng``, when given, is used instead of that stream (any object with NumPy's
+    ``random()`` and ``random(n)``; OpenSpiel's chance nodes feed the game their
+    outcomes this way, :mod:`cya_sim.env.theft_openspiel`); ``key`` is then unused.
     The state is left in the setup phase: each seat in turn order, starting
     with the first player, lays its first asset (:func:`apply_action`).
 
@@ -67,7 +71,8 @@ def new_game(rules: TheftRuleSet, n_players: int, key: int, game_index: int = 0,
         RulesError: ``n_players`` outside the rules' table sizes.
     """
     rules.check_players(n_players)
-    rng = stream_generator(key, game_index, 0)
+    if rng is None:
+        rng = stream_generator(key, game_index, 0)
     first = uniform_index(rng, n_players)
     deck = [t for t, n in enumerate(rules.counts) for _ in range(int(n))]
     shuffle_in_place(deck, rng)
