@@ -149,7 +149,7 @@ SUMMARY_LEGEND = (
     "per-game win rate = share of games won by any copy of the agent (ties shared, R-TIE); its fair value is "
     "(seats it holds)/P. per-seat share = wins / seat-games; its fair value is 1/P. 95% intervals treat the "
     "game (the deal, under duplicate deals) as the sampling unit (cluster-robust; Wilson on the effective "
-    "sample size for rates, Student t for dollars). p vs fair: two-sided test of per-seat share = 1/P, "
+    "sample size for rates, Student t for mean totals). p vs fair: two-sided test of per-seat share = 1/P, "
     "Holm-adjusted over the agents.")
 
 
