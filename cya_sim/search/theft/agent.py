@@ -7,7 +7,7 @@ uniformly among the deals consistent with it (:mod:`cya_sim.search.theft.determi
 are played to the end of the game by a compiled theft policy (``greedy`` by default; ``random``,
 ``defender``, or a compiled theft plug-in) in the one compiled theft kernel.
 
-* ``ismcts(iterations=N, time_s=None, c_ucb=0.15, rollout="greedy", utility="win", seed=0, max_nodes=None)`` —
+* ``ismcts(iterations=N, time_s=None, c_ucb=0.5, rollout="greedy", utility="win", seed=0, max_nodes=None)`` —
   single-observer ISMCTS (Cowling, Powley & Whitehouse, IEEE TCIAIG 4(2), 2012);
 * ``pimc(iterations=N, time_s=None, rollout="greedy", utility="win", seed=0)`` — determinized flat Monte
   Carlo (Long, Sturtevant, Buro & Furtak, AAAI 2010), one iteration = one rollout.
@@ -22,8 +22,8 @@ agent the same observation and the same generator) play the same games.
 from __future__ import annotations
 
 from cya_sim.search.agent import ISMCTSAgent, PIMCAgent
-from cya_sim.search.search import DEFAULT_C_UCB
 from cya_sim.search.theft.search import (
+    DEFAULT_C_UCB,
     DEFAULT_UTILITY,
     UTILITIES,
     TheftSearchContext,
@@ -52,7 +52,8 @@ class TheftISMCTSAgent(_TheftSearch, ISMCTSAgent):
     Args:
         iterations: iterations per decision (int >= 1), unless ``time_s`` is given.
         time_s: seconds per decision instead (float > 0), or None.
-        c_ucb: UCB1 exploration constant (float >= 0; utilities lie in [0, 1]).
+        c_ucb: UCB1 exploration constant (float >= 0; utilities lie in [0, 1]); default
+            :data:`cya_sim.search.theft.search.DEFAULT_C_UCB` (0.5, measured there).
         rollout: ``greedy`` (default), ``random``, ``defender`` or a compiled theft plug-in.
         utility: ``win`` (default) or ``share``.
         seed: int >= 0 mixed into every decision's random stream.
