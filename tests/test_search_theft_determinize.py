@@ -16,7 +16,7 @@ from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.search.determinize import rng_state
 from cya_sim.search.theft.determinize import TheftDeterminizer
 from cya_sim.theft.engine import apply_action, new_game
-from cya_sim.theft.layout import B_DECK, C_NC, C_P, C_T, field_view
+from cya_sim.theft.layout import B_DECK, C_NC, C_P, C_T, G_FIRST, field_view
 from cya_sim.theft.observation import observe
 from cya_sim.theft.rows import row_to_state
 from cya_sim.theft.rules import TheftRuleSet
@@ -26,7 +26,7 @@ OPTION_LINES = [{}, {"compulsory_defence": True, "gold_theft_cancel": "single_go
 
 
 def _observations(options: dict, players: int, games: int, seed: int = 3):
-    """The observation of one seat at every decision of some games of random/greedy/defender seats,
+    """(first player, observation of one seat) at every decision of some games of random/greedy/defender seats,
     each seat in turn the observer (setup, play, defence and discard decisions all occur)."""
     rules = TheftRuleSet().with_options(**options)
     key = root_key(seed)
@@ -38,7 +38,7 @@ def _observations(options: dict, players: int, games: int, seed: int = 3):
         step = 0
         while st.phase != "over":
             observer = step % players
-            out.append(observe(st, observer))
+            out.append((st.first_player, observe(st, observer)))
             s = st.to_act
             apply_action(st, agents[s].act(observe(st, s), rngs[s]))
             step += 1
@@ -75,15 +75,17 @@ def _same_observation(a, b) -> None:
 def test_determinized_row_conserves_every_card_and_keeps_the_observation(options, players):
     """Each sample, read back as a reference state, holds every card of the deck once (R-T-DECK) and gives the
     observer exactly its observation (hand, every asset it sees, piles, sizes, the pending theft, unseen cards,
-    the legal actions of the reference engine)."""
+    the legal actions of the reference engine); in the setup phase the template's first player is the true one."""
     rules = TheftRuleSet().with_options(**options)
     seen_phases = set()
     rng = rng_state(11, players)
-    for obs in _observations(options, players, games=2)[::3]:
+    for first, obs in _observations(options, players, games=2)[::3]:
         if obs.phase == "over":
             continue
         seen_phases.add(obs.phase)
         det = TheftDeterminizer(obs)
+        if obs.phase == "setup":  # R-T-SETUP: the first player, inferred from who has laid a first asset
+            assert det.template[G_FIRST] == first
         for g in det.sample(rng, 3):
             st = row_to_state(rules, det.consts, g)
             assert np.array_equal(_card_counts(st), rules.counts)
