@@ -102,3 +102,27 @@ def test_registry_makes_the_theft_search_agents():
     a = make_theft_agent("ismcts(iterations=7, rollout='defender', utility='share')")
     assert isinstance(a, TheftISMCTSAgent) and (a.iterations, a.rollout, a.utility) == (7, "defender", "share")
     assert isinstance(make_theft_agent("pimc"), TheftPIMCAgent)
+
+
+def test_opponents_first_assets_share_an_edge_by_their_face_up_card():
+    """R-T-SETUP: another seat's first asset shows only its face-up card, so the observer's tree merges the moves
+    that differ in the face-down card; its own first assets, and every later move, stay apart."""
+    from cya_sim.search.theft.kernels import edge_key
+    from cya_sim.theft.layout import G_PHASE, G_TO_ACT, PH_SETUP, make_consts, row_width
+
+    rules = TheftRuleSet()
+    k = make_consts(rules, 3)
+    g = np.zeros(row_width(k), np.int64)
+    g[G_PHASE], g[G_TO_ACT] = PH_SETUP, 1
+    sp = action_space(rules)
+    a, b = sp.first_asset(7, 3), sp.first_asset(2, 3)
+    assert edge_key(k, g, a, 0) == edge_key(k, g, b, 0) == sp.first_asset(0, 3)
+    assert edge_key(k, g, a, 1) == a and edge_key(k, g, b, 1) == b  # the observer's own moves
+    assert edge_key(k, g, sp.end_turn, 0) == sp.end_turn
+
+
+def test_search_by_time_returns_a_legal_action():
+    obs = observe(_last_turn_position(), 0)
+    for search in (theft_ismcts_search, theft_pimc_search):
+        res = search(obs, time_s=0.02, seed=3)
+        assert obs.legal_action_mask[res.action] and res.iterations > 0
