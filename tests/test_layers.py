@@ -31,8 +31,8 @@ LAYERS = (
                  "cya_sim.theft.layout", "cya_sim.theft.kernel", "cya_sim.theft.batched", "cya_sim.theft.rows",
                  "cya_sim.theft.cache_guard")),
     ("agents", ("agents",)),
-    ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.theft.play", "cya_sim.theft.loop",
-                     "cya_sim.theft.play_batched")),
+    ("play/search", ("cya_sim.play", "cya_sim.search", "cya_sim.search.theft", "cya_sim.theft.play",
+                     "cya_sim.theft.loop", "cya_sim.theft.play_batched")),
     ("env", ("cya_sim.env",)),
     ("runs/reports", ("cya_sim.runs", "cya_sim.reports")),
     ("cli", ("cya_sim.cli",)),
@@ -112,7 +112,8 @@ def test_engines_do_not_enumerate_agents():
 
 
 @pytest.mark.parametrize(("module", "toolkit"), [
-    ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.batched", None),
+    ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.search.theft", None),
+    ("cya_sim.play.batched", None),
     ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.openspiel", "pyspiel"),
 ])
 def test_each_layer_imports_on_its_own(module, toolkit):
