@@ -126,3 +126,17 @@ def test_search_by_time_returns_a_legal_action():
     for search in (theft_ismcts_search, theft_pimc_search):
         res = search(obs, time_s=0.02, seed=3)
         assert obs.legal_action_mask[res.action] and res.iterations > 0
+
+
+def test_cache_guard_covers_the_theft_search_kernels():
+    """numba's disk cache keys a function on its own file only: an edit to the theft rules kernel or to the search
+    tree must drop the theft search kernels' caches too (:mod:`cya_sim.theft.cache_guard`)."""
+    from pathlib import Path
+
+    from cya_sim.search import tree
+    from cya_sim.search.theft import kernels
+    from cya_sim.theft import cache_guard
+
+    sources = set(cache_guard.SOURCES)
+    assert {Path(kernels.__file__).resolve(), Path(tree.__file__).resolve()} <= sources
+    assert any(d == Path(kernels.__file__).resolve().parent / "__pycache__" for d, _ in cache_guard._CACHES)
