@@ -1,4 +1,5 @@
-"""Agents for the theft game (RULES.md §9): ``random``, ``greedy``, ``defender``, and their registry.
+"""Agents for the theft game (RULES.md §9): ``random``, ``greedy``, ``defender``, and their registry
+(which also names the search agents ``ismcts`` and ``pimc`` of :mod:`cya_sim.search.theft.agent`).
 
 Each agent sees only its seat's :class:`~cya_sim.engine.theft.observation.TheftObservation`
 and returns one legal action id. Ties between equally good actions go to the
@@ -232,10 +233,13 @@ class TheftDefenderAgent:
 
 
 #: Registered theft agents by name.
-THEFT_REGISTRY: dict[str, Callable] = {
+THEFT_REGISTRY: dict[str, Callable | str] = {
     "random": TheftRandomAgent,
     "greedy": TheftGreedyAgent,
     "defender": TheftDefenderAgent,
+    # the search agents live above this package (they search over the compiled theft kernel); named by path
+    "ismcts": "cya_sim.search.theft.agent:TheftISMCTSAgent",
+    "pimc": "cya_sim.search.theft.agent:TheftPIMCAgent",
 }
 
 

@@ -21,9 +21,10 @@ def choice(spec: str, state, rng=None) -> str:
 
 
 def test_registry_names_and_unknown_refused():
-    assert theft_agent_names() == ("random", "greedy", "defender")
-    with pytest.raises(ValueError, match=r"unknown agent 'ismcts'; choose one of: random, greedy, defender"):
-        make_theft_agent("ismcts")
+    assert theft_agent_names() == ("random", "greedy", "defender", "ismcts", "pimc")
+    with pytest.raises(ValueError, match=r"unknown agent 'mcts'; choose one of: random, greedy, defender, ismcts, "
+                                         r"pimc"):
+        make_theft_agent("mcts")
     with pytest.raises(ValueError, match=r"agent 'greedy\(depth=2\)'"):
         make_theft_agent("greedy(depth=2)")
 

@@ -46,8 +46,13 @@ def test_play_theft_many_seeds_and_agents_checked(seed, capsys):
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
-    (["play", "--rules", "theft", "--agents", "ismcts"], ("--agents: unknown agent 'ismcts'; choose one of: random, "
-                                                         "greedy, defender")),
+    (["play", "--rules", "theft", "--agents", "mcts"], ("--agents: unknown agent 'mcts'; choose one of: random, "
+                                                       "greedy, defender, ismcts, pimc")),
+    (["play", "--rules", "theft", "--agents", "ismcts(iterations=0)"], ("--agents: iterations 0: give an integer >= 1 "
+                                                                        "(or time_s in seconds)")),
+    (["tournament", "--rules", "theft", "--agents", "pimc(rollout='oracle')"], ("--agents: rollout 'oracle' is not "
+                                                                               "known; choose one of: random, greedy, "
+                                                                               "defender")),
     (["play", "--rules", "theft", "--deck", "x.toml"], "--deck: rules 'theft' have their own deck"),
     (["play", "--rules", "theft", "--option", "end_of_turn=never"], ("--option: option 'end_of_turn' is 'never'; "
                                                                      "choose one of: discard_down, discard_and_draw_up, "

@@ -33,6 +33,10 @@ def test_kernels_for_lists_what_a_run_needs():
     assert labels(["greedy"], "batched", "two_player_draft_advanced") == [
         "play loop (the rules kernel, greedy, random)", "heuristic"]
     assert kernels_for([get_rules("theft")], [3], ["greedy"], "reference") == []
+    assert [k.label for k in kernels_for([get_rules("theft")], [3], ["pimc", "greedy"], "reference")] == [
+        "theft search (ISMCTS/PIMC kernels)"]
+    assert [k.label for k in kernels_for([get_rules("theft")], [3], ["ismcts(iterations=5)"], "batched")] == [
+        "theft search (ISMCTS/PIMC kernels)", "theft play loop (the theft rules kernel, random, greedy, defender)"]
 
 
 _RUN = textwrap.dedent("""

@@ -201,19 +201,29 @@ def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[s
 def theft_kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
     """The kernels a theft run needs on ``engine``: on ``batched`` the theft play loop
     (:func:`cya_sim.play.theft_loop.advance`: the theft rules kernel with ``random``, ``greedy`` and ``defender``) and
-    each compiled theft plug-in's C entry (:mod:`agents.theft_view`); nothing on ``reference``.
+    each compiled theft plug-in's C entry (:mod:`agents.theft_view`); on either engine the theft search kernels
+    when ``ismcts`` or ``pimc`` plays (:mod:`cya_sim.search.theft.kernels`).
 
     Raises:
         ValueError: an unknown theft agent spec, or a plug-in not importable as ``module:function``.
     """
+    from agents.spec import parse_agent_spec
+
+    out = []
+    if any(parse_agent_spec(spec).name in ("ismcts", "pimc") for spec in agents):
+        from cya_sim.search.theft import kernels as tk
+
+        out.append(Kernel("theft search (ISMCTS/PIMC kernels)", "search",
+                          lambda: _all_cached([tk.ismcts_run, tk.pimc_run]),
+                          lambda: _build_theft_search(rules_list[0], players[0])))
     if engine != "batched":
-        return []
+        return out
     from agents.theft import make_theft_agent
     from agents.theft_view import TheftViewPolicyAgent, theft_entry_module, theft_plugin_address
     from cya_sim.play import theft_loop as loop
 
-    out = [Kernel("theft play loop (the theft rules kernel, random, greedy, defender)", "theft play loop",
-                  lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]))]
+    out += [Kernel("theft play loop (the theft rules kernel, random, greedy, defender)", "theft play loop",
+                   lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]))]
     for spec in agents:
         agent = make_theft_agent(spec)
         if isinstance(agent, TheftViewPolicyAgent):
@@ -221,6 +231,20 @@ def theft_kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequ
             out.append(Kernel(f"theft plug-in {spec}", "plug-in", lambda mod=mod: numba_cached(mod.entry),
                               lambda f=agent.decide: theft_plugin_address(f)))
     return out
+
+
+def _build_theft_search(rules, n_players: int) -> None:
+    """Compile (or load) the theft ISMCTS and PIMC kernels: two small searches on a new theft game's first decision."""
+    from cya_sim.engine.theft.observation import observe
+    from cya_sim.engine.theft.reference import new_game
+    from cya_sim.game.rng import root_key
+    from cya_sim.search.theft.search import theft_ismcts_search, theft_pimc_search
+
+    state = new_game(rules, n_players, root_key(1), 0)
+    obs = observe(state, state.to_act)
+    if obs.legal_action_mask.sum() > 1:
+        theft_ismcts_search(obs, iterations=2)
+        theft_pimc_search(obs, iterations=2)
 
 
 def _build_theft_loop(rules, n_players: int) -> None:

@@ -15,6 +15,10 @@ Modules:
 * :mod:`.search` — the Python entry points (:func:`~cya_sim.search.search.ismcts_search`,
   :func:`~cya_sim.search.search.pimc_search`).
 * :mod:`.agent` — the agents ``ismcts`` and ``pimc``; :mod:`.bench` — speed and strength benchmarks.
+* :mod:`.tree` — the game-independent part of SO-ISMCTS (one node's choice, expansion, backup), shared by
+  the classic kernels and the theft game's.
+* :mod:`.theft` — the same search for the theft game (RULES.md §9) over its compiled kernel: its
+  determinizer, kernels and agents ``ismcts`` and ``pimc``.
 """
 
 from cya_sim.search.determinize import Determinizer, InfoSet, info_set

@@ -79,12 +79,23 @@ class SearchAgent:
     """
 
     name = "search"
+    #: The utilities by name this agent's game offers (``utility`` must be one of them).
+    utilities = UTILITIES
+
+    @staticmethod
+    def _check_rollout(rollout) -> None:
+        """Refuse a rollout spec this agent's game cannot compile (:func:`cya_sim.search.search.check_rollout`)."""
+        check_rollout(rollout)
+
+    def _new_context(self, obs):
+        """A search context for the observation's rule set and table size."""
+        return SearchContext(obs.rules, obs.n_players)
 
     def __init__(self, iterations: int = 1000, time_s: float | None = None, rollout: str = "greedy",
                  utility: str = "share", seed: int = 0) -> None:
         check_budget(iterations, time_s)
-        check_rollout(rollout)
-        check_choice("utility", utility, UTILITIES)
+        self._check_rollout(rollout)
+        check_choice("utility", utility, self.utilities)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed {seed!r}: give an integer >= 0")
         self.iterations = int(iterations) if time_s is None else iterations
@@ -125,7 +136,7 @@ class SearchAgent:
         t0 = time.perf_counter()
         stream = int(rng.integers(0, 1 << 62)) if rng is not None else self.decisions
         if self._ctx is None or not self._ctx.matches(obs):
-            self._ctx = SearchContext(obs.rules, obs.n_players)
+            self._ctx = self._new_context(obs)
         res = self._search(obs, stream, self._ctx)
         self.last = res
         self.decisions += 1

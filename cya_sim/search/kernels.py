@@ -13,7 +13,8 @@ rollout policy.
 
 **The tree** (single-observer ISMCTS, SO-ISMCTS: Cowling, Powley & Whitehouse,
 "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):120–143, 2012,
-Algorithm 3). Nodes are sequences of moves seen from the observer's side;
+Algorithm 3; its game-independent part, shared with the theft game's search, is
+:mod:`cya_sim.search.tree`). Nodes are sequences of moves seen from the observer's side;
 each iteration samples a determinization, descends choosing at every node the
 child of highest UCB1 *for the seat to act there*, with the availability count
 in place of the parent's visit count,
@@ -45,7 +46,6 @@ is full, iterations go on without expanding.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from agents.compiled import POLICY_GREEDY, POLICY_RANDOM, greedy_act, policy_act
@@ -65,10 +65,10 @@ from cya_sim.engine.compiled.layout import (
     G_TO_ACT,
     G_WINNERS,
 )
-from cya_sim.engine.compiled.pcg import next_double
 from cya_sim.engine.compiled.rules import apply_action, legal_list
 from cya_sim.engine.compiled.seen import recount_seen
 from cya_sim.search.determinize import sample_flat
+from cya_sim.search.tree import add_node, backup, choose_edge, move_of_key, next_mark
 
 UTIL_SHARE, UTIL_WIN = 0, 1
 #: Rounds a ``win`` rollout may play past the current one before it is scored by totals (a guard).
@@ -177,13 +177,9 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
     rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u, sc = scratch
     reads_view = pcode != POLICY_GREEDY and pcode != POLICY_RANDOM  # what each seat has seen (the agent view)
     observer = I.observer
-    cap = child.shape[0]
     max_depth = path.shape[0] - 1
     total_steps = 0
-    mark = 0
-    for i in range(stamp.shape[0]):  # a running stamp above every one in use
-        mark = max(mark, stamp[i])
-    mark += 1
+    mark = next_mark(stamp)  # a running stamp above every one in use
     for _ in range(n_iter):
         sample_flat(K, G0, GW, I, rng, rem, cards, slot_card, wts)
         if reads_view:
@@ -195,56 +191,15 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
         while GW[G_DONE] == 0 and GW[G_ROUND] == round0 and depth < max_depth:
             seat = GW[G_TO_ACT]
             nl = legal_list(K, GW, acts)
+            for i in range(nl):
+                keys[i] = edge_key(K, GW, acts[i], observer)
             mark += 1
-            nd = 0
-            for i in range(nl):
-                k = edge_key(K, GW, acts[i], observer)
-                keys[i] = k
-                if stamp[k] != mark:
-                    stamp[k] = mark
-                    kcount[k] = 0
-                    distinct[nd] = k
-                    nd += 1
-                kcount[k] += 1
-            n_new = 0
-            best_k = -1
-            best_v = -1e300
-            for i in range(nd):
-                k = distinct[i]
-                c = child[node, k]
-                if c < 0:
-                    distinct[n_new] = k  # untried keys gather at the front (n_new <= i)
-                    n_new += 1
-                else:
-                    avail[c] += 1
-                    v = wsum[c] / nvis[c] + c_ucb * np.sqrt(np.log(avail[c]) / nvis[c])
-                    if v > best_v:
-                        best_v = v
-                        best_k = k
-            expand = n_new > 0
+            k, expand = choose_edge(child, nvis, wsum, avail, node, keys, nl, stamp, kcount, distinct, mark, c_ucb,
+                                    rng)
+            apply_action(K, GW, rng, move_of_key(acts, keys, nl, k, kcount[k], rng))
             if expand:
-                k = distinct[int(next_double(rng) * n_new)]
-            else:
-                k = best_k
-            r = int(next_double(rng) * kcount[k])
-            a = -1
-            for i in range(nl):
-                if keys[i] == k:
-                    if r == 0:
-                        a = acts[i]
-                        break
-                    r -= 1
-            apply_action(K, GW, rng, a)
-            if expand:
-                if n_nodes[0] < cap:
-                    c = n_nodes[0]
-                    n_nodes[0] = c + 1
-                    child[c, :] = -1
-                    nvis[c] = 0
-                    wsum[c] = 0.0
-                    avail[c] = 1
-                    mover[c] = seat
-                    child[node, k] = c
+                c = add_node(child, nvis, wsum, avail, mover, n_nodes, node, k, seat)
+                if c >= 0:
                     depth += 1
                     path[depth] = c
                 break
@@ -253,11 +208,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
             path[depth] = node
         total_steps += rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind)
         utility(K, GW, I.totals0, utility_kind, u)
-        nvis[0] += 1
-        for d in range(1, depth + 1):
-            c = path[d]
-            nvis[c] += 1
-            wsum[c] += u[mover[c]]
+        backup(nvis, wsum, mover, path, depth, u)
     return total_steps
 
 

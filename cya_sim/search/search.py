@@ -117,7 +117,69 @@ def check_budget(iterations, time_s) -> None:
         raise ValueError(f"iterations {iterations!r}: give an integer >= 1 (or time_s in seconds)")
 
 
-class SearchContext:
+class TreeArrays:
+    """The ISMCTS tree arrays of a search context (:mod:`cya_sim.search.tree`), grown on demand and reused.
+
+    A subclass sets ``n_actions`` (A) and ``_cap = 0`` before the first :meth:`tree`.
+    """
+
+    n_actions: int
+    _cap: int = 0
+
+    def tree(self, cap: int):
+        """Tree arrays with room for ``cap`` nodes, root reset (child, nvis, wsum, avail, mover, n_nodes)."""
+        if cap > self._cap:
+            self._tree = (np.empty((cap, self.n_actions), np.int32), np.zeros(cap, np.int64),
+                          np.zeros(cap, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int8))
+            self._cap = cap
+        child, nvis, wsum, avail, mover = self._tree
+        child[0, :] = -1
+        nvis[0] = 0
+        wsum[0] = 0.0
+        avail[0] = 0
+        mover[0] = -1
+        return child[:cap], nvis[:cap], wsum[:cap], avail[:cap], mover[:cap], np.ones(1, np.int64)
+
+
+def tree_capacity(max_nodes, iterations, time_s) -> int:
+    """Tree nodes to allocate: ``max_nodes``, else ``iterations + 1``, or :data:`DEFAULT_TIME_NODES` by time.
+
+    Raises:
+        ValueError: ``max_nodes`` given and not an integer >= 1.
+    """
+    cap = max_nodes if max_nodes is not None else (DEFAULT_TIME_NODES if time_s is not None else iterations + 1)
+    if not isinstance(cap, (int, np.integer)) or cap < 1:
+        raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
+    return int(cap)
+
+
+def root_choice(root: np.ndarray, child: np.ndarray, nvis: np.ndarray, wsum: np.ndarray):
+    """``(action, visits, values)`` of an ISMCTS root: per legal id in ``root`` the child's visits and mean utility
+    (nan if never tried); the action has the most visits (ties: higher mean utility, then lower id)."""
+    kids = child[0, root]
+    visits = np.where(kids >= 0, nvis[np.maximum(kids, 0)], 0).astype(np.int64)
+    sums = np.where(kids >= 0, wsum[np.maximum(kids, 0)], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(visits > 0, sums / np.maximum(visits, 1), np.nan)
+    order = np.lexsort((root, -np.nan_to_num(values, nan=-1.0), -visits))
+    return int(root[order[0]]), visits, values
+
+
+def flat_choice(root: np.ndarray, sums: np.ndarray, counts: np.ndarray):
+    """``(action, values)`` of flat Monte Carlo: the root id of highest mean utility (ties: more rollouts, then
+    lower id); values nan where an action had no rollout."""
+    values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    order = np.lexsort((root, -counts, -np.nan_to_num(values, nan=-1.0)))
+    return int(root[order[0]]), values
+
+
+def single_action(legal: np.ndarray, t0: float) -> SearchResult:
+    """The :class:`SearchResult` of a decision with one legal action (no search)."""
+    return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0, 0,
+                        time.perf_counter() - t0)
+
+
+class SearchContext(TreeArrays):
     """Arrays for searching one rule set at one table size, reused between decisions.
 
     Holds a one-row batch state whose row is the template (the observation,
@@ -146,20 +208,6 @@ class SearchContext:
     def matches(self, obs: Observation) -> bool:
         """Whether this context fits the observation's rule set and table size."""
         return obs.rules == self.rules and obs.n_players == self.n_players
-
-    def tree(self, cap: int):
-        """Tree arrays with room for ``cap`` nodes, root reset (child, nvis, wsum, avail, mover, n_nodes)."""
-        if cap > self._cap:
-            self._tree = (np.empty((cap, self.n_actions), np.int32), np.zeros(cap, np.int64),
-                          np.zeros(cap, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int8))
-            self._cap = cap
-        child, nvis, wsum, avail, mover = self._tree
-        child[0, :] = -1
-        nvis[0] = 0
-        wsum[0] = 0.0
-        avail[0] = 0
-        mover[0] = -1
-        return child[:cap], nvis[:cap], wsum[:cap], avail[:cap], mover[:cap], np.ones(1, np.int64)
 
     def prepare(self, obs: Observation, seed: int, stream: int):
         """Fill the template from ``obs``; return (info, rng, scratch, root legal ids)."""
@@ -209,8 +257,7 @@ def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, see
     if legal.size == 0:
         raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
     if legal.size == 1:
-        return SearchResult(int(legal[0]), legal.astype(np.int64), np.zeros(1, np.int64), np.full(1, np.nan), 0, 0,
-                            0, time.perf_counter() - t0), None
+        return single_action(legal, t0), None
     ctx = _context(obs, context)
     info, rng, scratch, root = ctx.prepare(obs, seed, stream)
     _root_check(obs, root)
@@ -252,10 +299,7 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
     if single is not None:
         return single
     rk, uk, t0, ctx, info, rng, scratch, root = started
-    cap = max_nodes if max_nodes is not None else (DEFAULT_TIME_NODES if time_s is not None else iterations + 1)
-    if not isinstance(cap, (int, np.integer)) or cap < 1:
-        raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
-    child, nvis, wsum, avail, mover, n_nodes = ctx.tree(int(cap))
+    child, nvis, wsum, avail, mover, n_nodes = ctx.tree(tree_capacity(max_nodes, iterations, time_s))
     mod, pcode, paddr, params = rk
     k = ctx.state.consts
     steps = 0
@@ -272,13 +316,7 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
             done += TIME_CHUNK
             if time.perf_counter() >= end:
                 break
-    kids = child[0, root]
-    visits = np.where(kids >= 0, nvis[np.maximum(kids, 0)], 0).astype(np.int64)
-    sums = np.where(kids >= 0, wsum[np.maximum(kids, 0)], 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(visits > 0, sums / np.maximum(visits, 1), np.nan)
-    order = np.lexsort((root, -np.nan_to_num(values, nan=-1.0), -visits))
-    action = int(root[order[0]])
+    action, visits, values = root_choice(root, child, nvis, wsum)
     return SearchResult(action, root, visits, values, done, int(n_nodes[0]), int(steps), time.perf_counter() - t0)
 
 
@@ -319,7 +357,6 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
         while time.perf_counter() < end:
             steps += mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts, n,
                                   sums, counts, scratch)
-    values = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    order = np.lexsort((root, -counts, -np.nan_to_num(values, nan=-1.0)))
-    return SearchResult(int(root[order[0]]), root, counts, values, int(counts.sum()), 0, int(steps),
+    action, values = flat_choice(root, sums, counts)
+    return SearchResult(action, root, counts, values, int(counts.sum()), 0, int(steps),
                         time.perf_counter() - t0)
