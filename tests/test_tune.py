@@ -119,8 +119,10 @@ def test_tune_resumes_after_sigkill(tmp_path):
     """
     import os
     import signal
+    import sqlite3
     import subprocess
     import time
+    from contextlib import closing
 
     out = tmp_path / "k"
     argv = [sys.executable, "-m", "cya_sim.cli.main", "tune", "--agent", "card_counter", "--field", "greedy",
@@ -133,11 +135,12 @@ def test_tune_resumes_after_sigkill(tmp_path):
     while done < 3 and time.time() - t0 < 300 and proc.poll() is None:
         time.sleep(0.5)
         if (out / STUDY_FILE).exists():
+            # read-only, with sqlite3: optuna's own storage would create the schema too, racing the child's
             try:
-                study = optuna.load_study(study_name=STUDY_NAME, storage=storage)
-            except KeyError:  # the study row is not written yet
+                with closing(sqlite3.connect(f"file:{out / STUDY_FILE}?mode=ro", uri=True, timeout=1)) as db:
+                    done = db.execute("SELECT count(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
+            except sqlite3.Error:  # the schema is not written yet, or the child holds a write lock
                 continue
-            done = sum(t.state.name == "COMPLETE" for t in study.get_trials())
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert done >= 3
