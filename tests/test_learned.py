@@ -75,14 +75,14 @@ def test_exported_plugin_plays_the_same_games_in_both_engines(tmp_path, monkeypa
     monkeypatch.setenv("CYA_SIM_CACHE_DIR", str(tmp_path / "cache"))
     py = write_plugin(pkg / "m", _random_weights(n_features(2, 12, 10), 91), players=2, relu=True, meta={"seed": 1})
     assert "lm_pkg.m:decide" in py.read_text()
-    from cya_sim.play import play_games_for
+    from cya_sim.play.families import family_of
 
     rules = get_rules("classic")
     agents = ["lm_pkg.m:decide", "card_counter"]
     sa = np.array([[0, 1], [1, 0]] * 10, np.int16)
     games = np.repeat(np.arange(10), 2)
-    a = play_games_for(rules, "batched")(rules, agents, sa, root_key(4), games)
-    b = play_games_for(rules, "reference")(rules, agents, sa, root_key(4), games)
+    a = family_of(rules).play_games("batched")(rules, agents, sa, root_key(4), games)
+    b = family_of(rules).play_games("reference")(rules, agents, sa, root_key(4), games)
     np.testing.assert_array_equal(a.totals, b.totals)
     np.testing.assert_array_equal(a.decisions, b.decisions)
     with pytest.raises(ValueError, match="chain"):

@@ -287,17 +287,17 @@ def test_python_theft_agent_on_the_batched_engine_equals_reference():
 
 
 def test_theft_engine_choice_and_warm_up():
-    """``play_games_for`` plays theft on the batched engine when asked and on the reference when asked;
+    """``family_of(rules).play_games`` plays theft on the batched engine when asked and on the reference when asked;
     ``resolve_engine`` resolves ``auto`` to batched; the warm-up lists the theft play loop."""
-    from cya_sim.play import play_games_for
+    from cya_sim.play.families import family_of
     from cya_sim.play.theft_batched import play_theft_games_batched
     from cya_sim.play.theft_reference import play_theft_games
     from cya_sim.runs.experiment import resolve_engine
     from cya_sim.runs.warmup import kernels_for
 
     rules = TheftRuleSet()
-    assert play_games_for(rules, "batched") is play_theft_games_batched
-    assert play_games_for(rules, "reference") is play_theft_games
+    assert family_of(rules).play_games("batched") is play_theft_games_batched
+    assert family_of(rules).play_games("reference") is play_theft_games
     assert resolve_engine("auto", rules) == ("batched", "")
     assert resolve_engine("batched", rules) == ("batched", "")
     assert resolve_engine("reference", rules) == ("reference", "")

@@ -70,7 +70,7 @@ _PLAN = textwrap.dedent("""
     from cya_sim.engine.compiled.layout import make_consts, row_width
     from cya_sim.game.rules import get_rules
     from cya_sim.play.loop import callee_plan
-    from cya_sim.runs.warmup import _build_loop
+    from cya_sim.play.kernels import _build_loop
     rules = get_rules("classic")
     k = make_consts(rules, 4)
     plan = callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg))

@@ -101,7 +101,9 @@ def _rules_from_args(args: argparse.Namespace):
             raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
         options[key] = _option_value(text.strip())
     if args.deck is not None:
-        if rules.family != "classic":
+        from cya_sim.play.families import family_of
+
+        if not family_of(rules).takes_deck_file:
             raise UsageError(f"--deck: rules {rules.name!r} have their own deck; change it with --option "
                              "(see `cya-sim rules " + args.rules + "`)")
         try:
@@ -125,11 +127,11 @@ def _agents_module():
 
 
 def _agent_factory(rules):
-    """``make_agent`` of the rules' game family: the classic registry, or the theft game's (§9)."""
+    """``make_agent`` of the rules' game family (:func:`cya_sim.play.families.family_of`)."""
     _agents_module()
-    from agents.family import agent_factory
+    from cya_sim.play.families import family_of
 
-    return agent_factory(rules)
+    return family_of(rules).make_agent
 
 
 def _agents_from_args(text: str, rules=None) -> list[str]:
@@ -288,8 +290,8 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from cya_sim.engine.reference import play_game
     from cya_sim.game.rng import root_key
+    from cya_sim.play.families import family_of
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
@@ -306,12 +308,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         from cya_sim.env.terminal import play_human
 
         return play_human(rules, seats, args.human, args.seed, args.game)
-    if rules.family == "theft":  # its own engine (RULES.md §9, cya_sim.game.theft)
-        from cya_sim.play.theft_reference import play_game as play_theft_game
-
-        play_theft_game(rules, seats, root_key(args.seed), args.game, log=print)
-        return 0
-    play_game(rules, seats, root_key(args.seed), args.game, log=print)
+    family_of(rules).play_game(rules, seats, root_key(args.seed), args.game, log=print)
     return 0
 
 
@@ -394,10 +391,11 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     print(textwrap.fill(SUMMARY_LEGEND, width=110))
     capped = int(result.table.capped.sum())
     if capped:
-        cap = ("turn cap (option max_turns", rules.max_turns) if rules.family == "theft" else (
-            "round cap (option max_rounds", rules.max_rounds)
-        print(f"note: {capped:,} of {len(result.table):,} games were stopped by the {cap[0]} = "
-              f"{cap[1]:,}), not by an end condition; column capped of games.parquet flags them")
+        from cya_sim.play.families import family_of
+
+        option, unit = family_of(rules).cap_option
+        print(f"note: {capped:,} of {len(result.table):,} games were stopped by the {unit} cap (option {option} = "
+              f"{getattr(rules, option):,}), not by an end condition; column capped of games.parquet flags them")
     print(f"wrote {config.out}: " + ", ".join(p.name for p in result.files))
     return 0
 

@@ -4,6 +4,10 @@
 * :mod:`.batched` — ``play_games`` on the batched engine: compiled policies in the compiled
   loop (:mod:`.loop`, compiled once; view policies and plug-ins by C address), Python agents
   through the reference observation of a row.
+* :mod:`.families` — the game protocol: a rule set's game family (:func:`~cya_sim.play.families.family_of`)
+  gives its agents, its batch play on either engine and its kernels; the theft game's play is
+  :mod:`.theft_reference`, :mod:`.theft_loop` and :mod:`.theft_batched`; :mod:`.kernels` lists what a run
+  compiles.
 
 :func:`get_play_games` picks one by engine name (each is imported when first asked for, so that the
 reference engine runs where numba is missing or not yet compiled; not to dodge an import cycle).
@@ -17,7 +21,7 @@ from cya_sim.engine import ENGINES
 
 
 def get_play_games(engine: str) -> Callable:
-    """The ``play_games`` function of an engine by name.
+    """The classic family's ``play_games`` function of an engine by name (any family: :func:`~cya_sim.play.families.family_of`).
 
     Raises:
         ValueError: unknown engine; the message lists the allowed names.
@@ -29,28 +33,3 @@ def get_play_games(engine: str) -> Callable:
     else:
         raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     return play_games
-
-
-def play_games_for(rules, engine: str) -> Callable:
-    """The ``play_games`` of the rules' game family on an engine.
-
-    The classic family plays on ``engine`` (:func:`get_play_games`); the theft game
-    (RULES.md §9, ``rules.family == "theft"``) on its batched engine,
-    :func:`cya_sim.play.theft_batched.play_theft_games_batched` (``engine == "batched"``), or on its
-    reference engine, :func:`cya_sim.play.theft_reference.play_theft_games` (``engine == "reference"``); both give
-    the same games.
-
-    Raises:
-        ValueError: unknown engine; the message lists the allowed names.
-    """
-    if getattr(rules, "family", "classic") == "theft":
-        if engine == "batched":
-            from cya_sim.play.theft_batched import play_theft_games_batched
-
-            return play_theft_games_batched
-        if engine == "reference":
-            from cya_sim.play.theft_reference import play_theft_games
-
-            return play_theft_games
-        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
-    return get_play_games(engine)

@@ -74,6 +74,7 @@ import numpy as np
 from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
+from cya_sim.play.families import family_of
 from cya_sim.results.folder import chunk_ranges
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
@@ -327,8 +328,6 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
     Raises:
         ExperimentError: the first invalid field, named by its dotted path.
     """
-    from agents.family import agent_names_for
-
     if not isinstance(data, Mapping):
         raise ExperimentError("file", "the experiment must be a TOML table")
     _check_keys(data, TOP_KEYS, "")
@@ -341,7 +340,7 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
 
     rules = _parse_rules(data.get("rules", {}), Path(base_dir))
 
-    known = agent_names_for(rules)
+    known = family_of(rules).agent_names()
     agents_raw = data.get("agents")
     if not isinstance(agents_raw, list) or not agents_raw:
         raise ExperimentError("agents", f"{agents_raw!r}; give a non-empty list of agent names from: {', '.join(known)}")
@@ -397,7 +396,7 @@ def _parse_rules(raw: Any, base_dir: Path) -> RuleSet:
     if isinstance(options.get("deck"), Mapping):
         options["deck"] = _deck_from_dict(options["deck"])
     deck = raw.get("deck")
-    if deck is not None and getattr(rules, "family", "classic") != "classic":
+    if deck is not None and not family_of(rules).takes_deck_file:
         raise ExperimentError("rules.deck", f"rules {rules.name!r} have their own deck; change it in [rules.options]")
     if deck is not None:
         if not isinstance(deck, str):
@@ -573,10 +572,8 @@ def _parse_run(raw: Any) -> RunOptions:
 
 def _check_agent(spec: Any, where: str, known: Sequence[str], rules=None) -> None:
     """Refuse an agent the engines cannot build: whatever the rules' game family's ``make_agent``
-    accepts is allowed (``agents.family``: registered names, specs with parameters, module:Class)."""
-    from agents.family import agent_factory
-
-    make_agent = agent_factory(rules)
+    accepts is allowed (:func:`cya_sim.play.families.family_of`: registered names, specs with parameters, module:Class)."""
+    make_agent = family_of(rules).make_agent
 
     if not isinstance(spec, str) or not spec.strip():
         raise ExperimentError(where, f"{spec!r}; give an agent name as a string, one of: {', '.join(known)}")
@@ -710,29 +707,23 @@ def auto_chunk_size(games: int, engine: str) -> int:
 def resolve_engine(name: str, rules=None) -> tuple[str, str]:
     """The engine that will play (``auto`` -> ``batched`` when importable and the deck fits) and a note.
 
-    The theft game (RULES.md §9) plays on its own batched engine (:mod:`cya_sim.play.theft_batched`) under
-    ``auto`` and ``batched``, on its reference engine under ``reference``.
+    Each game family answers for its own batched engine (:meth:`~cya_sim.play.families.GameFamily.batched_refusal`,
+    :meth:`~cya_sim.play.families.GameFamily.play_games`): the theft game (RULES.md §9) plays on its own.
 
     Raises:
         ExperimentError: ``batched`` asked for explicitly but not importable, or ``rules`` has a
             deck of more card types than it takes (field ``run.engine``).
     """
-    from cya_sim.engine import batched_refusal
-    from cya_sim.play import get_play_games, play_games_for
-
     if name == "reference":
         return "reference", ""
-    theft = getattr(rules, "family", "classic") == "theft"  # RULES.md §9: its own batched engine
-    why = "" if theft or rules is None else batched_refusal(rules)
+    family = family_of(rules)
+    why = "" if rules is None else family.batched_refusal(rules)
     if why:
         if name == "batched":
             raise ExperimentError("run.engine", f"'batched': {why}; use auto or reference")
         return "reference", f"{why}; the reference engine plays"
     try:
-        if theft:
-            play_games_for(rules, "batched")
-        else:
-            get_play_games("batched")
+        family.play_games("batched")
     except ImportError as e:
         if name == "batched":
             raise ExperimentError("run.engine", f"'batched' is not available ({e}); use auto or reference") from None

@@ -115,10 +115,10 @@ def play_chunk_games(task: ChunkTask, progress: Callable[[int], None] | None = N
     Raises:
         IllegalActionError: an agent returned an illegal action (from the engine).
     """
-    from cya_sim.play import play_games_for
+    from cya_sim.play.families import family_of
 
     g = task.schedule.games_of(task.start, task.stop)
-    play_games = play_games_for(task.rules, task.engine)
+    play_games = family_of(task.rules).play_games(task.engine)
     return play_games(task.rules, list(task.agents), g["seat_agent"], task.key, g["deal"], progress=progress)
 
 

@@ -111,7 +111,8 @@ class TournamentConfig:
     out: Path | str | None = None
 
     def __post_init__(self) -> None:
-        from agents.family import agent_factory, agent_names_for
+        from cya_sim.play.families import family_of
+
         rules = self.rules
         if isinstance(rules, str):
             try:
@@ -123,8 +124,8 @@ class TournamentConfig:
         object.__setattr__(self, "rules", rules)
         agents = (self.agents,) if isinstance(self.agents, str) else tuple(self.agents)
         object.__setattr__(self, "agents", agents)
-        known = agent_names_for(rules)
-        make_agent = agent_factory(rules)  # the rules' game family's agents (agents.family)
+        family = family_of(rules)  # the rules' game family's agents
+        known, make_agent = family.agent_names(), family.make_agent
         if not agents:
             raise TournamentError("agents", f"no agents given; choose from: {', '.join(known)}")
         for a in agents:

@@ -23,7 +23,10 @@ _PKG = _HERE.parents[1]
 #: Folders whose sources are compiled together (their numba caches are dropped together).
 FOLDERS = (_HERE, _HERE.parent / "batched", _PKG.parent / "agents", _PKG / "search", _PKG / "play")
 #: Their sources, without the theft game's (``theft*.py``: its own guard, :mod:`cya_sim.engine.theft.cache_guard`).
-SOURCES = tuple(p for d in FOLDERS for p in sorted(d.glob("*.py")) if not p.name.startswith("theft"))
+#: Pure-Python modules of those folders that no kernel links (their edits keep the caches).
+PURE_PYTHON = frozenset({"families.py", "kernels.py"})
+SOURCES = tuple(p for d in FOLDERS for p in sorted(d.glob("*.py"))
+                if not p.name.startswith("theft") and p.name not in PURE_PYTHON)
 _TESTS = _PKG.parent / "tests"
 
 
