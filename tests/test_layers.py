@@ -130,7 +130,7 @@ def test_engines_do_not_enumerate_agents():
 @pytest.mark.parametrize(("module", "toolkit"), [
     ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.batched", None),
     ("cya_sim.results.folder", None), ("cya_sim.runs.runner", None), ("cya_sim.reports.report", None),
-    ("cya_sim.studies.tournament", None),
+    ("cya_sim.studies.tournament", None), ("cya_sim.play.families", None), ("cya_sim.env.games", None),
     ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.openspiel", "pyspiel"),
 ])
 def test_each_layer_imports_on_its_own(module, toolkit):

@@ -15,19 +15,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from cya_sim.env.errors import IllegalActionError, NotStartedError
 from cya_sim.env.games import game_interface
 from cya_sim.game.jsontext import show
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import RuleSet, get_rules
-
-
-class IllegalActionError(ValueError):
-    """An environment got an action outside the legal action mask; the message names seat, game and action."""
-
-
-class NotStartedError(RuntimeError):
-    """A game was observed or stepped before :meth:`EnvGame.start` dealt it (an environment before ``reset``)."""
 
 
 def is_int(v: object) -> bool:

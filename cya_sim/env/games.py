@@ -168,13 +168,6 @@ class GameInterface(ABC):
         """Most chance and player moves of one game of this game's OpenSpiel form."""
         raise NotImplementedError
 
-    @abstractmethod
-    def openspiel_state(self, game):
-        """A new initial state of this game's OpenSpiel form (``pyspiel.State``) for the OpenSpiel ``game``.
-
-        (Imported here, not at the top: OpenSpiel is an optional toolkit, and only its game asks for states.)
-        """
-        raise NotImplementedError
 
 
 class ClassicGame(GameInterface):
@@ -274,11 +267,6 @@ class ClassicGame(GameInterface):
         from cya_sim.env import bounds
 
         return bounds.max_game_length(self.rules, n_players)
-
-    def openspiel_state(self, game):
-        from cya_sim.env.openspiel import CoverYourAssetsState
-
-        return CoverYourAssetsState(game)
 
 
 class TheftGame(GameInterface):
@@ -386,11 +374,6 @@ class TheftGame(GameInterface):
         per_turn = r.draw_per_turn + (r.hand_limit if r.end_of_turn == "discard_and_draw_up" else 0)
         draws = r.max_turns * per_turn
         return 1 + r.n_cards + (draws + r.n_cards) + 2 * (n_players * r.hand_size + draws) + r.max_turns
-
-    def openspiel_state(self, game):
-        from cya_sim.env.theft_openspiel import TheftSpielState
-
-        return TheftSpielState(game)
 
 
 #: The games of the environments, by ``rules.family``.

@@ -17,7 +17,8 @@ from gymnasium.error import ResetNeeded
 
 from agents.spec import split_agent_list
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
-from cya_sim.env.game import EnvGame, IllegalActionError, check_int, check_options, check_seed, resolve_rules
+from cya_sim.env.errors import IllegalActionError
+from cya_sim.env.game import EnvGame, check_int, check_options, check_seed, resolve_rules
 from cya_sim.env.games import ClassicGame, GameInterface, game_interface
 from cya_sim.game.rules import RuleSet
 

@@ -60,9 +60,7 @@ The game registers itself when this module is imported, and so when :mod:`cya_si
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
-import pickle
 
 import numpy as np
 import pyspiel
@@ -73,6 +71,7 @@ from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.games import game_interface
+from cya_sim.env.openspiel_recall import Recall, Shared
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet, get_rules
 
@@ -168,16 +167,6 @@ class _ShuffleFeed:
         return us
 
 
-class _Shared:
-    """Holds what every state of one game shares (the game); copying a state does not copy it."""
-
-    def __init__(self, game) -> None:
-        self.game = game
-
-    def __deepcopy__(self, memo):
-        return self
-
-
 class _Box:
     """Holds a reference :class:`~cya_sim.game.state.GameState`; a deep copy shares its frozen RuleSet."""
 
@@ -239,8 +228,16 @@ class CoverYourAssetsGame(pyspiel.Game):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def new_initial_state(self) -> pyspiel.State:
-        """A game at its first chance node (the first dealer; the theft game's first player)."""
-        return self.kind.openspiel_state(self)
+        """A game at its first chance node (the first dealer; the theft game's first player).
+
+        The state class is the game family's: :class:`CoverYourAssetsState`, or the theft game's
+        :class:`cya_sim.env.theft_openspiel.TheftSpielState`.
+        """
+        if self.kind.family == "theft":
+            from cya_sim.env.theft_openspiel import TheftSpielState
+
+            return TheftSpielState(self)
+        return CoverYourAssetsState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer | _RecallObserver:
         """The perfect-recall observer for ``iig_obs_type.perfect_recall`` (information states), else the §10 one.
@@ -260,12 +257,12 @@ class CoverYourAssetsState(pyspiel.State):
 
     def __init__(self, game: CoverYourAssetsGame) -> None:
         super().__init__(game)
-        self._shared = _Shared(game)
+        self._shared = Shared(game)
         self._box = _Box(None)  # the reference GameState once round 1 is dealt
         self.dealer = -1
         self.order: list[int] = []  # the deck order drawn so far by chance
         self.left = None  # (T,) copies of each type not yet placed in the order
-        self.recall = tuple(_Recall.EMPTY for _ in range(game.n_players))  # per seat, for its information state
+        self.recall = tuple(Recall.EMPTY for _ in range(game.n_players))  # per seat, for its information state
 
     @property
     def _g(self) -> CoverYourAssetsGame:
@@ -405,7 +402,7 @@ class CoverYourAssetsState(pyspiel.State):
         does not know (R-HIDDEN-WILD: an asset of its set's type or a wild); they are placed uniformly
         among the placements consistent with the observation (:func:`sample_hidden`). ``player``'s recall
         is kept; the other players' recalls, which hold what ``player`` cannot know, are replaced by
-        a recall derived from ``player``'s alone (:meth:`_Recall.resampled`), so the new state carries no
+        a recall derived from ``player``'s alone (:meth:`Recall.resampled`), so the new state carries no
         hidden information of this one (their current observations are of the sampled cards).
         """
         u = probability_sampler() if probability_sampler is not None else np.random.random()
@@ -492,43 +489,6 @@ def sample_hidden(gs, player: int, rng: np.random.Generator) -> None:
     gs.draw_pile = rest[k:]
 
 
-class _Recall:
-    """What one player remembers for its information state: a digest of its observations at its decisions
-    with the actions it took, and those actions (immutable; a deep copy shares it).
-
-    Attributes:
-        digest: 16 bytes, BLAKE2b of the chain ``d_k = H(d_{k-1} | observation at decision k | action k)``.
-        actions: the player's own action ids, in order.
-        note: ``""``, or ``"resampled"`` for a recall made by :meth:`resampled`.
-    """
-
-    __slots__ = ("actions", "digest", "note")
-    EMPTY: _Recall
-
-    def __init__(self, digest: bytes, actions: tuple[int, ...], note: str = "") -> None:
-        self.digest, self.actions, self.note = digest, actions, note
-
-    def __deepcopy__(self, memo) -> _Recall:
-        return self
-
-    def after(self, key: tuple, action: int) -> _Recall:
-        """The recall once the player, observing ``key`` (:func:`view_key`), took ``action``."""
-        h = hashlib.blake2b(self.digest, digest_size=16)
-        h.update(pickle.dumps(key, protocol=4))  # ints, bools, strs, None and tuples: the same bytes everywhere
-        h.update(b"|%d" % action)
-        return _Recall(h.digest(), (*self.actions, action), self.note)
-
-    def resampled(self, seat: int) -> _Recall:
-        """Seat ``seat``'s recall in a state resampled from this player's information state: a digest of
-        this recall and ``seat`` only, no actions (the real ones may reveal hidden cards)."""
-        h = hashlib.blake2b(self.digest, digest_size=16)
-        h.update(b"resampled for seat %d" % seat)
-        return _Recall(h.digest(), (), "resampled")
-
-
-_Recall.EMPTY = _Recall(bytes(16), ())
-
-
 def view_key(gs, seat: int) -> tuple:
     """Every field of the §10 observation of ``seat`` (:func:`~cya_sim.engine.reference.observation.observe`)
     as a tuple, read from the state without building the observation (its derived fields left out:
@@ -602,7 +562,7 @@ class _RecallObserver(_Observer):
         return information_state_text(super().string_from(state, player), state.recall[player])
 
 
-def information_state_text(observation: str, recall: _Recall) -> str:
+def information_state_text(observation: str, recall: Recall) -> str:
     """The information state string: the current observation text, then the player's recall.
 
     ``<observation> | recall: <k> decisions, actions [a1, ..., ak], digest <32 hex digits>`` (with

@@ -43,7 +43,7 @@ from cya_sim.engine.theft.layout import G_TO_ACT
 from cya_sim.engine.theft.observation import observe as reference_observe
 from cya_sim.engine.theft.rows import row_to_state
 from cya_sim.env.batched_bridge import Finished
-from cya_sim.env.game import IllegalActionError
+from cya_sim.env.errors import IllegalActionError
 from cya_sim.game.theft.rules import TheftRuleSet
 from cya_sim.play.theft_batched import TheftLineup
 from cya_sim.play.theft_loop import advance as compiled_advance

@@ -40,8 +40,8 @@ import pyspiel
 from cya_sim.engine.theft.legal import legal_action_mask
 from cya_sim.engine.theft.observation import TheftObservation, observe
 from cya_sim.engine.theft.reference import apply_action, new_game
-from cya_sim.env.game import IllegalActionError
-from cya_sim.env.openspiel import _Recall, _Shared
+from cya_sim.env.errors import IllegalActionError
+from cya_sim.env.openspiel_recall import Recall, Shared
 from cya_sim.game.jsontext import show
 
 
@@ -115,14 +115,14 @@ class TheftSpielState(pyspiel.State):
 
     def __init__(self, game) -> None:
         super().__init__(game)
-        self._shared = _Shared(game)
+        self._shared = Shared(game)
         self._box = _TheftBox(None)
         self.first = -1
         self.order: list[int] = []  # the cards chance has placed so far (top of the new draw pile first)
         self.left: np.ndarray | None = None  # (T,) int64 copies of each type still to place; None: no shuffle on
         self.pile: list[int] | None = None  # a reshuffle: the discard pile in its order before the shuffle
         self.pending: int | None = None  # the player action waiting for the reshuffle it needs
-        self.recall = tuple(_Recall.EMPTY for _ in range(game.n_players))
+        self.recall = tuple(Recall.EMPTY for _ in range(game.n_players))
 
     @property
     def _g(self):

@@ -22,7 +22,8 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
-from cya_sim.env.game import IllegalActionError, check_int, check_seed, is_int, resolve_rules
+from cya_sim.env.errors import IllegalActionError
+from cya_sim.env.game import check_int, check_seed, is_int, resolve_rules
 from cya_sim.env.games import game_interface
 from cya_sim.env.gym import opponent_specs
 from cya_sim.game.jsontext import show
