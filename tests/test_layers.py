@@ -113,6 +113,36 @@ def test_runs_and_reports_are_apart():
     assert not bad, "imports between runs and reports:\n" + "\n".join(bad)
 
 
+#: What the floors above the play floor may import of the games: the game protocol (cya_sim.play.families and the
+#: kernels it lists), the rules API of every family (presets, rule sets, decks), seeds and input bounds, the
+#: per-game result table, the engine names, the classic family's batch play by engine name, agent specs.
+PROTOCOL = ("cya_sim.play.families", "cya_sim.play.kernels", "cya_sim.game.rules", "cya_sim.game.rng",
+            "cya_sim.game.limits", "cya_sim.engine.table", "agents.spec")
+PROTOCOL_FACES = ("cya_sim.engine", "cya_sim.play")  # package faces: ENGINES, get_play_games
+GAME_SIDE = ("cya_sim.game", "cya_sim.engine", "cya_sim.play", "cya_sim.search", "agents")
+#: Studies about one game family or about the engines themselves, allowed to look inside (and why).
+GAME_SPECIFIC = {
+    "cya_sim.studies.tips": "the classic rulebook's tips, as ablations of the classic agents' switches",
+    "cya_sim.studies.tune": "tunes the parameters of the classic agent families and their plug-ins",
+    "cya_sim.studies.validation": "coverage checks on simulated classic games",
+    "cya_sim.studies.bench": "measures the engines and the search themselves",
+    "cya_sim.studies.bench_theft": "measures the theft game's engines themselves",
+}
+
+
+def test_consumers_reach_a_game_only_through_the_protocol():
+    """Runs, results, reports, the CLI and the game-independent studies import no game's internals."""
+    bad = []
+    for module, path in project_modules():
+        if layer_of(module) <= layer_of("cya_sim.env") or module in GAME_SPECIFIC:
+            continue
+        for line, t in imports_of(module, path):
+            if (t.startswith(GAME_SIDE) and not t.startswith(PROTOCOL) and t not in PROTOCOL_FACES
+                    and layer_of(t) is not None and layer_of(t) <= layer_of("cya_sim.play")):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {t}")
+    assert not bad, "imports of a game's internals above the play floor:\n" + "\n".join(bad)
+
+
 def test_layer_check_catches_an_upward_import(tmp_path):
     """The check itself: an engine module importing agents is reported."""
     f = tmp_path / "x.py"

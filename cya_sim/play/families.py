@@ -36,6 +36,10 @@ class GameFamily(ABC):
     takes_deck_file: ClassVar[bool]
 
     @abstractmethod
+    def rules_type(self) -> type:
+        """The family's frozen rule-set class."""
+
+    @abstractmethod
     def agent_names(self) -> tuple[str, ...]:
         """The registered agent names of the family (each family's agents see its own observations)."""
 
@@ -94,6 +98,11 @@ class ClassicFamily(GameFamily):
     cap_option = ("max_rounds", "round")
     takes_deck_file = True
 
+    def rules_type(self) -> type:
+        from cya_sim.game.rules import RuleSet
+
+        return RuleSet
+
     def agent_names(self) -> tuple[str, ...]:
         from agents.registry import agent_names
 
@@ -132,6 +141,11 @@ class TheftFamily(GameFamily):
     name = "theft"
     cap_option = ("max_turns", "turn")
     takes_deck_file = False
+
+    def rules_type(self) -> type:
+        from cya_sim.game.theft.rules import TheftRuleSet
+
+        return TheftRuleSet
 
     def agent_names(self) -> tuple[str, ...]:
         from agents.theft import theft_agent_names
@@ -179,3 +193,9 @@ def family_of(rules: Any) -> GameFamily:
         raise ValueError(f"rules {getattr(rules, 'name', rules)!r}: unknown game family {name!r}; known: "
                          f"{', '.join(FAMILIES)}")
     return FAMILIES[name]
+
+
+def is_rule_set(obj: Any) -> bool:
+    """Whether ``obj`` is a rule set of a known game family (a :class:`~cya_sim.game.rules.RuleSet`, a
+    :class:`~cya_sim.game.theft.rules.TheftRuleSet`)."""
+    return any(isinstance(obj, f.rules_type()) for f in FAMILIES.values())

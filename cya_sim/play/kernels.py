@@ -23,14 +23,17 @@ class Kernel:
     """One kernel a run needs: a label for the user, whether numba's disk cache holds it, how to build it.
 
     label: ``"play loop"``, ``"card_counter"``, ``"plug-in my_pkg:decide"``, ...; kind: the key of its
-    estimate (:data:`DEFAULT_SECONDS`); probe: whether the disk cache holds it now (True / False, None
-    when it cannot be told); build: compiles or loads it in this process.
+    estimate (``cya_sim.runs.warmup.DEFAULT_SECONDS``); probe: whether the disk cache holds it now (True /
+    False, None when it cannot be told); build: compiles or loads it in this process; callees: for a play
+    loop, compiles the functions it calls into the disk cache (what a second process does while the first
+    compiles the loop), else None.
     """
 
     label: str
     kind: str
     probe: Callable[[], bool | None]
     build: Callable[[], object]
+    callees: Callable[[], None] | None = None
 
 
 def numba_cached(func) -> bool | None:
@@ -74,7 +77,8 @@ def classic_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequen
         from cya_sim.play import loop
 
         out.append(Kernel("play loop (the rules kernel, greedy, random)", "play loop",
-                          lambda: numba_cached(loop.advance), lambda: _build_loop(rules_list[0], players[0])))
+                          lambda: numba_cached(loop.advance), lambda: _build_loop(rules_list[0], players[0]),
+                          lambda: _compile_loop_callees(rules_list[0], players[0])))
     views: set[int] = set()
     plugins = []
     search = False
@@ -200,7 +204,8 @@ def theft_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence
     from cya_sim.play import theft_loop as loop
 
     out += [Kernel("theft play loop (the theft rules kernel, random, greedy, defender)", "theft play loop",
-                   lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]))]
+                   lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]),
+                   lambda: _compile_theft_loop_callees(rules_list[0], players[0]))]
     for spec in agents:
         agent = make_theft_agent(spec)
         if isinstance(agent, TheftViewPolicyAgent):
@@ -233,3 +238,22 @@ def _build_theft_loop(rules, n_players: int) -> None:
     st = init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
     advance(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64),
             np.zeros(1, np.int64), np.zeros((1, 16), np.float64), new_theft_scratch(st.consts))
+
+
+def _compile_loop_callees(rules, n_players: int) -> None:
+    """Compile the classic play loop's callees into the disk cache (:func:`cya_sim.play.loop.callee_plan`)."""
+    from agents.compiled import new_scratch
+    from cya_sim.engine.compiled.layout import make_consts, row_width
+    from cya_sim.play.loop import callee_plan
+
+    k = make_consts(rules, n_players)
+    for disp, sig in callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg)):
+        disp.compile(sig)
+
+
+def _compile_theft_loop_callees(rules, n_players: int) -> None:
+    """Compile the theft play loop's callees into the disk cache (:func:`cya_sim.play.theft_loop.callee_plan`)."""
+    from cya_sim.play.theft_loop import callee_plan
+
+    for disp, sig in callee_plan(rules, n_players):
+        disp.compile(sig)

@@ -27,8 +27,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from cya_sim.play.kernels import Kernel
 
 #: Seconds each kernel took to compile on an idle 2-core machine (2026-12-01), the estimate until this
@@ -75,10 +73,10 @@ class WarmUp:
 
 
 def cache_root():
-    """cya-sim's cache folder (``$CYA_SIM_CACHE_DIR``, else ``~/.cache/cya_sim``; :func:`agents.plugin.cache_dir`'s parent)."""
-    from agents.plugin import cache_dir
+    """cya-sim's cache folder (:func:`cya_sim.cache.cache_folder`: ``$CYA_SIM_CACHE_DIR``, else ``~/.cache/cya_sim``)."""
+    from cya_sim.cache import cache_folder
 
-    return cache_dir().parent
+    return cache_folder()
 
 
 @contextlib.contextmanager
@@ -242,22 +240,10 @@ def _helper(rules_list, players, agents, engine, cold_labels: list[str]) -> None
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's own streams, to its end
     try:
         kernels = [k for k in kernels_for(rules_list, players, agents, engine) if k.label in cold_labels]
-        if kernels and kernels[0].kind == "theft play loop":  # the theft game's loop (RULES.md §9)
-            from cya_sim.play.theft_loop import callee_plan as theft_callee_plan
-
-            for disp, sig in theft_callee_plan(rules_list[0], players[0]):
-                disp.compile(sig)
-            kernels = kernels[1:]
-        if kernels and kernels[0].kind == "play loop":
-            from agents.compiled import new_scratch
-            from cya_sim.engine.compiled.layout import make_consts, row_width
-            from cya_sim.play.loop import callee_plan
-
-            k = make_consts(rules_list[0], players[0])
-            for disp, sig in callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64),
-                                         new_scratch(k.cfg)):
-                disp.compile(sig)
-            kernels = kernels[1:]
+        for kern in kernels:  # a play loop: its callees, from the other end of the parent's compile
+            if kern.callees is not None:
+                kern.callees()
+        kernels = [k for k in kernels if k.callees is None]
         for kern in reversed(kernels):
             kern.build()
     except Exception:  # noqa: BLE001, S110 - the parent compiles whatever is missing

@@ -36,7 +36,6 @@ from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
-from cya_sim.game.theft.rules import TheftRuleSet
 from cya_sim.runs.experiment import (
     Design,
     Experiment,
@@ -111,7 +110,7 @@ class TournamentConfig:
     out: Path | str | None = None
 
     def __post_init__(self) -> None:
-        from cya_sim.play.families import family_of
+        from cya_sim.play.families import family_of, is_rule_set
 
         rules = self.rules
         if isinstance(rules, str):
@@ -119,7 +118,7 @@ class TournamentConfig:
                 rules = get_rules(rules)
             except RulesError as e:
                 raise TournamentError("rules", str(e)) from None
-        if not isinstance(rules, RuleSet | TheftRuleSet):
+        if not is_rule_set(rules):
             raise TournamentError("rules", f"{rules!r} is not a RuleSet or a preset name")
         object.__setattr__(self, "rules", rules)
         agents = (self.agents,) if isinstance(self.agents, str) else tuple(self.agents)
