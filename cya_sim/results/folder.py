@@ -595,3 +595,24 @@ def store_chunk(folder: str | Path, index: dict[int, dict[str, Any]], chunk: int
     index[chunk] = rec
     write_atomic(out / CHUNKS, lambda p: p.write_text(
         json.dumps({str(i): index[i] for i in sorted(index)}, indent=0) + "\n", encoding="utf-8"))
+
+
+def check_study_folder(folder: str | Path, study: str, own: frozenset[str]) -> None:
+    """Refuse a study's output folder (``cya-sim tune``, ``metagame``, ``leaderboard``) that holds anything but
+    that study's own files, before anything is written; nothing is changed.
+
+    Allowed: a folder that does not exist, an empty one, or one whose every entry is a name in ``own`` (the
+    files and folders that study writes: a resume). Hidden temporary files and the lock do not count.
+
+    Raises:
+        FolderError: ``folder`` is a file, or holds other entries (up to three named): a tournament's results,
+            another study's, or files of the user's (they would be overwritten or mixed up).
+    """
+    out = Path(folder)
+    if out.exists() and not out.is_dir():
+        raise FolderError(f"{str(out)!r} is a file; give a new or empty folder for the {study} results")
+    foreign = sorted(p.name for p in folder_entries(out) if p.name not in own)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise FolderError(f"folder {str(out)!r} holds files that are not {study} results ({shown}); give a new or "
+                          f"empty folder (results are never overwritten), or the folder of the same {study} to resume")

@@ -290,17 +290,24 @@ class BoardResult:
     elapsed_s: float
 
 
+#: Every file and folder a leaderboard run writes into its results folder (a folder holding anything else is
+#: refused).
+OWN_FILES = frozenset({"cells", "ratings.csv", "leaderboard.png", "REPORT.md", "result.json"})
+
+
 def run_board(board: Board, progress: bool = True, command: str | None = None) -> BoardResult:
     """Play (or resume) every cell, rate each, write ``ratings.csv``, ``leaderboard.png``, ``REPORT.md``.
 
     Raises:
         LeaderboardError, ExperimentError: a refused board or folder (before any game of that cell).
+        FolderError: ``board.out`` holds files that are not this study's (nothing played or written).
     """
-    from cya_sim.results.folder import load_games
+    from cya_sim.results.folder import check_study_folder, load_games
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
     check_board(board)
+    check_study_folder(board.out, "cya-sim leaderboard", OWN_FILES)
     exps = [(preset, p, cell_experiment(board, preset, p)) for preset in board.presets for p in board.players]
     rows = []
     for preset, p, exp in exps:

@@ -255,18 +255,25 @@ def _fitness(game: ProfileGame, x: np.ndarray) -> np.ndarray:
     return expected_payoffs(game, x)
 
 
+#: Every file and folder a metagame run writes into its results folder (a folder holding anything else is refused).
+OWN_FILES = frozenset({"games", "payoffs.csv", "mix.csv", "result.json", "response_graph.png", "replicator.png",
+                       "REPORT.md"})
+
+
 def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None = None) -> MetagameResult:
     """Play (or resume) the games, solve, and write ``payoffs.csv``, ``mix.csv``, ``result.json``,
     ``response_graph.png``, ``replicator.png`` and ``REPORT.md`` into ``cfg.out``.
 
     Raises:
-        MetagameError, ExperimentError: a refused input or folder (nothing played).
+        MetagameError, ExperimentError: a refused input (nothing played).
+        FolderError: ``cfg.out`` holds files that are not this study's (nothing played or written).
     """
-    from cya_sim.results.folder import load_games
+    from cya_sim.results.folder import check_study_folder, load_games
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
     exp = check_config(cfg)
+    check_study_folder(cfg.out, "cya-sim metagame", OWN_FILES)
     run_experiment(exp, progress=progress, command=command)
     p = cfg.players
     games = load_games(exp.out, columns=["lineup", "deal"] + [f"seat_{s}_agent" for s in range(p)]

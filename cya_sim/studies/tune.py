@@ -58,6 +58,7 @@ import pandas as pd
 
 from cya_sim.errors import FieldError
 from cya_sim.reports.stats import estimate_from_sums, holm, ratio_estimate, t_test
+from cya_sim.results.folder import check_study_folder
 from cya_sim.runs.experiment import Experiment, RunOptions, parse_experiment
 
 #: First engine game index of the tuning deals (the held-out deals are 0, 1, ...; never the same deals).
@@ -66,6 +67,9 @@ SAMPLERS = ("tpe", "cmaes", "random")
 STUDY_FILE = "study.db"
 CONFIG_FILE = "tune.json"
 RESULT_FILE = "result.json"
+#: Every file and folder a tuning run writes into its results folder (a folder holding anything else is refused).
+OWN_FILES = frozenset({CONFIG_FILE, RESULT_FILE, "study.db", "study.db-journal", "heldout", "trials.csv",
+                       "heldout.csv", "heldout_arms.csv", "history.png", "REPORT.md"})
 STUDY_NAME = "cya-sim-tune"
 #: Keys of :class:`TuneConfig` that fix the study (a resume must match them).
 IDENTITY_KEYS = ("agent", "field", "players", "preset", "options", "space", "trial_deals", "seed", "sampler")
@@ -621,12 +625,14 @@ def run_tune(cfg: TuneConfig, progress: bool = True, command: str | None = None)
 
     Raises:
         TuneError, ExperimentError: a refused input or folder (nothing played).
+        FolderError: ``cfg.out`` is a file or holds files that are not this study's (nothing written).
     """
     from cya_sim.results.folder import folder_lock, load_games
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
     exp0 = check_config(cfg)
+    check_study_folder(cfg.out, "cya-sim tune", OWN_FILES)  # before the lock file is made
     with folder_lock(cfg.out, command):
         study = run_trials(cfg, exp0.rules, progress)
         trials = trials_frame(study)
