@@ -36,7 +36,8 @@ import numpy as np
 from llvmlite import ir
 from numba import carray, cfunc, njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.core.errors import TypingError
+from numba.extending import intrinsic, overload
 
 from agents.view import N_HDR, N_SEATCOL
 
@@ -104,3 +105,93 @@ def compile_entry(entry) -> int:
 
 
 _ENTRIES: dict = {}
+
+
+
+def checked_plugin_address(func, compile_address, signature: str) -> int:
+    """``compile_address()`` (the C address of plug-in ``func``'s entry), with the user's faults named in one line.
+
+    Args:
+        func: the plug-in's numba-compiled decision function. compile_address: compiles (or loads) its entry.
+        signature: the decision function's documented signature, shown in the refusal.
+
+    Raises:
+        AgentSpecError: numba cannot compile the plug-in (a typing error in its body, a wrong signature, an
+            exception numba cannot compile), naming the plug-in and numba's first lines; or the plug-in returns
+            something other than an integer action id (a float would be truncated silently).
+    """
+    import re
+
+    from numba.core.errors import NumbaError
+
+    from agents.spec import AgentSpecError
+
+    name = f"{getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}"
+    try:
+        address = compile_address()
+    except NumbaError as e:
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
+        m = re.search(re.escape(NOT_AN_INTEGER) + r" (\S+)", text)
+        if m:
+            raise AgentSpecError(f"compiled plug-in {name}: returns {m.group(1)}, not an integer action id; "
+                                 "return an int (a float is not rounded or truncated)") from None
+        lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith(("File ", "^"))]
+        lines = [x for x in lines if not x.startswith("Failed in nopython mode")] or lines  # numba's own headers
+        detail = "; ".join(dict.fromkeys(lines[:2]))[:240]
+        raise AgentSpecError(f"compiled plug-in {name}: numba cannot compile it ({type(e).__name__}: {detail}); "
+                             f"it must be an @njit function {signature} returning an integer action id") from None
+    for sig in _signatures(func):
+        if not isinstance(sig.return_type, types.Integer):
+            raise AgentSpecError(f"compiled plug-in {name}: returns {sig.return_type}, not an integer action id; "
+                                 "return an int (a float is not rounded or truncated)")
+    return address
+
+
+def integer_action(a):
+    """The action id a plug-in returned, in a generated C entry; typing refuses anything but an integer (a float
+    would otherwise be truncated by the entry's int64 return)."""
+    return a
+
+
+@overload(integer_action)
+def _integer_action(a):
+    if isinstance(a, types.Integer):
+        return lambda a: a
+    raise TypingError(f"{NOT_AN_INTEGER} {a}")
+
+
+#: The words of :func:`integer_action`'s typing error (found again in numba's nested message).
+NOT_AN_INTEGER = "the plug-in returns, not an integer action id:"
+
+
+def _signatures(func) -> list:
+    """The compiled signatures of dispatcher ``func``; when its entry came from numba's disk cache (the plug-in
+    itself not compiled in this process), those of its disk cache, loaded (no compile). Unknown: []."""
+    sigs = list(getattr(func, "nopython_signatures", ()))
+    if sigs or not hasattr(func, "py_func"):
+        return sigs
+    try:
+        from numba.core.caching import FunctionCache
+
+        for key in FunctionCache(func.py_func)._cache_file._load_index():
+            func.compile(key[0])
+    except Exception:  # noqa: BLE001 - numba's private cache layout: leave the check out rather than fail
+        return []
+    return list(func.nopython_signatures)
+
+
+def checked_plugin_call(func, call, signature: str) -> int:
+    """``call()`` (one decision of plug-in ``func`` on the reference engine) as an int, with the same refusals as
+    :func:`checked_plugin_address`: a compile error or a non-integer return is an AgentSpecError naming the plug-in.
+    """
+    from agents.spec import AgentSpecError
+
+    try:
+        value = checked_plugin_address(func, call, signature)
+    except TypeError as e:  # numba's dispatcher: another number of arguments than the plug-in takes
+        raise AgentSpecError(f"compiled plug-in {getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}: "
+                             f"cannot be called as {signature} ({e})") from None
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise AgentSpecError(f"compiled plug-in {getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}: "
+                             f"returned {value!r} ({type(value).__name__}), not an integer action id")
+    return int(value)

@@ -28,8 +28,9 @@ class _Parser(argparse.ArgumentParser):
 def leaderboard_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim leaderboard``."""
     p = _Parser(prog="cya-sim leaderboard", description=(
-        "Rate every agent of a board file at every table size and rule preset: duplicated deals, seats rotated, "
-        "Bradley–Terry ratings with deal-clustered 95%% intervals; writes REPORT.md, ratings.csv and "
+        "Rate every agent of a board file at every table size and rule preset: seats rotated, every game on its own "
+        "deal (or duplicated deals with duplicate = true), "
+        "Bradley–Terry ratings with clustered 95% intervals; writes REPORT.md, ratings.csv and "
         "leaderboard.png. Rerunning resumes finished cells."))
     p.add_argument("board", nargs="?", type=Path, default=DEFAULT_BOARD,
                    help=f"the board TOML file (default {DEFAULT_BOARD})")

@@ -41,6 +41,7 @@ import numpy as np
 from cya_sim.engine.reference.observation import Observation
 from cya_sim.search.search import (
     DEFAULT_C_UCB,
+    MAX_NODES,
     UTILITIES,
     SearchContext,
     SearchResult,
@@ -157,7 +158,8 @@ class ISMCTSAgent(SearchAgent):
             different moves differ by a few hundredths, so Cowling et al.'s 0.7 for win/loss
             rewards spreads the visits almost evenly; in 100 rotated 4-player games at 1,000
             iterations, C = 0.15 won 32% against C = 0.35 (22%), pimc (20%) and card_counter (26%).
-        max_nodes: tree capacity (default: iterations + 1, or 100,000 when searching by time).
+        max_nodes: tree capacity, at most 1,000,000 (default: iterations + 1 up to that, or 100,000 when
+            searching by time); a full tree stops expanding.
 
     Raises:
         ValueError: a parameter outside its allowed values.
@@ -172,8 +174,8 @@ class ISMCTSAgent(SearchAgent):
             raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
         self.c_ucb = float(c_ucb)
         if max_nodes is not None and (not isinstance(max_nodes, (int, np.integer)) or isinstance(max_nodes, bool)
-                                      or max_nodes < 1):
-            raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1 (or leave it out)")
+                                      or not 1 <= max_nodes <= MAX_NODES):
+            raise ValueError(f"max_nodes {max_nodes!r}: give an integer from 1 to {MAX_NODES:,} (or leave it out)")
         self.max_nodes = max_nodes
 
     def _search(self, obs, stream, ctx):

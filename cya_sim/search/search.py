@@ -32,6 +32,12 @@ ROLLOUTS = {"greedy": POLICY_GREEDY, "random": POLICY_RANDOM, "card_counter": PO
 UTILITIES = {"share": UTIL_SHARE, "win": UTIL_WIN}
 #: Tree nodes kept at most when searching by time (each node costs 4 * A bytes of child links).
 DEFAULT_TIME_NODES = 100_000
+#: Most iterations per decision, and most tree nodes, a search agent takes (a node is about 360 bytes: 1,000,000
+#: nodes about 360 MB); more is refused in one line instead of failing to allocate.
+MAX_ITERATIONS = 10_000_000
+MAX_NODES = 1_000_000
+#: Longest search per decision, seconds.
+MAX_TIME_S = 86_400.0
 #: Default UCB1 constant for utilities in [0, 1] whose differences between moves are small (cya_sim.search.agent.ISMCTSAgent).
 DEFAULT_C_UCB = 0.15
 #: Iterations per compiled call when searching by time (the clock is read between calls).
@@ -104,17 +110,21 @@ def check_choice(field: str, value, allowed: dict) -> int:
 
 
 def check_budget(iterations, time_s) -> None:
-    """Refuse a search budget that is not ``iterations >= 1`` (int) or ``time_s > 0`` (seconds).
+    """Refuse a search budget that is not ``1 <= iterations <=`` :data:`MAX_ITERATIONS` (int) or
+    ``0 < time_s <=`` :data:`MAX_TIME_S` (seconds).
 
     Raises:
         ValueError: naming ``iterations`` or ``time_s`` and what is allowed.
     """
     if time_s is not None:
-        if not isinstance(time_s, (int, float)) or isinstance(time_s, bool) or not time_s > 0:
-            raise ValueError(f"time_s {time_s!r}: give a number of seconds > 0, or None to search by iterations")
+        if not isinstance(time_s, (int, float)) or isinstance(time_s, bool) or not 0 < time_s <= MAX_TIME_S:
+            raise ValueError(f"time_s {time_s!r}: give a number of seconds > 0 and at most {MAX_TIME_S:,.0f}, or None "
+                             "to search by iterations")
         return
-    if not isinstance(iterations, (int, np.integer)) or isinstance(iterations, bool) or iterations < 1:
-        raise ValueError(f"iterations {iterations!r}: give an integer >= 1 (or time_s in seconds)")
+    if (not isinstance(iterations, (int, np.integer)) or isinstance(iterations, bool)
+            or not 1 <= iterations <= MAX_ITERATIONS):
+        raise ValueError(f"iterations {iterations!r}: give an integer from 1 to {MAX_ITERATIONS:,} (or time_s in "
+                         "seconds)")
 
 
 class TreeArrays:
@@ -147,7 +157,8 @@ def tree_capacity(max_nodes, iterations, time_s) -> int:
     Raises:
         ValueError: ``max_nodes`` given and not an integer >= 1.
     """
-    cap = max_nodes if max_nodes is not None else (DEFAULT_TIME_NODES if time_s is not None else iterations + 1)
+    cap = max_nodes if max_nodes is not None else (DEFAULT_TIME_NODES if time_s is not None
+                                                   else min(iterations + 1, MAX_NODES))
     if not isinstance(cap, (int, np.integer)) or cap < 1:
         raise ValueError(f"max_nodes {max_nodes!r}: give an integer >= 1")
     return int(cap)

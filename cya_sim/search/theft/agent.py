@@ -57,7 +57,7 @@ class TheftISMCTSAgent(_TheftSearch, ISMCTSAgent):
         rollout: ``greedy`` (default), ``random``, ``defender`` or a compiled theft plug-in.
         utility: ``win`` (default) or ``share``.
         seed: int >= 0 mixed into every decision's random stream.
-        max_nodes: tree capacity (default: iterations + 1, or 100,000 when searching by time).
+        max_nodes: tree capacity, at most 1,000,000 (default: iterations + 1 up to that, or 100,000 by time).
 
     Raises:
         ValueError: a parameter outside its allowed values (the message names it and what is allowed).
