@@ -82,11 +82,12 @@ def test_same_seed_same_decision_and_one_legal_action_not_searched():
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ("ismcts(iterations=0)", "iterations 0: give an integer >= 1"),
-    ("pimc(iterations=-3)", "iterations -3: give an integer >= 1"),
+    ("ismcts(iterations=0)", "iterations 0: give an integer from 1 to 10,000,000"),
+    ("ismcts(iterations=100000000000)", "iterations 100000000000: give an integer from 1 to 10,000,000"),
+    ("pimc(iterations=-3)", "iterations -3: give an integer from 1 to 10,000,000"),
     ("ismcts(time_s=0)", "time_s 0: give a number of seconds > 0"),
     ("ismcts(c_ucb=-1)", "c_ucb -1: give a number >= 0"),
-    ("ismcts(max_nodes=0)", "max_nodes 0: give an integer >= 1"),
+    ("ismcts(max_nodes=0)", "max_nodes 0: give an integer from 1 to 1,000,000"),
     ("ismcts(rollout='oracle')", "rollout 'oracle' is not known; choose one of: random, greedy, defender"),
     ("pimc(utility='margin')", "utility 'margin' is not known; choose one of: win, share"),
     ("ismcts(seed=-1)", "seed -1: give an integer >= 0"),

@@ -48,8 +48,8 @@ def test_play_theft_many_seeds_and_agents_checked(seed, capsys):
 @pytest.mark.parametrize(("argv", "expected"), [
     (["play", "--rules", "theft", "--agents", "mcts"], ("--agents: unknown agent 'mcts'; choose one of: random, "
                                                        "greedy, defender, ismcts, pimc")),
-    (["play", "--rules", "theft", "--agents", "ismcts(iterations=0)"], ("--agents: iterations 0: give an integer >= 1 "
-                                                                        "(or time_s in seconds)")),
+    (["play", "--rules", "theft", "--agents", "ismcts(iterations=0)"], ("--agents: iterations 0: give an integer from 1 "
+                                                                        "to 10,000,000 (or time_s in seconds)")),
     (["tournament", "--rules", "theft", "--agents", "pimc(rollout='oracle')"], ("--agents: rollout 'oracle' is not "
                                                                                "known; choose one of: random, greedy, "
                                                                                "defender")),
