@@ -30,10 +30,14 @@ SOURCES = tuple(p for d in FOLDERS for p in sorted(d.glob("*.py"))
 _TESTS = _PKG.parent / "tests"
 
 
-def sources_digest() -> str:
-    """SHA-256 (hex str) of the kernel source files."""
+#: Test files whose compiled caches go with the kernels'.
+TEST_PREFIXES = ("test_batched", "test_search", "test_kernel", "test_plugin", "test_agents_compiled")
+
+
+def digest_of(sources) -> str:
+    """SHA-256 (hex str) of the bytes of ``sources`` (paths, in order; an unreadable one counts as ``-``)."""
     h = hashlib.sha256()
-    for p in SOURCES:
+    for p in sources:
         try:
             h.update(p.read_bytes())
         except OSError:
@@ -41,29 +45,36 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
-def invalidate_stale_caches() -> bool:
-    """Delete the engine's numba cache files if the kernel sources changed; True if it deleted any.
+def sources_digest() -> str:
+    """SHA-256 (hex str) of the kernel source files."""
+    return digest_of(SOURCES)
 
-    Errors (read-only folders, files removed by another process) are ignored:
-    numba then recompiles or caches elsewhere.
+
+def drop_stale_caches(sources, caches, stamp: Path) -> bool:
+    """Delete the ``*.nbi``/``*.nbc`` files of ``caches`` if ``sources`` changed since ``stamp`` was written; True
+    if it deleted any. Shared by every game's compiled code (the theft game's: :mod:`cya_sim.engine.theft.cache_guard`).
+
+    Args:
+        sources: the source files compiled together. caches: (cache folder, file name prefixes whose caches are
+            dropped; () = every file). stamp: the file keeping the sources' last digest.
+
+    Errors (read-only folders, files removed by another process) are ignored: numba then recompiles or caches
+    elsewhere. With ``NUMBA_CACHE_DIR`` set the caches live elsewhere and nothing is done.
     """
     if os.environ.get("NUMBA_CACHE_DIR"):
         return False
-    stamp = _HERE / "__pycache__" / "kernel-sources.sha256"
-    digest = sources_digest()
+    digest = digest_of(sources)
     try:
         if stamp.read_text() == digest:
             return False
     except OSError:
         pass
-    folders = [d / "__pycache__" for d in FOLDERS] + [_TESTS / "__pycache__"]
     deleted = False
-    for d in folders:
+    for d, prefixes in caches:
         if not d.is_dir():
             continue
         for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
-            if d.parent.name == "tests" and not f.name.startswith(("test_batched", "test_search", "test_kernel", "test_plugin",
-                                                                 "test_agents_compiled")):
+            if prefixes and not f.name.startswith(prefixes):
                 continue
             try:
                 f.unlink()
@@ -76,3 +87,10 @@ def invalidate_stale_caches() -> bool:
     except OSError:
         pass
     return deleted
+
+
+def invalidate_stale_caches() -> bool:
+    """Delete the engine's numba cache files if the kernel sources changed; True if it deleted any
+    (:func:`drop_stale_caches` over :data:`FOLDERS` and the kernels' tests)."""
+    caches = [(d / "__pycache__", ()) for d in FOLDERS] + [(_TESTS / "__pycache__", TEST_PREFIXES)]
+    return drop_stale_caches(SOURCES, caches, _HERE / "__pycache__" / "kernel-sources.sha256")

@@ -13,9 +13,9 @@ once. With ``NUMBA_CACHE_DIR`` set the caches live elsewhere and are left alone.
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
+
+from cya_sim.engine.compiled.cache_guard import digest_of, drop_stale_caches
 
 _HERE = Path(__file__).resolve().parent  # cya_sim/engine/theft
 _PKG = _HERE.parents[1]  # cya_sim
@@ -36,44 +36,10 @@ _CACHES = ((_HERE / "__pycache__", ()), (_PKG / "play" / "__pycache__", ("theft_
 
 def sources_digest() -> str:
     """SHA-256 (hex str) of the theft kernel's source files."""
-    h = hashlib.sha256()
-    for p in SOURCES:
-        try:
-            h.update(p.read_bytes())
-        except OSError:
-            h.update(b"-")
-    return h.hexdigest()
+    return digest_of(SOURCES)
 
 
 def invalidate_stale_caches() -> bool:
-    """Delete the theft kernel's numba cache files if its sources changed; True if it deleted any.
-
-    Errors (read-only folders, files removed by another process) are ignored: numba then recompiles.
-    """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return False
-    stamp = _HERE / "__pycache__" / "theft-kernel-sources.sha256"
-    digest = sources_digest()
-    try:
-        if stamp.read_text() == digest:
-            return False
-    except OSError:
-        pass
-    deleted = False
-    for d, prefixes in _CACHES:
-        if not d.is_dir():
-            continue
-        for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
-            if prefixes and not f.name.startswith(prefixes):
-                continue
-            try:
-                f.unlink()
-                deleted = True
-            except OSError:
-                pass
-    try:
-        stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:
-        pass
-    return deleted
+    """Delete the theft kernel's numba cache files if its sources changed; True if it deleted any
+    (:func:`cya_sim.engine.compiled.cache_guard.drop_stale_caches`)."""
+    return drop_stale_caches(SOURCES, _CACHES, _HERE / "__pycache__" / "theft-kernel-sources.sha256")
