@@ -100,14 +100,28 @@ def entry_module(func):
     Raises:
         ValueError: the plug-in is not importable as ``module:function``.
     """
+    return generated_entry_module(func, _ENTRY_SOURCE, "cya_plugin_entry", ("agents.view", "agents.view_abi"))
+
+
+def generated_entry_module(func, template: str, prefix: str, depends_on: tuple[str, ...]):
+    """Write (once) and import the generated module holding a plug-in's C entry, for either game.
+
+    Args:
+        func: the plug-in (``module:function``). template: the entry's source, formatted with ``path``,
+            ``module`` and ``name``. prefix: the generated module names' start. depends_on: the modules the
+            entry links, whose files join the name's hash (with the plug-in's file, the source and the Python
+            version), so an edit of any of them gets a new entry and an unchanged one loads from numba's cache.
+
+    Raises:
+        ValueError: the plug-in is not importable as ``module:function``.
+    """
     path = plugin_path(func)
     module, name = path.split(":")
-    src = _ENTRY_SOURCE.format(path=path, module=module, name=name)
+    src = template.format(path=path, module=module, name=name)
     h = hashlib.sha256()
-    for part in (src, _file_digest(module), _file_digest("agents.view"), _file_digest("agents.view_abi"),
-                 sys.version):
+    for part in (src, _file_digest(module), *(_file_digest(m) for m in depends_on), sys.version):
         h.update(part.encode())
-    mod_name = f"cya_plugin_entry_{h.hexdigest()[:16]}"
+    mod_name = f"{prefix}_{h.hexdigest()[:16]}"
     if mod_name in sys.modules:
         return sys.modules[mod_name]
     file = cache_dir() / f"{mod_name}.py"

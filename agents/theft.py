@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from agents.plugin import is_compiled_function
 from agents.spec import AgentSpecError, parse_agent_spec, resolve_factory
-from agents.theft_view import TheftViewPolicyAgent, is_compiled_function
+from agents.theft_view import TheftViewPolicyAgent
 from cya_sim.engine.theft.observation import AssetView, TheftObservation
 from cya_sim.game.rng import uniform_index
 

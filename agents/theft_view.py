@@ -39,21 +39,14 @@ The C signature (:data:`THEFT_VIEW_SIG`), every array C-contiguous, passed as it
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
-import os
-import sys
-
 import numpy as np
 from llvmlite import ir
-from numba import carray, cfunc, njit, types
+from numba import carray, njit, types
 from numba.core import cgutils
-from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
-from agents.plugin import _file_digest, _from_state, _to_state, cache_dir, plugin_path
-from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call
+from agents.plugin import _from_state, _to_state, generated_entry_module
+from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call, compile_entry
 from cya_sim.engine.theft.kernel import asset_at, legal_mask
 from cya_sim.engine.theft.layout import (
     A_C0,
@@ -315,41 +308,17 @@ def entry(params, hdr, hand, values, unseen, assets, mask, rng, t, p, s, a):
     return integer_action(_plugin(pa, hd, hn, va, un, asx, ma, rg))
 '''
 
-_ENTRIES: dict = {}
-
-
-def is_compiled_function(obj) -> bool:
-    """Whether ``obj`` is a numba-compiled function (a plug-in decision function), not an agent class."""
-    return isinstance(obj, CPUDispatcher)
-
-
 def theft_entry_module(func):
     """The generated module holding the C entry of theft plug-in ``func`` (written to the plug-in cache folder,
-    :func:`agents.plugin.cache_dir`, and imported); named by a hash of the plug-in's file, of this module and
-    of the Python version, so an edit of the plug-in compiles a new entry and an unchanged one loads.
+    :func:`agents.plugin.cache_dir`, and imported by :func:`agents.plugin.generated_entry_module`); named by a hash
+    of the plug-in's file, of this module, of :mod:`agents.view_abi` and of the Python version, so an edit of the
+    plug-in compiles a new entry and an unchanged one loads.
 
     Raises:
         ValueError: the plug-in is not importable as ``module:function``.
     """
-    path = plugin_path(func)
-    module, name = path.split(":")
-    src = _ENTRY_SOURCE.format(path=path, module=module, name=name)
-    h = hashlib.sha256()
-    for part in (src, _file_digest(module), _file_digest("agents.theft_view"), sys.version):
-        h.update(part.encode())
-    mod_name = f"cya_theft_plugin_entry_{h.hexdigest()[:16]}"
-    if mod_name in sys.modules:
-        return sys.modules[mod_name]
-    file = cache_dir() / f"{mod_name}.py"
-    if not file.exists() or file.read_text() != src:
-        tmp = file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(src)
-        os.replace(tmp, file)
-    spec = importlib.util.spec_from_file_location(mod_name, file)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return generated_entry_module(func, _ENTRY_SOURCE, "cya_theft_plugin_entry", ("agents.theft_view",
+                                                                                "agents.view_abi"))
 
 
 def theft_plugin_address(func) -> int:
@@ -360,16 +329,8 @@ def theft_plugin_address(func) -> int:
         AgentSpecError: numba cannot compile it, or it does not return an integer
             (:func:`agents.view_abi.checked_plugin_address`).
     """
-    def compile_address() -> int:
-        entry = theft_entry_module(func).entry
-        key = (entry.__module__, entry.__qualname__)
-        cf = _ENTRIES.get(key)
-        if cf is None:
-            cf = cfunc(THEFT_VIEW_SIG, cache=True)(entry)
-            _ENTRIES[key] = cf
-        return int(cf.address)
-
-    return checked_plugin_address(func, compile_address, _THEFT_SIGNATURE)
+    return checked_plugin_address(func, lambda: compile_entry(theft_entry_module(func).entry, THEFT_VIEW_SIG),
+                                  _THEFT_SIGNATURE)
 
 
 #: The documented signature of a compiled theft plug-in (agents/README.md), shown when one is refused.

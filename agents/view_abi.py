@@ -90,8 +90,9 @@ def view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, ha
             carray(hands_all, (p, t), np.int64))
 
 
-def compile_entry(entry) -> int:
-    """Compile (or load from numba's disk cache) the C entry ``entry`` with :data:`VIEW_SIG`; its address (int).
+def compile_entry(entry, signature=None) -> int:
+    """Compile (or load from numba's disk cache) the C entry ``entry`` with ``signature`` (default
+    :data:`VIEW_SIG`; the theft game's plug-ins pass theirs); its address (int).
 
     ``entry`` is a module-level Python function of a file (numba caches it beside that file). The
     compiled object is kept for the life of the process (the address stays valid).
@@ -99,7 +100,7 @@ def compile_entry(entry) -> int:
     key = (entry.__module__, entry.__qualname__)
     cf = _ENTRIES.get(key)
     if cf is None:
-        cf = cfunc(VIEW_SIG, cache=True)(entry)
+        cf = cfunc(VIEW_SIG if signature is None else signature, cache=True)(entry)
         _ENTRIES[key] = cf
     return int(cf.address)
 
