@@ -16,7 +16,9 @@ import textwrap
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
+
+from cya_sim.cli.parsing import ExitingParser
 
 #: experiment field -> the flag that overrides it (error messages name both).
 FLAG_OF = {
@@ -25,14 +27,6 @@ FLAG_OF = {
     "run.engine": "--engine", "run.workers": "--workers", "run.chunk_size": "--chunk-size",
     "run.scheduler": "--scheduler",
 }
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line and exit with status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
 
 
 def _value(text: str) -> Any:
@@ -49,7 +43,7 @@ def _list(text: str) -> list[Any]:
 
 def tournament_parser(prog: str = "cya-sim tournament") -> argparse.ArgumentParser:
     """Parser of ``cya-sim tournament EXPERIMENT.toml`` and its overrides."""
-    p = _Parser(prog=prog, description=(
+    p = ExitingParser(prog=prog, description=(
         "Run an experiment file (experiments/<name>.toml): play every missing chunk of games into its results "
         "folder (resume), then write summary.csv, pairwise.csv, seats.csv, plots and REPORT.md. Flags override "
         "fields of the file."))
@@ -203,7 +197,7 @@ DEFAULT_REPORT_FOLDER = Path("results/example")
 
 def report_parser(prog: str = "cya-sim report") -> argparse.ArgumentParser:
     """Parser of ``cya-sim report FOLDER``."""
-    p = _Parser(prog=prog, description="Rebuild REPORT.md, the CSV tables and the plots of a results folder from its "
+    p = ExitingParser(prog=prog, description="Rebuild REPORT.md, the CSV tables and the plots of a results folder from its "
                                        "stored games (nothing is played).")
     p.add_argument("folder", type=Path, nargs="?", default=DEFAULT_REPORT_FOLDER,
                    help=f"a results folder written by cya-sim tournament (default {DEFAULT_REPORT_FOLDER}: the small "

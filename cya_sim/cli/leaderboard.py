@@ -12,22 +12,15 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+
+from cya_sim.cli.parsing import ExitingParser
 
 DEFAULT_BOARD = Path("experiments/leaderboard.toml")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line and exit with status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def leaderboard_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim leaderboard``."""
-    p = _Parser(prog="cya-sim leaderboard", description=(
+    p = ExitingParser(prog="cya-sim leaderboard", description=(
         "Rate every agent of a board file at every table size and rule preset: seats rotated, every game on its own "
         "deal (or duplicated deals with duplicate = true), "
         "Bradley–Terry ratings with clustered 95% intervals; writes REPORT.md, ratings.csv and "

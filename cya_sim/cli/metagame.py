@@ -14,49 +14,30 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
-
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line and exit with status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def _int(lo: int, what: str):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = None
-        if v is None or v < lo:
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer >= {lo}")
-        return v
-    return parse
+from cya_sim.cli.parsing import ExitingParser, int_at_least
 
 
 def metagame_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim metagame``."""
-    p = _Parser(prog="cya-sim metagame", description=(
+    p = ExitingParser(prog="cya-sim metagame", description=(
         "The empirical game of an agent pool at one table size: every line-up with repetition played in every "
         "rotation on duplicated deals (payoff = per-seat win share, deal-clustered intervals), then an approximate "
         "symmetric Nash mixture and alpha-Rank with bootstrap intervals over deals, strict dominance, the response "
         "graph and the replicator trajectories. Rerunning the same command resumes the games."))
     p.add_argument("--pool", required=True, metavar="A,B,...", help="agents, comma-separated (at least two)")
-    p.add_argument("--players", type=_int(2, "players"), default=4, metavar="P", help="table size (default 4)")
-    p.add_argument("--deals", type=_int(0, "deals"), default=200, metavar="D",
+    p.add_argument("--players", type=int_at_least(2, "players"), default=4, metavar="P", help="table size (default 4)")
+    p.add_argument("--deals", type=int_at_least(0, "deals"), default=200, metavar="D",
                    help="duplicated deals (each played by every line-up in every rotation; default 200)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
-    p.add_argument("--seed", type=_int(0, "seed"), default=1, help="seed of deals and bootstrap (default 1)")
-    p.add_argument("--bootstrap", type=_int(0, "bootstrap"), default=200, metavar="B",
+    p.add_argument("--seed", type=int_at_least(0, "seed"), default=1, help="seed of deals and bootstrap (default 1)")
+    p.add_argument("--bootstrap", type=int_at_least(0, "bootstrap"), default=200, metavar="B",
                    help="bootstrap replications over deals (default 200; 0: none)")
     p.add_argument("--alpha", type=float, default=100.0, help="alpha-Rank selection intensity (default 100)")
-    p.add_argument("--population", type=_int(2, "population"), default=50, metavar="M",
+    p.add_argument("--population", type=int_at_least(2, "population"), default=50, metavar="M",
                    help="alpha-Rank population size (default 50)")
-    p.add_argument("--workers", type=_int(1, "workers"), default=1, metavar="N", help="processes (default 1)")
+    p.add_argument("--workers", type=int_at_least(1, "workers"), default=1, metavar="N", help="processes (default 1)")
     p.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="results folder (new, or this run's)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p

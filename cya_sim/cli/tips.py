@@ -13,22 +13,15 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+
+from cya_sim.cli.parsing import ExitingParser
 
 DEFAULT_STUDY = Path("experiments/tips.toml")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line and exit with status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def tips_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim tips``."""
-    p = _Parser(prog="cya-sim tips", description=(
+    p = ExitingParser(prog="cya-sim tips", description=(
         "Run the tip study (every TIP-* entry of TIPS.md as a treatment-versus-control ablation on duplicate deals, "
         "seats rotated, at every table size, rule preset and field of the study file) and write REPORT.md with the "
         "verdict table, forest plot and heat map into the study folder. Rerunning resumes finished cells."))

@@ -15,34 +15,16 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line and exit with status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def _count(lo: int, what: str):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = None
-        if v is None or v < lo:
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer >= {lo}")
-        return v
-    return parse
+from cya_sim.cli.parsing import ExitingParser, int_at_least
 
 
 def tune_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim tune``."""
     from cya_sim.studies.tune import SAMPLERS
 
-    p = _Parser(prog="cya-sim tune", description=(
+    p = ExitingParser(prog="cya-sim tune", description=(
         "Search the parameters of a policy family (every heuristic(...) switch and dollar threshold, card_counter's "
         "min_gain and infer_hidden, or a compiled plug-in's params given with --space) to maximise its win rate "
         "against a field, with optuna (TPE by default). The study is stored in --out (study.db) and resumes when "
@@ -53,23 +35,23 @@ def tune_parser() -> argparse.ArgumentParser:
                         "'my_mod:decide(a=1, b=2)'")
     p.add_argument("--field", required=True, metavar="A,B,...",
                    help="opponents, comma-separated, cycled over the other seats (e.g. card_counter)")
-    p.add_argument("--players", type=_count(2, "players"), default=4, metavar="P", help="table size (default 4)")
+    p.add_argument("--players", type=int_at_least(2, "players"), default=4, metavar="P", help="table size (default 4)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
     p.add_argument("--space", action="append", default=[], metavar="NAME=RANGE",
                    help="a searched parameter: NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP (repeatable; overrides the "
                         "family's range; required for a plug-in)")
     p.add_argument("--fix", default="", metavar="NAME,...", help="family parameters not to search (kept as given)")
-    p.add_argument("--trials", type=_count(0, "trials"), default=100, metavar="N", help="trials in total (default 100)")
-    p.add_argument("--trial-deals", type=_count(0, "trial deals"), default=1000, metavar="D",
+    p.add_argument("--trials", type=int_at_least(0, "trials"), default=100, metavar="N", help="trials in total (default 100)")
+    p.add_argument("--trial-deals", type=int_at_least(0, "trial deals"), default=1000, metavar="D",
                    help="duplicated deals per trial, each in every rotation (default 1000)")
-    p.add_argument("--heldout-deals", type=_count(0, "held-out deals"), default=5000, metavar="D",
+    p.add_argument("--heldout-deals", type=int_at_least(0, "held-out deals"), default=5000, metavar="D",
                    help="fresh duplicated deals of the held-out evaluation (default 5000; 0 skips it)")
     p.add_argument("--compare", default="", metavar="A,B,...",
                    help="more specs replayed on the held-out deals (e.g. card_counter)")
     p.add_argument("--sampler", choices=SAMPLERS, default="tpe", help="optuna sampler (default tpe)")
-    p.add_argument("--seed", type=_count(0, "seed"), default=1, help="seed of deals and sampler (default 1)")
-    p.add_argument("--workers", type=_count(1, "workers"), default=1, metavar="N",
+    p.add_argument("--seed", type=int_at_least(0, "seed"), default=1, help="seed of deals and sampler (default 1)")
+    p.add_argument("--workers", type=int_at_least(1, "workers"), default=1, metavar="N",
                    help="processes of the held-out run (default 1; trials run in this process)")
     p.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="results folder (new, or this run's)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
