@@ -109,6 +109,11 @@ _ENTRIES: dict = {}
 
 
 
+def _plugin_name(func) -> str:
+    """``module:function`` of a plug-in, as its refusals name it."""
+    return f"{getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}"
+
+
 def checked_plugin_address(func, compile_address, signature: str) -> int:
     """``compile_address()`` (the C address of plug-in ``func``'s entry), with the user's faults named in one line.
 
@@ -127,7 +132,7 @@ def checked_plugin_address(func, compile_address, signature: str) -> int:
 
     from agents.spec import AgentSpecError
 
-    name = f"{getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}"
+    name = _plugin_name(func)
     try:
         address = compile_address()
     except NumbaError as e:
@@ -190,9 +195,8 @@ def checked_plugin_call(func, call, signature: str) -> int:
     try:
         value = checked_plugin_address(func, call, signature)
     except TypeError as e:  # numba's dispatcher: another number of arguments than the plug-in takes
-        raise AgentSpecError(f"compiled plug-in {getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}: "
-                             f"cannot be called as {signature} ({e})") from None
+        raise AgentSpecError(f"compiled plug-in {_plugin_name(func)}: cannot be called as {signature} ({e})") from None
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise AgentSpecError(f"compiled plug-in {getattr(func, '__module__', '?')}:{getattr(func, '__name__', '?')}: "
-                             f"returned {value!r} ({type(value).__name__}), not an integer action id")
+        raise AgentSpecError(f"compiled plug-in {_plugin_name(func)}: returned {value!r} ({type(value).__name__}), not "
+                             "an integer action id")
     return int(value)
