@@ -164,6 +164,23 @@ def _from_state(rng: np.random.Generator, arr: np.ndarray) -> None:
     rng.bit_generator.state = s
 
 
+def plugin_params(name: str, params: dict) -> np.ndarray:
+    """A plug-in's numeric parameters as its ``params`` array: (N_AGENT_PARAMS,) float64, in the order given.
+
+    Raises:
+        ValueError: a parameter that is not a number, or more than ``N_AGENT_PARAMS`` of them (agent named).
+    """
+    bad = [k for k, v in params.items() if not isinstance(v, (int, float)) or isinstance(v, bool)]
+    if bad:
+        raise ValueError(f"agent {name!r}: parameter(s) {', '.join(bad)} must be numbers")
+    if len(params) > N_AGENT_PARAMS:
+        raise ValueError(f"agent {name!r}: {len(params)} parameters; a compiled plug-in takes at most "
+                         f"{N_AGENT_PARAMS}")
+    out = np.zeros(N_AGENT_PARAMS, np.float64)
+    out[: len(params)] = [float(v) for v in params.values()]
+    return out
+
+
 class ViewPolicyAgent:
     """The single-game form of a compiled plug-in decision function (module docstring).
 
@@ -176,16 +193,9 @@ class ViewPolicyAgent:
     """
 
     def __init__(self, decide, name: str, **params) -> None:
-        bad = [k for k, v in params.items() if not isinstance(v, (int, float)) or isinstance(v, bool)]
-        if bad:
-            raise ValueError(f"agent {name!r}: parameter(s) {', '.join(bad)} must be numbers")
-        if len(params) > N_AGENT_PARAMS:
-            raise ValueError(f"agent {name!r}: {len(params)} parameters; a compiled plug-in takes at most "
-                             f"{N_AGENT_PARAMS}")
         self.decide = decide
         self.name = name
-        self.params = np.zeros(N_AGENT_PARAMS, np.float64)
-        self.params[: len(params)] = [float(v) for v in params.values()]
+        self.params = plugin_params(name, params)
 
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
         """The plug-in's action for ``obs``; ``rng`` (the seat's PCG64 stream) advances as in compiled play."""

@@ -45,7 +45,7 @@ from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from agents.plugin import _from_state, _to_state, generated_entry_module
+from agents.plugin import _from_state, _to_state, generated_entry_module, plugin_params
 from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call, compile_entry
 from cya_sim.engine.theft.kernel import asset_at, legal_mask
 from cya_sim.engine.theft.layout import (
@@ -349,16 +349,9 @@ class TheftViewPolicyAgent:
     """
 
     def __init__(self, decide, name: str, **params) -> None:
-        bad = [k for k, v in params.items() if not isinstance(v, (int, float)) or isinstance(v, bool)]
-        if bad:
-            raise ValueError(f"agent {name!r}: parameter(s) {', '.join(bad)} must be numbers")
-        if len(params) > N_AGENT_PARAMS:
-            raise ValueError(f"agent {name!r}: {len(params)} parameters; a compiled plug-in takes at most "
-                             f"{N_AGENT_PARAMS}")
         self.decide = decide
         self.name = name
-        self.params = np.zeros(N_AGENT_PARAMS, np.float64)
-        self.params[: len(params)] = [float(v) for v in params.values()]
+        self.params = plugin_params(name, params)
 
     def act(self, obs: TheftObservation, rng: np.random.Generator) -> int:
         """The plug-in's action for ``obs``; ``rng`` (the seat's PCG64 stream) advances as in compiled play."""
