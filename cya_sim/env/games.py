@@ -75,25 +75,23 @@ class GameInterface(ABC):
         """
         raise NotImplementedError
 
-    @abstractmethod
+    # Both games' states share these fields (``to_act``, ``winners``, ``capped``); a game whose state does not
+    # overrides them.
     def to_act(self, state) -> int:
         """Seat that must act, -1 when the game is over."""
-        raise NotImplementedError
+        return state.to_act
 
-    @abstractmethod
     def over(self, state) -> bool:
         """The game has ended (by its rules or by the safeguard)."""
-        raise NotImplementedError
+        return state.winners is not None
 
-    @abstractmethod
     def capped(self, state) -> bool:
         """The game was stopped by the rules' safeguard (:attr:`cap_name`), not by the rules' end."""
-        raise NotImplementedError
+        return bool(state.capped)
 
-    @abstractmethod
     def winners(self, state) -> tuple[int, ...]:
         """Seats sharing the win (empty while the game is on)."""
-        raise NotImplementedError
+        return tuple(state.winners or ())
 
     @abstractmethod
     def totals(self, state) -> np.ndarray:
@@ -198,18 +196,6 @@ class ClassicGame(GameInterface):
                 f"{self.rules.deck.names[state.discard_pile[-1]]}{describe_tops(state)}")
         return state
 
-    def to_act(self, state) -> int:
-        return state.to_act
-
-    def over(self, state) -> bool:
-        return state.winners is not None
-
-    def capped(self, state) -> bool:
-        return bool(state.capped)
-
-    def winners(self, state) -> tuple[int, ...]:
-        return tuple(state.winners or ())
-
     def totals(self, state) -> np.ndarray:
         return np.array(state.totals, np.int64)
 
@@ -294,18 +280,6 @@ class TheftGame(GameInterface):
         from cya_sim.engine.theft.reference import new_game
 
         return new_game(self.rules, n_players, key, game_index, log)  # it logs its own opening lines
-
-    def to_act(self, state) -> int:
-        return state.to_act
-
-    def over(self, state) -> bool:
-        return state.winners is not None
-
-    def capped(self, state) -> bool:
-        return bool(state.capped)
-
-    def winners(self, state) -> tuple[int, ...]:
-        return tuple(state.winners or ())
 
     def totals(self, state) -> np.ndarray:
         return np.array(state.scores(), np.int64)
