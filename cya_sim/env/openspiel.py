@@ -71,8 +71,7 @@ from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.games import game_interface
-from cya_sim.env.openspiel_recall import Recall, Shared
-from cya_sim.game.jsontext import show
+from cya_sim.env.openspiel_recall import CheckedApply, Recall, Shared, chance_distribution
 from cya_sim.game.rules import RuleSet, get_rules
 
 SHORT_NAME = "python_cover_your_assets"
@@ -252,7 +251,7 @@ class CoverYourAssetsGame(pyspiel.Game):
         return _Observer(self)
 
 
-class CoverYourAssetsState(pyspiel.State):
+class CoverYourAssetsState(CheckedApply, pyspiel.State):
     """A game state: chance nodes while dealing, then the reference engine's game."""
 
     def __init__(self, game: CoverYourAssetsGame) -> None:
@@ -287,11 +286,7 @@ class CoverYourAssetsState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """First dealer: seats, uniform. Deck order: card types, copies left / cards left."""
-        if self.dealer < 0:
-            p = self._g.n_players
-            return [(s, 1.0 / p) for s in range(p)]
-        n = int(self.left.sum())
-        return [(int(t), float(c) / n) for t, c in enumerate(self.left) if c > 0]
+        return chance_distribution(self.dealer < 0, self._g.n_players, self.left)
 
     def _start_deal(self) -> None:
         self.order = []
@@ -312,22 +307,6 @@ class CoverYourAssetsState(pyspiel.State):
         if self.gs is None or self._dealing() or player != self.gs.to_act:
             return []
         return [int(a) for a in np.flatnonzero(legal_action_mask(self.gs))]
-
-    def apply_action(self, action: int) -> None:
-        """Apply a player's action or a chance outcome (OpenSpiel's ``apply_action``), checked first.
-
-        Raises:
-            ValueError: ``action`` is not an integer (a Python or NumPy integer, not a bool) or is
-                negative (OpenSpiel's -1 is its invalid action) or beyond int64; at a chance node, an outcome not in
-                :meth:`chance_outcomes`; at a player node, an action not legal
-                (:class:`~cya_sim.engine.reference.IllegalActionError`). The state does not change.
-        """
-        if (isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer)
-                or not 0 <= action < 2**63):
-            raise ValueError(f"action {show(action, python_str=True)} ({type(action).__name__}); allowed: "
-                             + ("a chance outcome of chance_outcomes()" if self.is_chance_node()
-                                else "an id of legal_actions()"))
-        super().apply_action(int(action))
 
     def _check_outcome(self, action: int) -> None:
         """Refuse a chance outcome that :meth:`chance_outcomes` does not list (ValueError, nothing changes)."""

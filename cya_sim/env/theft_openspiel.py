@@ -41,8 +41,7 @@ from cya_sim.engine.theft.legal import legal_action_mask
 from cya_sim.engine.theft.observation import TheftObservation, observe
 from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.openspiel_recall import Recall, Shared
-from cya_sim.game.jsontext import show
+from cya_sim.env.openspiel_recall import CheckedApply, Recall, Shared, chance_distribution
 
 
 class _NeedShuffle(Exception):
@@ -109,7 +108,7 @@ def theft_observation_text(obs: TheftObservation) -> str:
             f"theft[{th}] tt{obs.thefts_this_turn} final{obs.final_turns_left}")
 
 
-class TheftSpielState(pyspiel.State):
+class TheftSpielState(CheckedApply, pyspiel.State):
     """A theft game state: chance nodes for the first player, the deal and each reshuffle, then the
     reference engine's game (module docstring)."""
 
@@ -146,31 +145,12 @@ class TheftSpielState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """First player: seats, uniform. A shuffle: card types, copies left / cards left."""
-        if self.first < 0:
-            p = self._g.n_players
-            return [(s, 1.0 / p) for s in range(p)]
-        n = int(self.left.sum())
-        return [(int(t), float(c) / n) for t, c in enumerate(self.left) if c > 0]
+        return chance_distribution(self.first < 0, self._g.n_players, self.left)
 
     def _legal_actions(self, player: int) -> list[int]:
         if self.ts is None or self._shuffling() or player != self.ts.to_act:
             return []
         return [int(a) for a in np.flatnonzero(legal_action_mask(self.ts))]
-
-    def apply_action(self, action: int) -> None:
-        """Apply a player's action or a chance outcome, checked first.
-
-        Raises:
-            ValueError: ``action`` is not an integer (a Python or NumPy integer, not a bool), is negative or
-                beyond int64; at a chance node, an outcome not in :meth:`chance_outcomes`; at a player node, an
-                action not legal (:class:`~cya_sim.env.game.IllegalActionError`). The state does not change.
-        """
-        if (isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer)
-                or not 0 <= action < 2**63):
-            raise ValueError(f"action {show(action, python_str=True)} ({type(action).__name__}); allowed: "
-                             + ("a chance outcome of chance_outcomes()" if self.is_chance_node()
-                                else "an id of legal_actions()"))
-        super().apply_action(int(action))
 
     def _check_outcome(self, action: int) -> None:
         outcomes = [a for a, _ in self.chance_outcomes()]
