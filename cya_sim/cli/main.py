@@ -208,7 +208,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one game and print a readable log of it",
                           description="Play one game on the reference engine and print every action, "
-                                      "every challenge exchange, the round totals and the winner.")
+                                      "every challenge exchange, the round totals and the winner, to be checked "
+                                      "against the rules specification (RULES.md at the root of the cya-sim "
+                                      "repository; rule IDs R-...).")
     _add_rule_args(play)
     play.add_argument("--players", type=_int_at_least(2, "players", 12), metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
@@ -220,7 +222,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            "order (games.parquet seat_s_agent) replays exactly")
     play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
                       help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
-                           "may see (RULES.md §10)")
+                           "may see (RULES.md §10, at the root of the repository)")
 
     tour = sub.add_parser(
         "tournament", help="run an experiment file, or play one rotated line-up given by flags",
@@ -268,7 +270,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                        "`cya-sim leaderboard --help`)", add_help=False)
 
     rules = sub.add_parser("rules", help="print a preset's options and deck",
-                           description="Print every option of a rule preset and its deck.")
+                           description="Print every option of a rule preset and its deck. What each option means, and the rule "
+                                       "ID it belongs to, is in the rules specification (RULES.md at the root of "
+                                       "the cya-sim repository).")
     _add_rule_args(rules, positional=True)
 
     bench = sub.add_parser("bench", help="measure engine speed (see `cya-sim bench --help`)", add_help=False)
