@@ -266,9 +266,9 @@ def test_bench_without_a_ceiling_file_reports_null_and_a_note(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "cya_sim.cli", "bench", "--ceiling", str(tmp_path / "nope.py")],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.strip().splitlines() == [
-        f"cya-sim bench: error: argument --ceiling: {str(tmp_path / 'nope.py')!r} is not a file; give the path of "
-        "a ceiling loop (a .py file), or leave --ceiling out to skip the ceiling"]
+    line = (f"cya-sim bench: error: argument --ceiling: {str(tmp_path / 'nope.py')!r} is not a file; give the path "
+            "of a ceiling loop (a .py file), or leave --ceiling out to skip the ceiling")
+    assert proc.stderr.strip().splitlines() == [line]
 
 
 def test_tournament_help_prints_a_plain_percent_sign(capsys):
