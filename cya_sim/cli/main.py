@@ -522,6 +522,10 @@ def describe_error(e: BaseException, command: str | None = None) -> tuple[str, i
         return prefix + _os_error_text(e), 2
     if isinstance(e, UnicodeDecodeError):
         return prefix + _one_line(f"a file is not UTF-8 text ({e}); save it as UTF-8"), 2
+    if isinstance(e, RuntimeError) and "no locator available" in str(e):  # numba: nowhere to write its cache
+        from cya_sim.cache import NO_CACHE_FOLDER
+
+        return prefix + NO_CACHE_FOLDER, 2
     if isinstance(e, MemoryError):
         return prefix + "out of memory; use fewer --workers, fewer games per chunk (--chunk-size) or a larger machine", 2
     text = _one_line(str(e))
