@@ -137,7 +137,7 @@ def test_metagame_two_players_end_to_end_and_resume(tmp_path):
     (["--pool", "greedy"], "pool of one"),
     (["--pool", "greedy,greedy"], "given twice"),
     (["--pool", "greedy,grredy"], "unknown agent 'grredy'"),
-    (["--pool", "greedy,random", "--deals", "0"], "at least 1 deal"),
+    (["--pool", "greedy,random", "--deals", "0"], "--deals 0: must be an integer from 1 to"),
 ])
 def test_metagame_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     code = metagame_main([*argv, "--out", str(tmp_path / "o"), "--quiet"])
