@@ -90,7 +90,7 @@ def test_alpharank_equals_openspiel_for_two_players(matrix):
 
     pi, rho = alpharank(from_matrix(matrix), m=20, alpha=5.0, use_openspiel=False)  # this module's own
     rhos, _rho_m, pi_os, _n, _ = os_alpharank.compute([matrix], m=20, alpha=5.0, use_local_selection_model=False)
-    pi_via, _ = alpharank(from_matrix(matrix), m=20, alpha=5.0)  # through OpenSpiel at P = 2
+    pi_via, _ = alpharank(from_matrix(matrix), m=20, alpha=5.0, use_openspiel=True)  # through OpenSpiel at P = 2
     assert pi_via == pytest.approx(pi_os, rel=1e-12)
     assert pi == pytest.approx(pi_os, rel=1e-9)
     assert rho == pytest.approx(np.asarray(rhos), rel=1e-9, abs=1e-15)

@@ -306,7 +306,8 @@ def dominance_tests(counts: np.ndarray, sums: np.ndarray, seats: np.ndarray, lab
 
     For an ordered pair (i, j) and each profile n of the P - 1 others, the per-deal difference
     ``u_j(n + e_j) - u_i(n + e_i)`` (the deal's win shares over its seat-games; every line-up plays every deal, so
-    the differences are paired by deal; a single-agent profile is 1/P exactly). j strictly dominates i when
+    the differences are paired by deal; a single-agent profile is 1/P exactly; rounded to 1e-12, since win shares
+    are fractions with small denominators and anything below is floating-point rounding). j strictly dominates i when
     every difference is positive: an intersection–union test (Berger 1982, Technometrics 24:295–300) whose
     p-value is the largest of the one-sided paired t tests (H1: mean difference > 0, D - 1 df); its
     ``low`` is the smallest of their one-sided lower confidence bounds at ``confidence``, a lower bound of the
@@ -338,7 +339,7 @@ def dominance_tests(counts: np.ndarray, sums: np.ndarray, seats: np.ndarray, lab
             v[i, q] = per_deal[:, row[key], i] if key in row else 1.0 / p
     rows = []
     for i in range(k):
-        diff = v - v[i][None]  # (K, Q, D): [j, q] = u_j - u_i per deal
+        diff = np.round(v - v[i][None], 12)  # (K, Q, D): [j, q] = u_j - u_i per deal; below 1e-12: rounding
         mean = diff.mean(axis=2)
         if d >= 2:
             se = diff.std(axis=2, ddof=1) / math.sqrt(d)
