@@ -390,3 +390,34 @@ def test_sigint_during_metagame_games_ends_in_one_line_within_10_s_and_a_rerun_r
     assert code == 130 and seconds < 10.0, stderr
     runs = read_runs(out / "games")
     assert runs[-1]["resumed"] is True and runs[-1]["chunks_skipped"] >= len(check.good), runs[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+def test_sigint_during_the_metagame_bootstrap_ends_in_one_line_within_10_s(tmp_path):
+    from cya_sim.results.folder import read_runs
+
+    out = tmp_path / "b"
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "metagame", "--pool", "greedy,random,card_counter", "--players",
+           "2", "--deals", "50", "--bootstrap", "100000", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.3)
+            runs = read_runs(out / "games") if (out / "games" / "runs.json").exists() else []
+            if runs and runs[-1].get("status") == "finished":
+                break
+        time.sleep(3.0)  # in the bootstrap (100,000 replications: minutes)
+        assert proc.poll() is None, proc.communicate()[1]
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=10.0)
+        seconds = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert proc.returncode == 130 and seconds < 10.0, stderr
+    assert stderr.strip() == "interrupted; run the same command again to resume", stderr
+    assert not (out / "REPORT.md").exists()
