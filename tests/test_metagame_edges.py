@@ -32,10 +32,10 @@ from cya_sim.reports.egt import (
 from cya_sim.studies.metagame import (
     COVERAGE_MATRIX,
     MetagameConfig,
-    _num,
     dominance_tests,
     find_aliases,
     merge_aliases,
+    number_text,
     report_markdown,
     simulate_deal_sums,
     solve,
@@ -234,7 +234,7 @@ def test_report_prints_no_nan_and_no_negative_zero_and_names_the_selection_model
     assert text.count("no interval (--bootstrap 0)") == 6
     assert "Moran process with Fermi selection of intensity alpha = 50, mutation rate -> 0" in text
     assert "m = 30" in text and "Omidshafiei et al. 2019" in text and "Holm (1979) over the 6 ordered pairs" in text
-    assert _num(-0.0) == "0.000" and _num(-4e-4) == "0.000" and _num(float("nan")) == "n/a"
+    assert number_text(-0.0) == "0.000" and number_text(-4e-4) == "0.000" and number_text(float("nan")) == "n/a"
 
 
 # -- the command ---------------------------------------------------------------------------------------------------
@@ -314,6 +314,15 @@ def test_metagame_writes_a_payoff_table_openspiels_alpharank_reads(alias_run):
     _rhos, _rm, pi_os, _n, _ = os_alpharank.compute([table], m=10, alpha=20.0, use_local_selection_model=False)
     mix = pd.read_csv(out / "mix.csv")
     assert mix["alpharank"].to_numpy() == pytest.approx(pi_os, rel=1e-9, abs=1e-15)
+
+
+def test_metagame_refuses_a_pool_of_aliases_only_in_one_line(tmp_path, capsys):
+    code = metagame_main(["--pool", "greedy,heuristic", "--players", "2", "--deals", "4", "--bootstrap", "0",
+                          "--out", str(tmp_path / "o"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err, err
+    assert err.startswith("cya-sim metagame: error: --pool: every agent plays as 'greedy' (aliases: heuristic:"), err
+    assert (tmp_path / "o" / "games" / "manifest.json").exists() and not (tmp_path / "o" / "REPORT.md").exists()
 
 
 def test_metagame_keyboard_interrupt_ends_in_one_line_and_status_130(tmp_path, capsys, monkeypatch):

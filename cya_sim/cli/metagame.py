@@ -87,7 +87,7 @@ def metagame_main(argv: Sequence[str]) -> int:
 def print_summary(r, cfg) -> None:
     """The console summary of a metagame result (:class:`cya_sim.studies.metagame.MetagameResult`): aliases, the
     mixture with its intervals, α-Rank with its selection model, tested dominance; never ``nan`` or ``-0.000``."""
-    from cya_sim.studies.metagame import _num, interval_text, selection_model
+    from cya_sim.studies.metagame import interval_text, number_text, selection_model
 
     for rep, alias, n in r.aliases:
         print(f"alias: {alias} plays as {rep} (identical records in {n:,} pairs of games on the same deals); "
@@ -97,5 +97,5 @@ def print_summary(r, cfg) -> None:
         dom = f"; dominated by {m.dominated_by}" if m.dominated_by else ""
         ci = interval_text(m.nash_low, m.nash_high, cfg.bootstrap)
         ci = f" ({ci})" if cfg.bootstrap else f", {ci}"
-        print(f"  {m.agent}: Nash {_num(m.nash)}{ci}, alpha-Rank {_num(m.alpharank)}{dom}")
+        print(f"  {m.agent}: Nash {number_text(m.nash)}{ci}, alpha-Rank {number_text(m.alpharank)}{dom}")
     print(selection_model(cfg).replace("α-Rank", "alpha-Rank") + ".")

@@ -430,8 +430,9 @@ def solve(cfg: MetagameConfig, counts: np.ndarray, sums: np.ndarray, seats: np.n
                           eps, rho, d, dominance=dom)
 
 
-def _num(v: float, digits: int = 3) -> str:
-    """A number for the console and REPORT.md: ``n/a`` when not finite, never ``-0.000``."""
+def number_text(v: float, digits: int = 3) -> str:
+    """A number for the console and REPORT.md with ``digits`` decimals: ``n/a`` when not finite (or None), and a
+    value that rounds to zero as ``0.000``, never ``-0.000``."""
     if v is None or not math.isfinite(v):
         return "n/a"
     text = f"{v:.{digits}f}"
@@ -440,7 +441,7 @@ def _num(v: float, digits: int = 3) -> str:
 
 def _pts(v: float) -> str:
     """A win-share difference in points (1 point = 0.01 win share), two decimals."""
-    return _num(100 * v, 2) if v is not None and math.isfinite(v) else "n/a"
+    return number_text(100 * v, 2) if v is not None and math.isfinite(v) else "n/a"
 
 
 def _pval(v: float) -> str:
@@ -459,7 +460,7 @@ def interval_text(low: float, high: float, bootstrap: int, digits: int = 3) -> s
         return "no interval (--bootstrap 0)"
     if not (math.isfinite(low) and math.isfinite(high)):
         return "n/a"
-    return f"{_num(low, digits)} to {_num(high, digits)}"
+    return f"{number_text(low, digits)} to {number_text(high, digits)}"
 
 
 def selection_model(cfg: MetagameConfig) -> str:
@@ -489,7 +490,8 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
     ``response_graph.png``, ``replicator.png`` and ``REPORT.md`` into ``cfg.out``.
 
     Raises:
-        MetagameError, ExperimentError: a refused input (nothing played).
+        MetagameError, ExperimentError: a refused input (nothing played); or, after the games, a pool whose agents
+            are all aliases of one (nothing to solve; the games are kept).
         FolderError: ``cfg.out`` holds files that are not this study's (nothing played or written).
         KeyboardInterrupt: Ctrl-C; finished chunks of games are kept and a rerun resumes.
     """
@@ -506,6 +508,10 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
     counts, sums, seats = deal_sums(games, exp)
     found = find_aliases(games, labels, p)
     mc, ms, mseats, mlabels = merge_aliases(counts, sums, seats, labels, found)
+    if len(mlabels) < 2:
+        raise MetagameError(f"--pool: every agent plays as {mlabels[0]!r} (aliases: "
+                            f"{', '.join(labels[b] for _a, b, _n in found)}: identical games on every shared deal); "
+                            "a metagame needs two different strategies (the games are kept in games/)")
     r = solve(cfg, mc, ms, mseats, mlabels, progress)
     r.payoffs = payoff_table(counts, sums, seats, labels, cfg.confidence)  # every line-up played, aliases too
     r.aliases = [(labels[a], labels[b], n) for a, b, n in found]
@@ -649,9 +655,9 @@ def report_markdown(cfg: MetagameConfig, r: MetagameResult, command: str | None 
                "| dominated by |"), "|---|---|---|---|---|---|---|---|"]
     for m in r.mix.itertuples():
         name = f"`{m.agent}`" + (f" (= `{'`, `'.join(m.aliases.split('; '))}`)" if m.aliases else "")
-        lines.append(f"| {name} | {_num(m.nash)} | {interval_text(m.nash_low, m.nash_high, b)} | "
-                     f"{_share(m.in_support) if b else '-'} | {_num(m.alpharank)} | "
-                     f"{interval_text(m.alpharank_low, m.alpharank_high, b)} | {_num(m.fitness, 4)} | "
+        lines.append(f"| {name} | {number_text(m.nash)} | {interval_text(m.nash_low, m.nash_high, b)} | "
+                     f"{_share(m.in_support) if b else '-'} | {number_text(m.alpharank)} | "
+                     f"{interval_text(m.alpharank_low, m.alpharank_high, b)} | {number_text(m.fitness, 4)} | "
                      f"{m.dominated_by or '-'} |")
     intervals = (f"Intervals: percentile bootstrap over deals ({b} replications), per agent, not simultaneous; "
                  f"'in support' is the share of replications with weight > {SUPPORT_MIN}." if b else
