@@ -256,6 +256,7 @@ BIG = "1" + "0" * 4400  # more digits than Python's int() accepts by default
     (["--deals", "100000000000000000000"], "--deals 100000000000000000000: must be an integer from 1 to 8,333,333"),
     (["--workers", "1000000"], "--workers 1000000: must be an integer from 1 to 256"),
     (["--seed", str(2**63)], f"--seed {2**63}: must be an integer from 0 to"),
+    (["--option", f"target_score={BIG}"], "--option target_score: an integer of more than 4,300 digits"),
     (["--players", "100000000000000000000"], "field 'players': 100000000000000000000; give an integer from 2 to 12"),
 ])
 def test_metagame_refuses_each_number_out_of_range_in_one_line_before_any_game(tmp_path, capsys, argv, message):

@@ -65,6 +65,9 @@ def metagame_main(argv: Sequence[str]) -> int:
                 opts.append((k.strip(), tomllib.loads(f"v = {v}")["v"]))
             except tomllib.TOMLDecodeError:
                 opts.append((k.strip(), v.strip()))
+            except ValueError:  # an integer of more than sys.get_int_max_str_digits() digits
+                raise MetagameError(f"--option {k.strip()}: an integer of more than 4,300 digits; give a value within "
+                                    "the option's range") from None
         pool = tuple(a for a in split_agent_list(args.pool) if a) if args.pool.strip() else ()
         cfg = MetagameConfig(pool=pool, players=args.players, out=args.out, deals=args.deals, preset=args.rules,
                              options=tuple(opts), seed=args.seed, workers=args.workers, bootstrap=args.bootstrap,
