@@ -332,28 +332,30 @@ def dominance_tests(counts: np.ndarray, sums: np.ndarray, seats: np.ndarray, lab
     row = {tuple(int(c) for c in r): i for i, r in enumerate(counts)}
     others = all_profiles(k, p - 1)
     eye = np.eye(k, dtype=np.int64)
-    v = np.empty((k, others.shape[0], d))
-    for i in range(k):
-        for q, n in enumerate(others):
-            key = tuple(int(c) for c in n + eye[i])
-            v[i, q] = per_deal[:, row[key], i] if key in row else 1.0 / p
+    # column of u_i(n + e_i) per deal: its line-up, or -1 for the single-agent table (1/P exactly)
+    col = np.array([[row.get(tuple(int(c) for c in n + eye[i]), -1) for n in others] for i in range(k)])
+
+    def payoff(i: int, q: int) -> np.ndarray:
+        return per_deal[:, col[i, q], i] if col[i, q] >= 0 else np.full(d, 1.0 / p)
+
+    t_crit = sps.t.ppf(confidence, d - 1) if d >= 2 else float("nan")
     rows = []
     for i in range(k):
-        diff = np.round(v - v[i][None], 12)  # (K, Q, D): [j, q] = u_j - u_i per deal; below 1e-12: rounding
-        mean = diff.mean(axis=2)
-        if d >= 2:
-            se = diff.std(axis=2, ddof=1) / math.sqrt(d)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                pq = np.where(se > 0, sps.t.sf(mean / np.where(se > 0, se, 1.0), d - 1),
-                              np.where(mean > 0, 0.0, 1.0))
-            low_q = mean - sps.t.ppf(confidence, d - 1) * se
-            pj, lowj = pq.max(axis=1), low_q.min(axis=1)
-        else:
-            pj, lowj = np.full(k, np.nan), np.full(k, np.nan)
         for j in range(k):
-            if j != i:
-                rows.append({"agent": labels[i], "by": labels[j], "margin": float(mean[j].min()),
-                             "low": float(lowj[j]), "p": float(pj[j]), "deals": d})
+            if j == i:
+                continue
+            means, ps, lows = [], [], []
+            for q in range(others.shape[0]):
+                diff = np.round(payoff(j, q) - payoff(i, q), 12)  # below 1e-12: floating-point rounding
+                mean = float(diff.mean())
+                means.append(mean)
+                if d >= 2:
+                    se = float(diff.std(ddof=1)) / math.sqrt(d)
+                    ps.append(float(sps.t.sf(mean / se, d - 1)) if se > 0 else (0.0 if mean > 0 else 1.0))
+                    lows.append(mean - t_crit * se)
+            rows.append({"agent": labels[i], "by": labels[j], "margin": min(means),
+                         "low": min(lows) if lows else float("nan"), "p": max(ps) if ps else float("nan"),
+                         "deals": d})
     df = pd.DataFrame(rows, columns=["agent", "by", "margin", "low", "p", "deals"])
     df["p_holm"] = holm(df["p"].to_numpy(float)) if len(df) else []
     df["dominated"] = (df["p_holm"] < 1 - confidence) & (df["low"] > 0)
