@@ -283,7 +283,7 @@ def test_metagame_reports_heuristic_as_an_alias_of_greedy_and_rates_them_as_one(
     assert code == 0, stderr
     assert "alias: heuristic plays as greedy (identical records in 36 pairs of games" in stdout
     doc = json.loads((out / "result.json").read_text())
-    assert doc["strategies"] == ["greedy", "random"]
+    assert doc["strategies"] == ["greedy", "random"] and doc["pool"] == ["greedy", "heuristic", "random"]
     assert doc["aliases"] == [{"agent": "heuristic", "alias_of": "greedy", "pairs_of_games_compared": 36}]
     mix = pd.read_csv(out / "mix.csv").set_index("agent")
     assert list(mix.index) == ["greedy", "random"] and mix.loc["greedy", "aliases"] == "heuristic"

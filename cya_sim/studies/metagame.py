@@ -374,7 +374,7 @@ class MetagameResult:
             :func:`dominance_tests`) and ``aliases`` (agents of the pool merged into it, :func:`find_aliases`).
             regret: the mixture's epsilon. rho: α-Rank's fixation probabilities (K, K). deals: deals used.
             elapsed_s: wall seconds. dominance: :func:`dominance_tests`. aliases: (representative, alias, pairs
-            of games compared).
+            of games compared). pool: every agent of the pool, aliases too (default: the game's labels).
     """
 
     game: ProfileGame
@@ -386,6 +386,7 @@ class MetagameResult:
     elapsed_s: float = 0.0
     dominance: pd.DataFrame | None = None
     aliases: list[tuple[str, str, int]] = field(default_factory=list)
+    pool: tuple[str, ...] = ()
 
 
 def solve(cfg: MetagameConfig, counts: np.ndarray, sums: np.ndarray, seats: np.ndarray,
@@ -517,6 +518,7 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
     r = solve(cfg, mc, ms, mseats, mlabels, progress)
     r.payoffs = payoff_table(counts, sums, seats, labels, cfg.confidence)  # every line-up played, aliases too
     r.aliases = [(labels[a], labels[b], n) for a, b, n in found]
+    r.pool = labels
     for rep, alias, _n in r.aliases:
         j = r.mix.index[r.mix["agent"] == rep][0]
         r.mix.loc[j, "aliases"] = "; ".join(x for x in (r.mix.loc[j, "aliases"], alias) if x)
@@ -624,7 +626,7 @@ def write_outputs(cfg: MetagameConfig, r: MetagameResult, command: str | None = 
     if r.dominance is not None:
         r.dominance.to_csv(out / "dominance.csv", index=False)
     np.save(out / "openspiel_hpt.npy", openspiel_hpt(r.game))
-    doc = {"pool": list(dict.fromkeys([*r.game.labels, *(b for _a, b, _n in r.aliases)])),
+    doc = {"pool": list(r.pool or r.game.labels),
            "strategies": list(r.game.labels),
            "aliases": [{"agent": b, "alias_of": a, "pairs_of_games_compared": n} for a, b, n in r.aliases],
            "players": cfg.players, "deals": r.deals, "seed": cfg.seed,
@@ -645,7 +647,7 @@ def report_markdown(cfg: MetagameConfig, r: MetagameResult, command: str | None 
     """REPORT.md: the stable mix, α-Rank, dominance, aliases, the selection model, how it was made."""
     conf = round(100 * cfg.confidence)
     b = cfg.bootstrap
-    lines = [f"# Metagame of {len(r.game.labels) + len(r.aliases)} agents at {cfg.players} players ({cfg.preset})", "",
+    lines = [f"# Metagame of {len(r.pool or r.game.labels)} agents at {cfg.players} players ({cfg.preset})", "",
              (f"{r.deals:,} duplicated deals, each played by all {len(r.payoffs['lineup'].unique())} line-ups "
               f"with repetition in every rotation; payoff = per-seat win share (single-agent tables: 1/P)."), ""]
     if r.aliases:
