@@ -73,6 +73,22 @@ def test_alpharank_is_the_same_for_every_order_of_the_pool_with_huge_payoff_gaps
         assert pi2[back] == pytest.approx(pi, abs=1e-12)
 
 
+def test_metagame_solution_is_the_same_for_every_order_of_the_pool(tmp_path):
+    # a 4-agent 2-player game with payoff gaps up to 0.9 at alpha = 1e5: fixation probabilities far below 1e-186
+    matrix = np.array([[0.5, 0.95, 0.05, 0.6], [0.05, 0.5, 0.9, 0.3], [0.95, 0.1, 0.5, 0.2], [0.4, 0.7, 0.8, 0.5]])
+    counts, sums, seats = simulate_deal_sums(matrix, 80, np.random.default_rng(3))
+    labels = ("a", "b", "c", "d")
+    cfg = MetagameConfig(pool=labels, players=2, out=tmp_path, bootstrap=0, alpha=1e5, m=50)
+    want = solve(cfg, counts, sums, seats, labels, starts=0).mix.set_index("agent")
+    for perm in ([3, 2, 1, 0], [1, 3, 0, 2]):
+        perm = np.array(perm)
+        got = solve(cfg, counts[:, perm], sums[:, :, perm], seats[:, perm], tuple(labels[j] for j in perm),
+                    starts=0).mix.set_index("agent").loc[list(labels)]
+        assert got["alpharank"].to_numpy() == pytest.approx(want["alpharank"].to_numpy(), abs=1e-12)
+        assert got["nash"].to_numpy() == pytest.approx(want["nash"].to_numpy(), abs=1e-6)
+        assert (got["dominated_by"] == want["dominated_by"]).all()
+
+
 def test_alpharank_of_a_bistable_game_keeps_detailed_balance_where_rho_is_1e_minus_186_and_below():
     # a coordination game: each strategy resists the other's mutant, both fixation probabilities underflow a
     # linear transition matrix (1 - 1e-186 == 1), whose eigenvector then follows the order of the strategies
