@@ -10,17 +10,27 @@ is played by every line-up in every seat order. The payoff of agent k in profile
 Wilson interval on the effective sample size, :func:`cya_sim.reports.stats.estimate_from_sums`). These form
 the heuristic payoff table of a symmetric constant-sum game (:mod:`cya_sim.reports.egt`).
 
+**Aliases.** Agents whose games are identical on the same deals (:func:`find_aliases`: the game records of every
+two games whose seatings differ only by exchanging them) are one strategy: reported, and merged for the solvers
+(:func:`merge_aliases`); a pool of aliases only is refused.
+
 **Solutions.** :func:`cya_sim.reports.egt.symmetric_nash` (an epsilon-Nash mixture; its regret is reported),
-:func:`cya_sim.reports.egt.alpharank` (Omidshafiei et al. 2019), the replicator trajectories from the
-barycentre and from near each vertex, and strict dominance between pure strategies.
+:func:`cya_sim.reports.egt.alpharank` (Omidshafiei et al. 2019; its selection model named by
+:func:`selection_model`; computed in log space, independent of the pool's order), the replicator trajectories
+from the barycentre and from near each vertex, and strict dominance tested on the deals
+(:func:`dominance_tests`: an intersection–union test of paired per-deal t tests, Holm over the ordered pairs).
 
 **Bootstrap over deals.** B replications resample the deals with replacement (the cluster bootstrap:
 every game of a deal goes with it; Davison & Hinkley 1997, *Bootstrap Methods and their Application*,
 section 3.8), rebuild the payoff table, and solve again near the point estimate's mixture
 (:func:`cya_sim.reports.egt.refine_nash`: the equilibrium of the replication on that support, else the
-Lyapunov minimisation from it); the percentile interval of each weight and of each α-Rank mass, and the share of replications
-in which an agent is in the support (weight > ``SUPPORT_MIN``) or stays dominated, are reported. The
-intervals are per agent at the stated level, not simultaneous (no multiplicity adjustment across agents).
+Lyapunov minimisation from it); the percentile interval of each weight and of each α-Rank mass, and the share of
+replications in which an agent is in the support (weight > ``SUPPORT_MIN``), are reported. The intervals are per
+agent at the stated level, not simultaneous (no multiplicity adjustment across agents). With B = 0 no interval is
+printed ("no interval (--bootstrap 0)"); no printed number is ``nan`` or ``-0.000`` (:func:`number_text`).
+
+**Outputs.** ``payoffs.csv``, ``mix.csv``, ``dominance.csv``, ``result.json``, the two plots, ``REPORT.md`` and
+``openspiel_hpt.npy`` (the solvers' game as OpenSpiel's heuristic payoff table, :func:`write_outputs`).
 """
 
 from __future__ import annotations
