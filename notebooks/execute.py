@@ -6,16 +6,30 @@
 Each notebook runs in a fresh ``python3`` kernel with ``notebooks/`` as its working folder
 (``tests/test_notebook.py`` re-executes them the same way and checks the outputs). Both read
 committed folders only (``results/example``, ``results/tips``) and take a few seconds each.
+
+The runner needs nbclient, nbformat and ipykernel, which ``make run`` does not install (they are in the
+``test`` extra, which ``make test`` installs); without them it says so in one line and exits with status 2.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from pathlib import Path
 
-import nbclient
-import nbformat
+INSTALL = ("notebooks/execute.py needs nbclient, nbformat and ipykernel (the test extra): "
+           "pip install -e '.[test]'")
+
+try:
+    import nbclient
+    import nbformat
+
+    if importlib.util.find_spec("ipykernel") is None:  # the python3 kernel the notebooks run in
+        raise ModuleNotFoundError("ipykernel")
+except ModuleNotFoundError:
+    print(INSTALL, file=sys.stderr)
+    sys.exit(2)
 
 HERE = Path(__file__).resolve().parent
 NOTEBOOKS = ("tournament_analysis.ipynb", "tips.ipynb")

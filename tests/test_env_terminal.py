@@ -173,3 +173,59 @@ def test_theft_several_human_seats_see_public_narration_only():
     first = next(ln for ln in lines if ln.startswith("first assets: "))
     assert first.count("a hidden card") == 3  # public narration: every first asset's face-down card is hidden
     assert "(you)" not in first
+
+
+# -- help and quit (issue 32) ----------------------------------------------------------------------------
+def make_human_agents(rules: str, spec: str, n: int) -> list:
+    """n agents of ``spec`` for the game of ``rules`` (the theft game has its own agents)."""
+    from cya_sim.env.games import game_interface
+
+    kind = game_interface(get_rules(rules))
+    return [kind.make_agent(spec) for _ in range(n)]
+
+
+@pytest.mark.parametrize(("rules", "agent"), [("basic", "greedy"), ("theft", "greedy")])
+@pytest.mark.parametrize("word", ["help", "?", "HELP"])
+def test_help_lists_the_legal_actions_and_the_commands_then_asks_again(rules, agent, word):
+    from cya_sim.env.terminal import COMMANDS_LINE
+
+    answers = iter([word] + ["1"] * 10_000)
+    lines: list[str] = []
+    status = play_human(get_rules(rules), make_human_agents(rules, agent, 2), [0], 1, 0,
+                        ask=lambda _prompt: next(answers), out=lines.append)
+    assert status == 0 and lines[-1].startswith("game over")
+    at = lines.index(COMMANDS_LINE)
+    heading = max(i for i in range(at) if lines[i].startswith("your legal actions ("))
+    listed = lines[heading + 1:at]
+    n = int(re.match(r"your legal actions \((\d+)\):", lines[heading]).group(1))
+    assert len(listed) == n and [int(ln.split()[0]) for ln in listed] == list(range(1, n + 1))
+    # the listing repeats the one shown before the prompt, line for line
+    assert lines[heading - n:heading] == listed
+
+
+@pytest.mark.parametrize("rules", ["basic", "theft"])
+@pytest.mark.parametrize("word", ["quit", "q", "Q"])
+def test_quit_ends_the_game_with_one_line_and_status_0(rules, word):
+    answers = iter(["1", word])
+    lines: list[str] = []
+    status = play_human(get_rules(rules), make_human_agents(rules, "greedy", 2), [1], 2, 0,
+                        ask=lambda _prompt: next(answers), out=lines.append)
+    assert status == 0
+    assert lines[-1] == "seat 1 quit; the game is abandoned"
+    assert not any(ln.startswith("game over") for ln in lines)
+
+
+def test_quit_through_the_cli_exits_0_and_a_refusal_names_the_commands(monkeypatch, capsys):
+    import functools
+
+    from cya_sim.env import terminal
+
+    answers = iter(["nonsense", "quit"])
+    monkeypatch.setattr(terminal, "play_human", functools.partial(terminal.play_human,
+                                                                  ask=lambda prompt: next(answers)))
+    status = main(["play", "--human", "0", "--players", "2", "--rules", "basic", "--agents", "greedy"])
+    out, err = capsys.readouterr()
+    assert status == 0 and err == ""
+    assert "'nonsense' is not a choice: type a number from 1 to " in out
+    assert "(help lists the commands, quit ends the game)" in out
+    assert out.rstrip().splitlines()[-1] == "seat 0 quit; the game is abandoned"

@@ -10,9 +10,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.error import ResetNeeded
-from pettingzoo import AECEnv
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    from gymnasium import spaces
+    from gymnasium.error import ResetNeeded
+    from pettingzoo import AECEnv
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import EnvGame, check_options, check_seed, resolve_rules

@@ -27,8 +27,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from cya_sim.env.errors import missing_extra
+
+try:
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 
 from cya_sim.env.aec import CoverYourAssetsAEC
 

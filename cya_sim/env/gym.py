@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
-from gymnasium.error import ResetNeeded
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    import gymnasium as gym
+    from gymnasium import spaces
+    from gymnasium.error import ResetNeeded
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 
 from agents.spec import split_agent_list
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
@@ -75,8 +81,9 @@ class CoverYourAssetsGym(gym.Env):
 
     Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
     (:meth:`~cya_sim.env.encoding.ObservationEncoder.space`), action ``Discrete(A)``. The legal action
-    mask is :meth:`action_masks` ((A,) bool, the method MaskablePPO-style trainers call) and
-    ``info["action_mask"]``. Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
+    mask is ``info["action_mask"]`` ((A,) int8, 1 = legal: PettingZoo's convention and what Gymnasium's
+    ``Discrete.sample(mask=...)`` takes) and :meth:`action_masks` ((A,) bool, the method sb3-contrib's
+    MaskablePPO calls; through wrappers ``env.get_wrapper_attr("action_masks")()``). Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
     game 0 under S, ``options={"game": g}`` game g, a later ``reset()`` the next game.
 
     Ending: ``terminated`` when the game ends by R-GAME-END (R-T-END); ``truncated`` (and
@@ -131,7 +138,7 @@ class CoverYourAssetsGym(gym.Env):
     def _obs_info(self) -> tuple[np.ndarray, dict]:
         obs = self.game.observe(self.seat)
         self._mask = obs.legal_action_mask
-        return self.encoder.encode(obs), {"action_mask": self._mask.copy(), "game": self.game.game_index}
+        return self.encoder.encode(obs), {"action_mask": self._mask.astype(np.int8), "game": self.game.game_index}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         """Deal a game and play the opponents up to the learner's first decision; return (obs, info).
@@ -151,7 +158,11 @@ class CoverYourAssetsGym(gym.Env):
         return out
 
     def action_masks(self) -> np.ndarray:
-        """(A,) bool legal action mask of the learner's current decision.
+        """(A,) bool legal action mask of the learner's current decision (sb3-contrib's ``action_masks`` method).
+
+        Bool, not the int8 of ``info["action_mask"]``: masks from this method are used as boolean masks
+        (``~mask``, ``actions[mask]``), which an int8 array would silently get wrong; ``astype(np.int8)`` gives
+        the int8 form. Through wrappers: ``env.get_wrapper_attr("action_masks")()``.
 
         Raises:
             gymnasium.error.ResetNeeded: before the first :meth:`reset`.

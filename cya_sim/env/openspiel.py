@@ -63,7 +63,13 @@ import copy
 import math
 
 import numpy as np
-import pyspiel
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    import pyspiel
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 
 from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
 from cya_sim.engine.reference.draft import face_up_top

@@ -33,14 +33,20 @@ def register_gymnasium() -> bool:
     """Register :data:`GYM_ID` with Gymnasium unless it is there already; False when Gymnasium is not installed.
 
     No ``max_episode_steps`` (so no ``TimeLimit`` wrapper): a game ends by its rules or by the rules'
-    ``max_rounds`` safeguard, reported as a truncation.
+    ``max_rounds`` safeguard, reported as a truncation. No ``OrderEnforcing`` or ``PassiveEnvChecker``
+    wrapper either (``order_enforce=False``, ``disable_env_checker=True``): the environment refuses
+    ``step`` before ``reset`` itself (``ResetNeeded``) and passes Gymnasium's ``check_env`` (tested), so
+    ``gym.make(GYM_ID).action_masks()`` reaches the environment's method (Gymnasium 1.x wrappers forward
+    no attributes; through wrappers of one's own, ``env.get_wrapper_attr("action_masks")()``).
+    ``gym.make(GYM_ID, disable_env_checker=False)`` adds the checker back.
     """
     if not _installed("gymnasium"):
         return False
     import gymnasium
 
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point=GYM_ENTRY_POINT, vector_entry_point=GYM_VECTOR_ENTRY_POINT)
+        gymnasium.register(id=GYM_ID, entry_point=GYM_ENTRY_POINT, vector_entry_point=GYM_VECTOR_ENTRY_POINT,
+                           order_enforce=False, disable_env_checker=True)
     return True
 
 

@@ -21,8 +21,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.error import ResetNeeded
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    from gymnasium import spaces
+    from gymnasium.error import ResetNeeded
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 from numba import njit
 
 from agents.learned import features, n_features
@@ -159,13 +165,15 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
         """Apply the learner's (B,) actions and play the opponents; reward as the module docstring says.
 
         ``info`` also holds, for rows whose game ended, ``final_total`` (dollars) and ``final_share`` of the
-        learner (NaN in the other rows).
+        learner (NaN in the other rows), and ``final_obs`` ((B,) object array: the (F,) float32 features of the
+        learner's view of the finished game's last position, None in the other rows; SAME_STEP autoreset, as the
+        vector environment). ``info["action_mask"]`` is (B, A) int8, :meth:`action_masks` (B, A) bool.
         """
         st = self._batch
         if st is None:
             raise ResetNeeded("call reset() before step()")
         g0 = bridge.game_index(st)
-        done = bridge.step(st, self._actions(actions), self.seat)
+        done = bridge.step(st, self._actions(actions), self.seat, batch_features)  # finished games' last features
         ended = np.zeros(self.num_envs, bool)
         ended[done.rows] = True
         now = bridge.totals(st)[:, self.seat].astype(np.float64)  # restarted rows: the new game's totals
@@ -181,27 +189,56 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
                 reward[done.rows] += self.dense_weight * (done.totals[:, self.seat] - self._prev[done.rows]) / 1e6
         self._prev = now
         obs = self._observe()
-        info = {"action_mask": self._mask.copy(), "game": bridge.game_index(st)}
+        info = {"action_mask": self._mask.astype(np.int8), "game": bridge.game_index(st)}
         if ended.any():
             info["final_game"] = np.where(ended, g0, -1)
             info["_final_game"] = ended
+            info["final_obs"] = np.full(self.num_envs, None, object)  # as the vector environment's
+            for i, row in enumerate(done.rows.tolist()):
+                info["final_obs"][row] = done.final[i]
+            info["_final_obs"] = ended.copy()
             info["final_total"], info["final_share"] = final_total, final_share
         capped = np.zeros(self.num_envs, bool)
         capped[done.rows] = done.capped  # the max_rounds safeguard: a truncation
         return obs, reward, ended & ~capped, capped, info
 
 
+def sb3_infos(terminated: np.ndarray, truncated: np.ndarray, info: dict) -> list[dict]:
+    """SB3's per-row infos of one vector step: for each finished row ``terminal_observation`` and ``TimeLimit.truncated``.
+
+    Args:
+        terminated, truncated: (B,) bool of the vector environment's step. info: its info dict (its
+            ``final_obs`` holds each finished row's last observation, SAME_STEP autoreset).
+
+    Returns:
+        B dicts; a row whose game ended has ``terminal_observation`` (the finished game's last observation, not the
+        next game's first) and ``TimeLimit.truncated`` (True when the ``max_rounds`` safeguard stopped it, so SB3
+        bootstraps it; False when the game ended by its rules); the other rows' dicts are empty.
+    """
+    infos: list[dict] = [{} for _ in range(len(terminated))]
+    for i in np.flatnonzero(terminated | truncated).tolist():
+        infos[i]["terminal_observation"] = info["final_obs"][i]
+        infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+    return infos
+
+
 def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):
     """A ``stable_baselines3.common.vec_env.VecEnv`` over a cya-sim vector environment (module docstring).
 
     ``reset()`` starts games 0.. of ``seed`` the first time and fresh random seeds after; every done row has
-    already started its next game (its returned observation is the new game's first), so ``terminal_observation``
-    is that observation (never used for bootstrapping: games end, they are not truncated).
+    already started its next game (its returned observation is the new game's first, SB3's convention), and its
+    info holds ``terminal_observation``: the finished game's last observation (the vector environment's
+    ``info["final_obs"]``), and ``TimeLimit.truncated``: True when the rules' ``max_rounds`` safeguard stopped
+    the game (a truncation: SB3 bootstraps the value of ``terminal_observation``), False when it ended by its
+    rules. Rewards are float32, dones ``terminated | truncated``.
 
     Raises:
-        ImportError: stable-baselines3 is not installed (``pip install -e .[train]``).
+        ImportError: stable-baselines3 is not installed (one line naming ``pip install -e '.[train]'``).
     """
-    from stable_baselines3.common.vec_env import VecEnv
+    try:
+        from stable_baselines3.common.vec_env import VecEnv
+    except ModuleNotFoundError as e:  # torch, stable-baselines3 and sb3-contrib: the train extra
+        raise missing_extra(e, "train", "make_sb3_vec_env") from None
 
     class CyaSB3VecEnv(VecEnv):
         """SB3 view of a cya-sim vector environment; ``action_masks()`` for MaskablePPO."""
@@ -222,12 +259,8 @@ def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):
 
         def step_wait(self):
             """Step every row: (obs (B, F), rewards (B,) float32, dones (B,) bool, infos)."""
-            obs, r, term, trunc, _info = self.venv.step(self._actions)
-            dones = np.asarray(term | trunc)
-            infos: list[dict] = [{} for _ in range(self.num_envs)]
-            for i in np.flatnonzero(dones):
-                infos[i]["terminal_observation"] = obs[i]
-            return obs, r.astype(np.float32), dones, infos
+            obs, r, term, trunc, info = self.venv.step(self._actions)
+            return obs, r.astype(np.float32), np.asarray(term | trunc), sb3_infos(term, trunc, info)
 
         def action_masks(self) -> np.ndarray:
             """(B, A) bool legal actions of the learner in each row."""

@@ -15,7 +15,8 @@ the viewer can know them (a range when a hidden card could be a wild).
 
 At a decision the legal actions are listed with numbers and short names
 (:meth:`cya_sim.game.actions.ActionSpace.name`); the player types a number or a
-name (any case). Anything else gets a one-line hint and the question again.
+name (any case), ``help`` or ``?`` (lists the legal actions and the commands again) or ``quit`` or
+``q`` (ends the game: one line, exit status 0). Anything else gets a one-line hint and the question again.
 """
 
 from __future__ import annotations
@@ -38,6 +39,17 @@ PROMPT = "your move (number or name): "
 
 class InputClosed(Exception):
     """The terminal's input ended (EOF) before the game did."""
+
+
+class Quit(Exception):
+    """The human typed ``quit`` or ``q`` (:data:`QUIT_WORDS`) at a decision."""
+
+
+#: Words that list the legal actions and the commands again at a decision.
+HELP_WORDS = ("help", "?")
+#: Words that end the game at a decision (``cya-sim play`` exits with status 0).
+QUIT_WORDS = ("quit", "q")
+COMMANDS_LINE = "commands: a number or a name plays that action; help or ? lists them again; quit or q ends the game"
 
 
 def _money(v: int) -> str:
@@ -376,14 +388,22 @@ def describe(obs: Observation, narrator: Narrator) -> list[str]:
 def choose(obs: Observation, ask: Callable[[str], str], out: Callable[[str], None]) -> int:
     """List the legal actions, read a number or a name until one is legal; return its action id.
 
+    ``help`` / ``?`` (:data:`HELP_WORDS`) list the legal actions and the commands again; ``quit`` / ``q``
+    (:data:`QUIT_WORDS`) raise :class:`Quit`. An action name equal to a command word would win (none is).
+
     Raises:
         InputClosed: the input ended.
+        Quit: the human typed ``quit`` or ``q``.
     """
     sp = obs.action_space
     legal = [int(a) for a in np.flatnonzero(obs.legal_action_mask)]
     names = [sp.name(a) for a in legal]
-    for i, n in enumerate(names, 1):
-        out(f"  {i:2d}  {n}")
+
+    def listing() -> None:
+        for i, n in enumerate(names, 1):
+            out(f"  {i:2d}  {n}")
+
+    listing()
     by_name = {n.lower(): a for n, a in zip(names, legal)}
     while True:
         try:
@@ -396,13 +416,24 @@ def choose(obs: Observation, ask: Callable[[str], str], out: Callable[[str], Non
             return legal[number - 1]
         if text.lower() in by_name:
             return by_name[text.lower()]
+        if text.lower() in HELP_WORDS:
+            out(f"your legal actions ({len(legal)}):")
+            listing()
+            out(COMMANDS_LINE)
+            continue
+        if text.lower() in QUIT_WORDS:
+            raise Quit()
         shown = repr(text) if len(text) <= 40 else f"{text[:37]!r}... ({len(text):,} characters)"
-        out(f"{shown} is not a choice: type a number from 1 to {len(legal)} or a name such as {names[0]}")
+        out(f"{shown} is not a choice: type a number from 1 to {len(legal)} or a name such as {names[0]} "
+            "(help lists the commands, quit ends the game)")
 
 
 def play_human(rules: RuleSet, agents: Sequence, humans: Sequence[int], key_seed: int, game_index: int = 0,
                ask: Callable[[str], str] = input, out: Callable[[str], None] | None = None) -> int:
     """Play one game with humans at ``humans`` and ``agents[s]`` elsewhere; return 0, or 1 if input ended.
+
+    A human who types ``quit`` or ``q`` ends the game there: one line (``seat S quit; the game is abandoned``)
+    and status 0.
 
     Args:
         rules: the rule set (the classic family or the theft game, RULES.md §9). agents: one agent per seat
@@ -435,6 +466,9 @@ def play_human(rules: RuleSet, agents: Sequence, humans: Sequence[int], key_seed
             except InputClosed:
                 out("input closed; the game is abandoned")
                 return 1
+            except Quit:
+                out(f"seat {seat} quit; the game is abandoned")
+                return 0
         else:
             action = agents[seat].act(obs, game.seat_rngs[seat])
         before = narrator.snapshot(game.state)

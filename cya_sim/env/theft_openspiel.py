@@ -35,7 +35,13 @@ from __future__ import annotations
 import copy
 
 import numpy as np
-import pyspiel
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    import pyspiel
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 
 from cya_sim.engine.theft.legal import legal_action_mask
 from cya_sim.engine.theft.observation import TheftObservation, observe

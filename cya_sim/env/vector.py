@@ -17,9 +17,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.error import ResetNeeded
-from gymnasium.vector import AutoresetMode, VectorEnv
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    from gymnasium import spaces
+    from gymnasium.error import ResetNeeded
+    from gymnasium.vector import AutoresetMode, VectorEnv
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
 
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
@@ -34,6 +40,27 @@ from cya_sim.game.rules import RuleSet
 MAX_NUM_ENVS = 1 << 20
 
 
+def check_make_vec_kwargs(max_episode_steps: Any = None, render_mode: Any = None,
+                          disable_env_checker: Any = None) -> None:
+    """Refuse the ``gym.make_vec`` keyword arguments the batched vector environment cannot honour (class docstring).
+
+    Raises:
+        ValueError: ``max_episode_steps`` not None, ``render_mode`` not None, ``disable_env_checker`` not None or
+            a bool; the message names the field, the allowed value and ``vectorization_mode="sync"``.
+    """
+    sync = 'vectorization_mode="sync"'
+    if max_episode_steps is not None:
+        raise ValueError(f"max_episode_steps: {show(max_episode_steps, python_str=True)}; allowed: None (the batched "
+                         "vector env never cuts a game by its step count: a game ends by its rules or the rules' "
+                         f"max_rounds safeguard); {sync} gives each game Gymnasium's TimeLimit")
+    if render_mode is not None:
+        raise ValueError(f"render_mode: {show(render_mode, python_str=True)}; allowed: None (the batched vector env "
+                         f"does not render); {sync} gives the single env's render modes")
+    if disable_env_checker is not None and not isinstance(disable_env_checker, bool):
+        raise ValueError(f"disable_env_checker: {show(disable_env_checker, python_str=True)}; allowed: None, True, "
+                         "False (ignored: Gymnasium checks no vector entry point)")
+
+
 class CoverYourAssetsVectorEnv(VectorEnv):
     """``num_envs`` games of one learning seat against compiled agents, on the batched engine.
 
@@ -42,11 +69,21 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             :class:`~cya_sim.env.gym.CoverYourAssetsGym` (opponents must be compiled agents; for the
             theft game ``random``, ``greedy``, ``defender`` or compiled theft plug-ins).
         reward: ``win_share`` only (1/k at game end for each of the k winners, R-TIE, R-T-END).
+        max_episode_steps, render_mode, disable_env_checker: the keyword arguments Gymnasium's ``gym.make_vec``
+            passes on to a ``vector_entry_point`` (https://gymnasium.farama.org/api/registry/): accepted at the
+            values this environment has (``max_episode_steps`` None: a game ends by its rules or the
+            ``max_rounds`` safeguard, never cut by a step count; ``render_mode`` None: the batched games are not
+            drawn; ``disable_env_checker`` any bool, ignored: Gymnasium applies no checker to a vector entry
+            point). Anything else is refused, naming ``vectorization_mode="sync"`` (Gymnasium's ``TimeLimit``
+            and the single environment's render modes).
 
     Spaces: ``single_observation_space`` ``Box(low, high, (D_obs,), float32)`` (finite bounds,
     :meth:`~cya_sim.env.encoding.ObservationEncoder.space`), ``single_action_space``
     ``Discrete(A)``; batched: ``(B, D_obs)`` and ``MultiDiscrete([A] * B)``. :meth:`action_masks`
-    is ``(B, A) bool``, also in ``info["action_mask"]``.
+    is ``(B, A) bool`` (sb3-contrib's method; boolean masks, as :meth:`CoverYourAssetsGym.action_masks
+    <cya_sim.env.gym.CoverYourAssetsGym.action_masks>` says), ``info["action_mask"]`` the same ``(B, A) int8``
+    (PettingZoo's and Gymnasium's ``sample(mask=...)`` convention: ``single_action_space.sample(mask=m[i])``,
+    ``action_space.sample(mask=tuple(m))``).
 
     Games and seeding: ``reset(seed=S)`` starts games ``0 .. B-1`` of seed S, one per row; a row whose
     game ends takes the next game index not yet started (``B, B+1, ...``) in the same step (Gymnasium's
@@ -65,7 +102,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
 
     Raises:
         ValueError: bad num_envs (an integer from 1 to :data:`MAX_NUM_ENVS`; True is refused), seat,
-            reward, or an opponent without a compiled form (naming it); in :meth:`reset` a seed that is
+            reward, max_episode_steps, render_mode, or an opponent without a compiled form (naming it); in :meth:`reset` a seed that is
             not None or an integer from 0 to 2**63 - 1.
         RulesError: unknown preset or a table size the rules do not allow.
         IllegalActionError: (from :meth:`step`) an action outside a row's mask, naming the game,
@@ -78,7 +115,9 @@ class CoverYourAssetsVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 64, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str | None = None, reward: str = "win_share",
-                 stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
+                 stack_depth: int | None = DEFAULT_STACK_DEPTH, max_episode_steps: int | None = None,
+                 render_mode: str | None = None, disable_env_checker: bool | None = None) -> None:
+        check_make_vec_kwargs(max_episode_steps, render_mode, disable_env_checker)
         num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS)
         if reward != "win_share":
             raise ValueError(f"reward: {reward!r}; allowed: win_share")
@@ -125,7 +164,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
                                        self.opponent_specs)
         self.bridge.advance(self._batch)
         obs = self._observe()
-        return obs, {"action_mask": self._mask.copy(), "game": self.bridge.game_index(self._batch)}
+        return obs, {"action_mask": self._mask.astype(np.int8), "game": self.bridge.game_index(self._batch)}
 
     def action_masks(self) -> np.ndarray:
         """(B, A) bool legal action masks of the learner in each row.
@@ -175,7 +214,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         capped = np.zeros(self.num_envs, bool)
         capped[done.rows] = done.capped
         obs = self._observe()
-        info = {"action_mask": self._mask.copy(), "game": self.bridge.game_index(st)}
+        info = {"action_mask": self._mask.astype(np.int8), "game": self.bridge.game_index(st)}
         if ended.any():
             g0 = np.full(self.num_envs, -1, np.int64)
             g0[done.rows] = done.game
@@ -185,7 +224,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             for i, row in enumerate(done.rows.tolist()):
                 info["final_obs"][row] = done.final[i]
             info["_final_obs"] = ended.copy()
-            final_info = {"action_mask": np.zeros_like(self._mask), "_action_mask": ended.copy(), "game": g0.copy(),
+            final_info = {"action_mask": np.zeros(self._mask.shape, np.int8), "_action_mask": ended.copy(), "game": g0.copy(),
                           "_game": ended.copy()}
             if capped.any():
                 final_info["capped"], final_info["_capped"] = capped.copy(), capped.copy()
