@@ -15,7 +15,10 @@ EXPECT = {
     "gym_single_agent.py": "cya_sim/CoverYourAssets-v0 observation (1133,) float32",
     "vector_env.py": "; a final_obs (1133,)",
     "openspiel_ismcts.py": "max_game_length 329 - returns (win shares):",
+    "sb3_maskable_ppo.py": "20000 steps; held-out win share against greedy, 300 games: ",
 }
+#: Examples that train (the ``train`` extra: torch, stable-baselines3, sb3-contrib): slow, and skipped without it.
+TRAINING = {"sb3_maskable_ppo.py"}
 
 
 def test_every_example_is_on_the_rl_page_verbatim():
@@ -25,10 +28,13 @@ def test_every_example_is_on_the_rl_page_verbatim():
         assert f"```python\n{p.read_text()}```" in page, p.name
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name in TRAINING else p
+                                  for p in EXAMPLES], ids=lambda p: p.name)
 def test_example_runs_as_written(path):
     pytest.importorskip("pettingzoo")
     pytest.importorskip("pyspiel")
+    if path.name in TRAINING:
+        pytest.importorskip("sb3_contrib", reason="the train extra (pip install -e '.[train]') is not installed")
     out = subprocess.run([sys.executable, str(path)], check=False, cwd=ROOT, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
