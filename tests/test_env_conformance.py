@@ -6,7 +6,7 @@
   ``gym.make_vec`` (the batched vector env), finite observation bounds that hold in played games,
   and SAME_STEP's ``final_obs`` equal to the single-game environment's last observation.
 - Stable-Baselines3: ``stable_baselines3.common.env_checker.check_env``, only where SB3 is installed
-  (it is not in the ``test`` or ``rl`` extras: it pulls in torch).
+  (the ``train`` extra, not the ``test`` or ``rl`` ones: it pulls in torch).
 - OpenSpiel: the game registered by importing :mod:`cya_sim.env`, ``max_game_length`` from the rules
   and never exceeded, and an information state with perfect recall.
 
@@ -139,7 +139,7 @@ def test_gymnasium_check_env_renders_in_both_modes(mode, capsys):
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize(("preset", "players"), TABLES, ids=IDS)
 def test_stable_baselines3_check_env(preset, players):
-    """Runs only where stable-baselines3 is installed: it is in no extra (it pulls in torch)."""
+    """Runs only where stable-baselines3 is installed (the train extra, not in make test: it pulls in torch)."""
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
     sb3_checker.check_env(gym.make(GYM_ID, rules=preset, n_players=players, opponents="random").unwrapped,
                           warn=True, skip_render_check=True)

@@ -286,3 +286,35 @@ def test_the_notebooks_runner_without_nbclient_says_what_to_install_in_one_line(
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == ("notebooks/execute.py needs nbclient, nbformat and ipykernel (the test extra): "
                         "pip install -e '.[test]'\n")
+
+
+# -- 6. the documentation a user meets -----------------------------------------------------------------------------
+def test_api_reference_covers_the_pettingzoo_module_and_the_sb3_adapter():
+    page = (ROOT / "docs" / "api" / "env.md").read_text(encoding="utf-8")
+    for module in ("cover_your_assets_v0", "aec", "gym", "vector", "sb3", "openspiel", "registration", "errors"):
+        assert f"\n::: cya_sim.env.{module}\n" in page, module
+
+
+def test_include_only_pages_have_a_first_line_linking_the_included_file():
+    """A page that is only a ``--8<--`` line reads as that line on the repository host; each starts with a link to
+    the included file (hidden on the site by its style attribute, which the repository host strips)."""
+    import re
+
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if "--8<--" in p.read_text(encoding="utf-8")]
+    assert len(pages) == 5
+    for page in pages:
+        first, _blank, include = page.read_text(encoding="utf-8").splitlines()[:3]
+        target = re.fullmatch(r'--8<-- "([^"]+)"', include).group(1)
+        href = re.search(r'<a href="([^"]+)"><code>([^<]+)</code></a>', first)
+        assert href and href.group(2) == target, page
+        assert (page.parent / href.group(1)).resolve() == (ROOT / target).resolve(), page
+
+
+def test_rl_page_and_readme_name_the_extras_and_the_recipe_that_learns():
+    rl = (ROOT / "docs" / "rl.md").read_text(encoding="utf-8")
+    for text in ("pip install -e '.[rl]'", "pip install -e '.[train]'", "ViewFeatureVectorEnv", "make_sb3_vec_env",
+                 'reward="dense"', "terminal_observation", "TimeLimit.truncated", 'get_wrapper_attr("action_masks")'):
+        assert text in rl, text
+    assert "in no extra" not in rl
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install -e '.[rl]'" in readme and "pip install -e '.[train]'" in readme

@@ -244,8 +244,8 @@ def make_sb3_vec_env(venv: CoverYourAssetsVectorEnv, seed: int | None = None):
         """SB3 view of a cya-sim vector environment; ``action_masks()`` for MaskablePPO."""
 
         def __init__(self) -> None:
+            self.venv, self._seed, self._actions = venv, seed, None  # first: VecEnv.__init__ reads render_mode
             super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
-            self.venv, self._seed, self._actions = venv, seed, None
 
         def reset(self):
             """Start the games (of ``seed`` the first time); return the (B, F) observations."""

@@ -130,6 +130,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         for s in specs:
             self.kind.check_compiled_opponent(s)
         self.num_envs, self.n_players, self.seat = num_envs, n_players, seat
+        self.render_mode = render_mode  # None (Gymnasium's attribute; SB3's VecEnv reads it)
         self.opponent_specs = sorted(set(specs), key=specs.index)
         others = iter(specs)
         self._seat_agent = np.array([0 if s == seat else 1 + self.opponent_specs.index(next(others))
