@@ -318,3 +318,27 @@ def test_rl_page_and_readme_name_the_extras_and_the_recipe_that_learns():
     assert "in no extra" not in rl
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "pip install -e '.[rl]'" in readme and "pip install -e '.[train]'" in readme
+
+
+def test_sb3_contribs_masking_reaches_action_masks_through_make_vec_env_and_action_masker():
+    """Runs only where sb3-contrib is installed (the ``train`` extra): what MaskablePPO calls to get the masks."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from sb3_contrib.common.wrappers import ActionMasker
+    from stable_baselines3.common.env_util import make_vec_env
+
+    def masker_by_name():
+        return ActionMasker(gym.make(GYM_ID, n_players=2, opponents="greedy"), "action_masks")
+
+    def masker_by_function():
+        return ActionMasker(gym.make(GYM_ID, n_players=2, opponents="greedy", max_episode_steps=50),
+                            lambda e: e.get_wrapper_attr("action_masks")())
+
+    for make in (lambda: gym.make(GYM_ID, n_players=2, opponents="greedy"), masker_by_name, masker_by_function):
+        venv = make_vec_env(make, n_envs=2, seed=1)
+        assert is_masking_supported(venv)
+        venv.reset()
+        masks = get_action_masks(venv)
+        assert masks.shape == (2, venv.action_space.n) and masks.any(axis=1).all()
+        want = np.stack([e.unwrapped.action_masks() for e in venv.envs])
+        np.testing.assert_array_equal(masks, want)

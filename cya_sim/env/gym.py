@@ -157,8 +157,11 @@ class CoverYourAssetsGym(gym.Env):
         self._render_human()
         return out
 
-    def action_masks(self) -> np.ndarray:
+    def action_masks(self, env: Any = None) -> np.ndarray:
         """(A,) bool legal action mask of the learner's current decision (sb3-contrib's ``action_masks`` method).
+
+        ``env`` is ignored: sb3-contrib's ``ActionMasker(env, "action_masks")`` calls the method it names with the
+        environment as argument, so that form works too.
 
         Bool, not the int8 of ``info["action_mask"]``: masks from this method are used as boolean masks
         (``~mask``, ``actions[mask]``), which an int8 array would silently get wrong; ``astype(np.int8)`` gives
