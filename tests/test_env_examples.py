@@ -15,7 +15,7 @@ EXPECT = {
     "gym_single_agent.py": "cya_sim/CoverYourAssets-v0 observation (1133,) float32",
     "vector_env.py": "; a final_obs (1133,)",
     "openspiel_ismcts.py": "max_game_length 329 - returns (win shares):",
-    "sb3_maskable_ppo.py": "20000 steps; held-out win share against greedy, 300 games: ",
+    "sb3_maskable_ppo.py": "held-out win share against greedy, 300 games: ",
 }
 #: Examples that train (the ``train`` extra: torch, stable-baselines3, sb3-contrib): slow, and skipped without it.
 TRAINING = {"sb3_maskable_ppo.py"}

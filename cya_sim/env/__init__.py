@@ -16,6 +16,9 @@
 Importing this package registers the Gymnasium id and the OpenSpiel game when those toolkits are
 installed (:mod:`.registration`; it imports Gymnasium and OpenSpiel, a few tenths of a second). The
 names above load on first use (PEP 562), so PettingZoo is imported only by the PettingZoo environment.
+Without the ``rl`` extra, ``import cya_sim.env`` still works (nothing is registered) and loading an
+environment raises one line naming the install command (:func:`.errors.missing_extra`): ``ImportError:
+cya_sim.env needs the rl extra: pip install -e '.[rl]' (gymnasium is not installed)``.
 """
 
 from __future__ import annotations
