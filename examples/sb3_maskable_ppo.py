@@ -4,7 +4,7 @@ from sb3_contrib import MaskablePPO
 
 from cya_sim.env.sb3 import ViewFeatureVectorEnv, make_sb3_vec_env
 
-STEPS = 100_000  # learner decisions in training, 64 games side by side (about 2 minutes on one core)
+STEPS = 100_000  # learner decisions in training, 64 games side by side (a few minutes on a CPU)
 
 
 def held_out_share(model) -> float:
