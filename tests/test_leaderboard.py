@@ -107,3 +107,54 @@ def test_cli_refuses_an_unknown_agent_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "grredy" in err and "\n" not in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"out": 5}, "out: give a folder path as a string; got 5"),
+    ({"quick": "x"}, "quick: give a table of board keys"),
+    ({"quick": {"player": [2]}}, "quick.player: unknown key of \\[quick\\]; allowed: name, description"),
+    ({"quick": {"players": [3]}}, "quick: the \\[quick\\] form is refused: players: 3 seats but only 2 agents"),
+    ({"quick": {"cycles": "many"}}, "quick: the \\[quick\\] form is refused: cycles: give an integer"),
+    ({"name": 3}, "name: give a non-empty string"),
+    ({"description": ["x"]}, "description: give a string"),
+    ({"agents": ["greedy", 7]}, "agents: every entry must be an agent spec string"),
+    ({"presets": ["classic", "classic"]}, "presets: 'classic' is given twice"),
+    ({"players": True}, "players: give table sizes from 2 to 64"),
+    ({"players": [2, 2]}, "players: 2 is given twice"),
+    ({"players": [2], "cycles": {"two": 3}}, "cycles.two: not a table size"),
+    ({"players": [2], "cycles": 10**400}, "cycles.2: .* got an integer of about 401 digits"),
+    ({"players": [2], "cycles": 2.5}, "cycles: give an integer >= 1"),
+    ({"seed": 10**5000}, "seed: give an integer from 0 to 9,223,372,036,854,775,807; got an integer of about 5,001 digits"),
+    ({"seed": -1}, "seed: give an integer from 0"),
+    ({"workers": 0}, "workers: give an integer from 1 to 1,024"),
+    ({"duplicate": "yes"}, "duplicate: give true or false; got 'yes'"),
+])
+def test_every_board_field_is_checked_by_type_and_range_with_a_one_line_message(extra, message):
+    doc = {"agents": ["greedy", "random"], "players": [2], "cycles": 1, **extra}
+    with pytest.raises(LeaderboardError, match=message) as e:
+        parse_board(doc)
+    assert "\n" not in str(e.value)
+
+
+def test_a_valid_quick_table_is_still_checked_but_the_full_board_is_what_runs():
+    doc = {"agents": ["greedy", "random", "card_counter"], "players": [2, 3], "cycles": {"2": 2, "3": 1},
+           "quick": {"players": [2], "cycles": 1, "out": "q"}}
+    full, small = parse_board(doc), parse_board(doc, quick=True)
+    assert full.players == (2, 3) and full.cycles == {2: 2, 3: 1}
+    assert small.players == (2,) and small.cycles == {2: 1} and small.out == Path("q")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('agents = ["greedy", "random"]\nout = 5\n', "out: give a folder path as a string; got 5"),
+    ('agents = ["greedy", "random"]\nquick = "x"\n', "quick: give a table"),
+    ('agents = ["greedy", "random"]\nplayers = [2]\n[quick]\ncycle = 1\n', "quick.cycle: unknown key"),
+    ('agents = ["greedy", "random"]\nseed = ' + "9" * 4400 + "\n", "is not valid TOML"),
+])
+def test_cli_refuses_a_bad_board_file_in_one_line_before_playing(tmp_path, capsys, text, message):
+    f = tmp_path / "b.toml"
+    f.write_text(text)
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("cya-sim leaderboard: error: ") and "\n" not in err and len(err) < 400
+    assert __import__("re").search(message, err), err
+    assert not (tmp_path / "o").exists()
