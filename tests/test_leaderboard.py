@@ -158,3 +158,48 @@ def test_cli_refuses_a_bad_board_file_in_one_line_before_playing(tmp_path, capsy
     assert err.startswith("cya-sim leaderboard: error: ") and "\n" not in err and len(err) < 400
     assert __import__("re").search(message, err), err
     assert not (tmp_path / "o").exists()
+
+
+def _play_cell(tmp_path, agents, cycles=6):
+    from cya_sim.runs.runner import run_experiment
+    from cya_sim.studies.leaderboard import cell_experiment
+
+    board = parse_board({"agents": agents, "players": [2], "cycles": cycles, "seed": 5, "out": str(tmp_path / "lb")})
+    exp = cell_experiment(board, "classic", 2)
+    run_experiment(exp, progress=False)
+    return load_games(exp.out), list(exp.agents)
+
+
+def test_random_as_anchor_never_wins_at_two_players_and_the_others_keep_the_fit_without_it(tmp_path):
+    games, agents = _play_cell(tmp_path, ["random", "greedy", "card_counter"])
+    r = rate_cell(games, agents).set_index("agent")
+    seat = games[["seat_0_agent", "seat_1_agent"]].to_numpy()
+    with_random = (seat == "random").any(axis=1)
+    assert games.loc[with_random, "seat_0_win_share"].where(seat[with_random, 0] == "random",
+                                                            games.loc[with_random, "seat_1_win_share"]).sum() == 0
+    assert np.isnan(r.loc["random", "rating"]) and r.loc["random", "rating_bound"] == "-inf"
+    # the others: finite, and exactly the Bradley–Terry fit of the games without random, greedy the anchor
+    rest = games[~with_random].astype({"seat_0_agent": str, "seat_1_agent": str})
+    t = game_table(rest, ["greedy", "card_counter"])
+    t.game_index = rest["deal"].to_numpy(np.int64)
+    want = bradley_terry(t, ["greedy", "card_counter"]).set_index("agent")
+    assert np.isfinite(r.loc[["greedy", "card_counter"], "rating"]).all()
+    for col in ("rating", "rating_se", "rating_ci_low", "rating_ci_high"):
+        assert r.loc[["greedy", "card_counter"], col].to_numpy() == pytest.approx(want[col].to_numpy())
+    assert r.loc["greedy", "rating"] == 0.0
+    note = r["note"].iloc[0]
+    assert "random: never finished ahead" in note and f"the {len(rest):,} games without random" in note
+    assert "anchor greedy = 0 (the board's anchor random is set aside)" in note
+
+
+def test_two_agents_where_one_never_wins_get_bounds_not_nan_everywhere_unexplained(tmp_path):
+    from cya_sim.studies.leaderboard import BoardResult, report_markdown
+
+    games, agents = _play_cell(tmp_path, ["greedy", "random"], cycles=3)
+    r = rate_cell(games, agents).set_index("agent")
+    assert r.loc["random", "rating_bound"] == "-inf" and r.loc["greedy", "rating_bound"] == "+inf"
+    assert "fewer than two agents are left to rate" in r["note"].iloc[0]
+    board = parse_board({"agents": agents, "players": [2], "cycles": 3})
+    rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games), cell_wall_s=0.0)
+    md = report_markdown(board, BoardResult(rt, 0.0))
+    assert "| `random` | −∞ (never ahead) |" in md and "| `greedy` | +∞ (never behind) |" in md

@@ -288,7 +288,9 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
 
     Returns:
         one row per agent: ``agent``, ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high`` (Elo scale,
-        first agent 0; NaN with a ``note`` when the ratings are undefined), ``game_win_rate`` with
+        first agent 0; NaN with a ``note`` when the ratings are undefined), ``rating_bound`` (``-inf``: the agent
+        never finished ahead of anyone, ``+inf``: never behind, so it is set aside and the others are rated without
+        it; else empty), ``game_win_rate`` with
         ``game_win_rate_ci_low``/``_high`` and ``game_win_rate_fair``, ``games``, ``deals``.
     """
     from cya_sim.reports.ratings import RatingUndefinedError, bradley_terry
@@ -300,7 +302,7 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
     s = summarize(t, list(agents))
     note = ""
     try:
-        bt = bradley_terry(t, list(agents))
+        bt = bradley_terry(t, list(agents)).assign(rating_bound="")
     except RatingUndefinedError as e:
         bt, note = _rate_without_extremes(t, list(agents), str(e))
     out = bt.merge(s[["agent", "games", "units", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high",
@@ -310,49 +312,82 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
     return out
 
 
-def _extreme_agents(t, agents: Sequence[str]) -> list[int]:
-    """Agents that never finished ahead of, or never behind, any other agent (ties count half each way)."""
+def _extremes(t, k: int) -> dict[int, str]:
+    """Agents of ``t`` (indices < k) that never finished ahead of (``"never finished ahead"``), or never behind
+    (``"never finished behind"``), any other agent they met (ties count half each way); agents absent from ``t`` are
+    not named."""
     from cya_sim.reports.comparisons import ahead_counts
 
-    ahead, ties = ahead_counts(t, len(agents))
+    ahead, ties = ahead_counts(t, k)
     w = ahead + ties / 2.0
-    return [a for a in range(len(agents)) if w[a].sum() == 0 or w[:, a].sum() == 0]
+    met = (ahead + ahead.T + ties).sum(axis=1) > 0
+    out: dict[int, str] = {}
+    for a in range(k):
+        if met[a] and w[a].sum() == 0:
+            out[a] = "never finished ahead"
+        elif met[a] and w[:, a].sum() == 0:
+            out[a] = "never finished behind"
+    return out
 
 
-def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame, str]:
-    """Ratings when the maximum-likelihood estimate is not finite (Ford 1957): the agents that never finished
-    ahead of (or behind) anyone get no rating, and the others are rated on the games without them.
-
-    Returns:
-        (ratings of every agent, NaN for the set-aside ones and for all when the rest still has no finite
-        rating; the note naming what was done).
-    """
+def _subtable(t, keep: Sequence[int], k: int):
+    """The games of ``t`` whose every seat holds an agent of ``keep``, re-indexed ``0..len(keep) - 1``."""
     from dataclasses import fields
 
     from cya_sim.engine.table import GameTable
+
+    sa = np.asarray(t.seat_agent)
+    rows = np.isin(sa, list(keep)).all(axis=1)
+    remap = np.full(k, -1, np.int16)
+    remap[list(keep)] = np.arange(len(keep))
+    sub = GameTable(**{f.name: getattr(t, f.name)[rows] for f in fields(t)})
+    return replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)]), int(rows.sum())
+
+
+def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame, str]:
+    """Ratings when the maximum-likelihood estimate is not finite (Ford 1957).
+
+    An agent that never finished ahead of anyone has the rating −∞ (never behind: +∞) at the maximum of the
+    likelihood; it is set aside (rating NaN, ``rating_bound`` ``-inf`` or ``+inf``) and the others are rated on
+    the games without it — the very fit of a board without that agent. Setting aside repeats while the rest still
+    has such an agent. When the anchor (the first agent) is set aside, the first remaining agent is the anchor
+    (the note says so).
+
+    Returns:
+        (ratings of every agent: NaN for the set-aside ones, and for all when no two agents remain rateable;
+        the note naming what was done).
+    """
     from cya_sim.reports.ratings import bradley_terry
 
+    k = len(agents)
     nan = pd.DataFrame({"agent": agents, "rating": np.nan, "rating_se": np.nan, "rating_ci_low": np.nan,
-                        "rating_ci_high": np.nan})
-    drop = _extreme_agents(t, agents)
-    if not drop or 0 in drop:  # nothing to set aside, or the anchor itself
+                        "rating_ci_high": np.nan, "rating_bound": ""})
+    keep, aside, sub, n_games = list(range(k)), {}, t, len(np.asarray(t.seat_agent))
+    while len(keep) >= 2:
+        ext = _extremes(sub, len(keep))
+        if not ext:
+            break
+        aside.update({keep[i]: kind for i, kind in ext.items()})
+        keep = [a for a in keep if a not in aside]
+        sub, n_games = _subtable(t, keep, k)
+    if not aside:  # no single agent to blame (groups that never met both ways): no rating at all
         return nan, why
-    keep = [a for a in range(len(agents)) if a not in drop]
-    rows = ~np.isin(np.asarray(t.seat_agent), drop).any(axis=1)
-    remap = np.full(len(agents), -1, np.int16)
-    remap[keep] = np.arange(len(keep))
-    sub = GameTable(**{f.name: getattr(t, f.name)[rows] for f in fields(t)})
-    sub = replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)])
-    names = ", ".join(agents[a] for a in drop)
+    bounds = {a: ("-inf" if kind == "never finished ahead" else "+inf") for a, kind in aside.items()}
+    nan["rating_bound"] = [bounds.get(a, "") for a in range(k)]
+    names = "; ".join(f"{agents[a]}: {kind}" for a, kind in aside.items())
+    head = (f"{names} (of any other agent it met), so no finite rating (its maximum-likelihood rating is "
+            "-inf, or +inf for never behind; Ford 1957)")
+    if len(keep) < 2:
+        return nan, f"{head}; fewer than two agents are left to rate"
     try:
         bt = bradley_terry(sub, [agents[a] for a in keep])
     except ValueError as e:
-        return nan, f"{why}; without {names}: {e}"
+        return nan, f"{head}; the others: {' '.join(str(e).split())}"
     out = nan.set_index("agent")
-    out.loc[bt["agent"], bt.columns[1:]] = bt.set_index("agent").to_numpy()
-    return out.reset_index(), (f"{names}: never finished ahead of (or behind) any other agent, so no finite "
-                               f"rating (Ford 1957); the others are rated on the {int(rows.sum()):,} games "
-                               f"without {names}")
+    out.loc[bt["agent"], list(bt.columns[1:])] = bt.set_index("agent").to_numpy()
+    anchor = "" if keep[0] == 0 else f"; anchor {agents[keep[0]]} = 0 (the board's anchor {agents[0]} is set aside)"
+    return out.reset_index(), (f"{head}; the others are rated on the {n_games:,} games without "
+                               f"{', '.join(agents[a] for a in aside)}{anchor}")
 
 
 @dataclass
@@ -445,6 +480,9 @@ def _short(a: str) -> str:
 def _cell_text(row: pd.Series | None) -> str:
     if row is None:
         return "-"
+    bound = row.get("rating_bound", "")
+    if isinstance(bound, str) and bound in ("-inf", "+inf"):
+        return "−∞ (never ahead)" if bound == "-inf" else "+∞ (never behind)"
     if not np.isfinite(row["rating"]):
         return "n/a"
     return f"{row['rating']:.0f} [{row['rating_ci_low']:.0f}, {row['rating_ci_high']:.0f}]"
