@@ -221,3 +221,27 @@ def test_tune_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err.strip()
     assert code == 2 and message in err and "\n" not in err, err
     assert not (tmp_path / "o" / STUDY_FILE).exists()
+
+
+def test_cli_refuses_more_field_specs_than_other_seats_in_one_line(tmp_path, capsys):
+    out = tmp_path / "t"
+    code = tune_main(["--agent", "card_counter", "--field", "greedy,random,heuristic", "--players", "3",
+                      "--trials", "1", "--trial-deals", "1", "--heldout-deals", "0", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert err == ("cya-sim tune: error: --field: 3 specs given (greedy, random, heuristic) but a 3-player table has "
+                   "2 other seats; give at most 2 (they are cycled over the other seats)")
+    assert not out.exists()
+
+
+def test_gym_env_refuses_more_opponents_than_other_seats_and_cuts_only_the_default():
+    from cya_sim.env.gym import CoverYourAssetsGym, opponent_specs
+    from cya_sim.env.vector import CoverYourAssetsVectorEnv
+
+    with pytest.raises(ValueError, match=r"^opponents: 2 specs given \(greedy, random\) but the table has 1 other "
+                                         r"seat; give at most 1"):
+        CoverYourAssetsGym(n_players=2, opponents="greedy,random")
+    with pytest.raises(ValueError, match="opponents: 3 specs given"):
+        CoverYourAssetsVectorEnv(num_envs=2, n_players=3, opponents="greedy,random,card_counter")
+    assert opponent_specs(None, 1) == ["greedy"]  # the default list is cut to the table
+    assert opponent_specs("greedy,random", 3) == ["greedy", "random", "greedy"]

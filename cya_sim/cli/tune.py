@@ -34,7 +34,7 @@ def tune_parser() -> argparse.ArgumentParser:
                    help="the family and baseline, e.g. heuristic, 'heuristic(count=true)', card_counter, "
                         "'my_mod:decide(a=1, b=2)'")
     p.add_argument("--field", required=True, metavar="A,B,...",
-                   help="opponents, comma-separated, cycled over the other seats (e.g. card_counter)")
+                   help="opponents, comma-separated, cycled over the other seats (at most P - 1 specs; e.g. card_counter)")
     p.add_argument("--players", type=int_at_least(2, "players"), default=4, metavar="P", help="table size (default 4)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")

@@ -36,16 +36,25 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
         opponents: the specs, or None for the game's default (:data:`DEFAULT_OPPONENTS`).
         kind: the game (:class:`~cya_sim.env.games.GameInterface`) whose agents they are; default the classic.
 
+    The default list is cut to ``n_seats``; a list given with more specs than ``n_seats`` is refused (the extra
+    specs would never play).
+
     Raises:
-        ValueError: an empty list, an unknown agent spec (names the spec and the known agents), or an agent
-            that reads the hidden game state (``oracle``): the environments give agents observations only.
+        ValueError: an empty list, more specs than ``n_seats``, an unknown agent spec (names the spec and the
+            known agents), or an agent that reads the hidden game state (``oracle``): the environments give
+            agents observations only.
     """
     kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
+    given = opponents is not None
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
+    if given and len(names) > n_seats:  # an extra spec would never play: refuse rather than drop it silently
+        raise ValueError(f"opponents: {len(names)} specs given ({', '.join(names)}) but the table has "
+                         f"{n_seats} other seat{'s' if n_seats != 1 else ''}; give at most {n_seats} (they are "
+                         "cycled over the other seats in seat order)")
     for n in names:
         try:
             kind.check_opponent(n)
@@ -61,8 +70,9 @@ class CoverYourAssetsGym(gym.Env):
         rules: preset name (``classic``, ``guide``, ``basic``, ..., ``theft``) or a rule set (the theft game,
             RULES.md §9, included). n_players: P.
         seat: the learning seat (0..P-1).
-        opponents: agent specs for the other seats, comma-separated, cycled in seat order
-            (default ``greedy,card_counter``; for the theft game its own agents, ``greedy,defender``).
+        opponents: agent specs for the other seats, comma-separated, cycled in seat order, at most P - 1 of
+            them (default ``greedy,card_counter``, cut to P - 1; for the theft game its own agents,
+            ``greedy,defender``).
         reward: ``win_share`` (1/k at game end for each of k winners, R-TIE, R-T-END) or ``total_change``
             (also the change of the seat's total: in $M at each round end; in points for the theft game).
         illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and

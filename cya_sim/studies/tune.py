@@ -307,7 +307,7 @@ def check_config(cfg: TuneConfig) -> Experiment:
     """Validate a run before anything is played; return its held-out experiment.
 
     Raises:
-        TuneError: an empty field, a budget of 0 (trials or deals), a sampler that cannot search the
+        TuneError: an empty field, more field specs than the P - 1 other seats, a budget of 0 (trials or deals), a sampler that cannot search the
             space (CMA-ES needs numeric dimensions), a baseline or field spec that the compiled engine
             refuses; ExperimentError: a rule option, preset or folder refused by the run layer (named).
     """
@@ -315,6 +315,10 @@ def check_config(cfg: TuneConfig) -> Experiment:
 
     if not cfg.field:
         raise TuneError("--field is empty; name the opponents, e.g. --field card_counter")
+    if len(cfg.field) > cfg.players - 1:  # the extra specs would never play, while REPORT.md would name them
+        raise TuneError(f"--field: {len(cfg.field)} specs given ({', '.join(cfg.field)}) but a {cfg.players}-player "
+                        f"table has {cfg.players - 1} other seat{'s' if cfg.players > 2 else ''}; give at most "
+                        f"{cfg.players - 1} (they are cycled over the other seats)")
     if cfg.trials < 1:
         raise TuneError(f"--trials {cfg.trials}: the budget must be at least 1 trial")
     if cfg.trial_deals < 1:
