@@ -41,7 +41,7 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
 
     Raises:
         ValueError: an empty list, more specs than ``n_seats``, an unknown agent spec (names the spec and the
-            known agents), or an agent that reads the hidden game state (``oracle``): the environments give
+            known agents), a learned model trained for other rules or another table size (``n_seats + 1``), or an agent that reads the hidden game state (``oracle``): the environments give
             agents observations only.
     """
     kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
@@ -55,9 +55,12 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
         raise ValueError(f"opponents: {len(names)} specs given ({', '.join(names)}) but the table has "
                          f"{n_seats} other seat{'s' if n_seats != 1 else ''}; give at most {n_seats} (they are "
                          "cycled over the other seats in seat order)")
+    from cya_sim.play.families import family_of
+
     for n in names:
         try:
             kind.check_opponent(n)
+            family_of(kind.rules).check_setting(n, kind.rules, n_seats + 1)  # a learned model: its own table only
         except (ValueError, TypeError) as e:
             raise ValueError(f"opponents: {e}") from None
     return [names[i % len(names)] for i in range(n_seats)]

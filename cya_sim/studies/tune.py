@@ -406,13 +406,19 @@ def play_candidate(spec: str, cfg: TuneConfig, rules, deals: np.ndarray, key: in
     Args:
         spec: the candidate. cfg: the run (field, players). rules: its RuleSet.
         deals: (D,) int64 engine game indices. key: the root key of the seed.
+
+    Raises:
+        AgentSpecError: a learned model asked to play a setting it was not trained for (named).
     """
     from agents.spec import normalise_spec
     from cya_sim.play.batched import play_games
+    from cya_sim.play.families import family_of
 
     p = cfg.players
     field_specs = [normalise_spec(cfg.field[i % len(cfg.field)]) for i in range(p - 1)]
     agents = [spec, *field_specs]
+    for a in agents:  # a learned model at a table size or under rules it was not trained for: refused, not played
+        family_of(rules).check_setting(a, rules, p)
     seat_agent, rot = lineup_seats(p, deals.size)
     t = play_games(rules, agents, seat_agent, key, np.repeat(np.asarray(deals, np.int64), p))
     win = np.asarray(t.win_share)[np.arange(len(t)), rot]
