@@ -245,3 +245,55 @@ def test_gym_env_refuses_more_opponents_than_other_seats_and_cuts_only_the_defau
         CoverYourAssetsVectorEnv(num_envs=2, n_players=3, opponents="greedy,random,card_counter")
     assert opponent_specs(None, 1) == ["greedy"]  # the default list is cut to the table
     assert opponent_specs("greedy,random", 3) == ["greedy", "random", "greedy"]
+
+
+def _cc_cfg(out, **kw) -> TuneConfig:
+    base = {"agent": "card_counter", "field": ("greedy",), "players": 2, "out": out,
+            "space": resolve_space("card_counter"), "trials": 8, "trial_deals": 4, "heldout_deals": 0, "seed": 11}
+    base.update(kw)
+    return TuneConfig(**base)
+
+
+def test_interrupted_and_resumed_tune_equals_an_uninterrupted_one_and_never_replays_a_spec(tmp_path, monkeypatch):
+    from cya_sim.studies import tune
+
+    whole = run_tune(_cc_cfg(tmp_path / "whole"), progress=False)
+    played: list[str] = []
+    real = tune.play_candidate
+
+    def counting(spec, *a, **k):
+        played.append(spec)
+        if len(played) == 4:
+            raise KeyboardInterrupt  # Ctrl-C inside the fourth trial
+        return real(spec, *a, **k)
+
+    monkeypatch.setattr(tune, "play_candidate", counting)
+    with pytest.raises(KeyboardInterrupt):
+        run_tune(_cc_cfg(tmp_path / "cut"), progress=False)
+    # a trial left RUNNING by a SIGKILL as well: failed on resume, never counted
+    study = optuna.load_study(study_name=STUDY_NAME, storage=f"sqlite:///{tmp_path / 'cut' / STUDY_FILE}")
+    orphan = study.ask()
+    orphan.suggest_int("min_gain", -50_000, 50_000, step=2_500)
+    resumed = run_tune(_cc_cfg(tmp_path / "cut"), progress=False)
+    states = [t.state.name for t in study.get_trials()]
+    assert states.count("FAIL") == 2 and states.count("COMPLETE") == 8
+    assert resumed.best == whole.best and resumed.best_value == whole.best_value
+    assert list(resumed.trials["spec"]) == list(whole.trials["spec"])
+    assert list(resumed.trials["value"]) == list(whole.trials["value"])
+    # every spec was played once over both invocations, but the one cut by Ctrl-C (drawn and played again);
+    # a repeated suggestion reuses the value of the trial it repeats
+    repeats = resumed.trials["repeat_of"].notna()
+    assert played.count(played[3]) == 2 and len(set(played)) == len(played) - 1
+    assert len(played) == 1 + (~repeats).sum()
+    assert resumed.trials.loc[~repeats, "spec"].is_unique
+    for _, row in resumed.trials[repeats].iterrows():
+        first = resumed.trials[resumed.trials["number"] == row["repeat_of"]].iloc[0]
+        assert first["spec"] == row["spec"] and first["value"] == row["value"]
+
+
+def test_sampler_seed_depends_on_the_seed_and_the_count_of_finished_trials_only():
+    from cya_sim.studies.tune import sampler_seed
+
+    assert sampler_seed(1, 3) == sampler_seed(1, 3)
+    assert len({sampler_seed(1, k) for k in range(50)} | {sampler_seed(2, 0)}) == 51
+    assert 0 <= sampler_seed(2**63 - 1, 10**6) < 2**32

@@ -25,7 +25,12 @@ Evolutionary Computation 9:159–195; ``CmaEsSampler``, numeric spaces only),
 or random search. The baseline spec is the first trial. The study lives in
 the results folder as ``study.db`` (optuna's RDB storage on SQLite), so a
 killed run resumes: every finished trial is kept, a trial that was running
-when the process died is marked failed and its parameters queued again.
+when the process died is marked failed and never counted. Each trial's
+sampler is made afresh, seeded by the seed and the number of finished trials
+(:func:`sampler_seed`), so a run killed (SIGKILL, Ctrl-C) and resumed with
+the same command makes exactly the suggestions, and ends with exactly the
+best spec, of a run never interrupted; a suggestion already evaluated is not
+played again (its value is reused, the trial marked ``repeat_of``).
 
 **Held-out evaluation (no winner's curse).** The best trial's value is biased
 upward: it is the maximum of many noisy estimates on the same deals. So the
@@ -425,14 +430,24 @@ def play_candidate(spec: str, cfg: TuneConfig, rules, deals: np.ndarray, key: in
     return win.reshape(deals.size, p).mean(axis=1)
 
 
-def _sampler(cfg: TuneConfig, n_trials: int):
+def sampler_seed(seed: int, complete: int) -> int:
+    """The sampler's seed for the trial that follows ``complete`` finished trials: a function of the run's seed
+    and that count only (:class:`numpy.random.SeedSequence`), so an interrupted and resumed study draws exactly the
+    suggestions an uninterrupted one draws."""
+    return int(np.random.SeedSequence([int(seed), int(complete)]).generate_state(1)[0])
+
+
+def _sampler(cfg: TuneConfig, n_trials: int, complete: int = 0):
+    """A fresh sampler for the next trial, seeded by :func:`sampler_seed` (its other state is the study's trials,
+    read from ``study.db``: TPE, CMA-ES and random search keep none of their own between trials)."""
     import optuna
 
+    seed = sampler_seed(cfg.seed, complete)
     if cfg.sampler == "cmaes":
-        return optuna.samplers.CmaEsSampler(seed=cfg.seed)
+        return optuna.samplers.CmaEsSampler(seed=seed)
     if cfg.sampler == "random":
-        return optuna.samplers.RandomSampler(seed=cfg.seed)
-    return optuna.samplers.TPESampler(seed=cfg.seed, multivariate=True,
+        return optuna.samplers.RandomSampler(seed=seed)
+    return optuna.samplers.TPESampler(seed=seed, multivariate=True,
                                       n_startup_trials=max(1, min(10, n_trials // 4)))
 
 
@@ -466,7 +481,7 @@ def baseline_values(cfg: TuneConfig) -> dict[str, Any]:
 
 def open_study(cfg: TuneConfig):
     """The study of ``cfg.out`` (created, or loaded to resume); trials left running by a killed run are failed
-    and their parameters queued again.
+    (the resumed run draws their parameters again: :func:`run_trials`).
 
     Raises:
         TuneError: the folder holds a study of another configuration (the differing keys named).
@@ -490,8 +505,9 @@ def open_study(cfg: TuneConfig):
     study = optuna.create_study(study_name=STUDY_NAME, storage=storage, direction="maximize",
                                 sampler=_sampler(cfg, cfg.trials), load_if_exists=True)
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        # killed mid-trial: failed (never counted); the next trial, seeded by the count of finished trials
+        # (sampler_seed) on the same history, draws the same parameters again
         storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
-        study.enqueue_trial(t.params, skip_if_exists=False)
     if not any(t.state != TrialState.FAIL for t in study.get_trials(deepcopy=False)):
         study.enqueue_trial(baseline_values(cfg))
     return study
@@ -523,7 +539,16 @@ class TuneResult:
 def run_trials(cfg: TuneConfig, rules, progress: bool = True) -> Any:
     """Run the missing trials of the study (:func:`open_study`); return the study.
 
-    Each trial plays ``trial_deals x P`` games in this process (:func:`play_candidate`).
+    Each trial plays ``trial_deals x P`` games in this process (:func:`play_candidate`). What resume guarantees:
+    the sampler of each trial is made afresh, seeded by the run's seed and the number of finished trials
+    (:func:`sampler_seed`), and reads only the finished trials from ``study.db``; so a run killed at any point
+    (SIGKILL, Ctrl-C) and resumed with the same command makes the same suggestions, finishes the same trials and
+    reports the same best spec as one that was never interrupted. A trial cut short is failed and never counted.
+    A suggestion whose spec was already evaluated is not played again: its value is reused and the trial records
+    ``repeat_of`` (the trial it repeats).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C; the trial under way is marked failed first (the folder resumes).
     """
     from optuna.trial import TrialState
     from tqdm.auto import tqdm
@@ -531,47 +556,53 @@ def run_trials(cfg: TuneConfig, rules, progress: bool = True) -> Any:
     from cya_sim.game.rng import root_key
 
     study = open_study(cfg)
-    done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-    todo = max(0, cfg.trials - done)
     deals = TRIAL_DEAL_OFFSET + np.arange(cfg.trial_deals, dtype=np.int64)
     key = root_key(cfg.seed)
-
-    def objective(trial) -> float:
-        values = {d.name: _suggest(trial, d) for d in cfg.space}
-        spec = candidate_spec(cfg.agent, values)
-        w = play_candidate(spec, cfg, rules, deals, key)
-        e = ratio_estimate(w, 1.0, np.arange(w.size), cfg.confidence)
-        trial.set_user_attr("spec", spec)
-        trial.set_user_attr("se", float(e.se))
-        return float(w.mean())
-
+    finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    seen = {t.user_attrs["spec"]: t for t in finished if "spec" in t.user_attrs}
+    done = len(finished)
     bar = tqdm(total=cfg.trials, initial=done, desc="trials", unit="trial", disable=not progress, dynamic_ncols=True)
-
-    def tick(study, _trial) -> None:
-        bar.update(1)
-        try:
-            bar.set_postfix_str(f"best {study.best_value:.4f}")
-        except ValueError:
-            pass
-
     try:
-        if todo:
-            study.optimize(objective, n_trials=todo, callbacks=[tick], catch=())
+        while done < cfg.trials:
+            study.sampler = _sampler(cfg, cfg.trials, done)
+            trial = study.ask()
+            try:
+                values = {d.name: _suggest(trial, d) for d in cfg.space}
+                spec = candidate_spec(cfg.agent, values)
+                if spec in seen:  # already evaluated (the same deals): its value, not a second play
+                    first = seen[spec]
+                    value, se = float(first.value), first.user_attrs.get("se", float("nan"))
+                    trial.set_user_attr("repeat_of", int(first.number))
+                else:
+                    w = play_candidate(spec, cfg, rules, deals, key)
+                    value, se = float(w.mean()), float(ratio_estimate(w, 1.0, np.arange(w.size), cfg.confidence).se)
+                trial.set_user_attr("spec", spec)
+                trial.set_user_attr("se", se)
+            except BaseException:  # Ctrl-C or a refused candidate: the trial is failed, not left running
+                study.tell(trial, state=TrialState.FAIL)
+                raise
+            frozen = study.tell(trial, value)
+            seen.setdefault(spec, frozen)
+            done += 1
+            bar.update(1)
+            bar.set_postfix_str(f"best {study.best_value:.4f}")
     finally:
         bar.close()
     return study
 
 
 def trials_frame(study) -> pd.DataFrame:
-    """Finished trials: ``number``, ``value`` (in-sample win rate), ``se``, ``spec``, one column per parameter."""
+    """Finished trials: ``number``, ``value`` (in-sample win rate), ``se``, ``spec``, ``repeat_of`` (the trial whose
+    spec it repeats, its value reused; empty for a spec played), one column per parameter."""
     from optuna.trial import TrialState
 
     rows = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         rows.append({"number": t.number, "value": t.value, "se": t.user_attrs.get("se", float("nan")),
-                     "spec": t.user_attrs.get("spec", ""), **t.params})
+                     "spec": t.user_attrs.get("spec", ""), "repeat_of": t.user_attrs.get("repeat_of", pd.NA),
+                     **t.params})
     return pd.DataFrame(rows).sort_values("number").reset_index(drop=True) if rows else pd.DataFrame(
-        columns=["number", "value", "se", "spec"])
+        columns=["number", "value", "se", "spec", "repeat_of"])
 
 
 def per_deal_wins(games: pd.DataFrame, n_players: int, n_arms: int) -> tuple[np.ndarray, np.ndarray]:
