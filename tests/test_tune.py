@@ -297,3 +297,44 @@ def test_sampler_seed_depends_on_the_seed_and_the_count_of_finished_trials_only(
     assert sampler_seed(1, 3) == sampler_seed(1, 3)
     assert len({sampler_seed(1, k) for k in range(50)} | {sampler_seed(2, 0)}) == 51
     assert 0 <= sampler_seed(2**63 - 1, 10**6) < 2**32
+
+
+@pytest.mark.slow
+def test_tune_killed_by_sigkill_and_resumed_ends_as_an_uninterrupted_run(tmp_path):
+    """The issue's case: with a seed, SIGKILL during the trials, the same command again: before, the resumed study
+    re-evaluated candidates (29 distinct of 30) and differed from an uninterrupted one."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import time
+    from contextlib import closing
+
+    def cfg(out):
+        return TuneConfig(agent="heuristic", field=("greedy",), players=2, out=out, space=resolve_space("heuristic"),
+                          trials=30, trial_deals=200, heldout_deals=0, seed=3)
+
+    out = tmp_path / "k"
+    argv = [sys.executable, "-m", "cya_sim.cli.main", "tune", "--agent", "heuristic", "--field", "greedy",
+            "--players", "2", "--trials", "30", "--trial-deals", "200", "--heldout-deals", "0", "--seed", "3",
+            "--quiet", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    while time.time() - t0 < 300 and proc.poll() is None and not (out / STUDY_FILE).exists():
+        time.sleep(0.2)
+    done = 0
+    while time.time() - t0 < 300 and proc.poll() is None and done < 4:
+        time.sleep(0.2)
+        try:  # read-only: optuna's own storage would create the schema too, racing the child
+            with closing(sqlite3.connect(f"file:{out / STUDY_FILE}?mode=ro", uri=True, timeout=1)) as db:
+                done = db.execute("SELECT count(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
+        except sqlite3.Error:
+            continue
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 4 <= done < 30
+    resumed = run_tune(cfg(out), progress=False)
+    whole = run_tune(cfg(tmp_path / "whole"), progress=False)
+    assert resumed.best == whole.best and list(resumed.trials["spec"]) == list(whole.trials["spec"])
+    assert len(resumed.trials) == 30 and resumed.trials.loc[resumed.trials["repeat_of"].isna(), "spec"].is_unique
