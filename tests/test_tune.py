@@ -338,3 +338,22 @@ def test_tune_killed_by_sigkill_and_resumed_ends_as_an_uninterrupted_run(tmp_pat
     whole = run_tune(cfg(tmp_path / "whole"), progress=False)
     assert resumed.best == whole.best and list(resumed.trials["spec"]) == list(whole.trials["spec"])
     assert len(resumed.trials) == 30 and resumed.trials.loc[resumed.trials["repeat_of"].isna(), "spec"].is_unique
+
+
+BIG = "9" * 4400  # beyond Python's 4,300-digit limit of int(str)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--option", f"max_rounds={BIG}"], "--option max_rounds: the value is an integer of more than 4,300 digits"),
+    (["--space", f"min_gain=0:{BIG}"], "needs finite LO < HI"),
+    (["--trial-deals", "100000000000000000000"], "--trial-deals 100,000,000,000,000,000,000: a trial plays deals x P"),
+    (["--heldout-deals", "100000000"], "--heldout-deals 100,000,000: the held-out run plays deals x arms x P"),
+    (["--trials", "10000000"], "--trials 10,000,000: give at most 1,000,000 trials"),
+    (["--workers", "100000000"], "--workers 100,000,000: give 1 to 1,024 processes"),
+])
+def test_tune_refuses_out_of_range_numbers_in_one_short_line(tmp_path, capsys, extra, message):
+    code = tune_main(["--agent", "card_counter", "--field", "greedy", "--players", "2", "--trials", "1",
+                      "--trial-deals", "2", "--heldout-deals", "0", *extra, "--out", str(tmp_path / "o"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and message in err and "\n" not in err and len(err) < 400, err
+    assert not (tmp_path / "o" / STUDY_FILE).exists()

@@ -70,6 +70,9 @@ def _options(items: Sequence[str]) -> dict[str, Any]:
             out[k.strip()] = tomllib.loads(f"v = {v}")["v"]
         except tomllib.TOMLDecodeError:
             out[k.strip()] = v.strip()
+        except ValueError:  # Python's limit on the digits of an int (4,300)
+            raise TuneError(f"--option {k.strip()}: the value is an integer of more than 4,300 digits; give a "
+                            "value the option allows (cya-sim rules lists them)") from None
     return out
 
 

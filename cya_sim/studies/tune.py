@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from cya_sim.errors import FieldError
+from cya_sim.game.limits import MAX_GAMES
 from cya_sim.reports.stats import estimate_from_sums, holm, ratio_estimate, t_test
 from cya_sim.results.folder import check_study_folder
 from cya_sim.runs.experiment import Experiment, RunOptions, parse_experiment
@@ -78,6 +79,21 @@ OWN_FILES = frozenset({CONFIG_FILE, RESULT_FILE, "study.db", "study.db-journal",
 STUDY_NAME = "cya-sim-tune"
 #: Keys of :class:`TuneConfig` that fix the study (a resume must match them).
 IDENTITY_KEYS = ("agent", "field", "players", "preset", "options", "space", "trial_deals", "seed", "sampler")
+
+
+#: Largest ``--trials`` and ``--workers`` (beyond, a typo rather than a plan).
+MAX_TRIALS = 1_000_000
+MAX_WORKERS = 1024
+
+
+def _short_int(v: int) -> str:
+    """An integer for a one-line message: its digit count when it is too long to echo."""
+    return f"{v:,}" if abs(v) < 10**30 else f"(an integer of about {int(abs(v).bit_length() * math.log10(2)) + 1:,} digits)"
+
+
+def _shown(text: str) -> str:
+    """User text for a one-line message, cut to 80 characters."""
+    return repr(text) if len(text) <= 80 else repr(text[:77] + "...")
 
 
 class TuneError(ValueError):
@@ -136,21 +152,21 @@ def parse_dimension(text: str) -> Dimension:
     """
     m = _SPACE_RE.match(text or "")
     if not m:
-        raise TuneError(f"--space {text!r}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
+        raise TuneError(f"--space {_shown(text or '')}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
     name, rng = m.group(1), m.group(2)
     if rng.lower() == "bool":
         return Dimension(name, "bool")
     parts = rng.split(":")
     if len(parts) not in (2, 3):
-        raise TuneError(f"--space {text!r}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
+        raise TuneError(f"--space {_shown(text)}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
     try:
         vals = [float(p) for p in parts]
     except ValueError:
-        raise TuneError(f"--space {text!r}: bounds must be numbers") from None
+        raise TuneError(f"--space {_shown(text)}: bounds must be numbers") from None
     if not all(math.isfinite(v) for v in vals) or vals[0] >= vals[1]:
-        raise TuneError(f"--space {text!r}: needs finite LO < HI")
+        raise TuneError(f"--space {_shown(text)}: needs finite LO < HI")
     if len(vals) == 3 and vals[2] <= 0:
-        raise TuneError(f"--space {text!r}: the step must be > 0")
+        raise TuneError(f"--space {_shown(text)}: the step must be > 0")
     is_int = all(re.fullmatch(r"\s*[+-]?\d+\s*", p) for p in parts)
     return Dimension(name, "int" if is_int else "float", vals[0], vals[1], vals[2] if len(vals) == 3 else None)
 
@@ -326,11 +342,23 @@ def check_config(cfg: TuneConfig) -> Experiment:
                         f"{cfg.players - 1} (they are cycled over the other seats)")
     if cfg.trials < 1:
         raise TuneError(f"--trials {cfg.trials}: the budget must be at least 1 trial")
+    if cfg.trials > MAX_TRIALS:
+        raise TuneError(f"--trials {_short_int(cfg.trials)}: give at most {MAX_TRIALS:,} trials")
     if cfg.trial_deals < 1:
         raise TuneError(f"--trial-deals {cfg.trial_deals}: each trial needs at least 1 deal")
+    if cfg.trial_deals * cfg.players > MAX_GAMES:
+        raise TuneError(f"--trial-deals {_short_int(cfg.trial_deals)}: a trial plays deals x P games; give at most "
+                        f"{MAX_GAMES // cfg.players:,} deals at {cfg.players} players")
     if cfg.heldout_deals < 0 or cfg.heldout_deals == 1:
         raise TuneError(f"--heldout-deals {cfg.heldout_deals}: give 0 (no held-out evaluation) or at least 2 deals "
                         "(an interval needs two)")
+    arms = 2 + len(cfg.compare)
+    if cfg.heldout_deals * arms * cfg.players > MAX_GAMES:
+        raise TuneError(f"--heldout-deals {_short_int(cfg.heldout_deals)}: the held-out run plays deals x arms x P "
+                        f"games (at most {MAX_GAMES:,}); give at most {MAX_GAMES // (arms * cfg.players):,} deals "
+                        f"for {arms} arms at {cfg.players} players")
+    if not 1 <= cfg.workers <= MAX_WORKERS:
+        raise TuneError(f"--workers {_short_int(cfg.workers)}: give 1 to {MAX_WORKERS:,} processes")
     if cfg.sampler not in SAMPLERS:
         raise TuneError(f"--sampler {cfg.sampler!r}; choose one of: {', '.join(SAMPLERS)}")
     if cfg.sampler == "cmaes" and any(d.kind == "bool" for d in cfg.space):
