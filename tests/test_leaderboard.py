@@ -203,3 +203,14 @@ def test_two_agents_where_one_never_wins_get_bounds_not_nan_everywhere_unexplain
     rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games), cell_wall_s=0.0)
     md = report_markdown(board, BoardResult(rt, 0.0))
     assert "| `random` | −∞ (never ahead) |" in md and "| `greedy` | +∞ (never behind) |" in md
+
+
+def test_a_learned_model_in_a_cell_it_was_not_trained_for_is_refused_before_any_game(tmp_path, capsys):
+    f = tmp_path / "b.toml"
+    f.write_text('agents = ["greedy", "random", "card_counter"]\nplayers = [2, 3]\ncycles = 1\n'
+                 '[agents_by_cell]\nclassic-3p = ["agents.learned_models.classic_2p:decide"]\n')
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "agents.learned_models.classic_2p:decide" in err
+    assert "trained for rules classic" in err and "3 players (other table size)" in err
+    assert not (tmp_path / "o").exists()
