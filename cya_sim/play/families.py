@@ -142,6 +142,10 @@ class ClassicFamily(GameFamily):
                   log: Callable[[str], None] | None = None) -> Any:
         from cya_sim.engine.reference import play_game
 
+        for a in agents:  # a learned model (a plug-in agent named by its spec) elsewhere than it was trained for
+            name = a if isinstance(a, str) else getattr(a, "name", None)
+            if isinstance(name, str):
+                self.check_setting(name, rules, len(agents))
         return play_game(rules, agents, key, game_index, log=log)
 
     def batched_refusal(self, rules: Any) -> str:
