@@ -111,15 +111,23 @@ def check_setting(spec: str, rules: Any, players: int) -> None:
     """Refuse a learned model (a plug-in whose module has ``TRAINED_FOR``, :func:`write_plugin`) for a setting
     it was not trained for: other rules (by :func:`rules_digest`), another table size, another encoding.
 
-    Any other spec passes (it is checked elsewhere); so does a model for its own setting.
+    Any other spec passes (it is checked elsewhere); so does a model for its own setting. A search agent's
+    ``rollout=`` spec is checked the same way (its rollouts play the same table).
 
     Raises:
         LearnedSettingError: one line naming the model, what it was trained for and what it was asked to play.
     """
     try:
-        name = parse_agent_spec(spec).name
+        parsed = parse_agent_spec(spec)
     except AgentSpecError:
         return
+    rollout = dict(parsed.params).get("rollout")
+    if isinstance(rollout, str):  # a search agent whose rollouts a learned model plays: the same table
+        try:
+            check_setting(rollout, rules, players)
+        except LearnedSettingError as e:
+            raise LearnedSettingError(f"agent {spec!r}: its rollout policy: {e}") from None
+    name = parsed.name
     if ":" not in name:
         return
     try:

@@ -163,6 +163,10 @@ def test_a_learned_model_elsewhere_is_refused_in_one_line_naming_both_settings(p
     check_setting(spec, get_rules("classic"), 2)  # its own setting
     check_setting("agents.learned_models.classic_4p:decide", get_rules("classic"), 4)
     check_setting("greedy", rules, players)  # not a learned model
+    search = f'ismcts(iterations=5, rollout="{spec}")'  # a learned model as the rollout policy of a search agent
+    with pytest.raises(LearnedSettingError, match=r"^agent 'ismcts\(.*\)': its rollout policy: agent "):
+        check_setting(search, rules, players)
+    check_setting(search, get_rules("classic"), 2)
 
 
 def test_every_way_to_play_a_learned_model_elsewhere_refuses_before_a_game(tmp_path, capsys):
