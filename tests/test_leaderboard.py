@@ -214,3 +214,9 @@ def test_a_learned_model_in_a_cell_it_was_not_trained_for_is_refused_before_any_
     assert "\n" not in err and "agents.learned_models.classic_2p:decide" in err
     assert "trained for rules classic" in err and "3 players (other table size)" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_the_full_board_is_checked_when_the_quick_form_runs():
+    doc = {"agents": ["greedy", "random", "card_counter"], "players": "x", "quick": {"players": [2], "cycles": 1}}
+    with pytest.raises(LeaderboardError, match=r"^the full board \(without \[quick\]\) is refused: players: give"):
+        parse_board(doc, quick=True)

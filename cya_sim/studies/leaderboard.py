@@ -166,6 +166,11 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
             parse_board({**{k: v for k, v in data.items() if k != "quick"}, **q})
         except LeaderboardError as e:
             raise LeaderboardError(f"quick: the [quick] form is refused: {e}") from None
+    if q and quick:  # and the full form with the small one: a key [quick] replaces is still checked
+        try:
+            parse_board({k: v for k, v in data.items() if k != "quick"})
+        except LeaderboardError as e:
+            raise LeaderboardError(f"the full board (without [quick]) is refused: {e}") from None
     name = d.get("name", "leaderboard")
     if not isinstance(name, str) or not name.strip() or len(name) > 200:
         raise LeaderboardError(f"name: give a non-empty string (at most 200 characters); got {_shown(name)}")
