@@ -350,6 +350,7 @@ BIG = "9" * 4400  # beyond Python's 4,300-digit limit of int(str)
     (["--heldout-deals", "100000000"], "--heldout-deals 100,000,000: the held-out run plays deals x arms x P"),
     (["--trials", "10000000"], "--trials 10,000,000: give at most 1,000,000 trials"),
     (["--workers", "100000000"], "--workers 100,000,000: give 1 to 1,024 processes"),
+    (["--compare", ", ,"], "--compare ', ,': no agent spec in it"),
 ])
 def test_tune_refuses_out_of_range_numbers_in_one_short_line(tmp_path, capsys, extra, message):
     code = tune_main(["--agent", "card_counter", "--field", "greedy", "--players", "2", "--trials", "1",

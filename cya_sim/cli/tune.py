@@ -92,6 +92,9 @@ def tune_main(argv: Sequence[str]) -> int:
                               [f.strip() for f in args.fix.split(",") if f.strip()])
         field = tuple(a for a in split_agent_list(args.field) if a)
         compare = tuple(a for a in split_agent_list(args.compare) if a) if args.compare.strip() else ()
+        if args.compare.strip() and not compare:  # "--compare ," would silently compare nothing
+            raise TuneError(f"--compare {args.compare!r}: no agent spec in it; give specs separated by commas "
+                            "(e.g. --compare card_counter), or omit --compare")
         cfg = TuneConfig(agent=args.agent, field=field, players=args.players, out=args.out, preset=args.rules,
                          options=_options(args.option), space=space, trials=args.trials, trial_deals=args.trial_deals,
                          heldout_deals=args.heldout_deals, compare=compare, seed=args.seed, sampler=args.sampler,
