@@ -73,10 +73,15 @@ class LearnedSettingError(AgentSpecError):
     """A learned model named for a setting it was not trained for; ``str(e)`` is the one line shown (exit 2)."""
 
 
+#: Keys of :meth:`RuleSet.to_dict` that are not rules of the game: the name, and the safeguard caps (a game that
+#: reaches one is stopped, it does not play differently).
+NOT_RULES = ("name", "max_rounds", "max_turns")
+
+
 def rules_digest(rules: Any) -> str:
-    """16 hex digits of SHA-256 over a rule set's content (:meth:`RuleSet.to_dict` without its name), so two
-    presets with the same rules have the same digest and any changed rule or option a different one."""
-    d = {k: v for k, v in rules.to_dict().items() if k != "name"}
+    """16 hex digits of SHA-256 over a rule set's content (:meth:`RuleSet.to_dict` without :data:`NOT_RULES`), so
+    two presets with the same rules have the same digest and any changed rule or option a different one."""
+    d = {k: v for k, v in rules.to_dict().items() if k not in NOT_RULES}
     return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -355,8 +360,8 @@ def _shown_path(npz: Path) -> str:
 
 def rewrite_plugin(npz: str | Path, rules: Any = None) -> Path:
     """Regenerate the plug-in module of an existing weights file (after a change of the module template), and
-    record what it was trained for when the file does not yet say (``rules``: default the ``classic`` preset;
-    the table size is the file's ``players``). The weight arrays are kept exactly (the same bytes).
+    record what it was trained for when the file does not yet say or ``rules`` is given (default the ``classic``
+    preset; the table size is the file's ``players``). The weight arrays are kept exactly (the same bytes).
 
     Returns:
         the path of the generated module.
@@ -364,7 +369,7 @@ def rewrite_plugin(npz: str | Path, rules: Any = None) -> Path:
     npz = Path(npz)
     with np.load(npz) as f:
         arrays = {k: f[k] for k in f.files}
-    if "trained_rules_digest" not in arrays or "encoding" not in arrays:
+    if rules is not None or "trained_rules_digest" not in arrays or "encoding" not in arrays:
         if rules is None:
             from cya_sim.game.rules import get_rules
 

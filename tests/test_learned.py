@@ -161,6 +161,9 @@ def test_a_learned_model_elsewhere_is_refused_in_one_line_naming_both_settings(p
                           f"asked to play rules {preset} (digest {rules_digest(rules)}), {players} players ({other})")
     assert "\n" not in msg
     check_setting(spec, get_rules("classic"), 2)  # its own setting
+    check_setting(spec, get_rules("classic", max_rounds=50), 2)  # a safeguard cap is not a rule
+    with pytest.raises(LearnedSettingError, match=r"\(other rules\)"):
+        check_setting(spec, get_rules("classic", challenge_draw_order="mover_first"), 2)  # a rule option is
     check_setting("agents.learned_models.classic_4p:decide", get_rules("classic"), 4)
     check_setting("greedy", rules, players)  # not a learned model
     search = f'ismcts(iterations=5, rollout="{spec}")'  # a learned model as the rollout policy of a search agent
