@@ -286,6 +286,9 @@ def test_interrupted_and_resumed_tune_equals_an_uninterrupted_one_and_never_repl
     assert played.count(played[3]) == 2 and len(set(played)) == len(played) - 1
     assert len(played) == 1 + (~repeats).sum()
     assert resumed.trials.loc[~repeats, "spec"].is_unique
+    n_rep = int(repeats.sum())
+    report = (tmp_path / "cut" / "REPORT.md").read_text()
+    assert (f"{n_rep} of them drew a spec already evaluated" in report) == (n_rep > 0)
     for _, row in resumed.trials[repeats].iterrows():
         first = resumed.trials[resumed.trials["number"] == row["repeat_of"]].iloc[0]
         assert first["spec"] == row["spec"] and first["value"] == row["value"]

@@ -793,13 +793,20 @@ def _pv(p: float) -> str:
     return "< 1e-300" if p == 0 else f"{p:.3g}"
 
 
+def _repeats(trials: pd.DataFrame) -> int:
+    """Trials whose spec repeats an evaluated one (``repeat_of`` set)."""
+    return int(trials["repeat_of"].notna().sum()) if "repeat_of" in trials else 0
+
+
 def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) -> str:
     """REPORT.md of a tuning run: the pasteable spec, the held-out table, how it was made."""
     lines = [f"# Tuning {cfg.agent} against {', '.join(cfg.field)} ({cfg.players} players, {cfg.preset})", "",
              f"Best spec (paste as an agent): `{r.best}`", "",
              (f"In-sample (the {cfg.trial_deals:,} tuning deals, biased upward by the search): best "
               f"{100 * r.best_value:.2f}% vs baseline {100 * r.baseline_value:.2f}% "
-              f"({len(r.trials)} trials, sampler {cfg.sampler})."), ""]
+              f"({len(r.trials)} trials, sampler {cfg.sampler}"
+              + (f"; {_repeats(r.trials)} of them drew a spec already evaluated and reused its value"
+                 if _repeats(r.trials) else "") + ")."), ""]
     if len(r.heldout):
         conf = round(100 * cfg.confidence)
         lines += [f"## Held-out: {int(r.arms['deals'].iloc[0]):,} fresh duplicated deals, every arm in every seat", "",
