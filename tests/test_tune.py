@@ -243,6 +243,9 @@ def test_gym_env_refuses_more_opponents_than_other_seats_and_cuts_only_the_defau
         CoverYourAssetsGym(n_players=2, opponents="greedy,random")
     with pytest.raises(ValueError, match="opponents: 3 specs given"):
         CoverYourAssetsVectorEnv(num_envs=2, n_players=3, opponents="greedy,random,card_counter")
+    for bad in (5, b"greedy", {"a": 1}):
+        with pytest.raises(ValueError, match=r"^opponents: .*give agent specs as a string"):
+            CoverYourAssetsGym(n_players=3, opponents=bad)
     assert opponent_specs(None, 1) == ["greedy"]  # the default list is cut to the table
     assert opponent_specs("greedy,random", 3) == ["greedy", "random", "greedy"]
 

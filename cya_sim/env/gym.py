@@ -48,6 +48,9 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
     given = opponents is not None
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
+    if not isinstance(opponents, (str, list, tuple)):  # a refused argument is a ValueError here (Raises)
+        raise ValueError(f"opponents: {type(opponents).__name__} {opponents!r:.60}; give agent specs as a string, "  # noqa: TRY004
+                         "comma-separated ('greedy,card_counter'), or a list of spec strings")
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
