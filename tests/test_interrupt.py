@@ -252,3 +252,27 @@ def test_sigint_ends_tips_in_one_line_and_keeps_its_cells_sound(tmp_path, point)
     states = [_runs_status(f.parent)[-1] for f in out.glob("cells/*/runs.json")]
     assert "interrupted" in states and "running" not in states, states
     assert not list(out.rglob(".tmp-*"))
+
+
+@pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+@pytest.mark.parametrize("attempt", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+def test_sigint_after_the_results_are_written_ends_quietly_with_their_status(tmp_path, attempt):
+    """The child's last line reaches the pipe only when its output is flushed at exit, so SIGINT lands in the
+    interpreter's shutdown; before: exit -2 with no message, or an atexit traceback."""
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tune", "--agent", "card_counter", "--field", "greedy",
+           "--players", "2", "--trials", "2", "--trial-deals", "3", "--heldout-deals", "0", "--quiet",
+           "--out", str(tmp_path / "t")]
+    proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        for line in proc.stdout:
+            if line.startswith("wrote"):
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in stderr, (proc.returncode, stderr)
+    assert (tmp_path / "t" / "REPORT.md").exists()
