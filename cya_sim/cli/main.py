@@ -20,7 +20,6 @@ import errno
 import os
 import sys
 import textwrap
-import tomllib
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any, NoReturn
 
 from cya_sim import __version__
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.tomltext import TomlTextError, toml_value
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
 DEFAULT_RULES = "classic"
@@ -69,11 +69,12 @@ def _int_at_least(lo: int, what: str, hi: int | None = None):
 
 
 def _option_value(text: str) -> Any:
-    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text."""
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
+    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text.
+
+    Raises:
+        TomlTextError: an integer of more than 4,300 digits (:func:`cya_sim.game.tomltext.toml_value`).
+    """
+    return toml_value(text)
 
 
 def _rules_from_args(args: argparse.Namespace):
@@ -99,7 +100,10 @@ def _rules_from_args(args: argparse.Namespace):
             raise UsageError("--option: give a deck with --deck FILE (a TOML deck file), not --option deck=...")
         if key not in allowed:
             raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
-        options[key] = _option_value(text.strip())
+        try:
+            options[key] = _option_value(text.strip())
+        except TomlTextError as e:
+            raise UsageError(f"--option {key}: {e}") from None
     if args.deck is not None:
         from cya_sim.play.families import family_of
 
