@@ -84,7 +84,7 @@ def parse_options(text: str) -> dict:
     Raises:
         ValueError: an entry that is not ``key:value`` (names it).
     """
-    import tomllib
+    from cya_sim.game.tomltext import TomlTextError, toml_value
 
     out: dict = {}
     for item in (x.strip() for x in str(text).split(";")):
@@ -95,9 +95,9 @@ def parse_options(text: str) -> dict:
             raise ValueError(f"options: {item!r} is not key:value; e.g. 'compulsory_defence:true;max_turns:200' "
                              "(not '=' or ',': OpenSpiel's game string uses them)")
         try:
-            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key.strip()] = value.strip()
+            out[key.strip()] = toml_value(value.strip())
+        except TomlTextError as e:
+            raise ValueError(f"options: {key.strip()}: {e}") from None
     return out
 
 
