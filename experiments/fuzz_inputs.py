@@ -44,7 +44,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -689,6 +688,20 @@ FAMILIES = {f.name: f for f in [
 ]}
 
 
+def _self_test_hang(case: Any) -> tuple[str, str]:
+    time.sleep(3600)
+    return "clean", ""
+
+
+def _self_test_crash(case: Any) -> tuple[str, str]:
+    os.abort()
+
+
+#: Families that test the harness itself (tests/test_fuzz_inputs.py); not run by default.
+FAMILIES |= {f.name: f for f in [Family("_hang", "a case that never answers", lambda rng: None, _self_test_hang, 1),
+                                 Family("_crash", "a case that kills its worker", lambda rng: None, _self_test_crash)]}
+
+
 # -- worker and parent ----------------------------------------------------------------------------------------
 def case_rng(seed: int, family: str, i: int) -> random.Random:
     """The random stream of case ``i`` of ``family`` (replayable on its own)."""
@@ -793,9 +806,9 @@ def main(argv: list[str] | None = None) -> int:
         worker(a.worker, a.seed, a.start, a.cases)
         return 0
     if a.list:
-        print(textwrap.indent("\n".join(f"{f.name}: {f.feeds}" for f in FAMILIES.values()), ""))
+        print("\n".join(f"{f.name}: {f.feeds}" for f in FAMILIES.values() if not f.name.startswith("_")))
         return 0
-    names = [x for x in a.families.split(",") if x] or list(FAMILIES)
+    names = [x for x in a.families.split(",") if x] or [f for f in FAMILIES if not f.startswith("_")]
     unknown = [x for x in names if x not in FAMILIES]
     if unknown:
         p.error(f"--families: unknown {', '.join(unknown)}; choose from: {', '.join(FAMILIES)}")
