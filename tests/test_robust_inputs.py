@@ -556,7 +556,7 @@ def test_toml_integers_beyond_4300_digits_are_one_line_naming_the_file_or_flag(t
                                                                                argv, message):
     """Issue 29: tomllib's ``ValueError: Exceeds the limit (4300 digits)`` (and a RecursionError for deep arrays)
     escaped as "internal error" from every TOML reader; now one line, exit 2, the file or flag named, nothing
-    written (cya_sim.game.tomltext)."""
+    written (cya_sim.tomltext)."""
     monkeypatch.chdir(tmp_path)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -570,7 +570,7 @@ def test_toml_integers_beyond_4300_digits_are_one_line_naming_the_file_or_flag(t
 
 def test_toml_value_reads_flags_and_refuses_huge_integers():
     """The one reading of ``--option KEY=VALUE`` values: TOML when it parses, else the text; huge integers refused."""
-    from cya_sim.game.tomltext import TomlTextError, load_toml, toml_value
+    from cya_sim.tomltext import TomlTextError, load_toml, toml_value
 
     assert toml_value("5") == 5 and toml_value("true") is True and toml_value("{2 = 5}") == {"2": 5}
     assert toml_value("keep") == "keep" and toml_value("9" * 4300) == int("9" * 4300)

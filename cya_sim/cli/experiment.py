@@ -19,7 +19,7 @@ from typing import Any
 
 from cya_sim.cli.parsing import ExitingParser
 from cya_sim.errors import FieldError
-from cya_sim.game.tomltext import TomlTextError, toml_value
+from cya_sim.tomltext import TomlTextError, toml_value
 
 #: experiment field -> the flag that overrides it (error messages name both).
 FLAG_OF = {
@@ -34,7 +34,7 @@ def _value(text: str, field: str) -> Any:
     """A TOML value when the text parses as one (``5``, ``true``, ``["a", "b"]``), else the text itself.
 
     Raises:
-        FieldError: ``field`` holds an integer of more than 4,300 digits (:func:`~cya_sim.game.tomltext.toml_value`).
+        FieldError: ``field`` holds an integer of more than 4,300 digits (:func:`~cya_sim.tomltext.toml_value`).
     """
     try:
         return toml_value(text)

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from cya_sim import __version__
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
-from cya_sim.game.tomltext import TomlTextError, toml_value
+from cya_sim.tomltext import TomlTextError, toml_value
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
 DEFAULT_RULES = "classic"
@@ -72,7 +72,7 @@ def _option_value(text: str) -> Any:
     """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text.
 
     Raises:
-        TomlTextError: an integer of more than 4,300 digits (:func:`cya_sim.game.tomltext.toml_value`).
+        TomlTextError: an integer of more than 4,300 digits (:func:`cya_sim.tomltext.toml_value`).
     """
     return toml_value(text)
 

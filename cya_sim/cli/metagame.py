@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cya_sim.cli.parsing import ExitingParser, int_at_least
-from cya_sim.game.tomltext import TomlTextError, toml_value
+from cya_sim.tomltext import TomlTextError, toml_value
 
 
 def metagame_parser() -> argparse.ArgumentParser:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cya_sim.cli.parsing import ExitingParser, int_at_least
-from cya_sim.game.tomltext import TomlTextError, toml_value
+from cya_sim.tomltext import TomlTextError, toml_value
 
 
 def tune_parser() -> argparse.ArgumentParser:

@@ -88,7 +88,7 @@ def parse_options(text: str) -> dict:
     Raises:
         ValueError: an entry that is not ``key:value`` (names it).
     """
-    from cya_sim.game.tomltext import TomlTextError, toml_value
+    from cya_sim.tomltext import TomlTextError, toml_value
 
     out: dict = {}
     for item in (x.strip() for x in str(text).split(";")):

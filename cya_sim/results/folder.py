@@ -46,7 +46,7 @@ import pyarrow.parquet as pq
 
 from cya_sim import __version__
 from cya_sim.errors import FieldError
-from cya_sim.game.tomltext import TomlTextError, load_toml
+from cya_sim.tomltext import TomlTextError, load_toml
 
 try:
     import fcntl

@@ -73,9 +73,9 @@ import numpy as np
 from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
-from cya_sim.game.tomltext import TomlTextError, load_toml
 from cya_sim.play.families import family_of
 from cya_sim.results.folder import chunk_ranges
+from cya_sim.tomltext import TomlTextError, load_toml
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
 ENGINE_CHOICES = ("auto", "batched", "reference")

@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cya_sim.game.tomltext import TomlTextError, load_toml
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
+from cya_sim.tomltext import TomlTextError, load_toml
 
 BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
               "agents_by_cell", "workers", "quick")

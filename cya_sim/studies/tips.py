@@ -59,9 +59,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from cya_sim.game.tomltext import TomlTextError, load_toml
 from cya_sim.reports.stats import holm, mean_interval, ratio_estimate
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, Schedule, parse_experiment
+from cya_sim.tomltext import TomlTextError, load_toml
 
 STUDY_KEYS = ("name", "seed", "deals", "players", "presets", "fields", "margin_pp", "confidence", "log_deals",
               "trace_deals", "out", "workers", "quick", "tip", "reason", "description", "pilot",

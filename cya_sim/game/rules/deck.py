@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cya_sim.game.tomltext import TomlTextError, load_toml
+from cya_sim.tomltext import TomlTextError, load_toml
 
 CARD_KINDS = ("asset", "wild", "action")
 #: Kinds a deck file may hold (R-DECK-CUSTOM): the action cards come from rule options (R-DECK-ACTION).

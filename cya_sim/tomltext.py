@@ -8,7 +8,7 @@ hundred levels deep (``RecursionError``). :func:`load_toml` turns both, and bad
 TOML, into one :class:`TomlTextError` that each reader renames to its own
 error (naming its file or flag); :func:`toml_value` reads one flag value the
 way every ``--option KEY=VALUE`` does. The companion of
-:mod:`cya_sim.game.jsontext` for JSON positions.
+:mod:`cya_sim.game.jsontext` for JSON positions; on the ground floor (cya_sim), as every layer reads TOML.
 """
 
 from __future__ import annotations
