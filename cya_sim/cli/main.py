@@ -212,7 +212,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one game and print a readable log of it",
                           description="Play one game on the reference engine and print every action, "
-                                      "every challenge exchange, the round totals and the winner.")
+                                      "every challenge exchange, the round totals and the winner, to be checked "
+                                      "against the rules specification (RULES.md at the root of the cya-sim "
+                                      "repository; rule IDs R-...).")
     _add_rule_args(play)
     play.add_argument("--players", type=_int_at_least(2, "players", 12), metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
@@ -224,7 +226,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            "order (games.parquet seat_s_agent) replays exactly")
     play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
                       help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
-                           "may see (RULES.md §10)")
+                           "may see (RULES.md §10, at the root of the repository)")
 
     tour = sub.add_parser(
         "tournament", help="run an experiment file, or play one rotated line-up given by flags",
@@ -272,7 +274,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                        "`cya-sim leaderboard --help`)", add_help=False)
 
     rules = sub.add_parser("rules", help="print a preset's options and deck",
-                           description="Print every option of a rule preset and its deck.")
+                           description="Print every option of a rule preset and its deck. What each option means, and the rule "
+                                       "ID it belongs to, is in the rules specification (RULES.md at the root of "
+                                       "the cya-sim repository).")
     _add_rule_args(rules, positional=True)
 
     bench = sub.add_parser("bench", help="measure engine speed (see `cya-sim bench --help`)", add_help=False)
@@ -522,6 +526,10 @@ def describe_error(e: BaseException, command: str | None = None) -> tuple[str, i
         return prefix + _os_error_text(e), 2
     if isinstance(e, UnicodeDecodeError):
         return prefix + _one_line(f"a file is not UTF-8 text ({e}); save it as UTF-8"), 2
+    if isinstance(e, RuntimeError) and "no locator available" in str(e):  # numba: nowhere to write its cache
+        from cya_sim.cache import NO_CACHE_FOLDER
+
+        return prefix + NO_CACHE_FOLDER, 2
     if isinstance(e, MemoryError):
         return prefix + "out of memory; use fewer --workers, fewer games per chunk (--chunk-size) or a larger machine", 2
     text = _one_line(str(e))
