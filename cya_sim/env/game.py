@@ -112,7 +112,7 @@ def keyword_checked(cls: type) -> type:
 
 
 def check_players(rules: RuleSet | TheftRuleSet, n_players: object) -> int:
-    """``n_players`` as an int when it is an integer (:func:`is_int`) the rules allow (R-PLAYERS, R-T-SETUP).
+    """``n_players`` as an int when it is an integer (:func:`is_int`) the rules allow (``min_players`` to ``max_players``).
 
     Checked before anything is sized by it (a table of 10**400 seats is refused, not allocated).
 
