@@ -722,6 +722,24 @@ def classify(family: Family, case: Any) -> tuple[str, str]:
         os.chdir(cwd)
 
 
+def describe(case: Any) -> str:
+    """A short form of a case for the report (a position by its changed fields, a text by its length)."""
+    if isinstance(case, dict) and "doc" in case:
+        short: Any = {"changed": case["changed"]}
+    elif isinstance(case, dict) and "text" in case:
+        short = {k: (f"<{len(v):,} characters>" if k == "text" else v) for k, v in case.items()}
+    else:
+        short = case
+    short = json_safe(short)
+    if isinstance(short, dict) and "argv" in short:
+        short["argv"] = [a if len(a) <= 40 else f"{a[:12]}...<{len(a):,} characters>" for a in short["argv"]]
+    try:
+        text = json.dumps(short)
+    except (TypeError, ValueError):
+        text = repr(short)
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
 def worker(name: str, seed: int, start: int, n: int) -> None:
     """Run cases ``start .. start + n - 1`` of family ``name``, one JSON line per case on stdout."""
     fam = FAMILIES[name]
@@ -730,7 +748,9 @@ def worker(name: str, seed: int, start: int, n: int) -> None:
         print(json.dumps({"start": i}), flush=True)
         case = fam.generate(case_rng(seed, name, i))
         outcome, detail = classify(fam, case)
-        print(json.dumps({"i": i, "outcome": outcome, "detail": " ".join(str(detail).split())[:300]}), flush=True)
+        if outcome not in ("clean", "accepted"):
+            detail = f"{detail} [case {describe(case)}]"
+        print(json.dumps({"i": i, "outcome": outcome, "detail": " ".join(str(detail).split())[:600]}), flush=True)
 
 
 def _pump(proc: subprocess.Popen, lines: queue.Queue) -> None:
@@ -761,14 +781,16 @@ def run_family(name: str, seed: int, start: int, n: int, timeout_s: float | None
                 proc.wait()
                 counts["hang"] += 1
                 if show:
-                    print(f"  {name}[{i}]: hang (no answer in {limit:.0f} s)", file=sys.stderr)
+                    print(f"  {name}[{i}]: hang (no answer in {limit:.0f} s) [case "
+                          f"{describe(fam.generate(case_rng(seed, name, i)))}]", file=sys.stderr)
                 i += 1
                 break
             if line is None:
                 code = proc.wait()
                 counts["crash"] += 1
                 if show:
-                    print(f"  {name}[{i}]: crash (worker exit {code})", file=sys.stderr)
+                    print(f"  {name}[{i}]: crash (worker exit {code}) [case "
+                          f"{describe(fam.generate(case_rng(seed, name, i)))}]", file=sys.stderr)
                 i += 1
                 break
             msg = json.loads(line)
