@@ -50,7 +50,7 @@ def load_toml(text: str) -> dict[str, Any]:
 def huge_integer_text() -> str:
     """The words for an integer beyond CPython's int/str limit (one line, the limit named)."""
     limit = sys.get_int_max_str_digits()
-    return (f"an integer has more than {limit:,} digits; no field takes such a number (every integer field is "
+    return (f"an integer of more than {limit:,} digits; no field takes such a number (every integer field is "
             "bounded far below it)")
 
 

@@ -661,7 +661,7 @@ def test_environment_constructor_arguments_of_one_env_are_checked(make, kwargs, 
     ({"max_rounds": "x"}, ValueError, r"^max_rounds: 'x' \(str\); allowed: an integer from 0 to 2,147,483,647$"),
     ({"nosuch": 1}, ValueError, (r"^nosuch: unknown game parameter; allowed: players, rules, rounds, max_rounds, "
                                 r"options$")),
-    ({"options": "hand_size:" + "9" * 5000}, ValueError, r"^options: hand_size: an integer has more than 4,300"),
+    ({"options": "hand_size:" + "9" * 5000}, ValueError, r"^options: hand_size: an integer of more than 4,300"),
 ], ids=["players_str", "players_float", "rules_int", "options_int", "rounds_float", "rounds_1e30", "max_rounds_str",
         "unknown", "option_5000_digits"])
 def test_openspiel_game_parameters_of_the_wrong_type_are_refused_naming_them(params, error, message):

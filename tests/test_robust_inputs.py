@@ -531,25 +531,25 @@ DEEP = "[" * 3000 + "1" + "]" * 3000
 
 @pytest.mark.parametrize(("files", "argv", "message"), [
     ({"exp.toml": f"name = 'e'\ngames = {HUGE}\n"}, ["tournament", "exp.toml"],
-     r"^cya-sim tournament: error: field 'file': 'exp\.toml': an integer has more than 4,300 digits; no field"),
+     r"^cya-sim tournament: error: field 'file': 'exp\.toml': an integer of more than 4,300 digits; no field"),
     ({"exp.toml": f"name = 'e'\nplayers = {DEEP}\n"}, ["tournament", "exp.toml"],
      r"^cya-sim tournament: error: field 'file': 'exp\.toml': arrays or tables nested deeper than Python can read"),
     ({"deck.toml": f"name = 'd'\n[[cards]]\nname = 'A'\nkind = 'asset'\nvalue = {HUGE}\ncopies = 2\n"},
      ["play", "--deck", "deck.toml"], r"^cya-sim play: error: --deck: deck file 'deck\.toml': an integer has more "),
     ({}, ["play", "--option", f"hand_size={HUGE}"],
-     r"^cya-sim play: error: --option hand_size: an integer has more than 4,300 digits"),
+     r"^cya-sim play: error: --option hand_size: an integer of more than 4,300 digits"),
     ({"exp.toml": "name = 'e'\n"}, ["tournament", "exp.toml", "--games", HUGE],
-     r"^cya-sim tournament: error: field 'games' \(--games\): an integer has more than 4,300 digits"),
+     r"^cya-sim tournament: error: field 'games' \(--games\): an integer of more than 4,300 digits"),
     ({"exp.toml": "name = 'e'\n"}, ["tournament", "exp.toml", "--set", f"design.duplicate={HUGE}"],
-     r"^cya-sim tournament: error: field 'design\.duplicate' \(--duplicate\): an integer has more than 4,300 digits"),
+     r"^cya-sim tournament: error: field 'design\.duplicate' \(--duplicate\): an integer of more than 4,300 digits"),
     ({"board.toml": f"agents = ['greedy']\nplayers = [{HUGE}]\n"}, ["leaderboard", "board.toml", "--out", "lb"],
-     r"^cya-sim leaderboard: error: 'board\.toml': an integer has more than 4,300 digits"),
+     r"^cya-sim leaderboard: error: 'board\.toml': an integer of more than 4,300 digits"),
     ({"study.toml": f"seed = {HUGE}\n"}, ["tips", "study.toml", "--out", "tp"],
-     r"^cya-sim tips: error: field 'file': 'study\.toml': an integer has more than 4,300 digits"),
+     r"^cya-sim tips: error: field 'file': 'study\.toml': an integer of more than 4,300 digits"),
     ({}, ["tune", "--agent", "heuristic", "--field", "random", "--option", f"hand_size={HUGE}", "--out", "tu"],
-     r"^cya-sim tune: error: --option hand_size: an integer has more than 4,300 digits"),
+     r"^cya-sim tune: error: --option hand_size: an integer of more than 4,300 digits"),
     ({}, ["metagame", "--pool", "greedy,random", "--option", f"hand_size={HUGE}", "--out", "mg"],
-     r"^cya-sim metagame: error: --option hand_size: an integer has more than 4,300 digits"),
+     r"^cya-sim metagame: error: --option hand_size: an integer of more than 4,300 digits"),
 ], ids=["experiment", "experiment_deep", "deck", "play_option", "games_flag", "set_flag", "board", "tip_study",
         "tune_option", "metagame_option"])
 def test_toml_integers_beyond_4300_digits_are_one_line_naming_the_file_or_flag(tmp_path, monkeypatch, capsys, files,
@@ -574,7 +574,7 @@ def test_toml_value_reads_flags_and_refuses_huge_integers():
 
     assert toml_value("5") == 5 and toml_value("true") is True and toml_value("{2 = 5}") == {"2": 5}
     assert toml_value("keep") == "keep" and toml_value("9" * 4300) == int("9" * 4300)
-    with pytest.raises(TomlTextError, match=r"^an integer has more than 4,300 digits"):
+    with pytest.raises(TomlTextError, match=r"^an integer of more than 4,300 digits"):
         toml_value("9" * 4301)
     with pytest.raises(TomlTextError, match=r"^not valid TOML \(.*line 1"):
         load_toml("a = = 1")

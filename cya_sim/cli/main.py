@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from cya_sim import __version__
+from cya_sim.cli.parsing import int_at_least
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 from cya_sim.tomltext import TomlTextError, toml_value
 
@@ -53,19 +54,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: error: {message}")
-
-
-def _int_at_least(lo: int, what: str, hi: int | None = None):
-    def parse(text: str) -> int:
-        try:
-            v = int(text) if len(text) <= 40 else None
-        except ValueError:
-            v = None
-        if v is None or v < lo or (hi is not None and v > hi):
-            allowed = f">= {lo}" if hi is None else f"from {lo} to {hi:,}"
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer {allowed}")
-        return v
-    return parse
 
 
 def _option_value(text: str) -> Any:
@@ -216,15 +204,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                       "against the rules specification (RULES.md at the root of the cya-sim "
                                       "repository; rule IDs R-...).")
     _add_rule_args(play)
-    play.add_argument("--players", type=_int_at_least(2, "players", 12), metavar="P",
+    play.add_argument("--players", type=int_at_least(2, "players", 12), metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
     play.add_argument("--agents", metavar="A,B,...",
                       help="agent per seat, comma-separated, cycled to fill the seats (default greedy,random)")
-    play.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
-    play.add_argument("--game", type=_int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
+    play.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
+    play.add_argument("--game", type=int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
                       help="game index under the seed (default 0); a tournament's game g with its seat "
                            "order (games.parquet seat_s_agent) replays exactly")
-    play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
+    play.add_argument("--human", action="append", type=int_at_least(0, "human seat"), metavar="SEAT",
                       help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
                            "may see (RULES.md §10, at the root of the repository)")
 
@@ -243,20 +231,20 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_rule_args(tour)
     tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
                       help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
-    tour.add_argument("--players", type=_int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
+    tour.add_argument("--players", type=int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
                       help=f"table size (default {DEFAULT_PLAYERS})")
-    tour.add_argument("--games", type=_int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
+    tour.add_argument("--games", type=int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
                       help=f"number of games (default {DEFAULT_GAMES}; a multiple of P balances the seats)")
-    tour.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
+    tour.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
                       help=f"tournament seed (default {DEFAULT_SEED})")
     tour.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="FOLDER",
                       help=f"results folder: new, empty, or this same tournament's (default {DEFAULT_OUT})")
     tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
-    tour.add_argument("--workers", type=_int_at_least(1, "workers", 1024), metavar="N",
+    tour.add_argument("--workers", type=int_at_least(1, "workers", 1024), metavar="N",
                       help="local worker processes (default: all cores)")
-    tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
+    tour.add_argument("--chunk-size", type=int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
 
