@@ -535,7 +535,7 @@ DEEP = "[" * 3000 + "1" + "]" * 3000
     ({"exp.toml": f"name = 'e'\nplayers = {DEEP}\n"}, ["tournament", "exp.toml"],
      r"^cya-sim tournament: error: field 'file': 'exp\.toml': arrays or tables nested deeper than Python can read"),
     ({"deck.toml": f"name = 'd'\n[[cards]]\nname = 'A'\nkind = 'asset'\nvalue = {HUGE}\ncopies = 2\n"},
-     ["play", "--deck", "deck.toml"], r"^cya-sim play: error: --deck: deck file 'deck\.toml': an integer has more "),
+     ["play", "--deck", "deck.toml"], r"^cya-sim play: error: --deck: deck file 'deck\.toml': an integer of more "),
     ({}, ["play", "--option", f"hand_size={HUGE}"],
      r"^cya-sim play: error: --option hand_size: an integer of more than 4,300 digits"),
     ({"exp.toml": "name = 'e'\n"}, ["tournament", "exp.toml", "--games", HUGE],
