@@ -19,6 +19,7 @@ import numpy as np
 
 from cya_sim.env.errors import IllegalActionError, NotStartedError
 from cya_sim.env.games import game_interface
+from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import field_name, show
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
@@ -117,10 +118,15 @@ def check_players(rules: RuleSet | TheftRuleSet, n_players: object) -> int:
     Checked before anything is sized by it (a table of 10**400 seats is refused, not allocated).
 
     Raises:
-        ValueError: a str (``"4"``), a float, a bool or an integer outside the rules' table sizes; the message
-            names ``n_players`` and the allowed range.
+        ValueError: a str (``"4"``), a float or a bool; RulesError (a ValueError) an integer outside the rules'
+            table sizes, as before. The message names ``n_players`` and the allowed range.
     """
-    return check_int(n_players, "n_players", rules.min_players, rules.max_players)
+    try:
+        return check_int(n_players, "n_players", rules.min_players, rules.max_players)
+    except ValueError as e:
+        if is_int(n_players):
+            raise RulesError(str(e)) from None
+        raise
 
 
 def check_seat_names(names: object, n_players: int) -> tuple[str, ...] | None:
