@@ -160,7 +160,7 @@ def _build_search(rules, n_players: int) -> None:
 def _build_reference(rules, n_players: int, agents: Sequence[str]) -> None:
     """Compile (or load) what the reference engine's compiled agents call: one decision of each built-in."""
     from agents.registry import REGISTRY, compiled_policy, make_agent
-    from agents.spec import parse_agent_spec
+    from agents.spec import AgentSpecError, parse_agent_spec
     from cya_sim.engine.reference import new_game
     from cya_sim.engine.reference.observation import observe
     from cya_sim.game.rng import root_key
@@ -173,10 +173,15 @@ def _build_reference(rules, n_players: int, agents: Sequence[str]) -> None:
         if pol is None or pol in (0, 1) or (isinstance(pol, int) and name not in REGISTRY):
             continue
         agent = make_agent(spec)
-        if getattr(agent, "sees_hidden", False):
-            agent.act(obs, np.random.default_rng(0), state)
-        else:
-            agent.act(obs, np.random.default_rng(0))
+        try:
+            if getattr(agent, "sees_hidden", False):
+                agent.act(obs, np.random.default_rng(0), state)
+            else:
+                agent.act(obs, np.random.default_rng(0))
+        except AgentSpecError:  # numba cannot compile it, or it returns a float: refused here, in one line
+            raise
+        except Exception:  # noqa: BLE001, S110 - the agent's own fault at this decision: the game that
+            pass  # reaches it refuses it, naming the agent, the seat and the game (cya_sim.engine.agent_calls)
 
 
 def theft_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
