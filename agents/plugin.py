@@ -23,6 +23,7 @@ random stream, so both engines play the same games.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -94,11 +95,143 @@ def _file_digest(module: str) -> str:
         return "-"
 
 
+#: Top-level packages never counted as the user's own tree (:func:`user_modules`): cya-sim's own (the entry's
+#: other inputs, and its kernels' cache guard) and the compiled stack.
+NOT_USER_PACKAGES = frozenset({"cya_sim", "agents", "numba", "numpy", "llvmlite"})
+
+
+@functools.lru_cache(maxsize=1)
+def _library_folders() -> tuple[Path, ...]:
+    import site
+    import sysconfig
+
+    paths = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.update(site.getsitepackages() if hasattr(site, "getsitepackages") else ())
+    return tuple(Path(p).resolve() for p in paths if p)
+
+
+def _user_file(name: str) -> Path | None:
+    """The source file of module ``name`` if it is of the user's own tree (not the standard library, an installed
+    package under site-packages, or :data:`NOT_USER_PACKAGES`), else None."""
+    if not name or name.partition(".")[0] in NOT_USER_PACKAGES or name in sys.builtin_module_names:
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    origin = getattr(spec, "origin", None)
+    if not origin or not origin.endswith(".py"):
+        return None
+    path = Path(origin).resolve()
+    if {"site-packages", "dist-packages"} & set(path.parts) or any(path.is_relative_to(d) for d in _library_folders()):
+        return None
+    return path
+
+
+def _imported_names(path: Path, module: str) -> list[str]:
+    """Module names the source at ``path`` (module ``module``) imports: ``import a.b``, ``from a import b`` (``a``
+    and, when it is a module, ``a.b``), relative imports resolved; an unreadable file imports nothing."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                try:
+                    base = importlib.util.resolve_name("." * node.level + base, package)
+                except (ImportError, ValueError):
+                    continue
+            names.append(base)
+            names += [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+    return names
+
+
+def user_modules(module: str) -> dict[str, Path]:
+    """The modules of the user's own tree that ``module`` imports, transitively, itself included: name -> file.
+
+    "The user's own tree" is every module whose source is neither in the standard library, nor in an installed
+    package (site-packages), nor in :data:`NOT_USER_PACKAGES` — e.g. a helper module beside the plug-in's file, or
+    a sibling module of its package. Found by reading the ``import`` statements of each file (static: an import
+    made by ``importlib`` at run time is not seen).
+    """
+    found: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        path = _user_file(name)
+        if path is None:
+            continue
+        found[name] = path
+        todo += [n for n in _imported_names(path, name) if n not in found]
+    return found
+
+
+def user_tree_digest(module: str) -> str:
+    """SHA-256 (hex str) of the names and sources of :func:`user_modules` of ``module``: it changes when the plug-in's
+    file or any module of the user's own tree it imports (transitively) changes."""
+    h = hashlib.sha256()
+    for name, path in sorted(user_modules(module).items()):
+        h.update(name.encode() + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+def refresh_plugin_caches(func) -> str:
+    """Drop numba's disk caches of the user's compiled functions behind plug-in ``func`` when any module of the
+    user's own tree that its module imports changed since the last run; the tree's digest (hex str).
+
+    numba keys a function's disk cache on its own file only: after an edit of a helper module that the plug-in's
+    file imports (and whose ``@njit`` function it calls, or whose constant it reads), ``decide``'s cached machine
+    code would replay the old helper. So when :func:`user_tree_digest` differs from the one recorded in
+    :func:`cache_dir` (or none is recorded), the disk caches of every numba function defined in those modules
+    are emptied (they compile afresh once) and the new digest is recorded. Called before the plug-in is compiled
+    or loaded, by both engines' paths (:func:`generated_entry_module`, :class:`ViewPolicyAgent`).
+    """
+    py = getattr(func, "py_func", func)
+    module = py.__module__
+    digest = user_tree_digest(module)
+    if _REFRESHED.get(module) == digest:
+        return digest
+    stamp = cache_dir() / f"user-tree-{module}.sha256"
+    try:
+        recorded = stamp.read_text().strip()
+    except OSError:
+        recorded = ""
+    if recorded != digest:
+        for name in user_modules(module):
+            mod = sys.modules.get(name)
+            for obj in list(vars(mod).values()) if mod is not None else ():
+                if is_compiled_function(obj) and getattr(obj.py_func, "__module__", None) == name \
+                        and not obj.signatures:  # not yet compiled or loaded in this process
+                    obj._cache.flush()
+        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(digest)
+        os.replace(tmp, stamp)
+    _REFRESHED[module] = digest
+    return digest
+
+
+_REFRESHED: dict[str, str] = {}
+
+
 def entry_module(func):
     """The generated module holding the C entry of plug-in ``func`` (written to :func:`cache_dir` and imported).
 
-    Its name carries a hash of the plug-in's file, of :mod:`agents.view` and :mod:`agents.view_abi`, and
-    of the Python version, so an edit of the plug-in gets a new entry (compiled afresh, seconds) and
+    Its name carries a hash of the plug-in's file and of every module of the user's own tree it imports
+    (:func:`user_modules`), of :mod:`agents.view` and :mod:`agents.view_abi`, and of the Python version, so an edit of the plug-in gets a new entry (compiled afresh, seconds) and
     numba's disk cache serves an unchanged one. :func:`plugin_address` compiles (or loads) the entry.
 
     Raises:
@@ -113,8 +246,10 @@ def generated_entry_module(func, template: str, prefix: str, depends_on: tuple[s
     Args:
         func: the plug-in (``module:function``). template: the entry's source, formatted with ``path``,
             ``module`` and ``name``. prefix: the generated module names' start. depends_on: the modules the
-            entry links, whose files join the name's hash (with the plug-in's file, the source and the Python
-            version), so an edit of any of them gets a new entry and an unchanged one loads from numba's cache.
+            entry links, whose files join the name's hash (with the plug-in's file and every module of the user's
+            own tree it imports, :func:`user_tree_digest`, the source and the Python version), so an edit of any
+            of them gets a new entry and an unchanged one loads from numba's cache; numba's caches of the user's
+            functions are dropped when that tree changed (:func:`refresh_plugin_caches`).
 
     Raises:
         ValueError: the plug-in is not importable as ``module:function``.
@@ -123,7 +258,7 @@ def generated_entry_module(func, template: str, prefix: str, depends_on: tuple[s
     module, name = path.split(":")
     src = template.format(path=path, module=module, name=name)
     h = hashlib.sha256()
-    for part in (src, _file_digest(module), *(_file_digest(m) for m in depends_on), sys.version):
+    for part in (src, refresh_plugin_caches(func), *(_file_digest(m) for m in depends_on), sys.version):
         h.update(part.encode())
     mod_name = f"{prefix}_{h.hexdigest()[:16]}"
     if mod_name in sys.modules:
@@ -200,6 +335,7 @@ class ViewPolicyAgent:
         self.decide = decide
         self.name = name
         self.params = plugin_params(name, params)
+        refresh_plugin_caches(decide)  # an edited helper module is never replayed from numba's cache
 
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
         """The plug-in's action for ``obs``; ``rng`` (the seat's PCG64 stream) advances as in compiled play."""

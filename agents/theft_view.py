@@ -45,7 +45,7 @@ from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from agents.plugin import _from_state, _to_state, generated_entry_module, plugin_params
+from agents.plugin import _from_state, _to_state, generated_entry_module, plugin_params, refresh_plugin_caches
 from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call, compile_entry
 from cya_sim.engine.theft.kernel import asset_at, legal_mask
 from cya_sim.engine.theft.layout import (
@@ -356,6 +356,7 @@ class TheftViewPolicyAgent:
         self.decide = decide
         self.name = name
         self.params = plugin_params(name, params)
+        refresh_plugin_caches(decide)  # an edited helper module is never replayed from numba's cache
 
     def act(self, obs: TheftObservation, rng: np.random.Generator) -> int:
         """The plug-in's action for ``obs``; ``rng`` (the seat's PCG64 stream) advances as in compiled play."""
