@@ -45,6 +45,28 @@ def is_compiled_function(obj) -> bool:
     return isinstance(obj, CPUDispatcher)
 
 
+def calls_compiled_plugin(spec: str) -> bool:
+    """Whether agent spec ``spec`` (either game) is a compiled plug-in or names one among its parameters (a search's
+    ``rollout="my_pkg.policies:decide"``): user code that runs compiled, where Python never sees Ctrl-C.
+
+    A name that is not a ``module:function`` path or an entry point (a built-in, ``"share"``...) is not one; a spec
+    that does not parse or resolve is not one either (the run refuses it elsewhere, in one line).
+    """
+    from agents.spec import parse_agent_spec, resolve_factory
+
+    try:
+        s = parse_agent_spec(spec)
+    except Exception:  # noqa: BLE001 - refused where the line-up is checked
+        return False
+    for name in [s.name, *(v for _, v in s.params if isinstance(v, str))]:
+        try:
+            if is_compiled_function(resolve_factory(name, {})):
+                return True
+        except Exception:  # noqa: BLE001, S112 - not a path or entry point (a built-in name, a word)
+            continue
+    return False
+
+
 def plugin_path(func) -> str:
     """``module:name`` of a compiled plug-in function, checked to be importable by that path.
 

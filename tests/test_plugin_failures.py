@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,6 +75,8 @@ def t_illegal(params, hdr, hand, values, unseen, assets, mask, rng):
 '''
 
 PYTHON = '''
+from pathlib import Path
+
 import numpy as np
 
 
@@ -355,3 +358,87 @@ def test_a_rollout_plugin_refusal_reaches_the_command_line_in_one_line(plugins, 
                        "--games", "1")
     assert_refused(code, err, "ismcts", rf"RolloutError: rollout policy {re.escape(repr(spec))} \(used as the "
                                         r"search's rollout\) at seat \d")
+
+
+#: Seconds from SIGINT to the last process of the run being gone (as tests/test_interrupt.py).
+STOP_WITHIN_S = 10.0
+
+
+def group_processes(pgid: int) -> dict[int, float]:
+    """Live (not zombie) processes of process group ``pgid``: pid -> CPU seconds used (Linux ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[int, float] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            found[int(d.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+FOREVER = '''
+from numba import njit
+
+
+@njit(cache=True)
+def forever(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
+    n = 0
+    while hdr[0] >= 0:  # never returns: compiled code, Python never runs again in this thread
+        n += 1
+    return n
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+@pytest.mark.parametrize("engine", ["batched", "reference"])
+def test_ctrl_c_ends_a_one_worker_run_whose_compiled_plugin_loops_for_ever_within_10_s(tmp_path, engine):
+    """Before, only SIGKILL ended it: the compiled loop never returned to Python. Now a line-up with a compiled
+    plug-in plays in a worker process even at ``--workers 1``, which the main process ends (issue 29, item 7)."""
+    import signal
+    import time
+
+    from cya_sim.results.folder import read_runs
+
+    name = f"loops_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(FOREVER)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--engine", engine, "--agents",
+           f"{name}:forever,greedy", "--games", "10", "--players", "2", "--workers", "1", "--out", str(out)]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 240
+        busy: dict[int, float] = {}
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            runs = read_runs(out) if (out / "runs.json").exists() else []
+            if runs and runs[-1].get("status") == "running":
+                busy = {p: t for p, t in group_processes(proc.pid).items() if p != proc.pid and t >= 3.0}
+                if busy:
+                    break
+        assert proc.poll() is None, proc.communicate()[1]
+        assert busy, "the plug-in did not start looping"
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
+        left = group_processes(proc.pid)
+        while left and time.monotonic() - t0 < STOP_WITHIN_S:
+            time.sleep(0.1)
+            left = group_processes(proc.pid)
+        stopped_after = time.monotonic() - t0
+    finally:
+        if proc.poll() is None or group_processes(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert not left and stopped_after < STOP_WITHIN_S, (stopped_after, left)
+    assert proc.returncode == 130, stderr
+    lines = [x for x in stderr.splitlines() if x.strip() and "game/s" not in x and "%|" not in x]
+    assert lines[-1] == "interrupted" and "Traceback" not in stderr, stderr
+    assert [r["status"] for r in read_runs(out)] == ["interrupted"]
+    assert stored_games(out) == []
