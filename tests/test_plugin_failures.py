@@ -442,3 +442,18 @@ def test_ctrl_c_ends_a_one_worker_run_whose_compiled_plugin_loops_for_ever_withi
     assert lines[-1] == "interrupted" and "Traceback" not in stderr, stderr
     assert [r["status"] for r in read_runs(out)] == ["interrupted"]
     assert stored_games(out) == []
+
+
+@pytest.mark.parametrize("rules", ["classic", "theft"])
+def test_a_mask_writing_opponent_in_the_gym_env_is_named_not_played(plugins, rules):
+    from cya_sim.engine.agent_calls import AgentError
+    from cya_sim.env.gym import CoverYourAssetsGym
+
+    env = CoverYourAssetsGym(rules=rules, n_players=2, seat=0, opponents=f"{plugins[1]}:MaskWriter")
+    with pytest.raises(AgentError, match=rf"agent '{plugins[1]}:MaskWriter' at seat 1 in game \d+ raised ValueError: "
+                                         "assignment destination is read-only"):
+        for s in range(20):  # the opponent acts in the first reset or the first steps
+            env.reset(seed=s)
+            for _ in range(50):
+                if env.step(int(np.flatnonzero(env.action_masks())[0]))[2]:
+                    break
