@@ -405,6 +405,8 @@ def test_ctrl_c_ends_a_one_worker_run_whose_compiled_plugin_loops_for_ever_withi
 
     from cya_sim.results.folder import read_runs
 
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started as a background job: the run would ignore it too
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     name = f"loops_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{name}.py").write_text(FOREVER)
     out = tmp_path / "out"

@@ -10,7 +10,8 @@ stored as if the plug-in had played) are counted against it.
 
 Print the counts (from the repository's root)::
 
-    python tests/test_plugin_fuzz.py          # 48 cases, a few minutes on 2 cores
+    python tests/test_plugin_fuzz.py          # 48 cases, about 10 minutes on 2 shared cores
+    python tests/test_plugin_fuzz.py loop     # the cases of one kind (or more)
 
 ``make test-slow`` runs the same family and requires every case clean.
 """
@@ -70,6 +71,13 @@ def _group_cpu(pgid: int, but: int) -> float:
     return best
 
 
+def sigint_as_at_a_terminal() -> None:
+    """Let the runs started from here see SIGINT as at a terminal: a shell's background job (``cmd &``) starts with
+    SIGINT ignored, and an ignored signal stays ignored in every child (a handled one is reset at ``exec``)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_case(folder: Path, module: str, kind: str, role: str, game: str) -> tuple[str, str]:
     """Play one case in its own process group; ``(outcome, last stderr line)``."""
     spec = f"{module}:{game}_{kind}"
@@ -114,10 +122,17 @@ def run_case(folder: Path, module: str, kind: str, role: str, game: str) -> tupl
 
 def run_family(folder: Path, cases=None) -> dict[tuple[str, str, str], tuple[str, str]]:
     """Every case (or ``cases``: (kind, role, game) triples): its outcome and last line."""
+    sigint_as_at_a_terminal()
     module = f"fuzz_plugins_{os.getpid()}"
     (folder / f"{module}.py").write_text(plugin_source())
     cases = cases or [(k, r, g) for g in GAMES for k in KINDS for r in ROLES]
     return {c: run_case(folder, module, *c) for c in cases}
+
+
+def _cases_from_argv(argv: list[str]) -> list[tuple[str, str, str]] | None:
+    """``KIND ...`` on the command line: only the cases of those kinds (all roles and games)."""
+    kinds = [k for k in argv if k in KINDS]
+    return [(k, r, g) for g in GAMES for k in kinds for r in ROLES] if kinds else None
 
 
 @pytest.mark.slow
@@ -131,7 +146,7 @@ def test_every_misbehaving_plugin_case_is_a_clean_refusal(tmp_path):
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as d:
         t0 = time.monotonic()
-        res = run_family(Path(d))
+        res = run_family(Path(d), _cases_from_argv(sys.argv[1:]))
         counts = Counter(o for o, _ in res.values())
         for (kind, role, game), (outcome, line) in sorted(res.items(), key=lambda x: (x[0][2], x[0][0], x[0][1])):
             print(f"{game:8} {kind:13} {role:17} {outcome:16} {line[:150]}")
