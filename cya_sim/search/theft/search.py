@@ -57,9 +57,14 @@ def check_rollout(rollout) -> tuple[int, int, np.ndarray]:
 
     Raises:
         ValueError: ``rollout`` is not a theft agent spec with a compiled form; the message lists the built-ins.
+        AgentSpecError: a compiled theft plug-in that numba cannot compile or that returns a non-integer (named).
     """
+    from agents.spec import AgentSpecError
+
     try:
         slot = theft_policy_of(rollout) if isinstance(rollout, str) else None
+    except AgentSpecError:  # a compiled plug-in numba cannot compile, or that returns a float: its own line
+        raise
     except ValueError:
         slot = None
     if slot is None or slot[0] < 0:
