@@ -496,7 +496,7 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
     every worker is ended within :data:`STOP_GRACE_S` seconds and the chunks
     still running are dropped (:func:`_stop_workers`).
 
-    A line-up with a compiled plug-in (:func:`agents.plugin.calls_compiled_plugin`, as a player or a search's
+    A line-up with a compiled plug-in (:func:`cya_sim.play.families.calls_compiled_plugin`, as a player or a search's
     rollout) is played in a worker process even at one worker: compiled user code that loops for ever never
     returns to Python, where Ctrl-C is seen, but a worker is ended from here (:func:`_stop_workers`).
 
@@ -555,10 +555,10 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
 
 
 def _runs_compiled_plugin(tasks: list[ChunkTask]) -> bool:
-    """Whether the tasks' line-up holds a compiled plug-in (:func:`agents.plugin.calls_compiled_plugin`)."""
-    from agents.plugin import calls_compiled_plugin
+    """Whether the tasks' line-up holds a compiled plug-in (:func:`cya_sim.play.families.calls_compiled_plugin`)."""
+    from cya_sim.play.families import calls_compiled_plugin
 
-    return bool(tasks) and any(calls_compiled_plugin(a) for a in dict.fromkeys(a for t in tasks for a in t.agents))
+    return bool(tasks) and calls_compiled_plugin([a for t in tasks for a in t.agents])
 
 
 #: A worker process's queue of (chunk index, games finished) messages to the main process (:func:`run_tasks`).
