@@ -26,7 +26,13 @@ from cya_sim.game.rules import get_rules
 from cya_sim.game.state import GameState
 
 POSITIONS = Path(__file__).parent / "positions"
-RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+#: The project's own rules specification and tip list (at the repository's root).
+RULES_MD = Path(__file__).resolve().parents[1] / "RULES.md"
+TIPS_MD = Path(__file__).resolve().parents[1] / "TIPS.md"
+#: The copies the project was started from, beside the repository when present (a clone has none); the tests
+#: that compare with them skip, naming the path, when they are absent.
+SHARED_RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "RULES.md"
+SHARED_TIPS_MD = Path(__file__).resolve().parents[2] / "shared" / "TIPS.md"
 
 # Card names of the 2011 deck (R-DECK-2011), short for tests.
 PIGGY = "Piggy Bank"

@@ -240,11 +240,35 @@ def test_module_runs_as_a_program():
 
 
 def test_bench_finds_its_files_from_the_runs_floor():
-    """``cya-sim bench`` reads experiments/baseline.toml, agents/README.md and ../shared/bench/ceiling.py by path."""
-    from cya_sim.studies.bench import BASELINE, CEILING
+    """``cya-sim bench`` reads experiments/baseline.toml by path; its ceiling loop is optional: the sibling
+    ``shared/bench/ceiling.py`` only when that file exists, else none (a clone has nothing beside it)."""
+    from cya_sim.studies.bench import BASELINE, SIBLING_CEILING, ceiling_path
 
     assert BASELINE.is_file() and BASELINE.name == "baseline.toml"
-    assert CEILING.parent.parent.name == "shared" and CEILING.name == "ceiling.py"
+    assert SIBLING_CEILING.name == "ceiling.py"
+    assert ceiling_path(None) == (SIBLING_CEILING if SIBLING_CEILING.is_file() else None)
+
+
+def test_bench_without_a_ceiling_file_reports_null_and_a_note(tmp_path):
+    """No ceiling loop: the rate is None and the note names the flag; a given loop (a pure-Python stand-in with
+    the ceiling's interface) is measured; a --ceiling that is not a file is refused in one line, exit status 2,
+    before anything is measured."""
+    from cya_sim.studies.bench import _ceiling, ceiling_path
+
+    rate, note = _ceiling(None, 10)
+    assert rate is None and "ceiling not measured" in note and "--ceiling PATH" in note
+    loop = tmp_path / "my_ceiling.py"
+    loop.write_text("VAL = (1, 2)\nCOUNT = (3, 4)\n\ndef play_game(seed, players, val, count):\n"
+                    "    return sum(v * c for v, c in zip(val, count)) + seed * players\n")
+    assert ceiling_path(loop) == loop
+    rate, note = _ceiling(loop, 200)
+    assert rate > 0 and note == f"ceiling: {loop}"
+    proc = subprocess.run([sys.executable, "-m", "cya_sim.cli", "bench", "--ceiling", str(tmp_path / "nope.py")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    line = (f"cya-sim bench: error: argument --ceiling: {str(tmp_path / 'nope.py')!r} is not a file; give the path "
+            "of a ceiling loop (a .py file), or leave --ceiling out to skip the ceiling")
+    assert proc.stderr.strip().splitlines() == [line]
 
 
 def test_tournament_help_prints_a_plain_percent_sign(capsys):

@@ -1,4 +1,4 @@
-"""Imports run one way (/work/shared/ARCHITECTURE.md): game < engines < agents < play/search < env < results
+"""Imports run one way (docs/layout.md): game < engines < agents < play/search < env < results
 < runs | reports < studies < cli.
 
 ``results`` is the results folder (manifest, chunks, ``chunks.json``, lock, atomic writes, loading). ``runs``

@@ -90,7 +90,7 @@ def test_alpharank_equals_openspiel_for_two_players(matrix):
 
     pi, rho = alpharank(from_matrix(matrix), m=20, alpha=5.0, use_openspiel=False)  # this module's own
     rhos, _rho_m, pi_os, _n, _ = os_alpharank.compute([matrix], m=20, alpha=5.0, use_local_selection_model=False)
-    pi_via, _ = alpharank(from_matrix(matrix), m=20, alpha=5.0)  # through OpenSpiel at P = 2
+    pi_via, _ = alpharank(from_matrix(matrix), m=20, alpha=5.0, use_openspiel=True)  # through OpenSpiel at P = 2
     assert pi_via == pytest.approx(pi_os, rel=1e-12)
     assert pi == pytest.approx(pi_os, rel=1e-9)
     assert rho == pytest.approx(np.asarray(rhos), rel=1e-9, abs=1e-15)
@@ -137,7 +137,7 @@ def test_metagame_two_players_end_to_end_and_resume(tmp_path):
     (["--pool", "greedy"], "pool of one"),
     (["--pool", "greedy,greedy"], "given twice"),
     (["--pool", "greedy,grredy"], "unknown agent 'grredy'"),
-    (["--pool", "greedy,random", "--deals", "0"], "at least 1 deal"),
+    (["--pool", "greedy,random", "--deals", "0"], "--deals 0: must be an integer from 1 to"),
 ])
 def test_metagame_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     code = metagame_main([*argv, "--out", str(tmp_path / "o"), "--quiet"])

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
 from cya_sim.cli.parsing import ExitingParser, int_at_least
+from cya_sim.tomltext import TomlTextError, toml_value
 
 
 def metagame_parser() -> argparse.ArgumentParser:
@@ -33,10 +33,11 @@ def metagame_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
     p.add_argument("--seed", type=int_at_least(0, "seed"), default=1, help="seed of deals and bootstrap (default 1)")
     p.add_argument("--bootstrap", type=int_at_least(0, "bootstrap"), default=200, metavar="B",
-                   help="bootstrap replications over deals (default 200; 0: none)")
-    p.add_argument("--alpha", type=float, default=100.0, help="alpha-Rank selection intensity (default 100)")
+                   help="bootstrap replications over deals, 0 (none) to 100,000 (default 200)")
+    p.add_argument("--alpha", type=float, default=100.0,
+                   help="alpha-Rank selection intensity, > 0 and <= 1e6 (default 100)")
     p.add_argument("--population", type=int_at_least(2, "population"), default=50, metavar="M",
-                   help="alpha-Rank population size (default 50)")
+                   help="alpha-Rank population size, from the table size P to 10,000 (default 50)")
     p.add_argument("--workers", type=int_at_least(1, "workers"), default=1, metavar="N", help="processes (default 1)")
     p.add_argument("--out", type=Path, required=True, metavar="FOLDER", help="results folder (new, or this run's)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -61,9 +62,10 @@ def metagame_main(argv: Sequence[str]) -> int:
                 raise MetagameError(f"--option {it!r}: write KEY=VALUE")
             k, v = it.split("=", 1)
             try:
-                opts.append((k.strip(), tomllib.loads(f"v = {v}")["v"]))
-            except tomllib.TOMLDecodeError:
-                opts.append((k.strip(), v.strip()))
+                value = toml_value(v)
+            except TomlTextError as e:
+                raise MetagameError(f"--option {k.strip()}: {e}") from None
+            opts.append((k.strip(), value.strip() if isinstance(value, str) else value))
         pool = tuple(a for a in split_agent_list(args.pool) if a) if args.pool.strip() else ()
         cfg = MetagameConfig(pool=pool, players=args.players, out=args.out, deals=args.deals, preset=args.rules,
                              options=tuple(opts), seed=args.seed, workers=args.workers, bootstrap=args.bootstrap,
@@ -78,10 +80,23 @@ def metagame_main(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:
         print("interrupted; run the same command again to resume", file=sys.stderr)
         return 130
+    print_summary(r, cfg)
+    print(f"wrote {args.out / 'REPORT.md'}")
+    return 0
+
+
+def print_summary(r, cfg) -> None:
+    """The console summary of a metagame result (:class:`cya_sim.studies.metagame.MetagameResult`): aliases, the
+    mixture with its intervals, α-Rank with its selection model, tested dominance; never ``nan`` or ``-0.000``."""
+    from cya_sim.studies.metagame import interval_text, number_text, selection_model
+
+    for rep, alias, n in r.aliases:
+        print(f"alias: {alias} plays as {rep} (identical records in {n:,} pairs of games on the same deals); "
+              "merged into one strategy")
     print(f"{r.deals:,} deals; epsilon-Nash mixture (regret {r.regret:.1e}):")
     for m in r.mix.itertuples():
         dom = f"; dominated by {m.dominated_by}" if m.dominated_by else ""
-        print(f"  {m.agent}: Nash {m.nash:.3f} ({m.nash_low:.3f} to {m.nash_high:.3f}), alpha-Rank {m.alpharank:.3f}"
-              f"{dom}")
-    print(f"wrote {args.out / 'REPORT.md'}")
-    return 0
+        ci = interval_text(m.nash_low, m.nash_high, cfg.bootstrap)
+        ci = f" ({ci})" if cfg.bootstrap else f", {ci}"
+        print(f"  {m.agent}: Nash {number_text(m.nash)}{ci}, alpha-Rank {number_text(m.alpharank)}{dom}")
+    print(selection_model(cfg).replace("α-Rank", "alpha-Rank") + ".")

@@ -22,7 +22,7 @@ DEFAULT_STUDY = Path("experiments/tips.toml")
 def tips_parser() -> argparse.ArgumentParser:
     """Parser of ``cya-sim tips``."""
     p = ExitingParser(prog="cya-sim tips", description=(
-        "Run the tip study (every TIP-* entry of TIPS.md as a treatment-versus-control ablation on duplicate deals, "
+        "Run the tip study (every TIP-* entry of TIPS.md, at the root of the repository, as a treatment-versus-control ablation on duplicate deals, "
         "seats rotated, at every table size, rule preset and field of the study file) and write REPORT.md with the "
         "verdict table, forest plot and heat map into the study folder. Rerunning resumes finished cells."))
     p.add_argument("study", nargs="?", type=Path, default=DEFAULT_STUDY,

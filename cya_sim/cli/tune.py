@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from cya_sim.cli.parsing import ExitingParser, int_at_least
+from cya_sim.tomltext import TomlTextError, toml_value
 
 
 def tune_parser() -> argparse.ArgumentParser:
@@ -67,9 +67,10 @@ def _options(items: Sequence[str]) -> dict[str, Any]:
             raise TuneError(f"--option {it!r}: write KEY=VALUE")
         k, v = it.split("=", 1)
         try:
-            out[k.strip()] = tomllib.loads(f"v = {v}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[k.strip()] = v.strip()
+            value = toml_value(v)
+        except TomlTextError as e:
+            raise TuneError(f"--option {k.strip()}: {e}") from None
+        out[k.strip()] = value.strip() if isinstance(value, str) else value
     return out
 
 

@@ -19,8 +19,17 @@ from agents.spec import split_agent_list
 from cya_sim.engine.agent_calls import call_agent
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.game import EnvGame, check_int, check_options, check_seed, resolve_rules
+from cya_sim.env.game import (
+    EnvGame,
+    check_int,
+    check_options,
+    check_players,
+    check_seed,
+    keyword_checked,
+    resolve_rules,
+)
 from cya_sim.env.games import ClassicGame, GameInterface, game_interface
+from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
 
 ILLEGAL = ("end", "raise")
@@ -44,6 +53,9 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
     kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
+    if not isinstance(opponents, str | list | tuple) or not all(isinstance(n, str) for n in opponents):
+        raise ValueError(f"opponents: {show(opponents, python_str=True)} ({type(opponents).__name__}); allowed: None "
+                         "(the default), agent specs comma-separated ('greedy,card_counter') or a list of specs")
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
@@ -55,6 +67,7 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
     return [names[i % len(names)] for i in range(n_seats)]
 
 
+@keyword_checked
 class CoverYourAssetsGym(gym.Env):
     """One learning seat against agents by spec (RULES.md; §10 observation), on the reference engine.
 
@@ -101,7 +114,7 @@ class CoverYourAssetsGym(gym.Env):
                  opponents: str | None = None, reward: str = "win_share", illegal_action: str = "end",
                  render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         self.rules = resolve_rules(rules)
-        self.rules.check_players(n_players)
+        n_players = check_players(self.rules, n_players)
         seat = check_int(seat, "seat", 0, n_players - 1)
         if reward not in ("win_share", "total_change"):
             raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")

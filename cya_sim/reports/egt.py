@@ -20,13 +20,17 @@ per-seat win share (R-TIE), so every profile's payoffs, weighted by counts, sum 
   from an exact equilibrium it is (an epsilon-Nash).
 - :func:`dominated`: strict dominance between pure strategies of a symmetric game (every profile of the
   others).
-- :func:`alpharank`: single-population α-Rank (Omidshafiei et al. 2019, Scientific Reports 9:9937) for a
-  P-player symmetric game: a mutant r invades a monomorphic population of m players of s; a player's fitness
-  is its expected payoff against P - 1 co-players drawn without replacement from the rest of the population
-  (hypergeometric); the fixation probability is the Moran process's with Fermi selection of intensity
-  alpha; the stationary distribution of the Markov chain over monomorphic states is the ranking. For P = 2
-  it is the model of OpenSpiel's ``egt.alpharank.compute(..., use_local_selection_model=False)`` (the tests
-  check equality).
+- :func:`alpharank`: single-population α-Rank (Omidshafiei et al. 2019, "α-Rank: Multi-Agent Evaluation by
+  Evolution", Scientific Reports 9:9937) for a P-player symmetric game: in the small-mutation limit the
+  population is monomorphic; a mutant r invades a population of m players of s; a player's fitness is its
+  expected payoff against P - 1 co-players drawn without replacement from the rest of the population
+  (hypergeometric; so m >= P, :func:`min_population`); the fixation probability is the Moran process's with
+  Fermi selection of intensity alpha; the stationary distribution of the Markov chain over monomorphic states
+  is the ranking. Both are computed in log space (:func:`log_fixation`, :func:`log_stationary`), so the
+  ranking does not depend on the order of the strategies when fixation probabilities underflow (1e-186 and
+  below). For P = 2 it is the model of OpenSpiel's ``egt.alpharank.compute(...,
+  use_local_selection_model=False)`` (the tests check equality on well-conditioned games);
+  :func:`openspiel_hpt` writes a game as OpenSpiel's heuristic payoff table.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from functools import cached_property
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import minimize
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 from scipy.stats import hypergeom
 
 
@@ -247,29 +251,29 @@ def _polish(game: ProfileGame, x: np.ndarray) -> np.ndarray:
     return y / y.sum()
 
 
+def dominance_margins(game: ProfileGame) -> np.ndarray:
+    """(K, K) float64: ``[i, j]`` the smallest ``u_j(n + e_j) - u_i(n + e_i)`` over every profile n of the P - 1
+    others; NaN on the diagonal. Pure j strictly dominates pure i when it is > 0."""
+    k, p = game.n_strategies, game.n_players
+    idx = game.index()
+    others = all_profiles(k, p - 1)
+    eye = np.eye(k, dtype=np.int64)
+    u = np.array([[game.payoffs[idx[tuple(n + eye[i])], i] for n in others] for i in range(k)])  # (K, Q)
+    out = (u[None, :, :] - u[:, None, :]).min(axis=2)
+    out[np.diag_indices(k)] = np.nan
+    return out
+
+
 def dominated(game: ProfileGame) -> list[tuple[int, int, float]]:
     """Strict dominance: (i, j, margin) for every pair where pure j beats pure i against every profile of the others.
 
-    margin: the smallest ``u_j(n + e_j) - u_i(n + e_i)`` over the others' profiles n (> 0).
+    margin: the smallest ``u_j(n + e_j) - u_i(n + e_i)`` over the others' profiles n (> 0;
+    :func:`dominance_margins`). On estimated payoffs a margin says nothing about its uncertainty:
+    :mod:`cya_sim.studies.metagame` tests it.
     """
-    k, p = game.n_strategies, game.n_players
-    idx = game.index()
-    out = []
-    others = all_profiles(k, p - 1)
-    for i in range(k):
-        for j in range(k):
-            if i == j:
-                continue
-            diffs = []
-            for n in others:
-                a, b = n.copy(), n.copy()
-                a[i] += 1
-                b[j] += 1
-                diffs.append(game.payoffs[idx[tuple(b)], j] - game.payoffs[idx[tuple(a)], i])
-            m = float(np.min(diffs))
-            if m > 0:
-                out.append((i, j, m))
-    return out
+    m = dominance_margins(game)
+    k = game.n_strategies
+    return [(i, j, float(m[i, j])) for i in range(k) for j in range(k) if i != j and m[i, j] > 0]
 
 
 def _fitness_curves(game: ProfileGame, idx: dict, r: int, s: int, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -295,61 +299,171 @@ def _fitness_curves(game: ProfileGame, idx: dict, r: int, s: int, m: int) -> tup
     return np.nan_to_num(pr) @ u_r, np.nan_to_num(ps) @ u_s
 
 
-def fixation(game: ProfileGame, r: int, s: int, m: int = 50, alpha: float = 100.0,
-             idx: dict | None = None) -> float:
-    """Fixation probability of one mutant of r in a population of m - 1 players of s (Moran, Fermi selection).
+def min_population(n_players: int) -> int:
+    """The smallest α-Rank population for a table of ``n_players`` (P): m >= P.
 
-    ``rho = 1 / (1 + sum_{l=1}^{m-1} prod_{n=1}^{l} exp(-alpha (f_r(n) - f_s(n))))``, with n players of r
-    (Traulsen, Nowak & Pacheco 2006, Phys. Rev. E 74:011909; the formula of Omidshafiei et al. 2019, eq. 9).
+    In the model of :func:`alpharank` a player's P - 1 co-players are drawn without replacement from the other
+    m - 1 members of the population, so m - 1 >= P - 1. With fewer, no table can be seated: every fitness is
+    undefined (the hypergeometric draw is empty) and the chain would be neutral, a silent uniform answer.
+    """
+    return int(n_players)
+
+
+#: Bounds of α-Rank's parameters: the selection intensity alpha in (0, MAX_ALPHA] (payoffs here are win shares in
+#: [0, 1], so alpha * m * payoff gap stays far inside float range), the population m in [P, MAX_POPULATION].
+MAX_ALPHA = 1e6
+MAX_POPULATION = 10_000
+
+
+def check_alpharank_parameters(n_players: int, m: int, alpha: float) -> None:
+    """Refuse α-Rank parameters outside the model.
+
+    Raises:
+        ValueError: m not an integer in [P, MAX_POPULATION] (:func:`min_population`), or alpha not a finite
+            number in (0, MAX_ALPHA].
+    """
+    lo = min_population(n_players)
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not lo <= m <= MAX_POPULATION:
+        raise ValueError(f"population {m!r}: must be an integer from {lo} (the table size: the {n_players - 1} "
+                         f"co-players are drawn from the other m - 1) to {MAX_POPULATION:,}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating, np.integer)) \
+            or not (math.isfinite(alpha) and 0 < alpha <= MAX_ALPHA):
+        raise ValueError(f"alpha {alpha!r}: must be a number > 0 and <= {MAX_ALPHA:g}")
+
+
+def log_fixation(game: ProfileGame, r: int, s: int, m: int = 50, alpha: float = 100.0,
+                 idx: dict | None = None) -> float:
+    """Natural log of the fixation probability of one mutant of r in a population of m - 1 players of s.
+
+    ``rho = 1 / (1 + sum_{l=1}^{m-1} prod_{n=1}^{l} exp(-alpha (f_r(n) - f_s(n))))`` with n players of r (Moran
+    process, Fermi selection; Traulsen, Nowak & Pacheco 2006, Phys. Rev. E 74:011909; Omidshafiei et al. 2019,
+    eq. 9), computed as ``-logsumexp([0, cumsum(-alpha (f_r - f_s))])``: finite however small rho is (no
+    underflow to 0 at 1e-186 or 1e-400).
     """
     f_r, f_s = _fitness_curves(game, idx if idx is not None else game.index(), r, s, m)
     logs = np.cumsum(-alpha * (f_r - f_s))
-    top = max(0.0, float(logs.max()))
-    return float(math.exp(-top) / (math.exp(-top) + np.exp(logs - top).sum()))
+    return float(-logsumexp(np.concatenate([[0.0], logs])))
 
 
-def alpharank(game: ProfileGame, m: int = 50, alpha: float = 100.0, use_openspiel: bool = True) -> tuple[np.ndarray,
-                                                                                                           np.ndarray]:
-    """Single-population α-Rank of a symmetric P-player game (module docstring).
+def fixation(game: ProfileGame, r: int, s: int, m: int = 50, alpha: float = 100.0,
+             idx: dict | None = None) -> float:
+    """Fixation probability of one mutant of r in a population of m - 1 players of s: ``exp`` of
+    :func:`log_fixation` (0.0 where it underflows)."""
+    return math.exp(log_fixation(game, r, s, m, alpha, idx))
 
-    At P = 2 (and ``use_openspiel``) it is computed by OpenSpiel's ``egt.alpharank.compute`` on the payoff matrix
-    (``use_local_selection_model=False``), when OpenSpiel is installed; otherwise, and for P > 2, by this
-    module's generalisation (equal to OpenSpiel's at P = 2: tests/test_metagame.py).
+
+def log_stationary(log_rates: np.ndarray) -> np.ndarray:
+    """(K,) log stationary distribution of the continuous- or discrete-time Markov chain whose off-diagonal
+    transition rates are ``exp(log_rates)`` (K, K) (the diagonal is ignored; -inf is a rate of 0).
+
+    The Grassmann–Taksar–Heyman state reduction (Grassmann, Taksar & Heyman 1985, Operations Research
+    33:1107–1116), which adds and multiplies positive numbers only (no subtraction, so no cancellation),
+    carried out in log space (``logaddexp``), so rates spanning hundreds of orders of magnitude keep their
+    relative accuracy and the answer does not depend on the order of the states (exact arithmetic gives the
+    same distribution for any labelling; floating point agrees to rounding). A common factor of the rates (such
+    as α-Rank's ``eta = 1 / (K - 1)``) cancels.
+
+    Raises:
+        ValueError: the chain is reducible (a state with no way out to the states before it in the reduction).
+    """
+    a = np.array(log_rates, np.float64, copy=True)
+    k = a.shape[0]
+    out_sum = np.zeros(k)
+    for n in range(k - 1, 0, -1):
+        s_n = logsumexp(a[n, :n])
+        if not np.isfinite(s_n):
+            raise ValueError("the chain is reducible: no unique stationary distribution")
+        out_sum[n] = s_n
+        with np.errstate(invalid="ignore"):
+            upd = a[:n, n:n + 1] + a[n:n + 1, :n] - s_n
+        a[:n, :n] = np.logaddexp(a[:n, :n], np.where(np.isnan(upd), -np.inf, upd))
+    lp = np.zeros(k)
+    for n in range(1, k):
+        lp[n] = logsumexp(lp[:n] + a[:n, n]) - out_sum[n]
+    return lp - logsumexp(lp)
+
+
+def log_alpharank(game: ProfileGame, m: int = 50, alpha: float = 100.0) -> tuple[np.ndarray, np.ndarray]:
+    """Single-population α-Rank in log space (module docstring): (log pi (K,), log rho (K, K), -inf on the
+    diagonal), ``log_rho[s, r]`` the log fixation probability of a mutant r in a population of s.
+
+    The chain over monomorphic populations moves s -> r at rate ``eta * rho[s, r]`` (the small-mutation limit of
+    Omidshafiei et al. 2019); its stationary distribution is :func:`log_stationary` of ``log rho``, so it is
+    independent of the order of the strategies even where rho underflows double precision.
+
+    Raises:
+        ValueError: :func:`check_alpharank_parameters`.
+    """
+    check_alpharank_parameters(game.n_players, m, alpha)
+    k = game.n_strategies
+    idx = game.index()
+    lrho = np.full((k, k), -np.inf)
+    for s in range(k):
+        for r in range(k):
+            if r != s:
+                lrho[s, r] = log_fixation(game, r, s, m, alpha, idx)
+    return log_stationary(lrho), lrho
+
+
+def alpharank(game: ProfileGame, m: int = 50, alpha: float = 100.0, use_openspiel: bool = False) -> tuple[np.ndarray,
+                                                                                                            np.ndarray]:
+    """Single-population α-Rank of a symmetric P-player game (module docstring): ``exp`` of :func:`log_alpharank`.
+
+    With ``use_openspiel`` at P = 2 it is instead computed by OpenSpiel's ``egt.alpharank.compute`` on the payoff
+    matrix (``use_local_selection_model=False``; an eigenvector of the linear transition matrix, which loses
+    the small fixation probabilities to rounding: where they underflow its answer follows the order of the
+    strategies, or it raises ``ValueError('Expected 1 stationary distribution ...')``). The two agree on
+    well-conditioned games (tests/test_metagame.py).
 
     Returns:
         (pi (K,), the stationary distribution over monomorphic populations; rho (K, K), rho[s, r] the
         fixation probability of a mutant r in a population of s, 0 on the diagonal). The neutral fixation
         probability is 1/m: an edge s -> r of the response graph has ``rho[s, r] > 1/m``.
+
+    Raises:
+        ValueError: :func:`check_alpharank_parameters`.
     """
+    check_alpharank_parameters(game.n_players, m, alpha)
+    k = game.n_strategies
+    if use_openspiel and game.n_players == 2:
+        from open_spiel.python.egt import alpharank as os_alpharank
+
+        with np.errstate(over="ignore"):  # a swamped mutant: exp overflows to inf, rho to 0 (as intended)
+            rhos, _rho_m, pi, _n, _ = os_alpharank.compute([payoff_matrix(game)], m=m, alpha=alpha,
+                                                           use_local_selection_model=False)
+        rho = np.asarray(rhos, np.float64)
+        np.fill_diagonal(rho, 0.0)
+        return np.asarray(pi, np.float64), rho
+    lpi, lrho = log_alpharank(game, m, alpha)
+    rho = np.exp(lrho)
+    rho[np.diag_indices(k)] = 0.0
+    return np.exp(lpi), rho
+
+
+def payoff_matrix(game: ProfileGame) -> np.ndarray:
+    """(K, K) float64: at P = 2, ``[i, j]`` the payoff of a player of i against one of j.
+
+    Raises:
+        ValueError: the game is not a 2-player game.
+    """
+    if game.n_players != 2:
+        raise ValueError(f"a payoff matrix needs a 2-player game, not {game.n_players}")
     k = game.n_strategies
     idx = game.index()
-    if use_openspiel and game.n_players == 2:
-        try:
-            from open_spiel.python.egt import alpharank as os_alpharank
-        except ImportError:
-            pass
-        else:
-            mat = np.zeros((k, k))
-            for i in range(k):
-                for j in range(k):
-                    prof = np.zeros(k, np.int64)
-                    prof[i] += 1
-                    prof[j] += 1
-                    mat[i, j] = game.payoffs[idx[tuple(prof)], i]
-            with np.errstate(over="ignore"):  # a swamped mutant: exp overflows to inf, rho to 0 (as intended)
-                rhos, _rho_m, pi, _n, _ = os_alpharank.compute([mat], m=m, alpha=alpha,
-                                                               use_local_selection_model=False)
-            rho = np.asarray(rhos, np.float64)
-            np.fill_diagonal(rho, 0.0)
-            return np.asarray(pi, np.float64), rho
-    rho = np.zeros((k, k))
-    for s in range(k):
-        for r in range(k):
-            if r != s:
-                rho[s, r] = fixation(game, r, s, m, alpha, idx)
-    eta = 1.0 / (k - 1)
-    c = eta * rho
-    c[np.diag_indices(k)] = 1.0 - c.sum(axis=1)
-    w, v = np.linalg.eig(c.T)
-    pi = np.abs(np.real(v[:, np.argmin(np.abs(w - 1.0))]))
-    return pi / pi.sum(), rho
+    mat = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            prof = np.zeros(k, np.int64)
+            prof[i] += 1
+            prof[j] += 1
+            mat[i, j] = game.payoffs[idx[tuple(prof)], i]
+    return mat
+
+
+def openspiel_hpt(game: ProfileGame) -> np.ndarray:
+    """(L, 2K) float64: the game as OpenSpiel's heuristic payoff table (``egt.heuristic_payoff_table``): per row the
+    counts of the K strategies, then the payoff of a player of each (0 where the count is 0, OpenSpiel's
+    convention). ``heuristic_payoff_table.from_heuristic_payoff_table`` reads it; at P = 2
+    ``alpharank.compute([table], m, alpha, use_local_selection_model=False)`` on it is :func:`alpharank`'s model.
+    """
+    return np.hstack([game.counts.astype(np.float64), np.nan_to_num(game.payoffs, nan=0.0)])

@@ -63,7 +63,6 @@ import itertools
 import math
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +75,7 @@ from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 from cya_sim.play.families import family_of
 from cya_sim.results.folder import chunk_ranges
+from cya_sim.tomltext import TomlTextError, load_toml
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -279,9 +279,9 @@ def load_experiment(path: str | Path, overrides: Mapping[str, Any] | None = None
     except UnicodeDecodeError as e:
         raise ExperimentError("file", f"{str(path)!r} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError("file", f"{str(path)!r} is not valid TOML ({e})") from None
+        data = load_toml(text)
+    except TomlTextError as e:
+        raise ExperimentError("file", f"{str(path)!r}: {e}") from None
     if overrides:
         data = apply_overrides(data, overrides)
     return parse_experiment(data, base_dir=path.parent, source=path)

@@ -7,8 +7,11 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   core and decisions per second, from this process's CPU time (one thread, so CPU seconds are
   core-seconds; wall time is reported too);
 - **reference**: the reference engine on the same games, same measure;
-- **ceiling**: the hand-compiled loop of ``shared/bench/ceiling.py`` (looked up at
-  ``../shared/bench/ceiling.py`` beside the repository; skipped with a note when absent);
+- **ceiling** (optional): a hand-compiled loop, a Python file with ``play_game(seed, players, VAL, COUNT)``,
+  ``VAL`` and ``COUNT`` (``--ceiling PATH``; without the flag, the project's original ``ceiling.py``, kept in a
+  ``shared/bench/`` folder beside the repository's folder, is used if that file happens to exist). When there is
+  none, ``ceiling_games_per_s``, ``engine_vs_ceiling`` and ``greedy_x4_vs_ceiling`` are ``null`` and the notes say
+  why: a clone measures everything else;
 - **compile_s**: first-run compile time of the batched engine (the play loop with ``greedy`` and
   ``random``, as a default tournament compiles it: :func:`cya_sim.runs.warmup.warm_up`, a second
   process helping on a machine of two or more cores), in a fresh process with an empty numba cache
@@ -62,7 +65,26 @@ from pathlib import Path
 
 import numpy as np
 
-CEILING = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "ceiling.py"
+#: Where the ceiling loop is looked for when ``--ceiling`` is not given: the project's original ``ceiling.py``,
+#: in a ``shared/bench/`` folder beside the repository's folder (a clone has none; then the ceiling is skipped).
+SIBLING_CEILING = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "ceiling.py"
+
+
+def existing_file(text: str) -> Path:
+    """An argparse ``type``: ``text`` as the path of a readable file, else a one-line refusal naming it."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file; give the path of a ceiling loop "
+                                         f"(a .py file), or leave --ceiling out to skip the ceiling")
+    return path
+
+
+def ceiling_path(given: Path | None) -> Path | None:
+    """The ceiling loop a run measures: ``given`` (``--ceiling``), else :data:`SIBLING_CEILING` when that file
+    exists, else None (the ceiling is skipped with a note; never an error)."""
+    if given is not None:
+        return Path(given)
+    return SIBLING_CEILING if SIBLING_CEILING.is_file() else None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,8 +93,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games played on the batched engine (default 200000)")
     parser.add_argument("--reference-games", type=int, default=300,
                         help="games played on the reference engine (default 300)")
+    parser.add_argument("--ceiling", type=existing_file, default=None, metavar="PATH",
+                        help="a hand-compiled ceiling loop to compare with (a .py file with play_game, VAL, "
+                             "COUNT); default: the project's original shared/bench/ceiling.py beside the "
+                             "repository's folder if it exists, else the ceiling is skipped with a note")
     parser.add_argument("--ceiling-games", type=int, default=100_000,
-                        help="games played by shared/bench/ceiling.py (default 100000)")
+                        help="games played by the ceiling loop (default 100000)")
     parser.add_argument("--tournament-games", type=int, default=1_000_000,
                         help="games of the all-cores tournament; 0 skips it (default 1000000)")
     parser.add_argument("--tournament-agents", default="greedy,random,greedy,random",
@@ -273,19 +299,20 @@ def _seats(games: int) -> np.ndarray:
     return np.zeros((games, 4), np.int16)
 
 
-def _ceiling(games: int) -> tuple[float | None, str]:
-    """(games per CPU second of ceiling.py, note).
+def _ceiling(ceiling: Path | None, games: int) -> tuple[float | None, str]:
+    """(games per CPU second of the ceiling loop ``ceiling``, note); (None, why) when ``ceiling`` is None.
 
     The file is copied to a temporary folder and imported from there, so that
     numba's disk cache of it is fresh for this run: a cache left beside the
-    shared file by another kind of import cannot be loaded (numba re-imports
-    the module by name), and the shared folder is not written to.
+    file by another kind of import cannot be loaded (numba re-imports
+    the module by name), and the file's folder is not written to.
     """
-    if not CEILING.exists():
-        return None, f"ceiling skipped: {CEILING} not found"
+    if ceiling is None:
+        return None, (f"ceiling not measured: no --ceiling PATH given and no {SIBLING_CEILING} "
+                      f"(ceiling_games_per_s and the ratios to it are null)")
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "cya_bench_ceiling.py"
-        shutil.copyfile(CEILING, path)
+        shutil.copyfile(ceiling, path)
         spec = importlib.util.spec_from_file_location("cya_bench_ceiling", path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = mod  # numba looks the module up by name
@@ -300,7 +327,7 @@ def _ceiling(games: int) -> tuple[float | None, str]:
             _, cpu, _ = _timed(loop)
         finally:
             sys.modules.pop(spec.name, None)
-    return games / cpu, f"ceiling: {CEILING}"
+    return games / cpu, f"ceiling: {ceiling}"
 
 
 def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
@@ -373,8 +400,10 @@ def measure(args: argparse.Namespace) -> dict:
     out["reference_same_results"] = same
     out["engine_vs_reference"] = out["engine_games_per_s"] / out["reference_games_per_s"]
 
-    ceil, note = _ceiling(args.ceiling_games)
+    ceiling = ceiling_path(getattr(args, "ceiling", None))
+    ceil, note = _ceiling(ceiling, args.ceiling_games)
     notes.append(note)
+    out["ceiling"] = None if ceiling is None else str(ceiling)
     out["ceiling_games_per_s"] = ceil
     out["engine_vs_ceiling"] = out["engine_games_per_s"] / ceil if ceil else None
     out["greedy_x4_games_s"] = out["engine_games_per_s"]
@@ -527,7 +556,8 @@ def run(args: argparse.Namespace) -> int:
               f"decisions/s; random x4 {res['rules_vs_classic_random_x4']:.2f}x classic's")
     print(f"  reference engine  {f(res['reference_games_per_s'], '{:,.1f}')} games/s per core "
           f"({res['reference_games']:,} games)")
-    print(f"  ceiling.py        {f(res['ceiling_games_per_s'])} games/s per core")
+    print(f"  ceiling loop      {f(res['ceiling_games_per_s'])} games/s per core"
+          + ("" if res.get("ceiling") else " (not measured: no ceiling file; see the note below)"))
     print(f"  ratios            {f(res['engine_vs_reference'], '{:,.0f}')}x reference, "
           f"{f(res['engine_vs_ceiling'], '{:.2f}')}x ceiling")
     if "card_counter_x4_games_s" in res:

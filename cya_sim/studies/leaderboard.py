@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import math
 import time
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
+from cya_sim.tomltext import TomlTextError, load_toml
 
 BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
               "agents_by_cell", "workers", "quick")
@@ -92,11 +92,11 @@ def load_board(path: str | Path, quick: bool = False, overrides: Mapping[str, An
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = load_toml(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise LeaderboardError(f"cannot read {str(path)!r} ({e.strerror or e}); give a board TOML file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise LeaderboardError(f"{str(path)!r} is not valid TOML ({e})") from None
+    except TomlTextError as e:
+        raise LeaderboardError(f"{str(path)!r}: {e}") from None
     return parse_board(data, quick, overrides)
 
 

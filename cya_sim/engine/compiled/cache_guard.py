@@ -9,7 +9,10 @@ import, :func:`invalidate_stale_caches` hashes every Python source of those
 folders and, when the hash differs from the one recorded last time, deletes
 their cached ``*.nbi``/``*.nbc`` files (and those of the batched and search
 tests), so that everything is compiled afresh once. With ``NUMBA_CACHE_DIR``
-set the caches live elsewhere and are left alone.
+set the caches live elsewhere and are left alone; that includes a read-only
+install, where :func:`cya_sim.cache.configure_numba_cache` sets it to a folder
+named by a digest of all the sources (a new version of the sources gets a new,
+empty folder, so nothing there can be stale).
 """
 
 from __future__ import annotations
