@@ -653,8 +653,6 @@ def test_fuzz_family_long(tmp_path, monkeypatch, family, i):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="issue 29 item 3 (another branch): an agent that writes into its legal_action_mask, and "
-                          "misbehaving compiled plug-ins as players or rollouts, are refused there", strict=False)
 @pytest.mark.parametrize("family", ["agent_outputs", "compiled_plugins"])
 @settings(SLOW, max_examples=20)
 @given(i=st.integers(0, 10**9))

@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from agents.spec import split_agent_list
+from cya_sim.engine.agent_calls import call_agent
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.game import (
@@ -152,7 +153,9 @@ class CoverYourAssetsGym(gym.Env):
         g = self.game
         while not g.over and g.to_act != self.seat:
             s = g.to_act
-            g.step(self._opponents[s].act(g.observe(s), g.seat_rngs[s]), who=f"agent {self.seat_specs[s]!r}")
+            # an opponent's exception (a write into its read-only mask among them) names it, its seat and the game
+            action = call_agent(self._opponents[s], self.seat_specs[s], s, g.game_index, g.observe(s), g.seat_rngs[s])
+            g.step(action, who=f"agent {self.seat_specs[s]!r}")
 
     def _obs_info(self) -> tuple[np.ndarray, dict]:
         obs = self.game.observe(self.seat)
@@ -196,6 +199,8 @@ class CoverYourAssetsGym(gym.Env):
             IllegalActionError: with ``illegal_action="raise"``, an action outside the mask or anything but
                 an integer (13.0, "13", True, None); with ``"end"`` these end the episode instead.
             gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+            AgentError: an opponent's ``act`` raised (a write into its read-only mask among them): names the
+                opponent, its seat and the game (:func:`cya_sim.engine.agent_calls.call_agent`).
         """
         g = self.game
         if not g.started:

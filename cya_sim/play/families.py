@@ -228,3 +228,12 @@ def is_rule_set(obj: Any) -> bool:
     """Whether ``obj`` is a rule set of a known game family (a :class:`~cya_sim.game.rules.RuleSet`, a
     :class:`~cya_sim.game.theft.rules.TheftRuleSet`)."""
     return any(isinstance(obj, f.rules_type()) for f in FAMILIES.values())
+
+
+def calls_compiled_plugin(agents: Sequence[str]) -> bool:
+    """Whether a line-up (agent specs of any family) holds a compiled plug-in, as a player or as a search's rollout
+    (:func:`agents.plugin.calls_compiled_plugin`): user code that runs compiled, where Python never sees Ctrl-C,
+    so the runner plays it in a worker process (:func:`cya_sim.runs.runner.run_tasks`)."""
+    from agents.plugin import calls_compiled_plugin as one
+
+    return any(one(a) for a in dict.fromkeys(agents))
