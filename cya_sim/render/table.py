@@ -241,7 +241,7 @@ def _theft_faces(rules) -> dict[int, CardFace]:
         elif c == rules.numbers:
             faces[c] = CardFace("Gold", name, f"{value} pt", _WILD_FILL)
         else:
-            faces[c] = CardFace("T" if "gold" not in name.lower() else "GT", name, "theft", _THEFT_FILL)
+            faces[c] = CardFace("T" if "gold" not in name.lower() else "GT", name, "card (steals an asset)", _THEFT_FILL)
     return faces
 
 
@@ -317,7 +317,7 @@ def _classic_table(st: GameState, seat: int | None, names) -> Table:
         which = "the set second from the top" if ch.depth else "the top set"
         event.append(((f"challenge: seat {ch.challenger} → seat {ch.defender}, {which} "
                       f"({deck.names[ch.asset]})"), ()))
-        event.append(("cards shown: " + ", ".join(f"s{pl}" for pl in ch.players), tuple(Card(c) for c in ch.cards)))
+        event.append(("cards shown, by seat " + ", ".join(str(pl) for pl in ch.players), tuple(Card(c) for c in ch.cards)))
         event.append((f"seat {ch.to_act} to answer" + (f" with {ch.owed} cards" if ch.owed > 1 else ""), ()))
     elif st.draft_offer:
         event.append((f"seat {st.draft_offer[0]} may challenge the set just drafted", ()))
@@ -407,7 +407,7 @@ def _chips(items: list, cards, x: float, y: float, room: int, faces) -> None:
 def _set_items(b: SetBox) -> tuple:
     """A set box in local coordinates (its row's top-left at 0, 0)."""
     items = [Box(0, 5, _SET_W, _SET_H, "#ffffff", stroke="#222222" if b.top else "#999999", width=2.2 if b.top else 1)]
-    title = b.title if len(b.title) <= 13 else b.title[:12] + "…"
+    title = b.title if len(b.title) <= 12 else b.title[:11] + "…"
     items.append(Text(_SET_W / 2, 18, title, 10.5, bold=b.top, anchor="middle"))
     for i, c in enumerate(b.cards[:4]):
         items.append(Chip(2 + (i % 2) * (CHIP_W + 2), 22 + (i // 2) * (CHIP_H + 2), c.card, c.marked))
@@ -486,9 +486,9 @@ def layout(table: Table) -> Picture:
     legend: list = []
     groups.append(legend)
     lx, ly = 12, y + 8
-    entries = [(c, f"{f.name} {f.value}") for c, f in table.faces.items()] + [(-1, "a card this seat may not see")]
-    if table.view == "full view":
-        entries.append((-2, "red dashes: a card not every seat knows"))
+    entries = [(c, f.value if f.name == f.label else f"{f.name} {f.value}") for c, f in table.faces.items()]
+    entries.append((-2, "red dashes: a card not every seat knows") if table.view == "full view"
+                   else (-1, "a card this seat may not see"))
     for c, text in entries:
         w = CHIP_W + 8 + 6.4 * len(text) + 14
         if lx + w > WIDTH:
