@@ -28,7 +28,7 @@ def defs(faces: dict) -> str:
         sid = f"c{c}" if c >= 0 else "cU"
         parts.append(f'<g id="{sid}"><rect x="0.5" y="0.5" width="{CHIP_W - 1}" height="{CHIP_H - 1}" rx="3" '
                      f'fill="{fill}" stroke="#444"/><text x="{CHIP_W / 2}" y="14.5" text-anchor="middle" '
-                     f'font-size="10.5" font-weight="bold" fill="{ink}">{escape(label)}</text></g>')
+                     f'font-size="10.5" font-weight="bold" fill="{ink}">{escape(label, quote=False)}</text></g>')
     parts.append(f'<g id="cM"><rect x="1.5" y="1.5" width="{CHIP_W - 3}" height="{CHIP_H - 3}" rx="3" fill="none" '
                  'stroke="#c00" stroke-width="1.6" stroke-dasharray="3 2"/></g>')
     return "<defs>" + "".join(parts) + "</defs>"
@@ -53,7 +53,7 @@ def group(items: list) -> str:
                 attrs += f' text-anchor="{it.anchor}"'
             if it.fill != "#111111":
                 attrs += f' fill="{it.fill}"'
-            out.append(f'<text x="{_n(it.x)}" y="{_n(it.y)}"{attrs}>{escape(it.text)}</text>')
+            out.append(f'<text x="{_n(it.x)}" y="{_n(it.y)}"{attrs}>{escape(it.text, quote=False)}</text>')
         elif isinstance(it, Box):
             stroke = "" if it.stroke == "none" else f' stroke="{it.stroke}"'
             if it.width != 1:
