@@ -28,7 +28,7 @@ from cya_sim.game.theft.state import SETUP, TheftState
 WIDTH = 1000
 CHIP_W, CHIP_H = 38, 20
 _LABEL_W = 262  # the seat column: name, total, hand
-_SET_W, _SET_H = 82, 70
+_SET_W, _SET_H = 82, 73
 _ROW_H = 86
 _TOP_H = 104
 
@@ -407,12 +407,16 @@ def _chips(items: list, cards, x: float, y: float, room: int, faces) -> None:
 def _set_items(b: SetBox) -> tuple:
     """A set box in local coordinates (its row's top-left at 0, 0)."""
     items = [Box(0, 5, _SET_W, _SET_H, "#ffffff", stroke="#222222" if b.top else "#999999", width=2.2 if b.top else 1)]
-    title = b.title if len(b.title) <= 12 else b.title[:11] + "…"
+    fit = 11 if b.top else 12  # characters that fit the box (bold is wider)
+    title = b.title if len(b.title) <= fit else b.title[:fit - 1] + "…"
     items.append(Text(_SET_W / 2, 18, title, 10.5, bold=b.top, anchor="middle"))
-    for i, c in enumerate(b.cards[:4]):
+    shown = b.cards if len(b.cards) <= 4 else b.cards[:3]  # more than 4 cards: 3 chips and "+n"
+    for i, c in enumerate(shown):
         items.append(Chip(2 + (i % 2) * (CHIP_W + 2), 22 + (i // 2) * (CHIP_H + 2), c.card, c.marked))
-    extra = f" · {len(b.cards)} cards" if len(b.cards) > 4 else ""
-    items.append(Text(_SET_W / 2, _SET_H + 1, b.value + extra, 10.5, anchor="middle"))
+    if len(b.cards) > 4:
+        items.append(Text(2 + CHIP_W + 2 + CHIP_W / 2, 22 + CHIP_H + 2 + 15, f"+{len(b.cards) - 3}", 12, bold=True,
+                          anchor="middle"))
+    items.append(Text(_SET_W / 2, _SET_H + 2, b.value, 10.5, anchor="middle"))
     return tuple(items)
 
 
@@ -447,7 +451,7 @@ def layout(table: Table) -> Picture:
             _chips(items, cards, min(cx, WIDTH - 4 * (CHIP_W + 3)), 53 + i * 16, 4, table.faces)
     groups = [top]
     y = _TOP_H
-    room = int((WIDTH - _LABEL_W - 8) // (_SET_W + 6))
+    room = int((WIDTH - _LABEL_W - 64) // (_SET_W + 6))  # the last 64 units: the "to act" tag
     theft = table.title.startswith("theft")
     outline: list = []
     for row in table.seats:
