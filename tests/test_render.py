@@ -217,3 +217,19 @@ def test_play_svg_and_png_of_a_step_and_the_refusals(tmp_path, capsys):
                                                "--svg FILE or --png FILE too")
     assert main([*base, "--html", str(tmp_path / "no" / "r.html")]) == 2
     assert "--html: " in capsys.readouterr().err
+
+
+def test_the_docs_picture_is_what_the_documented_command_draws(tmp_path, capsys):
+    """docs/img/table.png is the PNG of docs/play.md's command (same size; pixels equal but for font rendering)."""
+    from pathlib import Path
+
+    committed = Path(__file__).resolve().parents[1] / "docs" / "img" / "table.png"
+    out = tmp_path / "table.png"
+    assert main(["play", "--rules", "classic", "--players", "4", "--agents", "greedy,random,greedy,random", "--seed",
+                 "7", "--png", str(out), "--at", "60", "--view", "1"]) == 0
+    capsys.readouterr()
+    from PIL import Image
+
+    new, old = np.asarray(Image.open(out).convert("RGB")), np.asarray(Image.open(committed).convert("RGB"))
+    assert new.shape == old.shape
+    assert (np.abs(new.astype(int) - old.astype(int)).max(axis=2) > 48).mean() < 0.01

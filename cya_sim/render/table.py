@@ -205,6 +205,10 @@ def _k(v: int) -> str:
     return f"${v / 1000:,.0f}k" if v % 1000 == 0 else f"${v:,}"
 
 
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def _short(name: str, n: int = 4) -> str:
     words = name.replace("-", " ").split()
     if len(words) > 1:
@@ -298,10 +302,10 @@ def _classic_table(st: GameState, seat: int | None, names) -> Table:
     view = "full view" if seat is None else f"seat {seat}'s view"
     piles: list[tuple[str, tuple[Card, ...], str]] = [
         ("draw pile", (Card(st.draw_pile[0], marked=True),) if seat is None and st.draw_pile else (),
-         f"{len(st.draw_pile)} cards"),
-        ("discard pile", (Card(st.discard_pile[-1]),) if st.discard_pile else (), f"{len(st.discard_pile)} cards")]
+         _cards(len(st.draw_pile))),
+        ("discard pile", (Card(st.discard_pile[-1]),) if st.discard_pile else (), _cards(len(st.discard_pile)))]
     if st.removed:
-        piles.append(("removed", tuple(Card(c) for c in sorted(st.removed)[:3]), f"{len(st.removed)} cards"))
+        piles.append(("removed", tuple(Card(c) for c in sorted(st.removed)[:3]), _cards(len(st.removed))))
     for j, pile in enumerate(st.draft_piles):
         if not pile:
             shown: tuple[Card, ...] = ()
@@ -310,7 +314,7 @@ def _classic_table(st: GameState, seat: int | None, names) -> Table:
         else:
             top = draft.face_up_top(st, j)
             shown = (Card(top if top >= 0 else -1),)
-        piles.append((f"draft pile {j}", shown, f"{len(pile)} cards"))
+        piles.append((f"draft pile {j}", shown, _cards(len(pile))))
     event: list[tuple[str, tuple[Card, ...]]] = []
     ch = st.challenge
     if ch is not None:
@@ -359,8 +363,8 @@ def _theft_table(st: TheftState, seat: int | None, names) -> Table:
     view = "full view" if seat is None else f"seat {seat}'s view"
     piles: list[tuple[str, tuple[Card, ...], str]] = [
         ("draw pile", (Card(st.draw_pile[0], marked=True),) if seat is None and st.draw_pile else (),
-         f"{len(st.draw_pile)} cards"),
-        ("discard pile", (Card(st.discard_pile[-1]),) if st.discard_pile else (), f"{len(st.discard_pile)} cards")]
+         _cards(len(st.draw_pile))),
+        ("discard pile", (Card(st.discard_pile[-1]),) if st.discard_pile else (), _cards(len(st.discard_pile)))]
     event: list[tuple[str, tuple[Card, ...]]] = []
     if st.theft is not None:
         th = st.theft
@@ -461,7 +465,7 @@ def layout(table: Table) -> Picture:
         items.append(Text(16, y + 20, row.name, 14, bold=True))
         items.append(Text(16, y + 38, row.total, 13))
         if row.hand is None:
-            items.append(Text(16, y + 62, f"hand: {row.hand_count} cards (unseen)", 12, fill="#555555"))
+            items.append(Text(16, y + 62, f"hand: {_cards(row.hand_count)} (unseen)", 12, fill="#555555"))
         else:
             items.append(Text(16, y + 62, "hand", 12, fill="#555555"))
             if row.hand:
@@ -523,7 +527,7 @@ def table_lines(table: Table) -> list[str]:
     for text, cs in table.event:
         lines.append(text + (f": {cards(cs)}" if cs else ""))
     for row in table.seats:
-        hand = f"{row.hand_count} cards" if row.hand is None else (cards(row.hand) or "empty")
+        hand = _cards(row.hand_count) if row.hand is None else (cards(row.hand) or "empty")
         lines.append(f"{'>' if row.to_act else ' '} {row.name}: {row.total}; hand {hand}")
         if row.note:
             lines.append(f"    {row.note}")
