@@ -27,10 +27,10 @@ from cya_sim.game.theft.state import SETUP, TheftState
 #: Canvas width in SVG user units (pixels of a PNG at 100 dpi).
 WIDTH = 1000
 CHIP_W, CHIP_H = 38, 20
-_LABEL_W = 262  # the seat column: name, total, hand
+_LABEL_W = 318  # the seat column: name, total, hand (6 chips)
 _SET_W, _SET_H = 82, 73
 _ROW_H = 86
-_TOP_H = 104
+_TOP_H = 158  # title, status, piles, and three lines for the challenge or theft in progress
 
 #: Fill colours of the card chips: assets cycle through these; wilds, actions and theft cards get their own.
 _ASSET_FILLS = ("#cfe3f7", "#d7f0d2", "#fbe0c4", "#e6d7f3", "#f9d2d9", "#d2f1ee", "#f3efc4", "#e0e0e0",
@@ -447,12 +447,10 @@ def layout(table: Table) -> Picture:
         else:
             items.append(Text(x + 8, 90, count, 12))
         x += w + 8
-    ex = max(x + 6, 520)
-    for i, (text, cards) in enumerate(table.event):
-        items.append(Text(ex, 66 + i * 16, text, 12, bold=i == 0, fill="#7a2b00"))
+    for i, (text, cards) in enumerate(table.event[:3]):  # below the piles, the whole width
+        items.append(Text(14, 118 + i * 17, text, 13, bold=i == 0, fill="#7a2b00"))
         if cards:
-            cx = ex + 6.8 * len(text) + 6
-            _chips(items, cards, min(cx, WIDTH - 4 * (CHIP_W + 3)), 53 + i * 16, 4, table.faces)
+            _chips(items, cards, 14 + 7.6 * len(text) + 8, 104 + i * 17, 12, table.faces)
     groups = [top]
     y = _TOP_H
     room = int((WIDTH - _LABEL_W - 64) // (_SET_W + 6))  # the last 64 units: the "to act" tag
@@ -469,7 +467,7 @@ def layout(table: Table) -> Picture:
         else:
             items.append(Text(16, y + 62, "hand", 12, fill="#555555"))
             if row.hand:
-                _chips(items, row.hand, 52, y + 47, 5, table.faces)
+                _chips(items, row.hand, 52, y + 47, 6, table.faces)
             else:
                 items.append(Text(52, y + 62, "empty", 12, fill="#555555"))
         sx = _LABEL_W
