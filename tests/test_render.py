@@ -233,3 +233,26 @@ def test_the_docs_picture_is_what_the_documented_command_draws(tmp_path, capsys)
     new, old = np.asarray(Image.open(out).convert("RGB")), np.asarray(Image.open(committed).convert("RGB"))
     assert new.shape == old.shape
     assert (np.abs(new.astype(int) - old.astype(int)).max(axis=2) > 48).mean() < 0.01
+
+
+@pytest.mark.parametrize(("preset", "players"), [("two_player_draft", 2), ("three_player_draft_advanced", 3)])
+def test_draft_piles_show_their_face_up_tops_to_a_seat_and_every_top_in_the_full_view(preset, players):
+    from cya_sim.engine.reference.draft import face_up_top
+
+    st = _play_until(preset, players, 3, lambda s: bool(s.draft_offer) and any(s.draft_down)).state
+    assert st.draft_offer and any(st.draft_down), "seed 3 drafts a set whose pile is not turned up yet"
+    seat_piles = {label: cards for label, cards, _ in table_of(st, st.to_act).piles}
+    full_piles = {label: cards for label, cards, _ in table_of(st).piles}
+    for j, pile in enumerate(st.draft_piles):
+        if pile:  # R-2P-DRAFT / R-3P-DRAFT: a face-down top is "?" to a seat (§10)
+            assert seat_piles[f"draft pile {j}"][0].card == (face_up_top(st, j) if face_up_top(st, j) >= 0 else -1)
+            assert full_piles[f"draft pile {j}"][0] == type(full_piles[f"draft pile {j}"][0])(pile[-1],
+                                                                                            st.draft_down[j])
+    assert f"seat {st.draft_offer[0]} may challenge the set just drafted" in svg_text(st, st.to_act)
+
+
+def test_advanced_removed_cards_are_a_public_pile():
+    st = _play_until("advanced", 3, 3, lambda s: bool(s.removed)).state
+    assert st.removed
+    _label, cards, count = next(p for p in table_of(st, 0).piles if p[0] == "removed")
+    assert [c.card for c in cards] == sorted(st.removed)[:3] and count.startswith(f"{len(st.removed)} card")
