@@ -217,6 +217,12 @@ def test_play_svg_and_png_of_a_step_and_the_refusals(tmp_path, capsys):
                                                "--svg FILE or --png FILE too")
     assert main([*base, "--html", str(tmp_path / "no" / "r.html")]) == 2
     assert "--html: " in capsys.readouterr().err
+    assert main([*base, "--html", str(tmp_path / "r.html"), "--at", "3"]) == 2
+    assert capsys.readouterr().err.startswith("cya-sim play: error: --at: chooses what --svg/--png draw")
+    assert main([*base, "--human", "0", "--html", str(tmp_path / "r.html")]) == 2
+    assert capsys.readouterr().err.strip() == ("cya-sim play: error: --html: draws a game played by agents, not one "
+                                               "played with --human; drop one of them")
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_the_docs_picture_is_what_the_documented_command_draws(tmp_path, capsys):

@@ -316,6 +316,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
     if args.human:  # every game family: the terminal env (cya_sim.env.terminal)
+        drawn = next((f for f, v in (("--svg", args.svg), ("--png", args.png), ("--html", args.html),
+                                      ("--at", args.at), ("--view", args.view)) if v is not None), None)
+        if drawn:
+            raise UsageError(f"{drawn}: draws a game played by agents, not one played with --human; drop one of them")
         bad = [h for h in args.human if h >= n]
         if bad:
             raise UsageError(f"--human: seat {bad[0]}; the seats are 0 to {n - 1}")
@@ -334,7 +338,7 @@ def _play_pictures(args: argparse.Namespace, rules, seats: list) -> int:
     from pathlib import Path
 
     n = len(seats)
-    if not (args.svg or args.png or args.html):
+    if not (args.svg or args.png) and (args.at is not None or args.view is not None):
         flag = "--at" if args.at is not None else "--view"
         raise UsageError(f"{flag}: chooses what --svg/--png draw; give --svg FILE or --png FILE too")
     if args.view is not None and args.view >= n:
