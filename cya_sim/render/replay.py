@@ -5,7 +5,7 @@ table drawn after it (:mod:`cya_sim.render.svg`) as the full view and as the vie
 next (the seat that acted, once the game is over), and the log lines of that step. The card symbols are
 defined once for the whole file and each distinct part of a drawing (the top band, a seat's row, the
 legend, a set box) is stored once; the data is gzipped and unpacked by the browser's own
-``DecompressionStream``, so a 4-player classic game of about 300 actions is about 50 kB.
+``DecompressionStream``, so a 4-player classic game of about 300 actions is about 55 kB.
 
 Controls: the buttons ``first``, ``previous``, ``next``, ``last`` and the arrow keys (Home/End for the
 ends); the ``view`` button toggles the seat's view and the full view. The page's element ids
