@@ -95,10 +95,13 @@ def test_the_challenge_in_progress_and_the_totals_are_in_the_svg(challenge_state
     assert {f"c{c}" for c in range(st.rules.deck.n_types)} | {"cU", "cM"} <= symbols
 
 
-def test_a_json_position_draws_as_its_state(challenge_state, tmp_path):
+def test_a_json_position_draws_as_its_state(challenge_state, theft_defence_state, tmp_path):
+    from cya_sim.game.theft.position import dumps as theft_dumps
+
     path = tmp_path / "position.json"
     path.write_text(dumps(challenge_state), encoding="utf-8")
     assert svg_text(path, seat=1) == svg_text(challenge_state, seat=1)
+    assert svg_text(theft_dumps(theft_defence_state), seat=2) == svg_text(theft_defence_state, seat=2)
     assert save_svg(json.loads(path.read_text()), tmp_path / "t.svg").read_text() == svg_text(challenge_state)
     with pytest.raises(ValueError, match=r"seat: 3; allowed: None \(the full view\) or a seat from 0 to 2"):
         svg_text(challenge_state, seat=3)
