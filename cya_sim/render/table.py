@@ -460,7 +460,8 @@ def layout(table: Table) -> Picture:
         items = []
         groups.append(items)
         items.append(Box(6, y, WIDTH - 12, _ROW_H - 6, "#fbfbfb", stroke="#bbbbbb"))
-        items.append(Text(16, y + 20, row.name, 14, bold=True))
+        name = row.name if len(row.name) <= 34 else row.name[:33] + "…"  # the seat column's width
+        items.append(Text(16, y + 20, name, 14, bold=True))
         items.append(Text(16, y + 38, row.total, 13))
         if row.hand is None:
             items.append(Text(16, y + 62, f"hand: {_cards(row.hand_count)} (unseen)", 12, fill="#555555"))
