@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import math
 import os
 import sys
 from pathlib import Path
@@ -37,6 +38,10 @@ from agents.view import build_view
 from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call, compile_entry
 from cya_sim.cache import cache_folder
 from cya_sim.engine.reference.observation import Observation
+from cya_sim.game.jsontext import show
+
+#: Largest magnitude of a plug-in parameter: its ``params`` array is float64.
+_FLOAT64_MAX = float(np.finfo(np.float64).max)
 
 
 def is_compiled_function(obj) -> bool:
@@ -168,7 +173,8 @@ def plugin_params(name: str, params: dict) -> np.ndarray:
     """A plug-in's numeric parameters as its ``params`` array: (N_AGENT_PARAMS,) float64, in the order given.
 
     Raises:
-        ValueError: a parameter that is not a number, or more than ``N_AGENT_PARAMS`` of them (agent named).
+        ValueError: a parameter that is not a number, not finite or beyond float64 (an integer of 400 digits:
+            parameter and range named), or more than ``N_AGENT_PARAMS`` of them (agent named).
     """
     bad = [k for k, v in params.items() if not isinstance(v, (int, float)) or isinstance(v, bool)]
     if bad:
@@ -176,6 +182,10 @@ def plugin_params(name: str, params: dict) -> np.ndarray:
     if len(params) > N_AGENT_PARAMS:
         raise ValueError(f"agent {name!r}: {len(params)} parameters; a compiled plug-in takes at most "
                          f"{N_AGENT_PARAMS}")
+    for k, v in params.items():  # the params array is float64: a huge int overflows it, NaN compares false
+        if not (isinstance(v, int) and abs(v) <= _FLOAT64_MAX or isinstance(v, float) and math.isfinite(v)):
+            raise ValueError(f"agent {name!r}: parameter {k} is {show(v)}; allowed: a finite number from "
+                             f"-{_FLOAT64_MAX:.4g} to {_FLOAT64_MAX:.4g} (float64, the plug-in's params array)")
     out = np.zeros(N_AGENT_PARAMS, np.float64)
     out[: len(params)] = [float(v) for v in params.values()]
     return out

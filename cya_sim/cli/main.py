@@ -20,14 +20,15 @@ import errno
 import os
 import sys
 import textwrap
-import tomllib
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from cya_sim import __version__
+from cya_sim.cli.parsing import int_at_least
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.tomltext import TomlTextError, toml_value
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
 DEFAULT_RULES = "classic"
@@ -55,25 +56,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
-def _int_at_least(lo: int, what: str, hi: int | None = None):
-    def parse(text: str) -> int:
-        try:
-            v = int(text) if len(text) <= 40 else None
-        except ValueError:
-            v = None
-        if v is None or v < lo or (hi is not None and v > hi):
-            allowed = f">= {lo}" if hi is None else f"from {lo} to {hi:,}"
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer {allowed}")
-        return v
-    return parse
-
-
 def _option_value(text: str) -> Any:
-    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text."""
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
+    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text.
+
+    Raises:
+        TomlTextError: an integer of more than 4,300 digits (:func:`cya_sim.tomltext.toml_value`).
+    """
+    return toml_value(text)
 
 
 def _rules_from_args(args: argparse.Namespace):
@@ -99,7 +88,10 @@ def _rules_from_args(args: argparse.Namespace):
             raise UsageError("--option: give a deck with --deck FILE (a TOML deck file), not --option deck=...")
         if key not in allowed:
             raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
-        options[key] = _option_value(text.strip())
+        try:
+            options[key] = _option_value(text.strip())
+        except TomlTextError as e:
+            raise UsageError(f"--option {key}: {e}") from None
     if args.deck is not None:
         from cya_sim.play.families import family_of
 
@@ -212,15 +204,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                       "against the rules specification (RULES.md at the root of the cya-sim "
                                       "repository; rule IDs R-...).")
     _add_rule_args(play)
-    play.add_argument("--players", type=_int_at_least(2, "players", 12), metavar="P",
+    play.add_argument("--players", type=int_at_least(2, "players", 12), metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
     play.add_argument("--agents", metavar="A,B,...",
                       help="agent per seat, comma-separated, cycled to fill the seats (default greedy,random)")
-    play.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
-    play.add_argument("--game", type=_int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
+    play.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
+    play.add_argument("--game", type=int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
                       help="game index under the seed (default 0); a tournament's game g with its seat "
                            "order (games.parquet seat_s_agent) replays exactly")
-    play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
+    play.add_argument("--human", action="append", type=int_at_least(0, "human seat"), metavar="SEAT",
                       help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
                            "may see (RULES.md §10, at the root of the repository)")
     play.add_argument("--svg", metavar="FILE", help="also draw the table as an SVG picture (the final state, or "
@@ -249,20 +241,20 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_rule_args(tour)
     tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
                       help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
-    tour.add_argument("--players", type=_int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
+    tour.add_argument("--players", type=int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
                       help=f"table size (default {DEFAULT_PLAYERS})")
-    tour.add_argument("--games", type=_int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
+    tour.add_argument("--games", type=int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
                       help=f"number of games (default {DEFAULT_GAMES}; a multiple of P balances the seats)")
-    tour.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
+    tour.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
                       help=f"tournament seed (default {DEFAULT_SEED})")
     tour.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="FOLDER",
                       help=f"results folder: new, empty, or this same tournament's (default {DEFAULT_OUT})")
     tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
-    tour.add_argument("--workers", type=_int_at_least(1, "workers", 1024), metavar="N",
+    tour.add_argument("--workers", type=int_at_least(1, "workers", 1024), metavar="N",
                       help="local worker processes (default: all cores)")
-    tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
+    tour.add_argument("--chunk-size", type=int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
 
@@ -469,6 +461,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     output pipe is closed early. ``--debug`` anywhere on the command line also
     prints the traceback of a refused input.
     """
+    status = _main(argv)
+    if argv is None:  # the process's own entry (console script, python -m), not a caller in the same process
+        _ignore_ctrl_c_at_exit()
+    return status
+
+
+def _ignore_ctrl_c_at_exit() -> None:
+    """The command's work is done and its status decided: from now on Ctrl-C is ignored. A SIGINT while the
+    interpreter shuts down (flushing the output, joining threads, atexit callbacks) would otherwise print a
+    traceback, or end the process by the signal (exit -2, no message) after the results were written. SIG_IGN,
+    unlike a Python handler, survives the interpreter's finalization (which resets Python handlers to SIG_DFL)."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """:func:`main` without the exit-time Ctrl-C handler."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]

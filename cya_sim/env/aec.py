@@ -15,7 +15,7 @@ from gymnasium.error import ResetNeeded
 from pettingzoo import AECEnv
 
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
-from cya_sim.env.game import EnvGame, check_options, check_seed, resolve_rules
+from cya_sim.env.game import EnvGame, check_options, check_players, check_seed, keyword_checked, resolve_rules
 from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")
@@ -24,6 +24,7 @@ REWARDS = ("win_share", "total_change")
 RENDER_MODES = (None, "ansi", "human", "rgb_array")
 
 
+@keyword_checked
 class CoverYourAssetsAEC(AECEnv):
     """Cover Your Assets as a PettingZoo AEC environment (RULES.md; §10 observations).
 
@@ -92,6 +93,7 @@ class CoverYourAssetsAEC(AECEnv):
         if render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'")
         self.rules = resolve_rules(rules)
+        n_players = check_players(self.rules, n_players)  # before anything is sized by it
         self.n_players = n_players
         self.reward_kind = reward
         self.render_mode = render_mode

@@ -18,8 +18,17 @@ from gymnasium.error import ResetNeeded
 from agents.spec import split_agent_list
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.game import EnvGame, check_int, check_options, check_seed, resolve_rules
+from cya_sim.env.game import (
+    EnvGame,
+    check_int,
+    check_options,
+    check_players,
+    check_seed,
+    keyword_checked,
+    resolve_rules,
+)
 from cya_sim.env.games import ClassicGame, GameInterface, game_interface
+from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
 
 ILLEGAL = ("end", "raise")
@@ -36,24 +45,40 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
         opponents: the specs, or None for the game's default (:data:`DEFAULT_OPPONENTS`).
         kind: the game (:class:`~cya_sim.env.games.GameInterface`) whose agents they are; default the classic.
 
+    The default list is cut to ``n_seats``; a list given with more specs than ``n_seats`` is refused (the extra
+    specs would never play).
+
     Raises:
-        ValueError: an empty list, an unknown agent spec (names the spec and the known agents), or an agent
-            that reads the hidden game state (``oracle``): the environments give agents observations only.
+        ValueError: an empty list, more specs than ``n_seats``, an unknown agent spec (names the spec and the
+            known agents), a learned model trained for other rules or another table size (``n_seats + 1``), or an agent that reads the hidden game state (``oracle``): the environments give
+            agents observations only.
     """
     kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
+    given = opponents is not None
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
+    if not isinstance(opponents, str | list | tuple) or not all(isinstance(n, str) for n in opponents):
+        raise ValueError(f"opponents: {show(opponents, python_str=True)} ({type(opponents).__name__}); allowed: None "
+                         "(the default), agent specs comma-separated ('greedy,card_counter') or a list of specs")
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
+    if given and len(names) > n_seats:  # an extra spec would never play: refuse rather than drop it silently
+        raise ValueError(f"opponents: {len(names)} specs given ({', '.join(names)}) but the table has "
+                         f"{n_seats} other seat{'s' if n_seats != 1 else ''}; give at most {n_seats} (they are "
+                         "cycled over the other seats in seat order)")
+    from cya_sim.play.families import family_of
+
     for n in names:
         try:
             kind.check_opponent(n)
+            family_of(kind.rules).check_setting(n, kind.rules, n_seats + 1)  # a learned model: its own table only
         except (ValueError, TypeError) as e:
             raise ValueError(f"opponents: {e}") from None
     return [names[i % len(names)] for i in range(n_seats)]
 
 
+@keyword_checked
 class CoverYourAssetsGym(gym.Env):
     """One learning seat against agents by spec (RULES.md; §10 observation), on the reference engine.
 
@@ -61,8 +86,9 @@ class CoverYourAssetsGym(gym.Env):
         rules: preset name (``classic``, ``guide``, ``basic``, ..., ``theft``) or a rule set (the theft game,
             RULES.md §9, included). n_players: P.
         seat: the learning seat (0..P-1).
-        opponents: agent specs for the other seats, comma-separated, cycled in seat order
-            (default ``greedy,card_counter``; for the theft game its own agents, ``greedy,defender``).
+        opponents: agent specs for the other seats, comma-separated, cycled in seat order, at most P - 1 of
+            them (default ``greedy,card_counter``, cut to P - 1; for the theft game its own agents,
+            ``greedy,defender``).
         reward: ``win_share`` (1/k at game end for each of k winners, R-TIE, R-T-END) or ``total_change``
             (also the change of the seat's total: in $M at each round end; in points for the theft game).
         illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and
@@ -102,7 +128,7 @@ class CoverYourAssetsGym(gym.Env):
                  opponents: str | None = None, reward: str = "win_share", illegal_action: str = "end",
                  render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         self.rules = resolve_rules(rules)
-        self.rules.check_players(n_players)
+        n_players = check_players(self.rules, n_players)
         seat = check_int(seat, "seat", 0, n_players - 1)
         if reward not in ("win_share", "total_change"):
             raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")

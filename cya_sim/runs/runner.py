@@ -71,6 +71,7 @@ from cya_sim.runs.experiment import (
     ExperimentError,
     Schedule,
     auto_chunk_size,
+    check_settings,
     plan_chunks,
     resolve_engine,
     worker_count,
@@ -240,8 +241,11 @@ def prepare_folder(exp: Experiment, engine: str, command: str | None = None) -> 
         (manifest, resumed).
 
     Raises:
-        ExperimentError: see :func:`check_folder`; also field ``out`` when another run holds the folder.
+        ExperimentError: see :func:`check_folder`; also field ``out`` when another run holds the folder, and
+            field ``agents[i]`` for an agent seated where it does not play (a learned model elsewhere than it was
+            trained for), before anything is written.
     """
+    check_settings(exp.rules, exp.agents, exp.design, exp.players)
     check_folder(exp)  # read-only: a refused folder gets no lock file
     out = Path(exp.out)
     with folder_lock(out, command):
