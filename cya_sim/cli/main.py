@@ -218,9 +218,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     play.add_argument("--svg", metavar="FILE", help="also draw the table as an SVG picture (the final state, or "
                       "the one after --at STEP)")
     play.add_argument("--png", metavar="FILE", help="also draw the table as a PNG picture (as --svg)")
-    play.add_argument("--at", type=_int_at_least(0, "at", MAX_SEED), metavar="STEP",
+    play.add_argument("--at", type=int_at_least(0, "at", MAX_SEED), metavar="STEP",
                       help="the state --svg/--png draw: after action STEP (0: the deal; default: the end)")
-    play.add_argument("--view", type=_int_at_least(0, "view"), metavar="SEAT",
+    play.add_argument("--view", type=int_at_least(0, "view"), metavar="SEAT",
                       help="--svg/--png draw the table as seat SEAT sees it (RULES.md §10; default: the full view)")
     play.add_argument("--html", metavar="FILE",
                       help="also write one self-contained HTML replay of the game to step through (buttons and "
