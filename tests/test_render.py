@@ -272,3 +272,14 @@ def test_advanced_removed_cards_are_a_public_pile():
     assert st.removed
     _label, cards, count = next(p for p in table_of(st, 0).piles if p[0] == "removed")
     assert [c.card for c in cards] == sorted(st.removed)[:3] and count.startswith(f"{len(st.removed)} card")
+
+
+def test_theft_game_over_turns_the_face_down_cards_up_for_every_seat():
+    st = _play_until("theft", 2, 4, lambda s: False).state
+    assert st.winners is not None
+    assert any(kb != st.public_mask for assets in st.assets for a in assets for kb in a.known_by)
+    for seat in range(2):  # R-T-END: the face-down cards are turned up for the score
+        table = table_of(st, seat)
+        assert [[c.card for c in b.cards] for row in table.seats for b in row.sets] == [
+            a.cards for assets in st.assets for a in assets]
+        assert [row.total for row in table.seats] == [f"{p} points" for p in st.scores()]

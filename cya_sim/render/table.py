@@ -8,7 +8,8 @@
 * ``seat=s`` — what seat ``s`` sees: its own hand, the other hands as counts, a set card it does not know
   as ``?`` and the set's value as the range it can be in, a face-down draft top as ``?``; in the theft
   game the other seats' first assets stay unseen until every seat has laid one (R-T-SETUP), as
-  :func:`cya_sim.engine.theft.observation.observe` decides.
+  :func:`cya_sim.engine.theft.observation.observe` decides, and once the game is over every face-down card
+  is turned up for the score (R-T-END), as the terminal's closing lines show it.
 
 :func:`layout` places the model on a canvas of SVG user units (pixels at 100 dpi) as :class:`Box`,
 :class:`Text` and :class:`Chip` primitives that the SVG and matplotlib back ends draw alike;
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cya_sim.game.state import GameState
-from cya_sim.game.theft.state import SETUP, TheftState
+from cya_sim.game.theft.state import OVER, SETUP, TheftState
 
 #: Canvas width in SVG user units (pixels of a PNG at 100 dpi).
 WIDTH = 1000
@@ -381,6 +382,8 @@ def _theft_table(st: TheftState, seat: int | None, names) -> Table:
             for i, a in enumerate(st.assets[s]):
                 if seat is None:
                     cards = tuple(Card(c, marked=kb != pub) for c, kb in zip(a.cards, a.known_by))
+                elif st.phase == OVER:  # R-T-END: the face-down cards are turned up for the score
+                    cards = tuple(Card(c) for c in a.cards)
                 else:
                     cards = tuple(Card(c) if kb >> seat & 1 else Card(-1) for c, kb in zip(a.cards, a.known_by))
                 seen = sum(int(values[c.card]) for c in cards if c.card >= 0)
