@@ -215,6 +215,16 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     play.add_argument("--human", action="append", type=int_at_least(0, "human seat"), metavar="SEAT",
                       help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
                            "may see (RULES.md §10, at the root of the repository)")
+    play.add_argument("--svg", metavar="FILE", help="also draw the table as an SVG picture (the final state, or "
+                      "the one after --at STEP)")
+    play.add_argument("--png", metavar="FILE", help="also draw the table as a PNG picture (as --svg)")
+    play.add_argument("--at", type=int_at_least(0, "at", MAX_SEED), metavar="STEP",
+                      help="the state --svg/--png draw: after action STEP (0: the deal; default: the end)")
+    play.add_argument("--view", type=int_at_least(0, "view"), metavar="SEAT",
+                      help="--svg/--png draw the table as seat SEAT sees it (RULES.md §10; default: the full view)")
+    play.add_argument("--html", metavar="FILE",
+                      help="also write one self-contained HTML replay of the game to step through (buttons and "
+                           "arrow keys; the seat's view or the full view)")
 
     tour = sub.add_parser(
         "tournament", help="run an experiment file, or play one rotated line-up given by flags",
@@ -298,13 +308,58 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
     if args.human:  # every game family: the terminal env (cya_sim.env.terminal)
+        drawn = next((f for f, v in (("--svg", args.svg), ("--png", args.png), ("--html", args.html),
+                                      ("--at", args.at), ("--view", args.view)) if v is not None), None)
+        if drawn:
+            raise UsageError(f"{drawn}: draws a game played by agents, not one played with --human; drop one of them")
         bad = [h for h in args.human if h >= n]
         if bad:
             raise UsageError(f"--human: seat {bad[0]}; the seats are 0 to {n - 1}")
         from cya_sim.env.terminal import play_human
 
         return play_human(rules, seats, args.human, args.seed, args.game)
+    if args.svg or args.png or args.html or args.at is not None or args.view is not None:
+        return _play_pictures(args, rules, seats)
     family_of(rules).play_game(rules, seats, root_key(args.seed), args.game, log=print)
+    return 0
+
+
+def _play_pictures(args: argparse.Namespace, rules, seats: list) -> int:
+    """``cya-sim play`` with ``--svg``/``--png``/``--html``: the same game and log, then the pictures
+    (:mod:`cya_sim.render`, :func:`cya_sim.env.replay.record_game`). Every flag is checked before the game."""
+    from pathlib import Path
+
+    n = len(seats)
+    if not (args.svg or args.png) and (args.at is not None or args.view is not None):
+        flag = "--at" if args.at is not None else "--view"
+        raise UsageError(f"{flag}: chooses what --svg/--png draw; give --svg FILE or --png FILE too")
+    if args.view is not None and args.view >= n:
+        raise UsageError(f"--view: seat {args.view}; the seats are 0 to {n - 1}")
+    for flag, name in (("--svg", args.svg), ("--png", args.png), ("--html", args.html)):
+        if name and (Path(name).is_dir() or not Path(name).absolute().parent.is_dir()):
+            raise UsageError(f"{flag}: {name!r} is a folder or in a folder that does not exist; give a file path "
+                             "in an existing folder")
+    from cya_sim.env.replay import record_game
+    from cya_sim.render import replay
+    from cya_sim.render.raster import save_png
+    from cya_sim.render.svg import save_svg
+
+    want = args.at
+    frames, state = record_game(rules, seats, args.seed, args.game, log=print, at=want,
+                                keep=None if args.html else (lambda k: False))
+    if want is not None and want >= len(frames):
+        raise UsageError(f"--at: step {want:,}; this game has steps 0 (the deal) to {len(frames) - 1:,}; the log "
+                         "above is the whole game")
+    if args.svg or args.png:
+        names = [getattr(a, "name", type(a).__name__) for a in seats]
+        if args.svg:
+            save_svg(state, args.svg, seat=args.view, names=names)
+        if args.png:
+            save_png(state, args.png, seat=args.view, names=names)
+    if args.html:
+        title = (f"cya-sim play --rules {rules.name} --players {n} --seed {args.seed} --game {args.game}: "
+                 + ", ".join(f"seat {s} {getattr(a, 'name', type(a).__name__)}" for s, a in enumerate(seats)))
+        replay.save_replay([f for f in frames if f is not None], args.html, title)
     return 0
 
 

@@ -97,7 +97,9 @@ class CoverYourAssetsGym(gym.Env):
             :class:`~cya_sim.env.game.IllegalActionError` with that message.
         render_mode: None, ``ansi`` (:meth:`render` returns the readable log lines of ``cya-sim play``
             since the last call) or ``human`` (:meth:`reset` and :meth:`step` print them to stdout as
-            they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``).
+            they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``) or ``rgb_array``
+            (:meth:`render` returns the table as the learner's seat sees it, RULES.md §10: an
+            ``(H, W, 3) uint8`` array 1000 pixels wide, :func:`cya_sim.render.rgb_array`).
         stack_depth: see :class:`~cya_sim.env.encoding.ObservationEncoder`.
 
     Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
@@ -121,7 +123,7 @@ class CoverYourAssetsGym(gym.Env):
 
     #: Gymnasium's metadata (https://gymnasium.farama.org/api/env/, 1.0+); ``render_fps`` 1 as the AEC env's
     #: (the log is printed as it happens, not timed; Gymnasium's checker asks for the key).
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str | None = None, reward: str = "win_share", illegal_action: str = "end",
@@ -133,8 +135,8 @@ class CoverYourAssetsGym(gym.Env):
             raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action: {illegal_action!r}; allowed: {', '.join(ILLEGAL)}")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human'")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'")
         self.n_players, self.seat, self.reward_kind, self.illegal_action = n_players, seat, reward, illegal_action
         self.render_mode = render_mode
         kind = game_interface(self.rules)
@@ -231,16 +233,26 @@ class CoverYourAssetsGym(gym.Env):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None).
+    def render(self) -> str | np.ndarray | None:
+        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None);
+        with ``rgb_array``, the table as the learner's seat sees it, ``(H, W, 3) uint8`` (:mod:`cya_sim.render`).
 
         Without a render mode: None, with Gymnasium's warning.
+
+        Raises:
+            gymnasium.error.ResetNeeded: ``rgb_array`` before the first :meth:`reset`.
         """
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         text = "\n".join(self._lines)
         self._lines.clear()
+        if self.render_mode == "rgb_array":
+            if not self.game.started:
+                raise ResetNeeded("call reset() before render()")
+            from cya_sim.render import rgb_array
+
+            return rgb_array(self.game.state, seat=self.seat, names=self.game.seat_names)
         if self.render_mode == "human":
             if text:
                 print(text, flush=True)

@@ -381,10 +381,15 @@ class CoverYourAssetsState(CheckedApply, pyspiel.State):
         return observation_text(obs) + (" dealing" if self._dealing() else "")
 
     def __str__(self) -> str:
+        """The whole state, one line per seat and its sets (:func:`cya_sim.render.state_text`, the full view:
+        every hand, a card not every seat knows marked ``*``); while chance deals, the deal so far."""
         if self.gs is None:
             return "dealing round 1"
-        return f"round {self.gs.round}, seat {self.gs.to_act} to act, totals {self.gs.totals}" + (
-            " (dealing)" if self._dealing() else "")
+        if self._dealing():
+            return f"dealing round {self.gs.round}: {len(self.order)} cards of the deck order placed so far"
+        from cya_sim.render import state_text
+
+        return state_text(self.gs)
 
     # -- determinization ------------------------------------------------------------------------
     def resample_from_infostate(self, player: int, probability_sampler=None) -> CoverYourAssetsState:
