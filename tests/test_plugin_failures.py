@@ -459,3 +459,46 @@ def test_a_mask_writing_opponent_in_the_gym_env_is_named_not_played(plugins, rul
             for _ in range(50):
                 if env.step(int(np.flatnonzero(env.action_masks())[0]))[2]:
                     break
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+def test_ctrl_c_ends_cya_sim_play_whose_compiled_plugin_loops_for_ever_within_10_s(tmp_path):
+    """``cya-sim play`` with a compiled plug-in plays its game in a forked child, which the command stops on Ctrl-C
+    (before, only SIGKILL ended it: the plug-in never returned to Python; issue 29, item 7)."""
+    import signal
+    import time
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started as a background job: the run would ignore it too
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    name = f"loops_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(FOREVER)
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "play", "--agents", f"{name}:forever,greedy", "--players", "2",
+           "--seed", "1"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    left: dict[int, float] = {}
+    stopped_after = float("inf")
+    try:
+        deadline = time.monotonic() + 240
+        busy: dict[int, float] = {}
+        while time.monotonic() < deadline and proc.poll() is None and not busy:
+            time.sleep(0.5)
+            busy = {p: t for p, t in group_processes(proc.pid).items() if p != proc.pid and t >= 3.0}
+        assert proc.poll() is None, proc.communicate()[1]
+        assert busy, "the plug-in did not start looping in a child process"
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
+        left = group_processes(proc.pid)
+        while left and time.monotonic() - t0 < STOP_WITHIN_S:
+            time.sleep(0.1)
+            left = group_processes(proc.pid)
+        stopped_after = time.monotonic() - t0
+    finally:
+        if proc.poll() is None or group_processes(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert not left and stopped_after < STOP_WITHIN_S, (stopped_after, left)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines() == ["interrupted"], stderr

@@ -20,8 +20,9 @@ import errno
 import os
 import sys
 import textwrap
+import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -296,8 +297,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from cya_sim.game.rng import root_key
-    from cya_sim.play.families import family_of
+    from cya_sim.play.families import calls_compiled_plugin
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
@@ -307,6 +307,55 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
+    if calls_compiled_plugin(names) and sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+        return _in_child_process(lambda: _play_seats(args, rules, seats, n), "play")
+    return _play_seats(args, rules, seats, n)
+
+
+def _in_child_process(work: Callable[[], int], command: str) -> int:
+    """Run ``work`` in a forked child process and return its exit status, so that Ctrl-C ends the command even
+    while a user's compiled plug-in loops for ever (compiled code never returns to Python, which sees a signal
+    only between bytecodes): the child ignores SIGINT, and on Ctrl-C this process stops it (SIGTERM, then SIGKILL
+    after 2 s) and the error boundary prints "interrupted" (exit 130). The child shares the terminal (standard
+    input and output), so ``--human`` play works in it; its errors pass this module's one error boundary there.
+    Used only when the real standard streams are in place (a caller that captures them plays in its process)."""
+    import signal
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            status = _guarded(work, command, debug="--debug" in sys.argv)
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(status)
+    try:
+        _, wait_status = os.waitpid(pid, 0)
+    except BaseException:
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(20):
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        raise
+    return os.waitstatus_to_exitcode(wait_status) % 256
+
+
+def _play_seats(args: argparse.Namespace, rules, seats: list, n: int) -> int:
+    """The game of ``cya-sim play`` once its seats are made: at the terminal (``--human``), drawn (``--svg``,
+    ``--png``, ``--html``) or logged."""
+    from cya_sim.game.rng import root_key
+    from cya_sim.play.families import family_of
+
     if args.human:  # every game family: the terminal env (cya_sim.env.terminal)
         drawn = next((f for f, v in (("--svg", args.svg), ("--png", args.png), ("--html", args.html),
                                       ("--at", args.at), ("--view", args.view)) if v is not None), None)
@@ -486,8 +535,13 @@ def _main(argv: Sequence[str] | None) -> int:
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     command = next((a for a in argv if not a.startswith("-")), None)
+    return _guarded(lambda: _dispatch(argv), command, debug)
+
+
+def _guarded(work: Callable[[], int], command: str | None, debug: bool) -> int:
+    """``work()``'s exit status through the error boundary of :func:`main` (one line, the status it gives)."""
     try:
-        return _dispatch(argv)
+        return work()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
