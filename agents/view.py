@@ -153,7 +153,7 @@ def build_view(obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
             seats[s, S_TOP_SIZE] = top.size
             seats[s, S_TOP_KNOWN_VALUE] = top.value_seen - top.n_hidden * int(values[top.asset])
     return (hdr, obs.hand.astype(np.int64), values, obs.unseen.astype(np.int64), seats,
-            np.asarray(obs.legal_action_mask, bool))
+            np.array(obs.legal_action_mask, bool))
 
 
 @njit(cache=True, _nrt=False)

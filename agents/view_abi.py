@@ -44,6 +44,21 @@ from agents.view import N_HDR, N_SEATCOL
 #: Width of a compiled agent's parameter row (``agents.registry.compiled_params``).
 N_AGENT_PARAMS = 16
 
+#: What a generated C entry returns when the plug-in raised (numba's C entries cannot raise: an exception would
+#: be dropped and 0 returned, a game "played" with action 0). Outside every action space, so the loops' legality
+#: check stops at it; :func:`describe_action` names it.
+PLUGIN_RAISED = -(1 << 62)
+
+
+def describe_action(action: int) -> str:
+    """What a compiled policy's returned ``action`` (int) was, for a refusal: ``raised an exception`` for
+    :data:`PLUGIN_RAISED`, else ``returned illegal action N``."""
+    if action == PLUGIN_RAISED:
+        return ("raised an exception (compiled code keeps no message; play it as a player with --engine reference "
+                "to see it)")
+    return f"returned illegal action {action}"
+
+
 #: numba signature of a view policy's C entry (module docstring).
 VIEW_SIG = types.int64(*([types.voidptr] * 10), types.int64, types.int64, types.int64)
 

@@ -10,7 +10,9 @@ the final win share), wrapped as a Stable-Baselines3 VecEnv (:func:`cya_sim.env.
 a separate environment (seed ``seed + 10_000``, never a training deal); the win shares make the learning curve
 (``NAME_curve.csv``, ``NAME_curve.png``). At the end the policy network (``F -> 64 -> 64 -> A``, tanh) is
 exported to numpy (``NAME.npz``) with a generated plug-in module ``NAME.py`` (:func:`agents.learned.write_plugin`),
-named like any agent: ``agents.learned_models.NAME:decide``; no torch at play time.
+named like any agent: ``agents.learned_models.NAME:decide``; no torch at play time. The ``.npz`` records what the
+model was trained for (the rules' preset and digest, the table size, the observation encoding): named at another
+table size or under other rules it is refused in one line before any game (:func:`agents.learned.check_setting`).
 """
 
 from __future__ import annotations
@@ -79,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     from cya_sim.env.sb3 import ViewFeatureVectorEnv, make_sb3_vec_env
 
     torch.set_num_threads(1)
-    venv = make_sb3_vec_env(ViewFeatureVectorEnv(num_envs=a.envs, n_players=a.players, opponents=a.opponents,
-                                                 reward="dense", dense_weight=a.dense_weight), seed=a.seed)
+    env = ViewFeatureVectorEnv(num_envs=a.envs, n_players=a.players, opponents=a.opponents, reward="dense",
+                               dense_weight=a.dense_weight)
+    venv = make_sb3_vec_env(env, seed=a.seed)
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=2048, n_epochs=4, learning_rate=3e-4,
                         gamma=0.995, gae_lambda=0.95, ent_coef=0.01, seed=a.seed, verbose=0, device="cpu",
                         policy_kwargs={"net_arch": {"pi": [64, 64], "vf": [64, 64]}, "activation_fn": torch.nn.Tanh})
@@ -111,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{model.num_timesteps:>9,} steps  win share {m:.3f} ± {1.96 * se:.3f}  ({time.time() - t0:.0f} s)")
     command = "python experiments/train_learned.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    py = write_plugin(a.out, export_weights(model), a.players, relu=False,
+    # the model records the rules, table size and encoding it was trained for; elsewhere it is refused
+    py = write_plugin(a.out, export_weights(model), a.players, relu=False, rules=env.kind.rules,
                       meta={"command": command, "seed": a.seed, "steps": model.num_timesteps,
                             "opponents": a.opponents, "dense_weight": a.dense_weight,
                             "wall_s": round(time.time() - t0, 1)})

@@ -50,7 +50,7 @@ def test_pettingzoo_api_test_of_the_wrapped_env(preset, players):
 
 
 @pytest.mark.parametrize(("preset", "players"), TABLES, ids=IDS)
-def test_pettingzoo_render_test_in_ansi_and_human(preset, players, capsys):
+def test_pettingzoo_render_test_in_ansi_human_and_rgb_array(preset, players, capsys):
     render_test(lambda render_mode=None: cover_your_assets_v0.env(rules=preset, n_players=players,
                                                                    render_mode=render_mode))
     out = capsys.readouterr().out  # human mode prints the readable log of `cya-sim play`
@@ -64,7 +64,7 @@ def test_pettingzoo_seed_test(preset, players):
 
 def test_metadata_and_no_parallel_env():
     raw = cover_your_assets_v0.raw_env(n_players=3)
-    assert raw.metadata["render_modes"] == ["ansi", "human"]
+    assert raw.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
     assert raw.metadata["is_parallelizable"] is False
     assert not hasattr(cover_your_assets_v0, "parallel_env")  # turn-based: no parallel API (module docstring)
     assert cya_sim.env.env is cover_your_assets_v0.env
@@ -445,7 +445,8 @@ def test_theft_total_change_rewards_are_points():
 def test_theft_vector_env_equals_the_single_game_env_row_by_row(rules, players):
     """The compiled theft engine's vector env: masks, SAME_STEP's final_obs, rewards and the next game's first
     observation equal the single-game (reference engine) environment's, row by row."""
-    b, seat, opponents = 3, 1, "random,greedy,defender"
+    # as many opponent specs as other seats (a longer list is refused: its extra specs would never play)
+    b, seat, opponents = 3, 1, ",".join(["random", "greedy", "defender"][:players - 1])
     vec = gym.make_vec(GYM_ID, num_envs=b, rules=rules, n_players=players, seat=seat, opponents=opponents)
     assert type(vec).__name__ == "CoverYourAssetsVectorEnv"
     obs, info = vec.reset(seed=8)

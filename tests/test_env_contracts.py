@@ -601,3 +601,76 @@ def test_theft_openspiel_deserialized_state_plays_on_to_the_end():
         s.apply_action(a)
         s2.apply_action(a)
     assert s2.returns() == s.returns() and sum(s.returns()) == pytest.approx(1.0)
+
+
+# -- constructor arguments (issue 29) ----------------------------------------------------------------------
+@pytest.mark.parametrize("make", ["aec", "gym", "vector", "pettingzoo"])
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"n_players": "4"}, ValueError, r"^n_players: '4' \(str\); allowed: an integer from 2 to 12$"),
+    ({"n_players": 1.5}, ValueError, r"^n_players: 1\.5 \(float\); allowed: an integer from 2 to 12$"),
+    ({"n_players": True}, ValueError, r"^n_players: True \(bool\); allowed: an integer from 2 to 12$"),
+    ({"n_players": 10**400}, ValueError, r"^n_players: an integer of about 401 digits \(int\); allowed: an integer"),
+    ({"rules": "theft", "n_players": "3"}, ValueError, r"^n_players: '3' \(str\); allowed: an integer from 2 to 6$"),
+    ({"rules": 3}, TypeError, r"^rules: 3 \(int\); allowed: a preset name \(classic, .*theft\) or a RuleSet"),
+    ({"rules": None}, TypeError, r"^rules: None \(NoneType\); allowed: a preset name"),
+    ({"stack_depth": "x"}, ValueError, r"^stack_depth: 'x' \(str\); allowed: an int >= 1 or None"),
+    ({"stack_depth": 2.5}, ValueError, r"^stack_depth: 2\.5 \(float\); allowed: an int >= 1 or None"),
+    ({"n_player": 3}, TypeError, r"^n_player: unknown argument of CoverYourAssets\w+; allowed: (num_envs, )?rules, n_players, "),
+], ids=["players_str", "players_float", "players_bool", "players_400_digits", "theft_players_str", "rules_int",
+        "rules_none", "stack_depth_str", "stack_depth_float", "unknown_keyword"])
+def test_environment_constructors_refuse_wrong_typed_arguments_naming_them(make, kwargs, error, message):
+    """Issue 29: ``n_players="4"``, ``rules=3``, a table of 10**400 seats (it used to be allocated: a hang) or an
+    unknown keyword raised a bare TypeError/AttributeError from inside, or nothing; each is a one-line
+    ValueError/TypeError naming the argument and the allowed values, on every public constructor."""
+    from cya_sim.env.cover_your_assets_v0 import env
+
+    ctor = {"aec": CoverYourAssetsAEC, "gym": CoverYourAssetsGym, "pettingzoo": env,
+            "vector": lambda **k: CoverYourAssetsVectorEnv(num_envs=2, **k)}[make]
+    with pytest.raises(error, match=message) as e:
+        ctor(**kwargs)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(("make", "kwargs", "message"), [
+    ("aec", {"seat_names": 3}, r"^seat_names: 3 \(int\); allowed: None or a list of 4 strings \(one per seat\)$"),
+    ("aec", {"seat_names": ["a", "b"]}, r"^seat_names: \['a', 'b'\] \(list\); allowed: None or a list of 4 strings"),
+    ("gym", {"opponents": 3}, r"^opponents: 3 \(int\); allowed: None \(the default\), agent specs comma-separated"),
+    ("vector", {"opponents": [1, 2]}, r"^opponents: \[1, 2\] \(list\); allowed: None"),
+    ("sb3", {"dense_weight": "x"}, r"^dense_weight: 'x' \(str\); allowed: a finite number"),
+    ("sb3", {"dense_weight": 10**400}, r"^dense_weight: an integer of about 401 digits \(int\); allowed: a finite"),
+])
+def test_environment_constructor_arguments_of_one_env_are_checked(make, kwargs, message):
+    """Issue 29: the arguments only some constructors take (names, opponents, the SB3 env's dense weight)."""
+    if make == "sb3":
+        from cya_sim.env.sb3 import ViewFeatureVectorEnv as ctor
+        kwargs = {"num_envs": 2, **kwargs}
+    else:
+        ctor = {"aec": CoverYourAssetsAEC, "gym": CoverYourAssetsGym,
+                "vector": lambda **k: CoverYourAssetsVectorEnv(num_envs=2, **k)}[make]
+    with pytest.raises(ValueError, match=message):
+        ctor(**kwargs)
+
+
+@pytest.mark.parametrize(("params", "error", "message"), [
+    ({"players": "x"}, ValueError, r"^n_players: 'x' \(str\); allowed: an integer from 2 to 12$"),
+    ({"players": 2.5}, ValueError, r"^n_players: 2\.5 \(float\); allowed: an integer from 2 to 12$"),
+    ({"rules": 3}, TypeError, r"^rules: 3 \(int\); allowed: a preset name \(classic, "),
+    ({"options": 3}, TypeError, r"^options: 3 \(int\); allowed: a string of key:value;key:value"),
+    ({"rounds": 1.5}, ValueError, r"^rounds: 1\.5 \(float\); allowed: an integer from 0 to 2,147,483,647$"),
+    ({"rounds": 10**30}, ValueError, r"^rounds: 1000000000000000000000000000000 \(int\); allowed: an integer from 0"),
+    ({"max_rounds": "x"}, ValueError, r"^max_rounds: 'x' \(str\); allowed: an integer from 0 to 2,147,483,647$"),
+    ({"nosuch": 1}, ValueError, (r"^nosuch: unknown game parameter; allowed: players, rules, rounds, max_rounds, "
+                                r"options$")),
+    ({"options": "hand_size:" + "9" * 5000}, ValueError, r"^options: hand_size: an integer of more than 4,300"),
+], ids=["players_str", "players_float", "rules_int", "options_int", "rounds_float", "rounds_1e30", "max_rounds_str",
+        "unknown", "option_5000_digits"])
+def test_openspiel_game_parameters_of_the_wrong_type_are_refused_naming_them(params, error, message):
+    """Issue 29: the OpenSpiel game built from a parameter dict (as ``pyspiel.load_game`` does after its own type
+    check, and as a direct construction does without one): ``players="x"`` was a bare "invalid literal for int()",
+    ``players=2.5`` and ``rounds=1.5`` were truncated, an unknown parameter was ignored, ``rounds=10**30`` a
+    pybind11 RuntimeError."""
+    pytest.importorskip("pyspiel")
+    from cya_sim.env.openspiel import CoverYourAssetsGame
+
+    with pytest.raises(error, match=message):
+        CoverYourAssetsGame(params)

@@ -118,5 +118,5 @@ def test_an_illegal_action_names_the_agent_seat_game_and_action():
 def test_bad_arguments_name_the_field():
     with pytest.raises(ValueError, match="reward: 'score'; allowed: win_share, total_change"):
         CoverYourAssetsAEC(reward="score")
-    with pytest.raises(ValueError, match="render_mode: 'rgb_array'; allowed: None, 'ansi', 'human'"):
-        CoverYourAssetsAEC(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode: 'rgb'; allowed: None, 'ansi', 'human', 'rgb_array'"):
+        CoverYourAssetsAEC(render_mode="rgb")

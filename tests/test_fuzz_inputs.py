@@ -580,3 +580,82 @@ def test_fuzz_positions_long(doc):
 def test_fuzz_theft_positions_long(doc):
     _theft_position_loads_or_refuses(doc)
 
+
+
+# -- issue 29: the families of experiments/fuzz_inputs.py, run here with Hypothesis -------------------------------
+def _fuzz_script():
+    """experiments/fuzz_inputs.py as a module (it is part of the repository, so a clone has it)."""
+    import importlib.util
+
+    if "cya_fuzz_inputs" not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "experiments" / "fuzz_inputs.py"
+        spec = importlib.util.spec_from_file_location("cya_fuzz_inputs", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["cya_fuzz_inputs"] = mod  # before running it: its dataclass looks its module up there
+        spec.loader.exec_module(mod)
+    return sys.modules["cya_fuzz_inputs"]
+
+
+def _family_case(tmp_path, monkeypatch, family: str, i: int) -> tuple[str, str]:
+    fz = _fuzz_script()
+    monkeypatch.setenv("CYA_FUZZ_WORK", str(tmp_path))
+    fam = fz.FAMILIES[family]
+    case = fam.generate(fz.case_rng(29, family, i))
+    with alarm(TIMEOUT_S):
+        return fz.classify(fam, case)
+
+
+#: The new families whose every case must end cleanly refused or correctly accepted (no game is played).
+NEW_FAMILIES = ["classic_position", "theft_position", "position_text", "toml_files", "option_flags", "plugin_params",
+                "env_args", "strategy_flags", "tournament_flags"]
+
+
+@pytest.mark.parametrize("family", NEW_FAMILIES)
+@settings(DEFAULT, max_examples=6)
+@given(i=st.integers(0, 10**6))
+def test_fuzz_family_ends_in_a_clean_refusal_or_a_correct_acceptance(tmp_path, monkeypatch, family, i):
+    """Issue 29: mutated positions of played games of both readers (accepted means the engine can move on from
+    them, R-T-END ends them, and a finished game's winners are the highest total), TOML files with integers of
+    more than 4,300 digits or wrong types, plug-in parameters, environment arguments, and the strategy commands'
+    flags (checked up front; no game played): never a traceback, a hang or a wrong acceptance."""
+    outcome, detail = _family_case(tmp_path, monkeypatch, family, i)
+    assert outcome in ("clean", "accepted"), (family, i, outcome, detail)
+
+
+@pytest.mark.parametrize(("family", "i", "expected"), [
+    ("theft_position", 0, "clean"), ("position_text", 0, "clean"), ("toml_files", 1, "clean"),
+])
+def test_fuzz_script_cases_replay_the_same(tmp_path, monkeypatch, family, i, expected):
+    """A case is a function of (seed, family, index): the lead's table can be replayed case by case."""
+    first = _family_case(tmp_path, monkeypatch, family, i)
+    assert first == _family_case(tmp_path, monkeypatch, family, i)
+    assert first[0] == expected, first
+
+
+def test_fuzz_script_counts_a_hang_and_a_crash_in_a_worker():
+    """The script's parent counts a worker that stops answering as a hang and one that dies as a crash (its
+    self-test families ``_hang`` and ``_crash``), and prints the counts as a Markdown table."""
+    fz = _fuzz_script()
+    hang = fz.run_family("_hang", 1, 0, 1, timeout_s=0.5, show=False)
+    crash = fz.run_family("_crash", 1, 0, 2, timeout_s=5, show=False)
+    assert hang == dict.fromkeys(fz.OUTCOMES, 0) | {"hang": 1}
+    assert crash == dict.fromkeys(fz.OUTCOMES, 0) | {"crash": 2}
+    assert fz.table({"_crash": crash}).splitlines()[2] == "| _crash | 2 | 0 | 0 | 0 | 0 | 2 | 0 |"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", NEW_FAMILIES)
+@settings(SLOW, max_examples=100)
+@given(i=st.integers(0, 10**9))
+def test_fuzz_family_long(tmp_path, monkeypatch, family, i):
+    outcome, detail = _family_case(tmp_path, monkeypatch, family, i)
+    assert outcome in ("clean", "accepted"), (family, i, outcome, detail)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["agent_outputs", "compiled_plugins"])
+@settings(SLOW, max_examples=20)
+@given(i=st.integers(0, 10**9))
+def test_fuzz_misbehaving_agents_long(tmp_path, monkeypatch, family, i):
+    outcome, detail = _family_case(tmp_path, monkeypatch, family, i)
+    assert outcome in ("clean", "accepted"), (family, i, outcome, detail)

@@ -1,4 +1,4 @@
-"""Imports run one way (docs/layout.md): game < engines < agents < play/search < env < results
+"""Imports run one way (docs/layout.md): game < engines < render < agents < play/search < env < results
 < runs | reports < studies < cli.
 
 ``results`` is the results folder (manifest, chunks, ``chunks.json``, lock, atomic writes, loading). ``runs``
@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = (
     ("game", ("cya_sim", "cya_sim.game")),
     ("engines", ("cya_sim.engine",)),
+    # pictures of a state (SVG, PNG, arrays) and the HTML replay: read states, drawn by the envs and the CLI
+    ("render", ("cya_sim.render",)),
     ("agents", ("agents",)),
     ("play/search", ("cya_sim.play", "cya_sim.search")),
     ("env", ("cya_sim.env",)),

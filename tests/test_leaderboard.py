@@ -107,3 +107,116 @@ def test_cli_refuses_an_unknown_agent_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "grredy" in err and "\n" not in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"out": 5}, "out: give a folder path as a string; got 5"),
+    ({"quick": "x"}, "quick: give a table of board keys"),
+    ({"quick": {"player": [2]}}, "quick.player: unknown key of \\[quick\\]; allowed: name, description"),
+    ({"quick": {"players": [3]}}, "quick: the \\[quick\\] form is refused: players: 3 seats but only 2 agents"),
+    ({"quick": {"cycles": "many"}}, "quick: the \\[quick\\] form is refused: cycles: give an integer"),
+    ({"name": 3}, "name: give a non-empty string"),
+    ({"description": ["x"]}, "description: give a string"),
+    ({"agents": ["greedy", 7]}, "agents: every entry must be an agent spec string"),
+    ({"presets": ["classic", "classic"]}, "presets: 'classic' is given twice"),
+    ({"players": True}, "players: give table sizes from 2 to 64"),
+    ({"players": [2, 2]}, "players: 2 is given twice"),
+    ({"players": [2], "cycles": {"two": 3}}, "cycles.two: not a table size"),
+    ({"players": [2], "cycles": 10**400}, "cycles.2: .* got an integer of about 401 digits"),
+    ({"players": [2], "cycles": 2.5}, "cycles: give an integer >= 1"),
+    ({"seed": 10**5000}, "seed: give an integer from 0 to 9,223,372,036,854,775,807; got an integer of about 5,001 digits"),
+    ({"seed": -1}, "seed: give an integer from 0"),
+    ({"workers": 0}, "workers: give an integer from 1 to 1,024"),
+    ({"duplicate": "yes"}, "duplicate: give true or false; got 'yes'"),
+])
+def test_every_board_field_is_checked_by_type_and_range_with_a_one_line_message(extra, message):
+    doc = {"agents": ["greedy", "random"], "players": [2], "cycles": 1, **extra}
+    with pytest.raises(LeaderboardError, match=message) as e:
+        parse_board(doc)
+    assert "\n" not in str(e.value)
+
+
+def test_a_valid_quick_table_is_still_checked_but_the_full_board_is_what_runs():
+    doc = {"agents": ["greedy", "random", "card_counter"], "players": [2, 3], "cycles": {"2": 2, "3": 1},
+           "quick": {"players": [2], "cycles": 1, "out": "q"}}
+    full, small = parse_board(doc), parse_board(doc, quick=True)
+    assert full.players == (2, 3) and full.cycles == {2: 2, 3: 1}
+    assert small.players == (2,) and small.cycles == {2: 1} and small.out == Path("q")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('agents = ["greedy", "random"]\nout = 5\n', "out: give a folder path as a string; got 5"),
+    ('agents = ["greedy", "random"]\nquick = "x"\n', "quick: give a table"),
+    ('agents = ["greedy", "random"]\nplayers = [2]\n[quick]\ncycle = 1\n', "quick.cycle: unknown key"),
+    ('agents = ["greedy", "random"]\nseed = ' + "9" * 4400 + "\n", "an integer of more than 4,300 digits"),
+])
+def test_cli_refuses_a_bad_board_file_in_one_line_before_playing(tmp_path, capsys, text, message):
+    f = tmp_path / "b.toml"
+    f.write_text(text)
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("cya-sim leaderboard: error: ") and "\n" not in err and len(err) < 400
+    assert __import__("re").search(message, err), err
+    assert not (tmp_path / "o").exists()
+
+
+def _play_cell(tmp_path, agents, cycles=6):
+    from cya_sim.runs.runner import run_experiment
+    from cya_sim.studies.leaderboard import cell_experiment
+
+    board = parse_board({"agents": agents, "players": [2], "cycles": cycles, "seed": 5, "out": str(tmp_path / "lb")})
+    exp = cell_experiment(board, "classic", 2)
+    run_experiment(exp, progress=False)
+    return load_games(exp.out), list(exp.agents)
+
+
+def test_random_as_anchor_never_wins_at_two_players_and_the_others_keep_the_fit_without_it(tmp_path):
+    games, agents = _play_cell(tmp_path, ["random", "greedy", "card_counter"])
+    r = rate_cell(games, agents).set_index("agent")
+    seat = games[["seat_0_agent", "seat_1_agent"]].to_numpy()
+    with_random = (seat == "random").any(axis=1)
+    assert games.loc[with_random, "seat_0_win_share"].where(seat[with_random, 0] == "random",
+                                                            games.loc[with_random, "seat_1_win_share"]).sum() == 0
+    assert np.isnan(r.loc["random", "rating"]) and r.loc["random", "rating_bound"] == "-inf"
+    # the others: finite, and exactly the Bradley–Terry fit of the games without random, greedy the anchor
+    rest = games[~with_random].astype({"seat_0_agent": str, "seat_1_agent": str})
+    t = game_table(rest, ["greedy", "card_counter"])
+    t.game_index = rest["deal"].to_numpy(np.int64)
+    want = bradley_terry(t, ["greedy", "card_counter"]).set_index("agent")
+    assert np.isfinite(r.loc[["greedy", "card_counter"], "rating"]).all()
+    for col in ("rating", "rating_se", "rating_ci_low", "rating_ci_high"):
+        assert r.loc[["greedy", "card_counter"], col].to_numpy() == pytest.approx(want[col].to_numpy())
+    assert r.loc["greedy", "rating"] == 0.0
+    note = r["note"].iloc[0]
+    assert "random: never finished ahead" in note and f"the {len(rest):,} games without random" in note
+    assert "anchor greedy = 0 (the board's anchor random is set aside)" in note
+
+
+def test_two_agents_where_one_never_wins_get_bounds_not_nan_everywhere_unexplained(tmp_path):
+    from cya_sim.studies.leaderboard import BoardResult, report_markdown
+
+    games, agents = _play_cell(tmp_path, ["greedy", "random"], cycles=3)
+    r = rate_cell(games, agents).set_index("agent")
+    assert r.loc["random", "rating_bound"] == "-inf" and r.loc["greedy", "rating_bound"] == "+inf"
+    assert "fewer than two agents are left to rate" in r["note"].iloc[0]
+    board = parse_board({"agents": agents, "players": [2], "cycles": 3})
+    rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games), cell_wall_s=0.0)
+    md = report_markdown(board, BoardResult(rt, 0.0))
+    assert "| `random` | −∞ (never ahead) |" in md and "| `greedy` | +∞ (never behind) |" in md
+
+
+def test_a_learned_model_in_a_cell_it_was_not_trained_for_is_refused_before_any_game(tmp_path, capsys):
+    f = tmp_path / "b.toml"
+    f.write_text('agents = ["greedy", "random", "card_counter"]\nplayers = [2, 3]\ncycles = 1\n'
+                 '[agents_by_cell]\nclassic-3p = ["agents.learned_models.classic_2p:decide"]\n')
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "agents.learned_models.classic_2p:decide" in err
+    assert "trained for rules classic" in err and "3 players (other table size)" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_full_board_is_checked_when_the_quick_form_runs():
+    doc = {"agents": ["greedy", "random", "card_counter"], "players": "x", "quick": {"players": [2], "cycles": 1}}
+    with pytest.raises(LeaderboardError, match=r"^the full board \(without \[quick\]\) is refused: players: give"):
+        parse_board(doc, quick=True)

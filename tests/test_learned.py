@@ -25,7 +25,9 @@ def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_batch_features_equal_the_view_features_of_each_row(players):
-    env = ViewFeatureVectorEnv(num_envs=8, n_players=players, opponents="card_counter,greedy")
+    # at 2 players one other seat: one spec (a second would be refused, cya_sim.env.gym.opponent_specs)
+    opponents = "card_counter,greedy" if players > 2 else "card_counter"
+    env = ViewFeatureVectorEnv(num_envs=8, n_players=players, opponents=opponents)
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(1)
     checked = 0
@@ -115,3 +117,87 @@ def test_committed_models_load_and_play(name, players):
     cfg = TuneConfig(agent="greedy", field=("greedy",), players=players, out=Path("."))
     w = play_candidate(f"agents.learned_models.{name}:decide", cfg, get_rules("classic"), np.arange(20), 1)
     assert w.shape == (20,) and 0.0 <= w.mean() <= 1.0
+
+
+#: SHA-256 of the weight arrays (W1, b1, W2, b2, W3, b3 bytes in that order) of the committed models as trained:
+#: recording what they were trained for must not change a weight.
+COMMITTED_WEIGHTS = {"classic_2p": "78c6942ee9cda551ac08644641b0100ff775db837beca43cf0a192cdd76c5a44",
+                     "classic_4p": "7ad44d32b17815575d4e71a98e56bdd61a02aa03affc529cb4591fc52ce9b7f3"}
+
+
+@pytest.mark.parametrize("name, players", [("classic_2p", 2), ("classic_4p", 4)])
+def test_committed_models_record_rules_table_size_and_encoding(name, players):
+    from agents.learned import ENCODING, rules_digest, trained_for
+
+    with np.load(MODELS / f"{name}.npz") as f:
+        rec = trained_for(f)
+        assert [f[k].shape for k in ("W1", "W3")] == [(n_features(players, 12, 10), 64), (64, 91)]
+    assert rec == {"rules": "classic", "rules_digest": rules_digest(get_rules("classic")), "players": players,
+                   "encoding": ENCODING}
+
+
+def test_committed_weights_are_the_trained_bytes():
+    import hashlib
+
+    for name, want in COMMITTED_WEIGHTS.items():
+        with np.load(MODELS / f"{name}.npz") as f:
+            got = hashlib.sha256(b"".join(f[k].tobytes() for k in ("W1", "b1", "W2", "b2", "W3", "b3"))).hexdigest()
+        assert got == want, name
+
+
+@pytest.mark.parametrize("players, preset, other", [(4, "classic", "other table size"),
+                                                    (2, "advanced", "other rules"),
+                                                    (3, "guide", "other rules and table size")])
+def test_a_learned_model_elsewhere_is_refused_in_one_line_naming_both_settings(players, preset, other):
+    from agents.learned import LearnedSettingError, check_setting, rules_digest
+
+    spec = "agents.learned_models.classic_2p:decide"
+    rules = get_rules(preset)
+    with pytest.raises(LearnedSettingError) as e:
+        check_setting(spec, rules, players)
+    msg = str(e.value)
+    assert msg.startswith(f"agent {spec!r}: a learned model trained for rules classic (digest "
+                          f"{rules_digest(get_rules('classic'))}), 2 players, encoding agents.learned.features/1; "
+                          f"asked to play rules {preset} (digest {rules_digest(rules)}), {players} players ({other})")
+    assert "\n" not in msg
+    check_setting(spec, get_rules("classic"), 2)  # its own setting
+    check_setting(spec, get_rules("classic", max_rounds=50), 2)  # a safeguard cap is not a rule
+    with pytest.raises(LearnedSettingError, match=r"\(other rules\)"):
+        check_setting(spec, get_rules("classic", challenge_draw_order="mover_first"), 2)  # a rule option is
+    check_setting("agents.learned_models.classic_4p:decide", get_rules("classic"), 4)
+    check_setting("greedy", rules, players)  # not a learned model
+    search = f'ismcts(iterations=5, rollout="{spec}")'  # a learned model as the rollout policy of a search agent
+    with pytest.raises(LearnedSettingError, match=r"^agent 'ismcts\(.*\)': its rollout policy: agent "):
+        check_setting(search, rules, players)
+    check_setting(search, get_rules("classic"), 2)
+
+
+def test_every_way_to_play_a_learned_model_elsewhere_refuses_before_a_game(tmp_path, capsys):
+    from cya_sim.cli.main import main
+    from cya_sim.env.gym import CoverYourAssetsGym
+    from cya_sim.play.families import family_of
+    from cya_sim.runs.experiment import ExperimentError, parse_experiment
+    from cya_sim.studies.tune import TuneConfig, play_candidate
+
+    spec = "agents.learned_models.classic_2p:decide"
+    rules = get_rules("classic")
+    with pytest.raises(ExperimentError, match=r"agents\[0\].*4 players \(other table size\)"):
+        parse_experiment({"name": "x", "agents": [spec, "greedy"], "players": 4, "games": 4, "seed": 1,
+                          "design": {"kind": "round_robin", "repeats": True}})
+    for engine in ("batched", "reference"):
+        with pytest.raises(ValueError, match="other table size"):
+            family_of(rules).play_games(engine)(rules, [spec, "greedy"], np.zeros((1, 4), np.int16), 1, np.arange(1))
+    with pytest.raises(ValueError, match="opponents: agent .*other rules"):
+        CoverYourAssetsGym(rules="advanced", n_players=2, opponents=spec)
+    cfg = TuneConfig(agent="greedy", field=(spec,), players=4, out=tmp_path)
+    with pytest.raises(ValueError, match="other table size"):
+        play_candidate("greedy", cfg, rules, np.arange(2), 1)
+    out = tmp_path / "t"
+    code = main(["tournament", "--agents", f"{spec},greedy", "--players", "4", "--games", "4", "--out", str(out),
+                 "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "other table size" in err
+    assert not out.exists()  # refused before the folder's lock: nothing is left behind
+    assert main(["play", "--agents", f"{spec},greedy", "--players", "4", "--rules", "classic"]) == 2  # one game
+    captured = capsys.readouterr()
+    assert "other table size" in captured.err and "\n" not in captured.err.strip() and "game" not in captured.out

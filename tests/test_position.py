@@ -409,7 +409,10 @@ def test_position_numbers_beyond_what_a_game_reaches_are_refused(changes, messag
     with pytest.raises(PositionError, match=message):
         state_from_dict(d)
     d = _valid()  # at the bounds: accepted
-    d.update(round=1000, totals=[1_360_000_000, 0, 0], extra_rounds=50, rng={"seed": 2**63 - 1},
+    # a finished game (winners) of tie_break extra_round, so that the extra rounds are reachable (issue 29)
+    d["rules"]["options"] = {"tie_break": "extra_round"}
+    d.update(round=1000, totals=[1_360_000_000, 0, 0], extra_rounds=50, eligible=[0, 1], winners=[0],
+             rng={"seed": 2**63 - 1},
              counters={"turns": 2**31 - 1, "challenges": 0, "decisions": 2**63 - 1, "largest_steal": 1_360_000})
     s = state_from_dict(d)
     assert (s.round, s.totals[0], s.decisions, s.largest_steal) == (1000, 1_360_000_000, 2**63 - 1, 1_360_000)
@@ -458,3 +461,55 @@ def test_an_unknown_field_with_a_newline_is_named_on_one_line():
     with pytest.raises(PositionError) as e:
         state_from_dict(d)
     assert "\n" not in str(e.value) and str(e.value).startswith("rules.options.'a\\nb': ")
+
+
+@pytest.mark.parametrize("changes, message", [
+    ([(("eligible",), [0, 1])], r"^eligible: is \[0, 1\]; seats are set aside only by tie_break = 'extra_round'"),
+    ([(("rules", "options"), {"tie_break": "extra_round"}), (("eligible",), [1]), (("extra_rounds",), 1)],
+     r"^eligible: is \[1\]; an extra round is played between at least two tied seats \(R-TIE\)$"),
+    ([(("rules", "options"), {"tie_break": "extra_round"}), (("eligible",), [0, 1])],
+     r"^extra_rounds: is 0 while 'eligible' is set; the tie's first extra round counts 1 \(R-TIE\)"),
+    ([(("extra_rounds",), 2)], r"^extra_rounds: is 2 while 'eligible' is null; extra rounds are played only"),
+    ([(("rules", "options"), {"tie_break": "extra_round"}), (("eligible",), [0, 1]), (("extra_rounds",), 1),
+      (("totals",), [5, 10, 0])],
+     r"^eligible: seats \[0, 1\] hold totals \[5, 10\]; a tie played off is between equal totals"),
+    ([(("winners",), [2]), (("totals",), [10, 0, 20]), (("challenge",), _challenge(cards=[GOLD])),
+      (("hands", 0), [JEWELS, PIGGY])],
+     r"^winners: is set while a challenge, a draft offer or a Move choice is pending; the game ends only at the end"),
+    ([(("winners",), [0, 2]), (("totals",), [10, 0, 20])],
+     r"^winners: seats \[0, 2\] hold totals \[10, 20\]; winners share the highest total"),
+    ([(("winners",), [0]), (("totals",), [10, 0, 20])],
+     r"^winners: is \[0\]; the highest total wins and ties share: seats \[2\] \(\$20; R-GAME-END, R-TIE\)$"),
+    ([(("rules", "options"), {"tie_break": "extra_round"}), (("eligible",), [0, 1]), (("extra_rounds",), 1),
+      (("winners",), [2])],
+     r"^winners: names seat 2, not in 'eligible' \[0, 1\]; only the tied seats can win \(R-TIE\)$"),
+], ids=["eligible_under_share",
+        "eligible_one_seat", "eligible_without_extra_round", "extra_rounds_without_eligible", "eligible_unequal",
+        "winners_mid_challenge", "winners_unequal_totals", "winners_not_highest", "winners_outside_eligible"])
+def test_position_game_ends_the_rules_cannot_reach_are_refused(changes, message):
+    """Issue 29: a tie played off that cannot be (R-TIE), and winners that are not the highest total, not among the
+    tied seats or that sit in the middle of a turn (R-GAME-END)."""
+    d = _valid()
+    for path, value in changes:
+        _set(d, path, value)
+    with pytest.raises(PositionError, match=message) as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value)
+
+
+def test_position_reachable_game_ends_are_accepted():
+    """The edges of the end-of-game checks are read: a shared win, a tie played off, round_wins below K, winners
+    under round_wins:K that are not the highest total overall (the highest among the seats that reached K)."""
+    d = _valid()
+    d.update(totals=[20, 0, 20], winners=[0, 2])
+    assert state_from_dict(d).winners == [0, 2]
+    d = _valid()
+    d["rules"]["options"] = {"tie_break": "extra_round"}
+    d.update(totals=[1_000_000, 1_000_000, 0], eligible=[0, 1], extra_rounds=1)
+    assert state_from_dict(d).eligible == [0, 1]
+    d = _valid()
+    d["rules"]["options"] = {"end_condition": "round_wins:2"}
+    d.update(round_wins=[1, 1, 1], totals=[0, 5, 9])
+    assert state_from_dict(d).round_wins == [1, 1, 1]
+    d.update(round_wins=[2, 1, 1], winners=[0])
+    assert state_from_dict(d).winners == [0]

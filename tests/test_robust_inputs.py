@@ -7,6 +7,7 @@ field, agent, seat or game; ``--debug`` adds the traceback; nothing is written.
 from __future__ import annotations
 
 import errno
+import re
 import sys
 import textwrap
 
@@ -521,3 +522,75 @@ def test_two_spellings_of_one_spec_are_one_agent(tmp_path, capsys):
 
     summary = pd.read_csv(out / "summary.csv")
     assert list(summary["agent"]) == ["heuristic(backup=true)"]
+
+
+# -- issue 29: integers beyond CPython's 4,300-digit limit in every TOML input, and plug-in parameters -------------
+HUGE = "9" * 5000
+DEEP = "[" * 3000 + "1" + "]" * 3000
+
+
+@pytest.mark.parametrize(("files", "argv", "message"), [
+    ({"exp.toml": f"name = 'e'\ngames = {HUGE}\n"}, ["tournament", "exp.toml"],
+     r"^cya-sim tournament: error: field 'file': 'exp\.toml': an integer of more than 4,300 digits; no field"),
+    ({"exp.toml": f"name = 'e'\nplayers = {DEEP}\n"}, ["tournament", "exp.toml"],
+     r"^cya-sim tournament: error: field 'file': 'exp\.toml': arrays or tables nested deeper than Python can read"),
+    ({"deck.toml": f"name = 'd'\n[[cards]]\nname = 'A'\nkind = 'asset'\nvalue = {HUGE}\ncopies = 2\n"},
+     ["play", "--deck", "deck.toml"], r"^cya-sim play: error: --deck: deck file 'deck\.toml': an integer of more "),
+    ({}, ["play", "--option", f"hand_size={HUGE}"],
+     r"^cya-sim play: error: --option hand_size: an integer of more than 4,300 digits"),
+    ({"exp.toml": "name = 'e'\n"}, ["tournament", "exp.toml", "--games", HUGE],
+     r"^cya-sim tournament: error: field 'games' \(--games\): an integer of more than 4,300 digits"),
+    ({"exp.toml": "name = 'e'\n"}, ["tournament", "exp.toml", "--set", f"design.duplicate={HUGE}"],
+     r"^cya-sim tournament: error: field 'design\.duplicate' \(--duplicate\): an integer of more than 4,300 digits"),
+    ({"board.toml": f"agents = ['greedy']\nplayers = [{HUGE}]\n"}, ["leaderboard", "board.toml", "--out", "lb"],
+     r"^cya-sim leaderboard: error: 'board\.toml': an integer of more than 4,300 digits"),
+    ({"study.toml": f"seed = {HUGE}\n"}, ["tips", "study.toml", "--out", "tp"],
+     r"^cya-sim tips: error: field 'file': 'study\.toml': an integer of more than 4,300 digits"),
+    ({}, ["tune", "--agent", "heuristic", "--field", "random", "--option", f"hand_size={HUGE}", "--out", "tu"],
+     r"^cya-sim tune: error: --option hand_size: an integer of more than 4,300 digits"),
+    ({}, ["metagame", "--pool", "greedy,random", "--option", f"hand_size={HUGE}", "--out", "mg"],
+     r"^cya-sim metagame: error: --option hand_size: an integer of more than 4,300 digits"),
+], ids=["experiment", "experiment_deep", "deck", "play_option", "games_flag", "set_flag", "board", "tip_study",
+        "tune_option", "metagame_option"])
+def test_toml_integers_beyond_4300_digits_are_one_line_naming_the_file_or_flag(tmp_path, monkeypatch, capsys, files,
+                                                                               argv, message):
+    """Issue 29: tomllib's ``ValueError: Exceeds the limit (4300 digits)`` (and a RecursionError for deep arrays)
+    escaped as "internal error" from every TOML reader; now one line, exit 2, the file or flag named, nothing
+    written (cya_sim.tomltext)."""
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(argv) == 2
+    line = one_line(capsys)
+    assert re.match(message, line), line
+    assert len(line) < 400 and "internal error" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_toml_value_reads_flags_and_refuses_huge_integers():
+    """The one reading of ``--option KEY=VALUE`` values: TOML when it parses, else the text; huge integers refused."""
+    from cya_sim.tomltext import TomlTextError, load_toml, toml_value
+
+    assert toml_value("5") == 5 and toml_value("true") is True and toml_value("{2 = 5}") == {"2": 5}
+    assert toml_value("keep") == "keep" and toml_value("9" * 4300) == int("9" * 4300)
+    with pytest.raises(TomlTextError, match=r"^an integer of more than 4,300 digits"):
+        toml_value("9" * 4301)
+    with pytest.raises(TomlTextError, match=r"^not valid TOML \(.*line 1"):
+        load_toml("a = = 1")
+    assert load_toml("a = 1\n") == {"a": 1}
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (10**400, "an integer of about 401 digits"), (-(10**400), "an integer of about 401 digits"),
+    (float("nan"), "NaN"), (float("inf"), "Infinity"),
+])
+def test_plugin_parameters_beyond_float64_are_refused_naming_the_parameter_and_range(value, shown):
+    """Issue 29: ``agents.x:decide(k=1000…000)`` with 400 digits ended in "internal error: OverflowError" (float()
+    of the int); NaN and infinities compare false in every threshold. One line naming the parameter and the range."""
+    from agents.plugin import plugin_params
+
+    with pytest.raises(ValueError, match=(rf"^agent 'm:decide': parameter k is {re.escape(shown)}; allowed: a finite "
+                                          r"number from -1\.798e\+308 to 1\.798e\+308 \(float64")):
+        plugin_params("m:decide", {"k": value})
+    assert plugin_params("m:decide", {"a": 2**63, "b": -1.5, "c": 10**308})[:3].tolist() == [2.0**63, -1.5, 1e308]

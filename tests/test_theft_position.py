@@ -96,3 +96,65 @@ def test_theft_unknown_field_with_a_newline_is_named_on_one_line():
     with pytest.raises(TheftPositionError, match=r"^counters\.'turns\\n': unknown field; allowed: turns") as e:
         state_from_dict(d)
     assert "\n" not in str(e.value)
+
+
+def _over(**kw):
+    """A finished 2-seat game: seat 0's asset 4+9 (13 points) against seat 1's 2+2 (4)."""
+    return tposition(players=2, phase="over", assets=[[asset("4", "9")], [asset("2", "2")]], **kw)
+
+
+@pytest.mark.parametrize(("d", "message"), [
+    (_over(winners=[]), r"^winners: is empty; a game over has at least one winner \(R-T-END"),
+    (_over(winners=[0, 0]), r"^winners: lists a seat twice \(\[0, 0\]\); each seat at most once$"),
+    (_over(winners=[1]), r"^winners: is \[1\]; R-T-END: the highest total .* seats \[0\] \(points 13, 4\)$"),
+    (tposition(players=2, final_turns_left=0, trigger_seat=0),
+     (r"^final_turns_left: is 0 in phase play; the game ends when it reaches 0, so it would never end \(R-T-END\): "
+     r"allowed: null or 1 to 1$")),
+    (tposition(players=3, phase="defence", final_turns_left=0, trigger_seat=1, hands=[["Theft"], [], []],
+               assets=[[], [asset("2", "2")], []], theft={"thief": 0, "target": 1, "slot": 0, "card": "Theft"}),
+     r"^final_turns_left: is 0 in phase defence; .* allowed: null or 1 to 2$"),
+    (tposition(players=2, phase="discard", hands=[[], []]),
+     (r"^phase: is discard, but seat 0 holds 0 card\(s\); the discard phase is entered only with more than "
+     r"hand_limit = 5 \(R-T-TURN\): seat 0 would have no legal action$")),
+    (tposition(players=2, phase="discard", hands=[["1"] * 6, []], options={"end_of_turn": "keep"}),
+     r"^phase: is discard under end_of_turn = 'keep'; no discarding"),
+    (tposition(players=2, phase="setup", hands=[["Theft", "1"], ["2", "3"]]),
+     r"^hands\[0\]: seat 0 holds fewer than two asset cards in phase setup; .* no legal action$"),
+    (tposition(players=2, phase="setup", hands=[["1", "1"], []], assets=[[asset("2", "3")], []]),
+     r"^assets\[0\]: seat 0 lays its first asset now \(phase setup\) and has none yet; allowed: \[\]$"),
+    (tposition(players=2, phase="setup", hands=[["1", "1"], []], final_turns_left=1, trigger_seat=0),
+     r"^final_turns_left: is 1 in phase setup; R-T-END triggers only at the end of a turn: allowed: null$"),
+    (tposition(players=2, phase="setup", hands=[["1", "1"], []], counters={"turns": 3}),
+     r"^counters\.turns: is not 0 in phase setup"),
+    (tposition(players=2, final_turns_left=1), r"^trigger_seat: is -1 with final_turns_left = 1; both are set"),
+    (tposition(players=2, trigger_seat=1), r"^trigger_seat: is 1 with final_turns_left = null; both are set"),
+    (tposition(players=2, capped=True), r"^capped: is true in phase play; the turn cap ends the game"),
+    (_over(winners=[0], capped=True, counters={"turns": 5}),
+     r"^capped: is true after 5 turns; the game stops at max_turns = 1000$"),
+], ids=["over_no_winner", "over_winner_twice", "over_wrong_winner", "play_final_turns_0", "defence_final_turns_0",
+        "discard_empty_hand", "discard_under_keep", "setup_no_asset_pair", "setup_already_laid",
+        "setup_final_turns", "setup_turns", "final_turns_without_trigger", "trigger_without_final_turns",
+        "capped_in_play", "capped_early"])
+def test_theft_positions_the_rules_cannot_reach_are_refused(d, message):
+    """Issue 29: a game over with no/repeated/wrong winners, final_turns_left = 0 in play (never ends by R-T-END),
+    a discard-phase mover with no card (no legal action), and the other unreachable set-up/turn states."""
+    with pytest.raises(TheftPositionError, match=message) as e:
+        state_from_dict(d)
+    assert "\n" not in str(e.value)
+
+
+def test_theft_positions_at_the_edges_of_reachable_are_accepted():
+    """The boundary cases of the checks above are still read: a shared win, the last final turn, a discard phase
+    with one card over the limit, a set-up seat holding one pair, a capped game at max_turns."""
+    s = state_from_dict(tposition(players=2, phase="over", assets=[[asset("4", "9")], [asset("6", "7")]],
+                                  winners=[0, 1]))
+    assert s.winners == [0, 1]
+    s = state_from_dict(tposition(players=3, final_turns_left=2, trigger_seat=1))
+    assert (s.final_turns_left, s.trigger_seat) == (2, 1)
+    s = state_from_dict(tposition(players=2, phase="discard", hands=[["1"] * 6, []]))
+    assert s.hand_count(0) == 6
+    s = state_from_dict(tposition(players=2, phase="setup", hands=[["Theft", "1", "Gold"], []]))
+    assert s.phase == "setup"
+    s = state_from_dict(_over(winners=[0], capped=True, counters={"turns": 1000}, final_turns_left=1,
+                              trigger_seat=0))
+    assert s.capped and s.turns == 1000

@@ -221,3 +221,146 @@ def test_tune_refuses_bad_input_in_one_line(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err.strip()
     assert code == 2 and message in err and "\n" not in err, err
     assert not (tmp_path / "o" / STUDY_FILE).exists()
+
+
+def test_cli_refuses_more_field_specs_than_other_seats_in_one_line(tmp_path, capsys):
+    out = tmp_path / "t"
+    code = tune_main(["--agent", "card_counter", "--field", "greedy,random,heuristic", "--players", "3",
+                      "--trials", "1", "--trial-deals", "1", "--heldout-deals", "0", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert err == ("cya-sim tune: error: --field: 3 specs given (greedy, random, heuristic) but a 3-player table has "
+                   "2 other seats; give at most 2 (they are cycled over the other seats)")
+    assert not out.exists()
+
+
+def test_gym_env_refuses_more_opponents_than_other_seats_and_cuts_only_the_default():
+    from cya_sim.env.gym import CoverYourAssetsGym, opponent_specs
+    from cya_sim.env.vector import CoverYourAssetsVectorEnv
+
+    with pytest.raises(ValueError, match=r"^opponents: 2 specs given \(greedy, random\) but the table has 1 other "
+                                         r"seat; give at most 1"):
+        CoverYourAssetsGym(n_players=2, opponents="greedy,random")
+    with pytest.raises(ValueError, match="opponents: 3 specs given"):
+        CoverYourAssetsVectorEnv(num_envs=2, n_players=3, opponents="greedy,random,card_counter")
+    for bad in (5, b"greedy", {"a": 1}):
+        with pytest.raises(ValueError, match=r"^opponents: .*allowed: None \(the default\), agent specs"):
+            CoverYourAssetsGym(n_players=3, opponents=bad)
+    assert opponent_specs(None, 1) == ["greedy"]  # the default list is cut to the table
+    assert opponent_specs("greedy,random", 3) == ["greedy", "random", "greedy"]
+
+
+def _cc_cfg(out, **kw) -> TuneConfig:
+    base = {"agent": "card_counter", "field": ("greedy",), "players": 2, "out": out,
+            "space": resolve_space("card_counter"), "trials": 8, "trial_deals": 4, "heldout_deals": 0, "seed": 11}
+    base.update(kw)
+    return TuneConfig(**base)
+
+
+def test_interrupted_and_resumed_tune_equals_an_uninterrupted_one_and_never_replays_a_spec(tmp_path, monkeypatch):
+    from cya_sim.studies import tune
+
+    whole = run_tune(_cc_cfg(tmp_path / "whole"), progress=False)
+    played: list[str] = []
+    real = tune.play_candidate
+
+    def counting(spec, *a, **k):
+        played.append(spec)
+        if len(played) == 4:
+            raise KeyboardInterrupt  # Ctrl-C inside the fourth trial
+        return real(spec, *a, **k)
+
+    monkeypatch.setattr(tune, "play_candidate", counting)
+    with pytest.raises(KeyboardInterrupt):
+        run_tune(_cc_cfg(tmp_path / "cut"), progress=False)
+    # a trial left RUNNING by a SIGKILL as well: failed on resume, never counted
+    study = optuna.load_study(study_name=STUDY_NAME, storage=f"sqlite:///{tmp_path / 'cut' / STUDY_FILE}")
+    orphan = study.ask()
+    orphan.suggest_int("min_gain", -50_000, 50_000, step=2_500)
+    resumed = run_tune(_cc_cfg(tmp_path / "cut"), progress=False)
+    states = [t.state.name for t in study.get_trials()]
+    assert states.count("FAIL") == 2 and states.count("COMPLETE") == 8
+    assert resumed.best == whole.best and resumed.best_value == whole.best_value
+    assert list(resumed.trials["spec"]) == list(whole.trials["spec"])
+    assert list(resumed.trials["value"]) == list(whole.trials["value"])
+    # every spec was played once over both invocations, but the one cut by Ctrl-C (drawn and played again);
+    # a repeated suggestion reuses the value of the trial it repeats
+    repeats = resumed.trials["repeat_of"].notna()
+    assert played.count(played[3]) == 2 and len(set(played)) == len(played) - 1
+    assert len(played) == 1 + (~repeats).sum()
+    assert resumed.trials.loc[~repeats, "spec"].is_unique
+    n_rep = int(repeats.sum())
+    report = (tmp_path / "cut" / "REPORT.md").read_text()
+    assert (f"{n_rep} of them drew a spec already evaluated" in report) == (n_rep > 0)
+    for _, row in resumed.trials[repeats].iterrows():
+        first = resumed.trials[resumed.trials["number"] == row["repeat_of"]].iloc[0]
+        assert first["spec"] == row["spec"] and first["value"] == row["value"]
+
+
+def test_sampler_seed_depends_on_the_seed_and_the_count_of_finished_trials_only():
+    from cya_sim.studies.tune import sampler_seed
+
+    assert sampler_seed(1, 3) == sampler_seed(1, 3)
+    assert len({sampler_seed(1, k) for k in range(50)} | {sampler_seed(2, 0)}) == 51
+    assert 0 <= sampler_seed(2**63 - 1, 10**6) < 2**32
+
+
+@pytest.mark.slow
+def test_tune_killed_by_sigkill_and_resumed_ends_as_an_uninterrupted_run(tmp_path):
+    """The issue's case: with a seed, SIGKILL during the trials, the same command again: before, the resumed study
+    re-evaluated candidates (29 distinct of 30) and differed from an uninterrupted one."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import time
+    from contextlib import closing
+
+    def cfg(out):
+        return TuneConfig(agent="heuristic", field=("greedy",), players=2, out=out, space=resolve_space("heuristic"),
+                          trials=30, trial_deals=200, heldout_deals=0, seed=3)
+
+    out = tmp_path / "k"
+    argv = [sys.executable, "-m", "cya_sim.cli.main", "tune", "--agent", "heuristic", "--field", "greedy",
+            "--players", "2", "--trials", "30", "--trial-deals", "200", "--heldout-deals", "0", "--seed", "3",
+            "--quiet", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    while time.time() - t0 < 300 and proc.poll() is None and not (out / STUDY_FILE).exists():
+        time.sleep(0.2)
+    done = 0
+    while time.time() - t0 < 300 and proc.poll() is None and done < 4:
+        time.sleep(0.2)
+        try:  # read-only: optuna's own storage would create the schema too, racing the child
+            with closing(sqlite3.connect(f"file:{out / STUDY_FILE}?mode=ro", uri=True, timeout=1)) as db:
+                done = db.execute("SELECT count(*) FROM trials WHERE state = 'COMPLETE'").fetchone()[0]
+        except sqlite3.Error:
+            continue
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 4 <= done < 30
+    resumed = run_tune(cfg(out), progress=False)
+    whole = run_tune(cfg(tmp_path / "whole"), progress=False)
+    assert resumed.best == whole.best and list(resumed.trials["spec"]) == list(whole.trials["spec"])
+    assert len(resumed.trials) == 30 and resumed.trials.loc[resumed.trials["repeat_of"].isna(), "spec"].is_unique
+
+
+BIG = "9" * 4400  # beyond Python's 4,300-digit limit of int(str)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--option", f"max_rounds={BIG}"], "--option max_rounds: an integer of more than 4,300 digits"),
+    (["--space", f"min_gain=0:{BIG}"], "needs finite LO < HI"),
+    (["--trial-deals", "100000000000000000000"], "--trial-deals 100,000,000,000,000,000,000: a trial plays deals x P"),
+    (["--heldout-deals", "100000000"], "--heldout-deals 100,000,000: the held-out run plays deals x arms x P"),
+    (["--trials", "10000000"], "--trials 10,000,000: give at most 1,000,000 trials"),
+    (["--workers", "100000000"], "--workers 100,000,000: give 1 to 1,024 processes"),
+    (["--compare", ", ,"], "--compare ', ,': no agent spec in it"),
+])
+def test_tune_refuses_out_of_range_numbers_in_one_short_line(tmp_path, capsys, extra, message):
+    code = tune_main(["--agent", "card_counter", "--field", "greedy", "--players", "2", "--trials", "1",
+                      "--trial-deals", "2", "--heldout-deals", "0", *extra, "--out", str(tmp_path / "o"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and message in err and "\n" not in err and len(err) < 400, err
+    assert not (tmp_path / "o" / STUDY_FILE).exists()

@@ -13,12 +13,13 @@ import argparse
 import shlex
 import sys
 import textwrap
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from cya_sim.cli.parsing import ExitingParser
+from cya_sim.errors import FieldError
+from cya_sim.tomltext import TomlTextError, toml_value
 
 #: experiment field -> the flag that overrides it (error messages name both).
 FLAG_OF = {
@@ -29,16 +30,20 @@ FLAG_OF = {
 }
 
 
-def _value(text: str) -> Any:
-    """A TOML value when the text parses as one (``5``, ``true``, ``["a", "b"]``), else the text itself."""
+def _value(text: str, field: str) -> Any:
+    """A TOML value when the text parses as one (``5``, ``true``, ``["a", "b"]``), else the text itself.
+
+    Raises:
+        FieldError: ``field`` holds an integer of more than 4,300 digits (:func:`~cya_sim.tomltext.toml_value`).
+    """
     try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
+        return toml_value(text)
+    except TomlTextError as e:
+        raise FieldError(field, str(e)) from None
 
 
-def _list(text: str) -> list[Any]:
-    return [_value(x.strip()) for x in text.split(",")]
+def _list(text: str, field: str) -> list[Any]:
+    return [_value(x.strip(), field) for x in text.split(",")]
 
 
 def tournament_parser(prog: str = "cya-sim tournament") -> argparse.ArgumentParser:
@@ -85,12 +90,12 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
               "run.chunk_size": args.chunk_size, "run.scheduler": args.scheduler}
     for k, v in scalar.items():
         if v is not None:
-            o[k] = _value(v) if k not in ("out", "run.scheduler") else v
+            o[k] = _value(v, k) if k not in ("out", "run.scheduler") else v
     if args.players is not None:
-        ps = _list(args.players)
+        ps = _list(args.players, "players")
         o["players"] = ps[0] if len(ps) == 1 else ps
     if args.agents is not None:
-        o["agents"] = [str(a) for a in _list(args.agents)]
+        o["agents"] = [str(a) for a in _list(args.agents, "agents")]
     if args.duplicate is not None:
         o["design.duplicate"] = args.duplicate
     for item in args.set:
@@ -99,7 +104,7 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
             print(f"cya-sim tournament: error: --set: {item!r} is not FIELD=VALUE (e.g. design.duplicate=true)",
                   file=sys.stderr)
             raise SystemExit(2)
-        o[key.strip()] = _value(text.strip())
+        o[key.strip()] = _value(text.strip(), key.strip())
     return o
 
 

@@ -20,14 +20,16 @@ import errno
 import os
 import sys
 import textwrap
-import tomllib
+import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from cya_sim import __version__
+from cya_sim.cli.parsing import int_at_least
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.tomltext import TomlTextError, toml_value
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
 DEFAULT_RULES = "classic"
@@ -55,25 +57,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message}")
 
 
-def _int_at_least(lo: int, what: str, hi: int | None = None):
-    def parse(text: str) -> int:
-        try:
-            v = int(text) if len(text) <= 40 else None
-        except ValueError:
-            v = None
-        if v is None or v < lo or (hi is not None and v > hi):
-            allowed = f">= {lo}" if hi is None else f"from {lo} to {hi:,}"
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer {allowed}")
-        return v
-    return parse
-
-
 def _option_value(text: str) -> Any:
-    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text."""
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
+    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text.
+
+    Raises:
+        TomlTextError: an integer of more than 4,300 digits (:func:`cya_sim.tomltext.toml_value`).
+    """
+    return toml_value(text)
 
 
 def _rules_from_args(args: argparse.Namespace):
@@ -99,7 +89,10 @@ def _rules_from_args(args: argparse.Namespace):
             raise UsageError("--option: give a deck with --deck FILE (a TOML deck file), not --option deck=...")
         if key not in allowed:
             raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
-        options[key] = _option_value(text.strip())
+        try:
+            options[key] = _option_value(text.strip())
+        except TomlTextError as e:
+            raise UsageError(f"--option {key}: {e}") from None
     if args.deck is not None:
         from cya_sim.play.families import family_of
 
@@ -212,17 +205,27 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                       "against the rules specification (RULES.md at the root of the cya-sim "
                                       "repository; rule IDs R-...).")
     _add_rule_args(play)
-    play.add_argument("--players", type=_int_at_least(2, "players", 12), metavar="P",
+    play.add_argument("--players", type=int_at_least(2, "players", 12), metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
     play.add_argument("--agents", metavar="A,B,...",
                       help="agent per seat, comma-separated, cycled to fill the seats (default greedy,random)")
-    play.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
-    play.add_argument("--game", type=_int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
+    play.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
+    play.add_argument("--game", type=int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
                       help="game index under the seed (default 0); a tournament's game g with its seat "
                            "order (games.parquet seat_s_agent) replays exactly")
-    play.add_argument("--human", action="append", type=_int_at_least(0, "human seat"), metavar="SEAT",
+    play.add_argument("--human", action="append", type=int_at_least(0, "human seat"), metavar="SEAT",
                       help="play seat SEAT yourself at the terminal (repeatable); you see only what that seat "
                            "may see (RULES.md §10, at the root of the repository)")
+    play.add_argument("--svg", metavar="FILE", help="also draw the table as an SVG picture (the final state, or "
+                      "the one after --at STEP)")
+    play.add_argument("--png", metavar="FILE", help="also draw the table as a PNG picture (as --svg)")
+    play.add_argument("--at", type=int_at_least(0, "at", MAX_SEED), metavar="STEP",
+                      help="the state --svg/--png draw: after action STEP (0: the deal; default: the end)")
+    play.add_argument("--view", type=int_at_least(0, "view"), metavar="SEAT",
+                      help="--svg/--png draw the table as seat SEAT sees it (RULES.md §10; default: the full view)")
+    play.add_argument("--html", metavar="FILE",
+                      help="also write one self-contained HTML replay of the game to step through (buttons and "
+                           "arrow keys; the seat's view or the full view)")
 
     tour = sub.add_parser(
         "tournament", help="run an experiment file, or play one rotated line-up given by flags",
@@ -239,20 +242,20 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_rule_args(tour)
     tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
                       help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
-    tour.add_argument("--players", type=_int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
+    tour.add_argument("--players", type=int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
                       help=f"table size (default {DEFAULT_PLAYERS})")
-    tour.add_argument("--games", type=_int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
+    tour.add_argument("--games", type=int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
                       help=f"number of games (default {DEFAULT_GAMES}; a multiple of P balances the seats)")
-    tour.add_argument("--seed", type=_int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
+    tour.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
                       help=f"tournament seed (default {DEFAULT_SEED})")
     tour.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="FOLDER",
                       help=f"results folder: new, empty, or this same tournament's (default {DEFAULT_OUT})")
     tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
-    tour.add_argument("--workers", type=_int_at_least(1, "workers", 1024), metavar="N",
+    tour.add_argument("--workers", type=int_at_least(1, "workers", 1024), metavar="N",
                       help="local worker processes (default: all cores)")
-    tour.add_argument("--chunk-size", type=_int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
+    tour.add_argument("--chunk-size", type=int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
 
@@ -294,8 +297,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from cya_sim.game.rng import root_key
-    from cya_sim.play.families import family_of
+    from cya_sim.play.families import calls_compiled_plugin
 
     rules = _rules_from_args(args)
     names = _agents_from_args(args.agents or DEFAULT_AGENTS, rules)
@@ -305,14 +307,108 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if len(names) > n:
         raise UsageError(f"--agents: {len(names)} agents for {n} seats; give 1 to {n} agents (cycled to fill seats)")
     seats = [_agent_factory(rules)(names[s % len(names)]) for s in range(n)]
+    if calls_compiled_plugin(names) and sys.stdout is sys.__stdout__ and sys.stderr is sys.__stderr__:
+        return _in_child_process(lambda: _play_seats(args, rules, seats, n), "play")
+    return _play_seats(args, rules, seats, n)
+
+
+def _in_child_process(work: Callable[[], int], command: str) -> int:
+    """Run ``work`` in a forked child process and return its exit status, so that Ctrl-C ends the command even
+    while a user's compiled plug-in loops for ever (compiled code never returns to Python, which sees a signal
+    only between bytecodes): the child ignores SIGINT, and on Ctrl-C this process stops it (SIGTERM, then SIGKILL
+    after 2 s) and the error boundary prints "interrupted" (exit 130). The child shares the terminal (standard
+    input and output), so ``--human`` play works in it; its errors pass this module's one error boundary there.
+    Used only when the real standard streams are in place (a caller that captures them plays in its process)."""
+    import signal
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 1
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            status = _guarded(work, command, debug="--debug" in sys.argv)
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(status)
+    try:
+        _, wait_status = os.waitpid(pid, 0)
+    except BaseException:
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(20):
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        raise
+    return os.waitstatus_to_exitcode(wait_status) % 256
+
+
+def _play_seats(args: argparse.Namespace, rules, seats: list, n: int) -> int:
+    """The game of ``cya-sim play`` once its seats are made: at the terminal (``--human``), drawn (``--svg``,
+    ``--png``, ``--html``) or logged."""
+    from cya_sim.game.rng import root_key
+    from cya_sim.play.families import family_of
+
     if args.human:  # every game family: the terminal env (cya_sim.env.terminal)
+        drawn = next((f for f, v in (("--svg", args.svg), ("--png", args.png), ("--html", args.html),
+                                      ("--at", args.at), ("--view", args.view)) if v is not None), None)
+        if drawn:
+            raise UsageError(f"{drawn}: draws a game played by agents, not one played with --human; drop one of them")
         bad = [h for h in args.human if h >= n]
         if bad:
             raise UsageError(f"--human: seat {bad[0]}; the seats are 0 to {n - 1}")
         from cya_sim.env.terminal import play_human
 
         return play_human(rules, seats, args.human, args.seed, args.game)
+    if args.svg or args.png or args.html or args.at is not None or args.view is not None:
+        return _play_pictures(args, rules, seats)
     family_of(rules).play_game(rules, seats, root_key(args.seed), args.game, log=print)
+    return 0
+
+
+def _play_pictures(args: argparse.Namespace, rules, seats: list) -> int:
+    """``cya-sim play`` with ``--svg``/``--png``/``--html``: the same game and log, then the pictures
+    (:mod:`cya_sim.render`, :func:`cya_sim.env.replay.record_game`). Every flag is checked before the game."""
+    from pathlib import Path
+
+    n = len(seats)
+    if not (args.svg or args.png) and (args.at is not None or args.view is not None):
+        flag = "--at" if args.at is not None else "--view"
+        raise UsageError(f"{flag}: chooses what --svg/--png draw; give --svg FILE or --png FILE too")
+    if args.view is not None and args.view >= n:
+        raise UsageError(f"--view: seat {args.view}; the seats are 0 to {n - 1}")
+    for flag, name in (("--svg", args.svg), ("--png", args.png), ("--html", args.html)):
+        if name and (Path(name).is_dir() or not Path(name).absolute().parent.is_dir()):
+            raise UsageError(f"{flag}: {name!r} is a folder or in a folder that does not exist; give a file path "
+                             "in an existing folder")
+    from cya_sim.env.replay import record_game
+    from cya_sim.render import replay
+    from cya_sim.render.raster import save_png
+    from cya_sim.render.svg import save_svg
+
+    want = args.at
+    frames, state = record_game(rules, seats, args.seed, args.game, log=print, at=want,
+                                keep=None if args.html else (lambda k: False))
+    if want is not None and want >= len(frames):
+        raise UsageError(f"--at: step {want:,}; this game has steps 0 (the deal) to {len(frames) - 1:,}; the log "
+                         "above is the whole game")
+    if args.svg or args.png:
+        names = [getattr(a, "name", type(a).__name__) for a in seats]
+        if args.svg:
+            save_svg(state, args.svg, seat=args.view, names=names)
+        if args.png:
+            save_png(state, args.png, seat=args.view, names=names)
+    if args.html:
+        title = (f"cya-sim play --rules {rules.name} --players {n} --seed {args.seed} --game {args.game}: "
+                 + ", ".join(f"seat {s} {getattr(a, 'name', type(a).__name__)}" for s, a in enumerate(seats)))
+        replay.save_replay([f for f in frames if f is not None], args.html, title)
     return 0
 
 
@@ -414,12 +510,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     output pipe is closed early. ``--debug`` anywhere on the command line also
     prints the traceback of a refused input.
     """
+    status = _main(argv)
+    if argv is None:  # the process's own entry (console script, python -m), not a caller in the same process
+        _ignore_ctrl_c_at_exit()
+    return status
+
+
+def _ignore_ctrl_c_at_exit() -> None:
+    """The command's work is done and its status decided: from now on Ctrl-C is ignored. A SIGINT while the
+    interpreter shuts down (flushing the output, joining threads, atexit callbacks) would otherwise print a
+    traceback, or end the process by the signal (exit -2, no message) after the results were written. SIG_IGN,
+    unlike a Python handler, survives the interpreter's finalization (which resets Python handlers to SIG_DFL)."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """:func:`main` without the exit-time Ctrl-C handler."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     command = next((a for a in argv if not a.startswith("-")), None)
+    return _guarded(lambda: _dispatch(argv), command, debug)
+
+
+def _guarded(work: Callable[[], int], command: str | None, debug: bool) -> int:
+    """``work()``'s exit status through the error boundary of :func:`main` (one line, the status it gives)."""
     try:
-        return _dispatch(argv)
+        return work()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
 from cya_sim.cli.parsing import ExitingParser, int_at_least
+from cya_sim.tomltext import TomlTextError, toml_value
 
 
 def metagame_parser() -> argparse.ArgumentParser:
@@ -62,12 +62,10 @@ def metagame_main(argv: Sequence[str]) -> int:
                 raise MetagameError(f"--option {it!r}: write KEY=VALUE")
             k, v = it.split("=", 1)
             try:
-                opts.append((k.strip(), tomllib.loads(f"v = {v}")["v"]))
-            except tomllib.TOMLDecodeError:
-                opts.append((k.strip(), v.strip()))
-            except ValueError:  # an integer of more than sys.get_int_max_str_digits() digits
-                raise MetagameError(f"--option {k.strip()}: an integer of more than 4,300 digits; give a value within "
-                                    "the option's range") from None
+                value = toml_value(v)
+            except TomlTextError as e:
+                raise MetagameError(f"--option {k.strip()}: {e}") from None
+            opts.append((k.strip(), value.strip() if isinstance(value, str) else value))
         pool = tuple(a for a in split_agent_list(args.pool) if a) if args.pool.strip() else ()
         cfg = MetagameConfig(pool=pool, players=args.players, out=args.out, deals=args.deals, preset=args.rules,
                              options=tuple(opts), seed=args.seed, workers=args.workers, bootstrap=args.bootstrap,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import NoReturn
 
@@ -15,14 +16,22 @@ class ExitingParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def int_at_least(lo: int, what: str):
-    """An argparse ``type``: the text as an int ``>= lo``, else a one-line refusal naming ``what``."""
+def int_at_least(lo: int, what: str, hi: int | None = None):
+    """An argparse ``type``: the text as an int from ``lo`` (to ``hi``, when given), else a one-line refusal naming
+    ``what`` and the range.
+
+    Only ASCII decimal digits with an optional sign are read, at most 40 characters: Python's ``int`` would also take
+    other scripts' digits (``'١٢'``), underscores (``'1_000'``) and surrounding blanks, which a user did not mean as a
+    number of games or a seed.
+    """
+    allowed = f">= {lo}" if hi is None else f"from {lo} to {hi:,}"
+
     def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = None
-        if v is None or v < lo:
-            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer >= {lo}")
+        v = int(text) if len(text) <= 40 and _DECIMAL.fullmatch(text) else None
+        if v is None or v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}; {what} must be an integer {allowed}")
         return v
     return parse
+
+
+_DECIMAL = re.compile(r"[+-]?[0-9]+")

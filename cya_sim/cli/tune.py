@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from cya_sim.cli.parsing import ExitingParser, int_at_least
+from cya_sim.tomltext import TomlTextError, toml_value
 
 
 def tune_parser() -> argparse.ArgumentParser:
@@ -34,7 +34,7 @@ def tune_parser() -> argparse.ArgumentParser:
                    help="the family and baseline, e.g. heuristic, 'heuristic(count=true)', card_counter, "
                         "'my_mod:decide(a=1, b=2)'")
     p.add_argument("--field", required=True, metavar="A,B,...",
-                   help="opponents, comma-separated, cycled over the other seats (e.g. card_counter)")
+                   help="opponents, comma-separated, cycled over the other seats (at most P - 1 specs; e.g. card_counter)")
     p.add_argument("--players", type=int_at_least(2, "players"), default=4, metavar="P", help="table size (default 4)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
@@ -67,9 +67,10 @@ def _options(items: Sequence[str]) -> dict[str, Any]:
             raise TuneError(f"--option {it!r}: write KEY=VALUE")
         k, v = it.split("=", 1)
         try:
-            out[k.strip()] = tomllib.loads(f"v = {v}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[k.strip()] = v.strip()
+            value = toml_value(v)
+        except TomlTextError as e:
+            raise TuneError(f"--option {k.strip()}: {e}") from None
+        out[k.strip()] = value.strip() if isinstance(value, str) else value
     return out
 
 
@@ -89,6 +90,9 @@ def tune_main(argv: Sequence[str]) -> int:
                               [f.strip() for f in args.fix.split(",") if f.strip()])
         field = tuple(a for a in split_agent_list(args.field) if a)
         compare = tuple(a for a in split_agent_list(args.compare) if a) if args.compare.strip() else ()
+        if args.compare.strip() and not compare:  # "--compare ," would silently compare nothing
+            raise TuneError(f"--compare {args.compare!r}: no agent spec in it; give specs separated by commas "
+                            "(e.g. --compare card_counter), or omit --compare")
         cfg = TuneConfig(agent=args.agent, field=field, players=args.players, out=args.out, preset=args.rules,
                          options=_options(args.option), space=space, trials=args.trials, trial_deals=args.trial_deals,
                          heldout_deals=args.heldout_deals, compare=compare, seed=args.seed, sampler=args.sampler,

@@ -21,14 +21,16 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
-from cya_sim.env.game import EnvGame, check_options, check_seed, resolve_rules
+from cya_sim.env.game import EnvGame, check_options, check_players, check_seed, keyword_checked, resolve_rules
 from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")
-#: Render modes: None, ``ansi`` (render() returns the log text) and ``human`` (the log printed to stdout).
-RENDER_MODES = (None, "ansi", "human")
+#: Render modes: None, ``ansi`` (render() returns the log text), ``human`` (the log printed to stdout) and
+#: ``rgb_array`` (render() returns the table drawn as the agent to act sees it, :mod:`cya_sim.render`).
+RENDER_MODES = (None, "ansi", "human", "rgb_array")
 
 
+@keyword_checked
 class CoverYourAssetsAEC(AECEnv):
     """Cover Your Assets as a PettingZoo AEC environment (RULES.md; §10 observations).
 
@@ -44,7 +46,9 @@ class CoverYourAssetsAEC(AECEnv):
         render_mode: None, ``ansi``: :meth:`render` returns the readable log lines since the last call,
             the very lines of ``cya-sim play`` (concatenated over a game they equal its output); or
             ``human``: :meth:`reset` and :meth:`step` print those lines to stdout as they happen and
-            :meth:`render` returns None (Gymnasium's and PettingZoo's meaning of ``human``).
+            :meth:`render` returns None (Gymnasium's and PettingZoo's meaning of ``human``); or
+            ``rgb_array``: :meth:`render` returns the table as ``agent_selection`` sees it (RULES.md §10), an
+            ``(H, W, 3) uint8`` array 1000 pixels wide (:func:`cya_sim.render.rgb_array`).
         seat_names: names shown in the log after each seat (default the agent names ``player_s``).
         stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.encoding.ObservationEncoder`);
             for the theft game, asset slots per seat (:class:`~cya_sim.env.theft_encoding.TheftObservationEncoder`).
@@ -84,7 +88,7 @@ class CoverYourAssetsAEC(AECEnv):
     #: modes, and ``is_parallelizable`` False (a turn-based game: one agent acts at a time, so there is no
     #: ``parallel_env``; see :mod:`cya_sim.env.cover_your_assets_v0`). ``render_fps`` 1 as PettingZoo's text
     #: games declare it (the log is printed as it happens, not timed).
-    metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi", "human"],
+    metadata: ClassVar[dict] = {"name": "cover_your_assets_v0", "render_modes": ["ansi", "human", "rgb_array"],
                                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, reward: str = "win_share",
@@ -93,8 +97,9 @@ class CoverYourAssetsAEC(AECEnv):
         if reward not in REWARDS:
             raise ValueError(f"reward: {reward!r}; allowed: {', '.join(REWARDS)}")
         if render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human'")
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'")
         self.rules = resolve_rules(rules)
+        n_players = check_players(self.rules, n_players)  # before anything is sized by it
         self.n_players = n_players
         self.reward_kind = reward
         self.render_mode = render_mode
@@ -207,10 +212,14 @@ class CoverYourAssetsAEC(AECEnv):
             raise ResetNeeded("call reset() before last()")
         return super().last(observe)
 
-    def render(self) -> str | None:
-        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None).
+    def render(self) -> str | np.ndarray | None:
+        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None);
+        with ``rgb_array``, the table as ``agent_selection`` sees it, ``(H, W, 3) uint8`` (:mod:`cya_sim.render`).
 
         Without a render mode: None, with Gymnasium's warning.
+
+        Raises:
+            gymnasium.error.ResetNeeded: ``rgb_array`` before the first :meth:`reset`.
         """
         if self.render_mode is None:
             import gymnasium
@@ -219,6 +228,11 @@ class CoverYourAssetsAEC(AECEnv):
             return None
         text = "\n".join(self._lines)
         self._lines.clear()
+        if self.render_mode == "rgb_array":
+            from cya_sim.render import rgb_array
+
+            return rgb_array(self.game._need_state(), seat=self._seat(self.agent_selection),
+                             names=self.game.seat_names)
         if self.render_mode == "human":
             if text:
                 print(text, flush=True)

@@ -16,8 +16,9 @@ The layout of PettingZoo's classic games (``pettingzoo.classic.connect_four_v3``
   PettingZoo's parallel API is for simultaneous moves, and ``aec_to_parallel`` would only wrap the
   same sequence of single moves.
 
-``metadata``: ``name`` ``cover_your_assets_v0``, ``render_modes`` ``["ansi", "human"]`` (``human``
-prints the readable log of ``cya-sim play`` to stdout as it happens), ``is_parallelizable`` False.
+``metadata``: ``name`` ``cover_your_assets_v0``, ``render_modes`` ``["ansi", "human", "rgb_array"]``
+(``human`` prints the readable log of ``cya-sim play`` to stdout as it happens; ``rgb_array`` returns the
+table as the agent to act sees it, :mod:`cya_sim.render`), ``is_parallelizable`` False.
 Every keyword argument of :class:`~cya_sim.env.aec.CoverYourAssetsAEC` is accepted (``rules``,
 ``n_players``, ``reward``, ``render_mode``, ``seat_names``, ``stack_depth``). The version goes up
 when a change would make old results incomparable (observation layout, rewards, rules of a preset).

@@ -56,6 +56,7 @@ import numpy as np
 
 from cya_sim.engine.reference.observation import Observation
 from cya_sim.env import bounds
+from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
 
 #: Stack depth of the default encoding: the top sets of each stack given one by one.
@@ -85,8 +86,10 @@ class ObservationEncoder:
         self.t, self.na = deck.n_types, deck.n_assets
         self.n_cards = int(rules.deck_counts(n_players).sum())
         full = self.n_cards // 2
-        if stack_depth is not None and stack_depth < 1:
-            raise ValueError(f"stack_depth: {stack_depth!r}; allowed: an int >= 1 or None (every set)")
+        if stack_depth is not None and (not isinstance(stack_depth, int | np.integer) or isinstance(stack_depth, bool)
+                                        or stack_depth < 1):
+            raise ValueError(f"stack_depth: {show(stack_depth, python_str=True)} ({type(stack_depth).__name__}); "
+                             "allowed: an int >= 1 or None (every set)")
         self.depth = full if stack_depth is None else min(int(stack_depth), full)
         p, t, na, d = n_players, self.t, self.na, self.depth
         self.piles = rules.draft_piles if rules.draft != "none" else 0

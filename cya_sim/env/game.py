@@ -11,16 +11,21 @@ seat ``s`` stream ``stream_generator(key, g, 1 + s)`` is the one
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from cya_sim.env.errors import IllegalActionError, NotStartedError
 from cya_sim.env.games import game_interface
-from cya_sim.game.jsontext import show
+from cya_sim.game.errors import RulesError
+from cya_sim.game.jsontext import field_name, show
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import RuleSet, get_rules
+from cya_sim.game.rules.presets import preset_names
+from cya_sim.game.theft.rules import TheftRuleSet
 
 
 def is_int(v: object) -> bool:
@@ -68,13 +73,74 @@ def check_options(options: object) -> int | None:
     return check_int(options.get("game"), "options['game']", 0, MAX_SEED, none_ok=True)
 
 
-def resolve_rules(rules: str | RuleSet) -> RuleSet:
+def resolve_rules(rules: str | RuleSet | TheftRuleSet) -> RuleSet | TheftRuleSet:
     """A rule set from a preset name (``classic``, ``guide``, ``basic``, ``theft``, ...) or a rule set (R-PRESETS).
 
     Raises:
         RulesError: unknown preset name.
+        TypeError: ``rules`` neither a str nor a rule set (``rules=3``); names the argument and the presets.
     """
-    return get_rules(rules) if isinstance(rules, str) else rules
+    if isinstance(rules, str):
+        return get_rules(rules)
+    if isinstance(rules, RuleSet | TheftRuleSet):
+        return rules
+    raise TypeError(f"rules: {show(rules, python_str=True)} ({type(rules).__name__}); allowed: a preset name "
+                    f"({', '.join(preset_names())}) or a RuleSet / TheftRuleSet")
+
+
+def keyword_checked(cls: type) -> type:
+    """Class decorator: an unknown keyword argument of ``cls(...)`` raises a TypeError that lists the allowed ones.
+
+    Python's own message names only the bad keyword (``got an unexpected keyword argument 'n_player'``); the
+    environments' constructors are a public API, so the refusal says what is allowed, like every other argument
+    check here. The signature seen by ``inspect`` is unchanged.
+    """
+    init = cls.__init__
+    params = inspect.signature(init).parameters
+    allowed = [n for n, p in params.items() if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return cls
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        for k in kwargs:
+            if k not in allowed:
+                raise TypeError(f"{field_name(k)}: unknown argument of {cls.__name__}; allowed: {', '.join(allowed)}")
+        init(self, *args, **kwargs)
+
+    cls.__init__ = checked
+    return cls
+
+
+def check_players(rules: RuleSet | TheftRuleSet, n_players: object) -> int:
+    """``n_players`` as an int when it is an integer (:func:`is_int`) the rules allow (``min_players`` to ``max_players``).
+
+    Checked before anything is sized by it (a table of 10**400 seats is refused, not allocated).
+
+    Raises:
+        ValueError: a str (``"4"``), a float or a bool; RulesError (a ValueError) an integer outside the rules'
+            table sizes, as before. The message names ``n_players`` and the allowed range.
+    """
+    try:
+        return check_int(n_players, "n_players", rules.min_players, rules.max_players)
+    except ValueError as e:
+        if is_int(n_players):
+            raise RulesError(str(e)) from None
+        raise
+
+
+def check_seat_names(names: object, n_players: int) -> tuple[str, ...] | None:
+    """``seat_names`` as a tuple of ``n_players`` strings, or None.
+
+    Raises:
+        ValueError: not None and not a list or tuple of exactly ``n_players`` strings (names the argument).
+    """
+    if names is None:
+        return None
+    if not isinstance(names, list | tuple) or len(names) != n_players or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"seat_names: {show(names, python_str=True)} ({type(names).__name__}); allowed: None or "
+                         f"a list of {n_players} strings (one per seat)")
+    return tuple(names)
 
 
 class EnvGame:
@@ -100,14 +166,13 @@ class EnvGame:
 
     def __init__(self, rules: RuleSet, n_players: int, seat_names: Sequence[str] | None = None,
                  log: Callable[[str], None] | None = None) -> None:
-        rules.check_players(n_players)
+        rules = resolve_rules(rules)
+        n_players = check_players(rules, n_players)
         self.rules, self.n_players = rules, n_players
         self.kind = game_interface(rules)
         self.space = self.kind.space
-        self.seat_names = tuple(seat_names) if seat_names is not None else tuple(
-            f"player_{s}" for s in range(n_players))
-        if len(self.seat_names) != n_players:
-            raise ValueError(f"seat_names: {len(self.seat_names)} names for {n_players} seats")
+        names = check_seat_names(seat_names, n_players)
+        self.seat_names = names if names is not None else tuple(f"player_{s}" for s in range(n_players))
         self._log = log
         self.key: int | None = None
         self.game_index = -1

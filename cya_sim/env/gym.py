@@ -22,10 +22,20 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
 from agents.spec import split_agent_list
+from cya_sim.engine.agent_calls import call_agent
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.game import EnvGame, check_int, check_options, check_seed, resolve_rules
+from cya_sim.env.game import (
+    EnvGame,
+    check_int,
+    check_options,
+    check_players,
+    check_seed,
+    keyword_checked,
+    resolve_rules,
+)
 from cya_sim.env.games import ClassicGame, GameInterface, game_interface
+from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
 
 ILLEGAL = ("end", "raise")
@@ -42,24 +52,40 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
         opponents: the specs, or None for the game's default (:data:`DEFAULT_OPPONENTS`).
         kind: the game (:class:`~cya_sim.env.games.GameInterface`) whose agents they are; default the classic.
 
+    The default list is cut to ``n_seats``; a list given with more specs than ``n_seats`` is refused (the extra
+    specs would never play).
+
     Raises:
-        ValueError: an empty list, an unknown agent spec (names the spec and the known agents), or an agent
-            that reads the hidden game state (``oracle``): the environments give agents observations only.
+        ValueError: an empty list, more specs than ``n_seats``, an unknown agent spec (names the spec and the
+            known agents), a learned model trained for other rules or another table size (``n_seats + 1``), or an agent that reads the hidden game state (``oracle``): the environments give
+            agents observations only.
     """
     kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
+    given = opponents is not None
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
+    if not isinstance(opponents, str | list | tuple) or not all(isinstance(n, str) for n in opponents):
+        raise ValueError(f"opponents: {show(opponents, python_str=True)} ({type(opponents).__name__}); allowed: None "
+                         "(the default), agent specs comma-separated ('greedy,card_counter') or a list of specs")
     names = split_agent_list(opponents) if isinstance(opponents, str) else list(opponents)
     if not names:
         raise ValueError("opponents: empty; give agent specs, comma-separated, e.g. 'greedy,card_counter'")
+    if given and len(names) > n_seats:  # an extra spec would never play: refuse rather than drop it silently
+        raise ValueError(f"opponents: {len(names)} specs given ({', '.join(names)}) but the table has "
+                         f"{n_seats} other seat{'s' if n_seats != 1 else ''}; give at most {n_seats} (they are "
+                         "cycled over the other seats in seat order)")
+    from cya_sim.play.families import family_of
+
     for n in names:
         try:
             kind.check_opponent(n)
+            family_of(kind.rules).check_setting(n, kind.rules, n_seats + 1)  # a learned model: its own table only
         except (ValueError, TypeError) as e:
             raise ValueError(f"opponents: {e}") from None
     return [names[i % len(names)] for i in range(n_seats)]
 
 
+@keyword_checked
 class CoverYourAssetsGym(gym.Env):
     """One learning seat against agents by spec (RULES.md; §10 observation), on the reference engine.
 
@@ -67,8 +93,9 @@ class CoverYourAssetsGym(gym.Env):
         rules: preset name (``classic``, ``guide``, ``basic``, ..., ``theft``) or a rule set (the theft game,
             RULES.md §9, included). n_players: P.
         seat: the learning seat (0..P-1).
-        opponents: agent specs for the other seats, comma-separated, cycled in seat order
-            (default ``greedy,card_counter``; for the theft game its own agents, ``greedy,defender``).
+        opponents: agent specs for the other seats, comma-separated, cycled in seat order, at most P - 1 of
+            them (default ``greedy,card_counter``, cut to P - 1; for the theft game its own agents,
+            ``greedy,defender``).
         reward: ``win_share`` (1/k at game end for each of k winners, R-TIE, R-T-END) or ``total_change``
             (also the change of the seat's total: in $M at each round end; in points for the theft game).
         illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and
@@ -76,7 +103,9 @@ class CoverYourAssetsGym(gym.Env):
             :class:`~cya_sim.env.game.IllegalActionError` with that message.
         render_mode: None, ``ansi`` (:meth:`render` returns the readable log lines of ``cya-sim play``
             since the last call) or ``human`` (:meth:`reset` and :meth:`step` print them to stdout as
-            they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``).
+            they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``) or ``rgb_array``
+            (:meth:`render` returns the table as the learner's seat sees it, RULES.md §10: an
+            ``(H, W, 3) uint8`` array 1000 pixels wide, :func:`cya_sim.render.rgb_array`).
         stack_depth: see :class:`~cya_sim.env.encoding.ObservationEncoder`.
 
     Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
@@ -101,20 +130,20 @@ class CoverYourAssetsGym(gym.Env):
 
     #: Gymnasium's metadata (https://gymnasium.farama.org/api/env/, 1.0+); ``render_fps`` 1 as the AEC env's
     #: (the log is printed as it happens, not timed; Gymnasium's checker asks for the key).
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
                  opponents: str | None = None, reward: str = "win_share", illegal_action: str = "end",
                  render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         self.rules = resolve_rules(rules)
-        self.rules.check_players(n_players)
+        n_players = check_players(self.rules, n_players)
         seat = check_int(seat, "seat", 0, n_players - 1)
         if reward not in ("win_share", "total_change"):
             raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action: {illegal_action!r}; allowed: {', '.join(ILLEGAL)}")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human'")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode: {render_mode!r}; allowed: None, 'ansi', 'human', 'rgb_array'")
         self.n_players, self.seat, self.reward_kind, self.illegal_action = n_players, seat, reward, illegal_action
         self.render_mode = render_mode
         kind = game_interface(self.rules)
@@ -133,7 +162,9 @@ class CoverYourAssetsGym(gym.Env):
         g = self.game
         while not g.over and g.to_act != self.seat:
             s = g.to_act
-            g.step(self._opponents[s].act(g.observe(s), g.seat_rngs[s]), who=f"agent {self.seat_specs[s]!r}")
+            # an opponent's exception (a write into its read-only mask among them) names it, its seat and the game
+            action = call_agent(self._opponents[s], self.seat_specs[s], s, g.game_index, g.observe(s), g.seat_rngs[s])
+            g.step(action, who=f"agent {self.seat_specs[s]!r}")
 
     def _obs_info(self) -> tuple[np.ndarray, dict]:
         obs = self.game.observe(self.seat)
@@ -184,6 +215,8 @@ class CoverYourAssetsGym(gym.Env):
             IllegalActionError: with ``illegal_action="raise"``, an action outside the mask or anything but
                 an integer (13.0, "13", True, None); with ``"end"`` these end the episode instead.
             gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+            AgentError: an opponent's ``act`` raised (a write into its read-only mask among them): names the
+                opponent, its seat and the game (:func:`cya_sim.engine.agent_calls.call_agent`).
         """
         g = self.game
         if not g.started:
@@ -214,16 +247,26 @@ class CoverYourAssetsGym(gym.Env):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None).
+    def render(self) -> str | np.ndarray | None:
+        """The readable log lines since the last call: returned (``ansi``) or printed to stdout (``human``, returns None);
+        with ``rgb_array``, the table as the learner's seat sees it, ``(H, W, 3) uint8`` (:mod:`cya_sim.render`).
 
         Without a render mode: None, with Gymnasium's warning.
+
+        Raises:
+            gymnasium.error.ResetNeeded: ``rgb_array`` before the first :meth:`reset`.
         """
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         text = "\n".join(self._lines)
         self._lines.clear()
+        if self.render_mode == "rgb_array":
+            if not self.game.started:
+                raise ResetNeeded("call reset() before render()")
+            from cya_sim.render import rgb_array
+
+            return rgb_array(self.game.state, seat=self.seat, names=self.game.seat_names)
         if self.render_mode == "human":
             if text:
                 print(text, flush=True)

@@ -76,9 +76,13 @@ from cya_sim.engine.reference.draft import face_up_top
 from cya_sim.engine.reference.observation import Observation, observe
 from cya_sim.engine.reference.setup import start_round
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
+from cya_sim.env.game import check_int, check_players
 from cya_sim.env.games import game_interface
 from cya_sim.env.openspiel_recall import CheckedApply, Recall, Shared, chance_distribution
+from cya_sim.game.jsontext import show
+from cya_sim.game.limits import MAX_COUNT
 from cya_sim.game.rules import RuleSet, get_rules
+from cya_sim.game.rules.presets import preset_names
 
 SHORT_NAME = "python_cover_your_assets"
 _DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0, "max_rounds": 0, "options": ""}
@@ -90,7 +94,7 @@ def parse_options(text: str) -> dict:
     Raises:
         ValueError: an entry that is not ``key:value`` (names it).
     """
-    import tomllib
+    from cya_sim.tomltext import TomlTextError, toml_value
 
     out: dict = {}
     for item in (x.strip() for x in str(text).split(";")):
@@ -101,9 +105,9 @@ def parse_options(text: str) -> dict:
             raise ValueError(f"options: {item!r} is not key:value; e.g. 'compulsory_defence:true;max_turns:200' "
                              "(not '=' or ',': OpenSpiel's game string uses them)")
         try:
-            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key.strip()] = value.strip()
+            out[key.strip()] = toml_value(value.strip())
+        except TomlTextError as e:
+            raise ValueError(f"options: {key.strip()}: {e}") from None
     return out
 
 
@@ -112,16 +116,26 @@ def game_rules(params: dict) -> RuleSet:
 
     Raises:
         RulesError: unknown preset, unknown option or bad value, or ``max_rounds`` beyond what the rules
-            allow; ValueError: negative ``rounds`` or ``max_rounds``, ``rounds``/``max_rounds`` for a game
-            without rounds (the theft game), a malformed ``options`` entry.
+            allow; ValueError: an unknown parameter (the allowed ones named), ``rounds`` or ``max_rounds`` not an
+            integer from 0 to 2**31 - 1 (1.5, "3", True refused), ``rounds``/``max_rounds`` for a game without
+            rounds (the theft game), a malformed ``options`` entry or a value of more than 4,300 digits;
+            TypeError: ``rules`` or ``options`` not a str.
     """
-    rules = get_rules(str(params.get("rules", _DEFAULTS["rules"])), **parse_options(params.get("options", "")))
-    rounds = int(params.get("rounds", 0))
-    if rounds < 0:
-        raise ValueError(f"rounds: {rounds}; allowed: 0 (the preset's end condition) or a number of rounds >= 1")
-    cap = int(params.get("max_rounds", 0))
-    if cap < 0:
-        raise ValueError(f"max_rounds: {cap}; allowed: 0 (the preset's safeguard) or a number of rounds >= 1")
+    unknown = sorted(k for k in params if k not in _DEFAULTS)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown game parameter; allowed: {', '.join(_DEFAULTS)}")
+    preset = params.get("rules", _DEFAULTS["rules"])
+    if not isinstance(preset, str):
+        raise TypeError(f"rules: {show(preset, python_str=True)} ({type(preset).__name__}); allowed: a preset name "
+                         f"({', '.join(preset_names())})")
+    options = params.get("options", "")
+    if not isinstance(options, str):
+        raise TypeError(f"options: {show(options, python_str=True)} ({type(options).__name__}); allowed: a string "
+                         "of key:value;key:value, e.g. 'hand_size:6'")
+    rules = get_rules(preset, **parse_options(options))
+    # OpenSpiel's game parameters are C++ ints (int32 on the way in)
+    rounds = check_int(params.get("rounds", 0), "rounds", 0, MAX_COUNT)
+    cap = check_int(params.get("max_rounds", 0), "max_rounds", 0, MAX_COUNT)
     if getattr(rules, "family", "classic") != "classic":
         if rounds or cap:
             raise ValueError(f"rounds, max_rounds: {rounds}, {cap}; the {rules.family} game has no rounds: allowed 0 "
@@ -198,8 +212,7 @@ def _derived(params: dict) -> dict:
         RulesError: unknown preset, option or table size; ValueError: negative ``rounds``.
     """
     rules = game_rules(params)
-    n_players = int(params["players"])
-    rules.check_players(n_players)
+    n_players = check_players(rules, params["players"])
     kind = game_interface(rules)
     return {"rules": rules, "n_players": n_players, "kind": kind, "space": kind.space,
             "encoder": kind.encoder(n_players, DEFAULT_STACK_DEPTH)}
@@ -374,10 +387,15 @@ class CoverYourAssetsState(CheckedApply, pyspiel.State):
         return observation_text(obs) + (" dealing" if self._dealing() else "")
 
     def __str__(self) -> str:
+        """The whole state, one line per seat and its sets (:func:`cya_sim.render.state_text`, the full view:
+        every hand, a card not every seat knows marked ``*``); while chance deals, the deal so far."""
         if self.gs is None:
             return "dealing round 1"
-        return f"round {self.gs.round}, seat {self.gs.to_act} to act, totals {self.gs.totals}" + (
-            " (dealing)" if self._dealing() else "")
+        if self._dealing():
+            return f"dealing round {self.gs.round}: {len(self.order)} cards of the deck order placed so far"
+        from cya_sim.render import state_text
+
+        return state_text(self.gs)
 
     # -- determinization ------------------------------------------------------------------------
     def resample_from_infostate(self, player: int, probability_sampler=None) -> CoverYourAssetsState:

@@ -18,6 +18,7 @@ learning seat against compiled opponents, the opponents played inside the compil
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -56,9 +57,10 @@ from agents.view import (
     S_TOP_VALUE_SEEN,
 )
 from cya_sim.env import batched_bridge as bridge
-from cya_sim.env.game import resolve_rules
+from cya_sim.env.game import keyword_checked, resolve_rules
 from cya_sim.env.games import ClassicGame, game_interface
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
+from cya_sim.game.jsontext import show
 
 REWARDS = ("dense", "win_share")
 
@@ -115,6 +117,7 @@ def batch_features(ob) -> np.ndarray:
                            ob.ch_len, ob.gave_up, np.asarray(ob.values, np.int64), d.n_assets, d.n_wilds, nf)
 
 
+@keyword_checked
 class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
     """The batched vector environment with view-feature observations and an optional dense reward (module docstring).
 
@@ -143,6 +146,11 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
         if sp.advanced_on or sp.draft:
             raise ValueError("rules: the learned agent's features encode the classic game; give rules without the "
                              "advanced cards and draft piles")
+        w = dense_weight
+        number = isinstance(w, int | float | np.integer | np.floating) and not isinstance(w, bool | np.bool_)
+        if not number or not (abs(int(w)) < 2**1023 if isinstance(w, int | np.integer) else math.isfinite(w)):
+            raise ValueError(f"dense_weight: {show(dense_weight, python_str=True)} ({type(dense_weight).__name__}); "
+                             "allowed: a finite number (the weight of the dense reward)")
         self.reward_kind, self.dense_weight = reward, float(dense_weight)
         d = self.rules.deck
         self.n_features = n_features(n_players, d.n_types, d.n_assets)

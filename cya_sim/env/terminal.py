@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from cya_sim.engine.agent_calls import call_agent
 from cya_sim.engine.reference.observation import Observation
 from cya_sim.engine.theft.observation import AssetView, TheftObservation
 from cya_sim.env.game import EnvGame
@@ -470,7 +471,7 @@ def play_human(rules: RuleSet, agents: Sequence, humans: Sequence[int], key_seed
                 out(f"seat {seat} quit; the game is abandoned")
                 return 0
         else:
-            action = agents[seat].act(obs, game.seat_rngs[seat])
+            action = call_agent(agents[seat], names[seat], seat, game.game_index, obs, game.seat_rngs[seat])
         before = narrator.snapshot(game.state)
         game.step(action, who=f"agent {names[seat]!r}")
         if viewer < 0:

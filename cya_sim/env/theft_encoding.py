@@ -44,6 +44,7 @@ import numpy as np
 
 from cya_sim.engine.theft.observation import TheftObservation
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
+from cya_sim.game.jsontext import show
 from cya_sim.game.theft.rules import TheftRuleSet
 
 PHASES = ("setup", "play", "defence", "discard", "over")
@@ -66,8 +67,9 @@ class TheftObservationEncoder:
 
     def __init__(self, rules: TheftRuleSet, n_players: int, depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         rules.check_players(n_players)
-        if depth is not None and depth < 1:
-            raise ValueError(f"stack_depth: {depth!r}; allowed: an int >= 1 or None (every asset slot)")
+        if depth is not None and (not isinstance(depth, int | np.integer) or isinstance(depth, bool) or depth < 1):
+            raise ValueError(f"stack_depth: {show(depth, python_str=True)} ({type(depth).__name__}); allowed: an "
+                             "int >= 1 or None (every asset slot)")
         self.rules, self.n_players = rules, n_players
         self.t, self.na = rules.n_types, rules.n_asset_types
         self.depth = rules.max_assets if depth is None else max(1, min(int(depth), rules.max_assets))

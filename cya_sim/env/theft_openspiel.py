@@ -257,11 +257,15 @@ class TheftSpielState(CheckedApply, pyspiel.State):
         return new
 
     def __str__(self) -> str:
+        """The whole state, one line per seat and its assets (:func:`cya_sim.render.state_text`, the full view:
+        every hand, a face-down card marked ``*``); ``dealing`` before the deal, and a line about the
+        reshuffle while chance shuffles the discard pile into a new draw pile."""
         if self.ts is None:
             return "dealing"
-        ts = self.ts
-        return (f"turn {ts.turns}, {ts.phase}, seat {ts.to_act} to act, points {ts.scores()}"
-                + (" (reshuffling)" if self._shuffling() else ""))
+        from cya_sim.render import state_text
+
+        return state_text(self.ts) + ("\nreshuffling: the discard pile becomes the new draw pile"
+                                      if self._shuffling() else "")
 
 
 def sample_hidden(ts, player: int, rng: np.random.Generator) -> None:

@@ -29,7 +29,7 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
 
 from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.game import check_int, check_seed, is_int, resolve_rules
+from cya_sim.env.game import check_int, check_players, check_seed, is_int, keyword_checked, resolve_rules
 from cya_sim.env.games import game_interface
 from cya_sim.env.gym import opponent_specs
 from cya_sim.game.jsontext import show
@@ -61,6 +61,7 @@ def check_make_vec_kwargs(max_episode_steps: Any = None, render_mode: Any = None
                          "False (ignored: Gymnasium checks no vector entry point)")
 
 
+@keyword_checked
 class CoverYourAssetsVectorEnv(VectorEnv):
     """``num_envs`` games of one learning seat against compiled agents, on the batched engine.
 
@@ -122,7 +123,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         if reward != "win_share":
             raise ValueError(f"reward: {reward!r}; allowed: win_share")
         self.rules = resolve_rules(rules)
-        self.rules.check_players(n_players)
+        n_players = check_players(self.rules, n_players)
         seat = check_int(seat, "seat", 0, n_players - 1)
         self.kind = game_interface(self.rules)
         self.bridge = self.kind.bridge

@@ -86,7 +86,13 @@ alternate starting with the challenger), draft piles (at most
 ``draft_pile_size`` cards; no action card face up on top, R-2P-DRAFT: it is
 carried out at once), and the text itself (JSON nested at most 64 levels, no
 number of more than 4,300 digits, :mod:`cya_sim.game.jsontext`). In the turn phase the current player
-must hold a card (R-TURN skips empty hands). Whether a position can be reached
+must hold a card (R-TURN skips empty hands). The end of the game (R-GAME-END,
+R-TIE): ``eligible`` only under ``tie_break = extra_round``, with at least two
+seats of equal totals and ``extra_rounds`` from 1 (and ``extra_rounds`` 0
+without it); ``winners`` only outside a challenge, draft offer or Move choice,
+inside ``eligible``, of equal totals, and (except under ``round_wins:K``)
+exactly the seats of the highest total (a game in progress past its end
+condition is accepted: it ends when the round in progress ends). Whether a position can be reached
 by play (for example full hands while the draw pile lasts) is not checked, so
 tests can use small hands.
 """
@@ -600,6 +606,9 @@ def state_from_dict(d: Any) -> GameState:
         raise _fail("current_player", f"seat {current} has an empty hand; a player with an empty hand is skipped "
                     "(R-TURN): give a seat holding cards")
 
+    _check_game_end(rules, p, rnd, totals, round_wins, eligible, extra_rounds, winners,
+                    challenge is not None or bool(draft_offer) or bool(draft_move))
+
     return GameState(
         rules=rules,
         n_players=p,
@@ -637,6 +646,52 @@ def state_from_dict(d: Any) -> GameState:
         draft_then=draft_then,
         **extra,
     )
+
+
+def _check_game_end(rules: RuleSet, p: int, rnd: int, totals: list[int], round_wins: list[int],
+                    eligible: list[int] | None, extra_rounds: int, winners: list[int] | None, mid_turn: bool) -> None:
+    """Refuse an end of game the rules cannot reach (R-GAME-END, R-TIE).
+
+    Totals, ``eligible`` and ``winners`` change only at the end of a round, and the end of a round either ends
+    the game (winners: the highest total among the seats that can win, ties share) or plays on; so a tie played
+    off is between seats of equal totals, and a finished game is not in the middle of a turn. A game in progress
+    past its end condition (a total at ``target_score``) is accepted, as hand-built test positions use it: it
+    ends at the end of the round in progress, by the same rule.
+    """
+    if eligible is not None:
+        if rules.tie_break != "extra_round":
+            raise _fail("eligible", f"is {eligible}; seats are set aside only by tie_break = 'extra_round' (rules "
+                        f"{rules.name!r} have {rules.tie_break!r}, R-TIE): allowed: null")
+        if len(eligible) < 2:
+            raise _fail("eligible", f"is {eligible}; an extra round is played between at least two tied seats (R-TIE)")
+        if extra_rounds == 0:
+            raise _fail("extra_rounds", "is 0 while 'eligible' is set; the tie's first extra round counts 1 (R-TIE): "
+                        f"allowed: 1 to {rules.max_extra_rounds}")
+    elif extra_rounds:
+        raise _fail("extra_rounds", f"is {extra_rounds} while 'eligible' is null; extra rounds are played only "
+                    "between tied seats (R-TIE): give them in 'eligible', or 0")
+    if winners is None:
+        if eligible is not None and len({totals[s] for s in eligible}) > 1:
+            raise _fail("eligible", f"seats {eligible} hold totals {[totals[s] for s in eligible]}; a tie played off "
+                        "is between equal totals until the extra round ends, which ends the game or keeps a tie (R-TIE)")
+        return
+    if mid_turn:
+        raise _fail("winners", "is set while a challenge, a draft offer or a Move choice is pending; the game ends "
+                    "only at the end of a round (R-GAME-END): give null, or none of those")
+    pool = eligible if eligible is not None else list(range(p))
+    outside = [s for s in winners if s not in pool]
+    if outside:
+        raise _fail("winners", f"names seat {outside[0]}, not in 'eligible' {eligible}; only the tied seats can win "
+                    "(R-TIE)")
+    if len({totals[s] for s in winners}) > 1:
+        raise _fail("winners", f"seats {winners} hold totals {[totals[s] for s in winners]}; winners share the "
+                    "highest total (R-GAME-END, R-TIE)")
+    if rules.end_kind != "round_wins" or eligible is not None:
+        best = max(totals[s] for s in pool)
+        top = [s for s in pool if totals[s] == best]
+        if sorted(winners) != top:
+            raise _fail("winners", f"is {winners}; the highest total {'among the eligible seats ' if eligible else ''}"
+                        f"wins and ties share: seats {top} (${best:,}; R-GAME-END, R-TIE)")
 
 
 def _draft_from_dict(d: dict, p: int, rules: RuleSet, current: int) -> tuple[list[list[int]], list[bool], list[int]]:

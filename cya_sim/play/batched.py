@@ -28,6 +28,7 @@ from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import stream_generator
 from cya_sim.game.rules import RuleSet
 from cya_sim.play import loop
+from cya_sim.play.refusals import refuse_compiled_action
 
 #: Games one call of the compiled loop plays at most: between calls Python handles Ctrl-C and reports progress
 #: (about 0.1 s of greedy games, 0.4 s of card_counter's). Results do not depend on it.
@@ -82,7 +83,7 @@ def run_compiled(state: BatchState, progress: Callable[[int], None] | None = Non
         row, action = int(state.err[1]), int(state.err[2])
         if state.err[0] == ERR_LOG_FULL:
             raise RuntimeError(f"action log full in game {int(state.game_index[row])}; raise log_cap")
-        raise_illegal(state, row, action)
+        refuse_compiled_action(state, row, action, raise_illegal)
     if progress:
         progress(int(state.r_done.sum()) - before)
     return int(waiting)

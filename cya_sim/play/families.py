@@ -18,6 +18,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from cya_sim.engine import ENGINES
 
 
@@ -67,7 +69,25 @@ class GameFamily(ABC):
         """
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
-        return self._play_games(engine)
+        play = self._play_games(engine)
+
+        def checked(rules, agents, seat_agent, *args, **kwargs):
+            # an agent made for another setting (a learned model) is refused before any game of the batch
+            for spec in agents:
+                if isinstance(spec, str):
+                    self.check_setting(spec, rules, int(np.shape(seat_agent)[1]))
+            return play(rules, agents, seat_agent, *args, **kwargs)
+
+        checked.__doc__ = play.__doc__
+        return checked
+
+    def check_setting(self, spec: str, rules: Any, players: int) -> None:
+        """Refuse an agent spec that plays only some settings (a learned model trained for one rule set and table
+        size) at ``players`` seats under ``rules``; every other spec passes.
+
+        Raises:
+            AgentSpecError: one line naming the agent, what it plays and what it was asked to play.
+        """
 
     @abstractmethod
     def play_game(self, rules: Any, agents: Sequence, key: int, game_index: int = 0,
@@ -122,12 +142,21 @@ class ClassicFamily(GameFamily):
                   log: Callable[[str], None] | None = None) -> Any:
         from cya_sim.engine.reference import play_game
 
+        for a in agents:  # a learned model (a plug-in agent named by its spec) elsewhere than it was trained for
+            name = a if isinstance(a, str) else getattr(a, "name", None)
+            if isinstance(name, str):
+                self.check_setting(name, rules, len(agents))
         return play_game(rules, agents, key, game_index, log=log)
 
     def batched_refusal(self, rules: Any) -> str:
         from cya_sim.engine import batched_refusal
 
         return batched_refusal(rules)
+
+    def check_setting(self, spec: str, rules: Any, players: int) -> None:
+        from agents.learned import check_setting
+
+        check_setting(spec, rules, players)
 
     def kernels(self, rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list:
         from cya_sim.play.kernels import classic_kernels
@@ -199,3 +228,12 @@ def is_rule_set(obj: Any) -> bool:
     """Whether ``obj`` is a rule set of a known game family (a :class:`~cya_sim.game.rules.RuleSet`, a
     :class:`~cya_sim.game.theft.rules.TheftRuleSet`)."""
     return any(isinstance(obj, f.rules_type()) for f in FAMILIES.values())
+
+
+def calls_compiled_plugin(agents: Sequence[str]) -> bool:
+    """Whether a line-up (agent specs of any family) holds a compiled plug-in, as a player or as a search's rollout
+    (:func:`agents.plugin.calls_compiled_plugin`): user code that runs compiled, where Python never sees Ctrl-C,
+    so the runner plays it in a worker process (:func:`cya_sim.runs.runner.run_tasks`)."""
+    from agents.plugin import calls_compiled_plugin as one
+
+    return any(one(a) for a in dict.fromkeys(agents))

@@ -113,11 +113,11 @@ def classic_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequen
         out.append(Kernel("search (ISMCTS/PIMC kernels)", "search",
                           lambda: _all_cached([kernels.ismcts_run, kernels.pimc_run]),
                           lambda: _build_search(rules_list[0], players[0])))
-    if engine == "reference" and (views or plugins):
+    if engine == "reference" and views:  # a plug-in compiles at its first call, in the process that plays it
         from agents.card_counter import card_counter_decide
         from agents.heuristic import heuristic_decide
 
-        funcs = [card_counter_decide, heuristic_decide] + [pol for _, pol in plugins]
+        funcs = [card_counter_decide, heuristic_decide]
         out.append(Kernel("reference agents' decision functions", "reference agents", lambda: _all_cached(funcs),
                           lambda: _build_reference(rules_list[0], players[0], agents)))
     return out
@@ -170,8 +170,8 @@ def _build_reference(rules, n_players: int, agents: Sequence[str]) -> None:
     for spec in agents:
         pol = compiled_policy(spec)
         name = parse_agent_spec(spec).name
-        if pol is None or pol in (0, 1) or (isinstance(pol, int) and name not in REGISTRY):
-            continue
+        if pol is None or not isinstance(pol, int) or pol in (0, 1) or name not in REGISTRY:
+            continue  # a compiled plug-in is never called here: a loop without end could not be interrupted
         agent = make_agent(spec)
         if getattr(agent, "sees_hidden", False):
             agent.act(obs, np.random.default_rng(0), state)

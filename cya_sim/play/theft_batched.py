@@ -34,6 +34,7 @@ from cya_sim.engine.theft.observation import observe
 from cya_sim.engine.theft.rows import row_to_state
 from cya_sim.game.rng import stream_generator
 from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.play.refusals import refuse_compiled_action
 from cya_sim.play.theft_loop import advance
 from cya_sim.play.theft_reference import TheftTurnCapWarning
 
@@ -75,7 +76,7 @@ def run_compiled(state: TheftBatchState, lineup: TheftLineup) -> int:
         row, action = int(state.err[1]), int(state.err[2])
         if state.err[0] == ERR_LOG_FULL:
             raise RuntimeError(f"action log full in game {int(state.game_index[row])}; raise log_cap")
-        raise_illegal(state, row, action)
+        refuse_compiled_action(state, row, action, raise_illegal)
     return int(waiting)
 
 

@@ -98,18 +98,19 @@ def play_game(rules: TheftRuleSet, agents: Sequence, key: int, game_index: int =
     while state.to_act >= 0:
         seat = state.to_act
         obs = observe(state, seat)
+        legal = obs.legal_action_mask.copy()  # the engine's own: an agent may re-enable writes on the one it gets
         name = str(getattr(agents[seat], "name", type(agents[seat]).__name__))
         # the classic family's checks (cya_sim.engine.agent_calls): an exception names agent, seat and game;
         # anything but an integer id (1.7, "3", True, None) is refused, never coerced
         action = call_agent(agents[seat], name, seat, game_index, obs, rngs[seat])
-        action = action_id(action, name, seat, game_index, obs.legal_action_mask.shape[0], TheftIllegalActionError)
-        if not obs.legal_action_mask[action]:
+        action = action_id(action, name, seat, game_index, legal.shape[0], TheftIllegalActionError)
+        if not legal[action]:
             raise TheftIllegalActionError(
                 f"agent {name!r} at seat {seat} in game {game_index} returned illegal action {action} "
                 f"({obs.action_space.name(action)})")
         if actions is not None:
             actions.append(action)
-        apply_action(state, action, log, legal_mask=obs.legal_action_mask)
+        apply_action(state, action, log, legal_mask=legal)
     return _result(state, game_index, actions)
 
 

@@ -46,6 +46,7 @@ import pyarrow.parquet as pq
 
 from cya_sim import __version__
 from cya_sim.errors import FieldError
+from cya_sim.tomltext import TomlTextError, load_toml
 
 try:
     import fcntl
@@ -179,7 +180,6 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
     Raises:
         FolderError: one line naming the manifest and the first key at fault.
     """
-    import tomllib
 
     def bad(key: str, why: str) -> FolderError:
         return FolderError(f"{str(path)!r}: key {key!r} {why}; the manifest was changed by hand or "
@@ -203,9 +203,9 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
     if not isinstance(toml, str):
         raise bad("experiment_toml", "is missing or not text")
     try:
-        stored = tomllib.loads(toml)
-    except tomllib.TOMLDecodeError as err:
-        raise bad("experiment_toml", f"is not valid TOML ({err})") from None
+        stored = load_toml(toml)
+    except TomlTextError as err:
+        raise bad("experiment_toml", f"is {err}") from None
     for k in ("seed", "games", "agents", "players"):
         v = stored.get(k)
         if k == "players" and isinstance(v, int):

@@ -63,7 +63,6 @@ import itertools
 import math
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +75,7 @@ from cya_sim.game.limits import MAX_GAMES, MAX_SEED
 from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 from cya_sim.play.families import family_of
 from cya_sim.results.folder import chunk_ranges
+from cya_sim.tomltext import TomlTextError, load_toml
 
 DESIGN_KINDS = ("round_robin", "one_vs_field", "explicit", "ablation")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -279,9 +279,9 @@ def load_experiment(path: str | Path, overrides: Mapping[str, Any] | None = None
     except UnicodeDecodeError as e:
         raise ExperimentError("file", f"{str(path)!r} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError("file", f"{str(path)!r} is not valid TOML ({e})") from None
+        data = load_toml(text)
+    except TomlTextError as e:
+        raise ExperimentError("file", f"{str(path)!r}: {e}") from None
     if overrides:
         data = apply_overrides(data, overrides)
     return parse_experiment(data, base_dir=path.parent, source=path)
@@ -359,6 +359,7 @@ def parse_experiment(data: Mapping[str, Any], base_dir: str | Path = ".", source
             players_raw = sorted({len(t) for t in tabs})
     players = _parse_players(players_raw, rules)
     design = _parse_design(design_raw, agents, players)
+    check_settings(rules, agents, design, players)
 
     games = data.get("games")
     if not _is_int(games) or not 1 <= games <= MAX_GAMES:
@@ -582,6 +583,18 @@ def _check_agent(spec: Any, where: str, known: Sequence[str], rules=None) -> Non
     except (ValueError, TypeError, ImportError) as e:
         detail = " ".join(str(e).split())
         raise ExperimentError(where, detail if repr(spec) in detail else f"{spec!r}: {detail}") from None
+
+
+def check_settings(rules, agents: Sequence[str], design: Design, players: Sequence[int]) -> None:
+    """Refuse, before anything is played, an agent seated at a table size or under rules it does not play (a
+    learned model trained for one setting: :meth:`cya_sim.play.families.GameFamily.check_setting`)."""
+    fam = family_of(rules)
+    for p in players:
+        for i in sorted({int(a) for a in np.unique(design_lineups(design, agents, p))}):
+            try:
+                fam.check_setting(agents[i], rules, p)
+            except ValueError as e:
+                raise ExperimentError(f"agents[{i}]", " ".join(str(e).split())) from None
 
 
 # -- line-ups and schedule -------------------------------------------------------

@@ -71,6 +71,7 @@ from cya_sim.runs.experiment import (
     ExperimentError,
     Schedule,
     auto_chunk_size,
+    check_settings,
     plan_chunks,
     resolve_engine,
     worker_count,
@@ -240,8 +241,11 @@ def prepare_folder(exp: Experiment, engine: str, command: str | None = None) -> 
         (manifest, resumed).
 
     Raises:
-        ExperimentError: see :func:`check_folder`; also field ``out`` when another run holds the folder.
+        ExperimentError: see :func:`check_folder`; also field ``out`` when another run holds the folder, and
+            field ``agents[i]`` for an agent seated where it does not play (a learned model elsewhere than it was
+            trained for), before anything is written.
     """
+    check_settings(exp.rules, exp.agents, exp.design, exp.players)
     check_folder(exp)  # read-only: a refused folder gets no lock file
     out = Path(exp.out)
     with folder_lock(out, command):
@@ -370,7 +374,8 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
     gdir.mkdir(parents=True, exist_ok=True)
     workers = worker_count(exp.run.workers, len(tasks))
     executor = ("nothing to play" if not tasks else f"dask {exp.run.scheduler}" if exp.run.scheduler
-                else "in-process" if workers == 1 else f"local processes ({workers})")
+                else f"local processes ({workers})" if workers > 1
+                else "local process (1: a compiled plug-in plays)" if _runs_compiled_plugin(tasks) else "in-process")
     entry = _start_run(out, command, resumed, engine, note, executor, len(tasks), len(done))
 
     def store(task: ChunkTask, table: pa.Table) -> None:
@@ -495,17 +500,23 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
     every worker is ended within :data:`STOP_GRACE_S` seconds and the chunks
     still running are dropped (:func:`_stop_workers`).
 
+    A line-up with a compiled plug-in (:func:`cya_sim.play.families.calls_compiled_plugin`, as a player or a search's
+    rollout) is played in a worker process even at one worker: compiled user code that loops for ever never
+    returns to Python, where Ctrl-C is seen, but a worker is ended from here (:func:`_stop_workers`).
+
     Args:
-        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here.
+        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here
+            (unless a compiled plug-in plays).
         bar: a tqdm bar, updated here as games finish: in this process per game; from worker processes
             as they report finished games through a queue (so a slow agent's rate shows within seconds),
             and each chunk is counted exactly once when it is done.
         play: a picklable function of a task (:func:`play_chunk` for Arrow rows, :func:`play_chunk_games`).
     """
-    if workers <= 1:
+    if workers <= 1 and not _runs_compiled_plugin(tasks):
         for t in tasks:
             yield t, play(t, progress=bar.update)
         return
+    workers = max(1, workers)
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     seen: dict[int, int] = {}
@@ -545,6 +556,13 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
     finally:
         stop.set()
         reader.join()
+
+
+def _runs_compiled_plugin(tasks: list[ChunkTask]) -> bool:
+    """Whether the tasks' line-up holds a compiled plug-in (:func:`cya_sim.play.families.calls_compiled_plugin`)."""
+    from cya_sim.play.families import calls_compiled_plugin
+
+    return bool(tasks) and calls_compiled_plugin([a for t in tasks for a in t.agents])
 
 
 #: A worker process's queue of (chunk index, games finished) messages to the main process (:func:`run_tasks`).

@@ -65,10 +65,10 @@ from cya_sim.engine.compiled.layout import (
     G_TO_ACT,
     G_WINNERS,
 )
-from cya_sim.engine.compiled.rules import apply_action, legal_list
+from cya_sim.engine.compiled.rules import apply_action, is_legal_inline, legal_list
 from cya_sim.engine.compiled.seen import recount_seen
 from cya_sim.search.determinize import sample_flat
-from cya_sim.search.tree import add_node, backup, choose_edge, move_of_key, next_mark
+from cya_sim.search.tree import ROLLOUT_REFUSED, add_node, backup, choose_edge, move_of_key, next_mark
 
 UTIL_SHARE, UTIL_WIN = 0, 1
 #: Rounds a ``win`` rollout may play past the current one before it is scored by totals (a guard).
@@ -104,6 +104,11 @@ def rollout(K, G, rng, sc, round0, pcode, paddr, params, utility_kind):
     ``random`` drawing from ``rng``, ``card_counter`` from each seat's own view, ...; a view policy at
     C address ``paddr``) with ``params`` ((N_AGENT_PARAMS,) float64); ``sc`` is its
     :class:`agents.compiled.Scratch`.
+
+    A decision of any policy but ``greedy`` is checked (:func:`~cya_sim.engine.compiled.rules.is_legal_inline`):
+    at the first id that is not legal in ``G`` (out of range, illegal, or a plug-in that raised,
+    :data:`agents.view_abi.PLUGIN_RAISED`) nothing is applied, ``sc.ids[0]`` gets the id, ``sc.ids[1]`` the seat,
+    and :data:`ROLLOUT_REFUSED` is returned (:func:`cya_sim.search.errors.refuse_rollout` names them).
     """
     n = 0
     last = round0 if utility_kind == UTIL_SHARE else round0 + MAX_EXTRA_ROUNDS
@@ -112,6 +117,10 @@ def rollout(K, G, rng, sc, round0, pcode, paddr, params, utility_kind):
             a = greedy_act(K, G, G[G_TO_ACT], params, rng, sc)
         else:
             a = policy_act(pcode, paddr, K, G, G[G_TO_ACT], params, rng, sc)
+            if not is_legal_inline(K, G, a):  # a bad id would index outside the row, or never end the round
+                sc.ids[0] = a
+                sc.ids[1] = G[G_TO_ACT]
+                return ROLLOUT_REFUSED
         apply_action(K, G, rng, a)
         n += 1
     return n
@@ -172,7 +181,8 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
             :class:`agents.compiled.Scratch`).
 
     Returns:
-        actions simulated in rollouts (int), for speed reports.
+        actions simulated in rollouts (int), for speed reports; :data:`ROLLOUT_REFUSED` when a rollout
+        decision was not legal (:func:`rollout`).
     """
     rem, cards, slot_card, wts, acts, keys, stamp, kcount, distinct, path, u, sc = scratch
     reads_view = pcode != POLICY_GREEDY and pcode != POLICY_RANDOM  # what each seat has seen (the agent view)
@@ -206,7 +216,10 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
             node = child[node, k]
             depth += 1
             path[depth] = node
-        total_steps += rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind)
+        n = rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind)
+        if n < 0:
+            return n
+        total_steps += n
         utility(K, GW, I.totals0, utility_kind, u)
         backup(nvis, wsum, mover, path, depth, u)
     return total_steps
@@ -224,7 +237,7 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, paddr, params, utility_kind, rng, 
     incremented. Stops after ``n_iter`` rollouts in all.
 
     Args: as :func:`ismcts_run`; root_acts: (A,) int64 legal ids of the root, the first ``n_root`` used.
-    Returns: actions simulated in rollouts (int).
+    Returns: actions simulated in rollouts (int), or :data:`ROLLOUT_REFUSED` (:func:`rollout`).
     """
     rem, cards, slot_card, wts = scratch[0], scratch[1], scratch[2], scratch[3]
     u = scratch[10]
@@ -243,7 +256,10 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, paddr, params, utility_kind, rng, 
             for j in range(GW.shape[0]):
                 GW[j] = GD[j]
             apply_action(K, GW, rng, root_acts[i])
-            total += rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind) + 1
+            n = rollout(K, GW, rng, sc, round0, pcode, paddr, params, utility_kind)
+            if n < 0:
+                return n
+            total += n + 1
             utility(K, GW, I.totals0, utility_kind, u)
             sums[i] += u[I.observer]
             counts[i] += 1

@@ -22,6 +22,7 @@ from cya_sim.engine.reference.observation import Observation
 from cya_sim.search import kernels
 from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
 from cya_sim.search.kernels import UTIL_SHARE, UTIL_WIN
+from cya_sim.search.tree import ROLLOUT_REFUSED, refuse_rollout
 
 #: Built-in rollout policies by name: the compiled policies of :mod:`agents.compiled` (``greedy``, ``random``)
 #: and :mod:`agents.compiled_strategy` (``card_counter``: the agent's own decision function on each rollout
@@ -275,6 +276,14 @@ def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, see
     return None, (rk, uk, t0, ctx, info, rng, scratch, root)
 
 
+def _checked(steps: int, rollout: str, scratch: tuple, ctx: SearchContext) -> int:
+    """``steps`` (what a search kernel returned), or the :class:`~cya_sim.search.tree.RolloutError` of a rollout
+    decision that was not legal (:data:`~cya_sim.search.tree.ROLLOUT_REFUSED`)."""
+    if steps == ROLLOUT_REFUSED:
+        refuse_rollout(rollout, scratch[11].ids, ctx.n_actions)
+    return int(steps)
+
+
 def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float | None = None,
                   c_ucb: float = DEFAULT_C_UCB, rollout: str = "greedy", utility: str = "share", seed: int = 0,
                   stream: int = 0, max_nodes: int | None = None,
@@ -303,6 +312,8 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
     Raises:
         ValueError: unknown ``rollout``/``utility``, a bad budget or ``c_ucb``,
             an observation with no legal action or an inconsistent one.
+        RolloutError: a rollout decision was not legal, or the rollout plug-in raised
+            (:func:`cya_sim.search.tree.refuse_rollout`: the policy, the seat and the action named).
     """
     if not isinstance(c_ucb, (int, float)) or not c_ucb >= 0:
         raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
@@ -316,14 +327,15 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
     steps = 0
     done = 0
     if time_s is None:
-        steps = mod.ismcts_run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params, uk, rng,
-                               child, nvis, wsum, avail, mover, n_nodes, scratch)
+        steps = _checked(mod.ismcts_run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params,
+                                        uk, rng, child, nvis, wsum, avail, mover, n_nodes, scratch), rollout, scratch, ctx)
         done = int(iterations)
     else:
         end = t0 + float(time_s)
         while True:
-            steps += mod.ismcts_run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params, uk, rng,
-                                    child, nvis, wsum, avail, mover, n_nodes, scratch)
+            steps += _checked(mod.ismcts_run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params,
+                                             uk, rng, child, nvis, wsum, avail, mover, n_nodes, scratch), rollout,
+                              scratch, ctx)
             done += TIME_CHUNK
             if time.perf_counter() >= end:
                 break
@@ -346,7 +358,7 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     Args: as :func:`ismcts_search` (``iterations`` = rollouts in all).
 
     Raises:
-        ValueError: as :func:`ismcts_search`.
+        ValueError, RolloutError: as :func:`ismcts_search`.
     """
     single, started = _start(obs, rollout, utility, iterations, time_s, seed, stream, context)
     if single is not None:
@@ -361,13 +373,13 @@ def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float |
     counts = np.zeros(n, np.int64)
     steps = 0
     if time_s is None:
-        steps = mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng, acts, n,
-                             sums, counts, scratch)
+        steps = _checked(mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng,
+                                      acts, n, sums, counts, scratch), rollout, scratch, ctx)
     else:
         end = t0 + float(time_s)
         while time.perf_counter() < end:
-            steps += mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts, n,
-                                  sums, counts, scratch)
+            steps += _checked(mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts,
+                                           n, sums, counts, scratch), rollout, scratch, ctx)
     action, values = flat_choice(root, sums, counts)
     return SearchResult(action, root, counts, values, int(counts.sum()), 0, int(steps),
                         time.perf_counter() - t0)

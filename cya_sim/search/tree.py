@@ -24,6 +24,37 @@ from numba import njit
 
 from cya_sim.engine.compiled.pcg import next_double
 
+#: What a game's rollout and its ``ismcts_run``/``pimc_run`` return when a rollout decision was not legal: the
+#: rollout policy's scratch then holds the id (``sc.ids[0]``) and the seat (``sc.ids[1]``); :func:`refuse_rollout`.
+ROLLOUT_REFUSED = -1
+
+
+class RolloutError(RuntimeError):
+    """A search's rollout policy (a compiled plug-in, or another compiled policy) chose an action that is not
+    legal in the simulated game, or raised; the message names the policy, its use as a rollout, the seat and
+    the action."""
+
+
+def refuse_rollout(rollout, ids: np.ndarray, n_actions: int) -> None:
+    """Raise the :class:`RolloutError` of a search kernel that returned :data:`ROLLOUT_REFUSED`.
+
+    Args:
+        rollout: the rollout spec (``str``, e.g. ``"my_pkg.policies:decide"``). ids: the rollout scratch's ``ids``
+            ((A,) int64: ``[action, seat, ...]``). n_actions: A, the size of the game's action space.
+
+    Raises:
+        RolloutError: always.
+    """
+    from agents.view_abi import PLUGIN_RAISED, describe_action
+
+    action, seat = int(ids[0]), int(ids[1])
+    what = describe_action(action) if action == PLUGIN_RAISED else (
+        f"returned illegal action {action} ("
+        + ("outside the action space" if not 0 <= action < n_actions else "not legal in that position")
+        + f"); allowed: an integer from 0 to {n_actions - 1} that is legal there")
+    raise RolloutError(f"rollout policy {rollout!r} (used as the search's rollout) at seat {seat} of a simulated "
+                       f"game {what}")
+
 
 @njit(cache=True, _nrt=False)
 def choose_edge(child, nvis, wsum, avail, node, keys, nl, stamp, kcount, distinct, mark, c_ucb, rng):

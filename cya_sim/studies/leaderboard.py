@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import math
 import time
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,7 +47,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cya_sim.game.limits import MAX_SEED
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
+from cya_sim.tomltext import TomlTextError, load_toml
 
 BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
               "agents_by_cell", "workers", "quick")
@@ -88,33 +89,102 @@ def load_board(path: str | Path, quick: bool = False, overrides: Mapping[str, An
     """Read and validate a board file; ``quick`` applies its ``[quick]`` table.
 
     Raises:
-        LeaderboardError: an unreadable file or an invalid key, named (``agents``, ``deals.4``...).
+        LeaderboardError: an unreadable file, invalid TOML (an integer of more than 4,300 digits included) or an
+            invalid key, named (``agents``, ``cycles.4``, ``quick.players``...).
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = load_toml(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise LeaderboardError(f"cannot read {str(path)!r} ({e.strerror or e}); give a board TOML file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise LeaderboardError(f"{str(path)!r} is not valid TOML ({e})") from None
+    except UnicodeDecodeError:
+        raise LeaderboardError(f"{str(path)!r} is not UTF-8 text; give a board TOML file") from None
+    except TomlTextError as e:
+        raise LeaderboardError(f"{str(path)!r}: {e}") from None
     return parse_board(data, quick, overrides)
 
 
+#: Largest table size a board may ask for (the rules' own limit is checked per cell by the run layer).
+MAX_PLAYERS = 64
+#: Largest ``cycles`` of a cell and ``workers``: beyond, a board is a typo, not a plan.
+MAX_CYCLES = 1_000_000
+MAX_WORKERS = 1024
+
+
+def _int_field(d: Mapping[str, Any], key: str, default: int, lo: int, hi: int, label: str | None = None) -> int:
+    """An integer field in ``lo..hi`` (booleans and floats refused)."""
+    v = d.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise LeaderboardError(f"{label or key}: give an integer from {lo:,} to {hi:,}; got {_shown(v)}")
+    return v
+
+
+def _shown(v: Any) -> str:
+    """A value as the user wrote it, cut to one short line (a 5,000-digit integer is not echoed)."""
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**30:  # str() of > 4,300 digits raises
+        return f"an integer of about {int(abs(v).bit_length() * math.log10(2)) + 1:,} digits"
+    t = repr(v)
+    return t if len(t) <= 60 else t[:57] + "..."
+
+
+def _string_list(v: Any, label: str) -> list[str]:
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+        raise LeaderboardError(f"{label}: give a non-empty list of strings; got {_shown(v)}")
+    return v
+
+
 def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping[str, Any] | None = None) -> Board:
-    """Validate a parsed board document (see :func:`load_board`)."""
+    """Validate a parsed board document (see :func:`load_board`): every key's type and range, unknown keys (also
+    inside ``[quick]``) refused with the allowed list, before anything is played.
+
+    Raises:
+        LeaderboardError: the first invalid key, named, with what is allowed.
+    """
     from agents.spec import AgentSpecError, normalise_spec
 
     d = dict(data)
     unknown = sorted(set(d) - set(BOARD_KEYS))
     if unknown:
         raise LeaderboardError(f"unknown key {unknown[0]!r}; allowed: {', '.join(BOARD_KEYS)}")
-    q = d.pop("quick", {}) or {}
+    q = d.pop("quick", {})
+    if not isinstance(q, dict):
+        raise LeaderboardError(f"quick: give a table of board keys ([quick] with any of: "
+                               f"{', '.join(k for k in BOARD_KEYS if k != 'quick')}); got {_shown(q)}")
+    q_unknown = sorted(set(q) - set(BOARD_KEYS) | ({"quick"} & set(q)))
+    if q_unknown:
+        raise LeaderboardError(f"quick.{q_unknown[0]}: unknown key of [quick]; allowed: "
+                               f"{', '.join(k for k in BOARD_KEYS if k != 'quick')}")
     if quick:
         d.update(q)
+    for k in set(overrides or {}) & {"out", "workers"}:  # the file's own value is checked even when a flag replaces it
+        if k in data and not (isinstance(data[k], str) if k == "out" else isinstance(data[k], int)):
+            raise LeaderboardError(f"{k}: give {'a folder path as a string' if k == 'out' else 'an integer'}; "
+                                   f"got {_shown(data[k])}")
     d.update(overrides or {})
+    if q and not quick:  # the small form is checked with the full one: a mistake in [quick] is found at once
+        try:
+            parse_board({**{k: v for k, v in data.items() if k != "quick"}, **q})
+        except LeaderboardError as e:
+            raise LeaderboardError(f"quick: the [quick] form is refused: {e}") from None
+    if q and quick:  # and the full form with the small one: a key [quick] replaces is still checked
+        try:
+            parse_board({k: v for k, v in data.items() if k != "quick"})
+        except LeaderboardError as e:
+            raise LeaderboardError(f"the full board (without [quick]) is refused: {e}") from None
+    name = d.get("name", "leaderboard")
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        raise LeaderboardError(f"name: give a non-empty string (at most 200 characters); got {_shown(name)}")
+    desc = d.get("description", "")
+    if not isinstance(desc, str):
+        raise LeaderboardError(f"description: give a string; got {_shown(desc)}")
+    out = d.get("out", f"results/{name}")
+    if not isinstance(out, (str, Path)) or not str(out).strip():
+        raise LeaderboardError(f"out: give a folder path as a string; got {_shown(out)}")
     agents = d.get("agents")
     if not isinstance(agents, list) or not agents:
         raise LeaderboardError("agents: give a non-empty list of agent specs")
+    if not all(isinstance(a, str) for a in agents):
+        raise LeaderboardError(f"agents: every entry must be an agent spec string; got {_shown(agents)}")
     try:
         agents = [normalise_spec(a) for a in agents]
     except AgentSpecError as e:
@@ -127,27 +197,41 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     presets = d.get("presets", ["classic"])
     if not isinstance(presets, list) or not presets or not all(isinstance(p, str) for p in presets):
         raise LeaderboardError("presets: give a non-empty list of rule presets")
+    if len(set(presets)) < len(presets):
+        raise LeaderboardError(f"presets: {next(p for i, p in enumerate(presets) if p in presets[:i])!r} is given twice")
     players = d.get("players", [4])
-    players = [players] if isinstance(players, int) else players
-    if not isinstance(players, list) or not players or not all(isinstance(p, int) and p >= 2 for p in players):
-        raise LeaderboardError("players: give table sizes >= 2")
+    players = [players] if isinstance(players, int) and not isinstance(players, bool) else players
+    if (not isinstance(players, list) or not players
+            or not all(isinstance(p, int) and not isinstance(p, bool) and 2 <= p <= MAX_PLAYERS for p in players)):
+        raise LeaderboardError(f"players: give table sizes from 2 to {MAX_PLAYERS} (an integer or a list); "
+                               f"got {_shown(players)}")
+    if len(set(players)) < len(players):
+        raise LeaderboardError(f"players: {next(p for i, p in enumerate(players) if p in players[:i])} is given twice")
     for p in players:
         if p > len(agents):
             raise LeaderboardError(f"players: {p} seats but only {len(agents)} agents; every seat of a line-up "
                                    "holds a different agent")
     duplicate = d.get("duplicate", False)
     if not isinstance(duplicate, bool):
-        raise LeaderboardError("duplicate: give true or false")
+        raise LeaderboardError(f"duplicate: give true or false; got {_shown(duplicate)}")
     raw = d.get("cycles", 5)
+    lo = 2 if duplicate else 1
+    if isinstance(raw, dict):
+        bad = sorted(k for k in raw if not (k.isdigit() and 2 <= int(k) <= MAX_PLAYERS))
+        if bad:
+            raise LeaderboardError(f"cycles.{bad[0]}: not a table size; give one entry per table size "
+                                   f"(2 to {MAX_PLAYERS}), e.g. cycles = {{2 = 8, 4 = 5}}")
+    elif not isinstance(raw, int) or isinstance(raw, bool):
+        raise LeaderboardError(f"cycles: give an integer >= {lo} or a table {{2 = 8, 4 = 5}}; got {_shown(raw)}")
     cycles: dict[int, int] = {}
     for p in players:
         v = raw.get(str(p)) if isinstance(raw, dict) else raw
-        lo = 2 if duplicate else 1
-        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise LeaderboardError(f"cycles.{p}: give the cycles of {p}-player cells, an integer >= {lo}"
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= MAX_CYCLES:
+            raise LeaderboardError(f"cycles.{p}: give the cycles of {p}-player cells, an integer from {lo} to "
+                                   f"{MAX_CYCLES:,}; got {_shown(v)}"
                                    + (" (with duplicate deals a cycle is one sampling unit)" if duplicate else ""))
         cycles[p] = v
-    by_cell_raw = d.get("agents_by_cell", {}) or {}
+    by_cell_raw = d.get("agents_by_cell", {})
     if not isinstance(by_cell_raw, dict):
         raise LeaderboardError('agents_by_cell: give a table "preset-Pp" = [agent specs]')
     by_cell: dict[str, tuple[str, ...]] = {}
@@ -155,24 +239,19 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     for k, v in by_cell_raw.items():
         if k not in cells:
             raise LeaderboardError(f"agents_by_cell.{k}: not a cell of this board; cells: {', '.join(sorted(cells))}")
-        if not isinstance(v, list):
-            raise LeaderboardError(f"agents_by_cell.{k}: give a list of agent specs")
+        if not isinstance(v, list) or not all(isinstance(a, str) for a in v):
+            raise LeaderboardError(f"agents_by_cell.{k}: give a list of agent spec strings")
         try:
-            extra = tuple(normalise_spec(a) for a in v)
+            extra_specs = tuple(normalise_spec(a) for a in v)
         except AgentSpecError as e:
             raise LeaderboardError(f"agents_by_cell.{k}: {e}") from None
-        both = [a for a in extra if a in agents]
+        both = [a for a in extra_specs if a in agents]
         if both:
             raise LeaderboardError(f"agents_by_cell.{k}: {both[0]!r} is already in agents")
-        by_cell[k] = extra
-    seed = d.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise LeaderboardError("seed: give an integer >= 0")
-    workers = d.get("workers", 1)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise LeaderboardError("workers: give an integer >= 1")
-    name = str(d.get("name", "leaderboard"))
-    return Board(name=name, seed=seed, out=Path(d.get("out", f"results/{name}")), agents=tuple(agents),
+        by_cell[k] = extra_specs
+    seed = _int_field(d, "seed", 1, 0, MAX_SEED)
+    workers = _int_field(d, "workers", 1, 1, MAX_WORKERS)
+    return Board(name=name, seed=seed, out=Path(out), agents=tuple(agents),
                  presets=tuple(presets), players=tuple(players), cycles=cycles, duplicate=duplicate,
                  agents_by_cell=by_cell, workers=workers)
 
@@ -214,7 +293,9 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
 
     Returns:
         one row per agent: ``agent``, ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high`` (Elo scale,
-        first agent 0; NaN with a ``note`` when the ratings are undefined), ``game_win_rate`` with
+        first agent 0; NaN with a ``note`` when the ratings are undefined), ``rating_bound`` (``-inf``: the agent
+        never finished ahead of anyone, ``+inf``: never behind, so it is set aside and the others are rated without
+        it; else empty), ``game_win_rate`` with
         ``game_win_rate_ci_low``/``_high`` and ``game_win_rate_fair``, ``games``, ``deals``.
     """
     from cya_sim.reports.ratings import RatingUndefinedError, bradley_terry
@@ -226,7 +307,7 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
     s = summarize(t, list(agents))
     note = ""
     try:
-        bt = bradley_terry(t, list(agents))
+        bt = bradley_terry(t, list(agents)).assign(rating_bound="")
     except RatingUndefinedError as e:
         bt, note = _rate_without_extremes(t, list(agents), str(e))
     out = bt.merge(s[["agent", "games", "units", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high",
@@ -236,49 +317,82 @@ def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
     return out
 
 
-def _extreme_agents(t, agents: Sequence[str]) -> list[int]:
-    """Agents that never finished ahead of, or never behind, any other agent (ties count half each way)."""
+def _extremes(t, k: int) -> dict[int, str]:
+    """Agents of ``t`` (indices < k) that never finished ahead of (``"never finished ahead"``), or never behind
+    (``"never finished behind"``), any other agent they met (ties count half each way); agents absent from ``t`` are
+    not named."""
     from cya_sim.reports.comparisons import ahead_counts
 
-    ahead, ties = ahead_counts(t, len(agents))
+    ahead, ties = ahead_counts(t, k)
     w = ahead + ties / 2.0
-    return [a for a in range(len(agents)) if w[a].sum() == 0 or w[:, a].sum() == 0]
+    met = (ahead + ahead.T + ties).sum(axis=1) > 0
+    out: dict[int, str] = {}
+    for a in range(k):
+        if met[a] and w[a].sum() == 0:
+            out[a] = "never finished ahead"
+        elif met[a] and w[:, a].sum() == 0:
+            out[a] = "never finished behind"
+    return out
 
 
-def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame, str]:
-    """Ratings when the maximum-likelihood estimate is not finite (Ford 1957): the agents that never finished
-    ahead of (or behind) anyone get no rating, and the others are rated on the games without them.
-
-    Returns:
-        (ratings of every agent, NaN for the set-aside ones and for all when the rest still has no finite
-        rating; the note naming what was done).
-    """
+def _subtable(t, keep: Sequence[int], k: int):
+    """The games of ``t`` whose every seat holds an agent of ``keep``, re-indexed ``0..len(keep) - 1``."""
     from dataclasses import fields
 
     from cya_sim.engine.table import GameTable
+
+    sa = np.asarray(t.seat_agent)
+    rows = np.isin(sa, list(keep)).all(axis=1)
+    remap = np.full(k, -1, np.int16)
+    remap[list(keep)] = np.arange(len(keep))
+    sub = GameTable(**{f.name: getattr(t, f.name)[rows] for f in fields(t)})
+    return replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)]), int(rows.sum())
+
+
+def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame, str]:
+    """Ratings when the maximum-likelihood estimate is not finite (Ford 1957).
+
+    An agent that never finished ahead of anyone has the rating −∞ (never behind: +∞) at the maximum of the
+    likelihood; it is set aside (rating NaN, ``rating_bound`` ``-inf`` or ``+inf``) and the others are rated on
+    the games without it — the very fit of a board without that agent. Setting aside repeats while the rest still
+    has such an agent. When the anchor (the first agent) is set aside, the first remaining agent is the anchor
+    (the note says so).
+
+    Returns:
+        (ratings of every agent: NaN for the set-aside ones, and for all when no two agents remain rateable;
+        the note naming what was done).
+    """
     from cya_sim.reports.ratings import bradley_terry
 
+    k = len(agents)
     nan = pd.DataFrame({"agent": agents, "rating": np.nan, "rating_se": np.nan, "rating_ci_low": np.nan,
-                        "rating_ci_high": np.nan})
-    drop = _extreme_agents(t, agents)
-    if not drop or 0 in drop:  # nothing to set aside, or the anchor itself
+                        "rating_ci_high": np.nan, "rating_bound": ""})
+    keep, aside, sub, n_games = list(range(k)), {}, t, len(np.asarray(t.seat_agent))
+    while len(keep) >= 2:
+        ext = _extremes(sub, len(keep))
+        if not ext:
+            break
+        aside.update({keep[i]: kind for i, kind in ext.items()})
+        keep = [a for a in keep if a not in aside]
+        sub, n_games = _subtable(t, keep, k)
+    if not aside:  # no single agent to blame (groups that never met both ways): no rating at all
         return nan, why
-    keep = [a for a in range(len(agents)) if a not in drop]
-    rows = ~np.isin(np.asarray(t.seat_agent), drop).any(axis=1)
-    remap = np.full(len(agents), -1, np.int16)
-    remap[keep] = np.arange(len(keep))
-    sub = GameTable(**{f.name: getattr(t, f.name)[rows] for f in fields(t)})
-    sub = replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)])
-    names = ", ".join(agents[a] for a in drop)
+    bounds = {a: ("-inf" if kind == "never finished ahead" else "+inf") for a, kind in aside.items()}
+    nan["rating_bound"] = [bounds.get(a, "") for a in range(k)]
+    names = "; ".join(f"{agents[a]}: {kind}" for a, kind in aside.items())
+    head = (f"{names} (of any other agent it met), so no finite rating (its maximum-likelihood rating is "
+            "-inf, or +inf for never behind; Ford 1957)")
+    if len(keep) < 2:
+        return nan, f"{head}; fewer than two agents are left to rate"
     try:
         bt = bradley_terry(sub, [agents[a] for a in keep])
     except ValueError as e:
-        return nan, f"{why}; without {names}: {e}"
+        return nan, f"{head}; the others: {' '.join(str(e).split())}"
     out = nan.set_index("agent")
-    out.loc[bt["agent"], bt.columns[1:]] = bt.set_index("agent").to_numpy()
-    return out.reset_index(), (f"{names}: never finished ahead of (or behind) any other agent, so no finite "
-                               f"rating (Ford 1957); the others are rated on the {int(rows.sum()):,} games "
-                               f"without {names}")
+    out.loc[bt["agent"], list(bt.columns[1:])] = bt.set_index("agent").to_numpy()
+    anchor = "" if keep[0] == 0 else f"; anchor {agents[keep[0]]} = 0 (the board's anchor {agents[0]} is set aside)"
+    return out.reset_index(), (f"{head}; the others are rated on the {n_games:,} games without "
+                               f"{', '.join(agents[a] for a in aside)}{anchor}")
 
 
 @dataclass
@@ -371,6 +485,9 @@ def _short(a: str) -> str:
 def _cell_text(row: pd.Series | None) -> str:
     if row is None:
         return "-"
+    bound = row.get("rating_bound", "")
+    if isinstance(bound, str) and bound in ("-inf", "+inf"):
+        return "−∞ (never ahead)" if bound == "-inf" else "+∞ (never behind)"
     if not np.isfinite(row["rating"]):
         return "n/a"
     return f"{row['rating']:.0f} [{row['rating_ci_low']:.0f}, {row['rating_ci_high']:.0f}]"

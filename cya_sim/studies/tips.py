@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import math
 import time
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -62,6 +61,7 @@ from scipy import stats as sps
 
 from cya_sim.reports.stats import holm, mean_interval, ratio_estimate
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, Schedule, parse_experiment
+from cya_sim.tomltext import TomlTextError, load_toml
 
 STUDY_KEYS = ("name", "seed", "deals", "players", "presets", "fields", "margin_pp", "confidence", "log_deals",
               "trace_deals", "out", "workers", "quick", "tip", "reason", "description", "pilot",
@@ -200,11 +200,11 @@ def load_study(path: str | Path, quick: bool = False, overrides: Mapping[str, An
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = load_toml(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ExperimentError("file", f"cannot read {str(path)!r} ({e.strerror or e}); give a tip study TOML file")
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError("file", f"{str(path)!r} is not valid TOML ({e})") from None
+    except TomlTextError as e:
+        raise ExperimentError("file", f"{str(path)!r}: {e}") from None
     return parse_study(data, quick=quick, overrides=overrides, source=path, only=only)
 
 

@@ -389,8 +389,11 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         check_out_folder(config)
         from cya_sim.reports.report import build_report
         from cya_sim.results.folder import folder_lock, load_games
+        from cya_sim.runs.experiment import check_settings
         from cya_sim.runs.runner import prepare_folder, run_experiment
 
+        with _as_tournament_error():  # before the lock: a refused line-up leaves no folder behind
+            check_settings(exp.rules, exp.agents, exp.design, exp.players)
         with _as_tournament_error(), folder_lock(config.out, command):
             manifest, resumed = prepare_folder(exp, engine, command)
             run = run_experiment(exp, progress=progress, command=command, prepared=(manifest, resumed))

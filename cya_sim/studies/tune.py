@@ -25,7 +25,12 @@ Evolutionary Computation 9:159–195; ``CmaEsSampler``, numeric spaces only),
 or random search. The baseline spec is the first trial. The study lives in
 the results folder as ``study.db`` (optuna's RDB storage on SQLite), so a
 killed run resumes: every finished trial is kept, a trial that was running
-when the process died is marked failed and its parameters queued again.
+when the process died is marked failed and never counted. Each trial's
+sampler is made afresh, seeded by the seed and the number of finished trials
+(:func:`sampler_seed`), so a run killed (SIGKILL, Ctrl-C) and resumed with
+the same command makes exactly the suggestions, and ends with exactly the
+best spec, of a run never interrupted; a suggestion already evaluated is not
+played again (its value is reused, the trial marked ``repeat_of``).
 
 **Held-out evaluation (no winner's curse).** The best trial's value is biased
 upward: it is the maximum of many noisy estimates on the same deals. So the
@@ -57,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from cya_sim.errors import FieldError
+from cya_sim.game.limits import MAX_GAMES
 from cya_sim.reports.stats import estimate_from_sums, holm, ratio_estimate, t_test
 from cya_sim.results.folder import check_study_folder
 from cya_sim.runs.experiment import Experiment, RunOptions, parse_experiment
@@ -73,6 +79,21 @@ OWN_FILES = frozenset({CONFIG_FILE, RESULT_FILE, "study.db", "study.db-journal",
 STUDY_NAME = "cya-sim-tune"
 #: Keys of :class:`TuneConfig` that fix the study (a resume must match them).
 IDENTITY_KEYS = ("agent", "field", "players", "preset", "options", "space", "trial_deals", "seed", "sampler")
+
+
+#: Largest ``--trials`` and ``--workers`` (beyond, a typo rather than a plan).
+MAX_TRIALS = 1_000_000
+MAX_WORKERS = 1024
+
+
+def _short_int(v: int) -> str:
+    """An integer for a one-line message: its digit count when it is too long to echo."""
+    return f"{v:,}" if abs(v) < 10**30 else f"(an integer of about {int(abs(v).bit_length() * math.log10(2)) + 1:,} digits)"
+
+
+def _shown(text: str) -> str:
+    """User text for a one-line message, cut to 80 characters."""
+    return repr(text) if len(text) <= 80 else repr(text[:77] + "...")
 
 
 class TuneError(ValueError):
@@ -131,21 +152,21 @@ def parse_dimension(text: str) -> Dimension:
     """
     m = _SPACE_RE.match(text or "")
     if not m:
-        raise TuneError(f"--space {text!r}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
+        raise TuneError(f"--space {_shown(text or '')}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
     name, rng = m.group(1), m.group(2)
     if rng.lower() == "bool":
         return Dimension(name, "bool")
     parts = rng.split(":")
     if len(parts) not in (2, 3):
-        raise TuneError(f"--space {text!r}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
+        raise TuneError(f"--space {_shown(text)}: write NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP")
     try:
         vals = [float(p) for p in parts]
     except ValueError:
-        raise TuneError(f"--space {text!r}: bounds must be numbers") from None
+        raise TuneError(f"--space {_shown(text)}: bounds must be numbers") from None
     if not all(math.isfinite(v) for v in vals) or vals[0] >= vals[1]:
-        raise TuneError(f"--space {text!r}: needs finite LO < HI")
+        raise TuneError(f"--space {_shown(text)}: needs finite LO < HI")
     if len(vals) == 3 and vals[2] <= 0:
-        raise TuneError(f"--space {text!r}: the step must be > 0")
+        raise TuneError(f"--space {_shown(text)}: the step must be > 0")
     is_int = all(re.fullmatch(r"\s*[+-]?\d+\s*", p) for p in parts)
     return Dimension(name, "int" if is_int else "float", vals[0], vals[1], vals[2] if len(vals) == 3 else None)
 
@@ -307,7 +328,7 @@ def check_config(cfg: TuneConfig) -> Experiment:
     """Validate a run before anything is played; return its held-out experiment.
 
     Raises:
-        TuneError: an empty field, a budget of 0 (trials or deals), a sampler that cannot search the
+        TuneError: an empty field, more field specs than the P - 1 other seats, a budget of 0 (trials or deals), a sampler that cannot search the
             space (CMA-ES needs numeric dimensions), a baseline or field spec that the compiled engine
             refuses; ExperimentError: a rule option, preset or folder refused by the run layer (named).
     """
@@ -315,13 +336,29 @@ def check_config(cfg: TuneConfig) -> Experiment:
 
     if not cfg.field:
         raise TuneError("--field is empty; name the opponents, e.g. --field card_counter")
+    if len(cfg.field) > cfg.players - 1:  # the extra specs would never play, while REPORT.md would name them
+        raise TuneError(f"--field: {len(cfg.field)} specs given ({', '.join(cfg.field)}) but a {cfg.players}-player "
+                        f"table has {cfg.players - 1} other seat{'s' if cfg.players > 2 else ''}; give at most "
+                        f"{cfg.players - 1} (they are cycled over the other seats)")
     if cfg.trials < 1:
         raise TuneError(f"--trials {cfg.trials}: the budget must be at least 1 trial")
+    if cfg.trials > MAX_TRIALS:
+        raise TuneError(f"--trials {_short_int(cfg.trials)}: give at most {MAX_TRIALS:,} trials")
     if cfg.trial_deals < 1:
         raise TuneError(f"--trial-deals {cfg.trial_deals}: each trial needs at least 1 deal")
+    if cfg.trial_deals * cfg.players > MAX_GAMES:
+        raise TuneError(f"--trial-deals {_short_int(cfg.trial_deals)}: a trial plays deals x P games; give at most "
+                        f"{MAX_GAMES // cfg.players:,} deals at {cfg.players} players")
     if cfg.heldout_deals < 0 or cfg.heldout_deals == 1:
         raise TuneError(f"--heldout-deals {cfg.heldout_deals}: give 0 (no held-out evaluation) or at least 2 deals "
                         "(an interval needs two)")
+    arms = 2 + len(cfg.compare)
+    if cfg.heldout_deals * arms * cfg.players > MAX_GAMES:
+        raise TuneError(f"--heldout-deals {_short_int(cfg.heldout_deals)}: the held-out run plays deals x arms x P "
+                        f"games (at most {MAX_GAMES:,}); give at most {MAX_GAMES // (arms * cfg.players):,} deals "
+                        f"for {arms} arms at {cfg.players} players")
+    if not 1 <= cfg.workers <= MAX_WORKERS:
+        raise TuneError(f"--workers {_short_int(cfg.workers)}: give 1 to {MAX_WORKERS:,} processes")
     if cfg.sampler not in SAMPLERS:
         raise TuneError(f"--sampler {cfg.sampler!r}; choose one of: {', '.join(SAMPLERS)}")
     if cfg.sampler == "cmaes" and any(d.kind == "bool" for d in cfg.space):
@@ -402,27 +439,43 @@ def play_candidate(spec: str, cfg: TuneConfig, rules, deals: np.ndarray, key: in
     Args:
         spec: the candidate. cfg: the run (field, players). rules: its RuleSet.
         deals: (D,) int64 engine game indices. key: the root key of the seed.
+
+    Raises:
+        AgentSpecError: a learned model asked to play a setting it was not trained for (named).
     """
     from agents.spec import normalise_spec
     from cya_sim.play.batched import play_games
+    from cya_sim.play.families import family_of
 
     p = cfg.players
     field_specs = [normalise_spec(cfg.field[i % len(cfg.field)]) for i in range(p - 1)]
     agents = [spec, *field_specs]
+    for a in agents:  # a learned model at a table size or under rules it was not trained for: refused, not played
+        family_of(rules).check_setting(a, rules, p)
     seat_agent, rot = lineup_seats(p, deals.size)
     t = play_games(rules, agents, seat_agent, key, np.repeat(np.asarray(deals, np.int64), p))
     win = np.asarray(t.win_share)[np.arange(len(t)), rot]
     return win.reshape(deals.size, p).mean(axis=1)
 
 
-def _sampler(cfg: TuneConfig, n_trials: int):
+def sampler_seed(seed: int, complete: int) -> int:
+    """The sampler's seed for the trial that follows ``complete`` finished trials: a function of the run's seed
+    and that count only (:class:`numpy.random.SeedSequence`), so an interrupted and resumed study draws exactly the
+    suggestions an uninterrupted one draws."""
+    return int(np.random.SeedSequence([int(seed), int(complete)]).generate_state(1)[0])
+
+
+def _sampler(cfg: TuneConfig, n_trials: int, complete: int = 0):
+    """A fresh sampler for the next trial, seeded by :func:`sampler_seed` (its other state is the study's trials,
+    read from ``study.db``: TPE, CMA-ES and random search keep none of their own between trials)."""
     import optuna
 
+    seed = sampler_seed(cfg.seed, complete)
     if cfg.sampler == "cmaes":
-        return optuna.samplers.CmaEsSampler(seed=cfg.seed)
+        return optuna.samplers.CmaEsSampler(seed=seed)
     if cfg.sampler == "random":
-        return optuna.samplers.RandomSampler(seed=cfg.seed)
-    return optuna.samplers.TPESampler(seed=cfg.seed, multivariate=True,
+        return optuna.samplers.RandomSampler(seed=seed)
+    return optuna.samplers.TPESampler(seed=seed, multivariate=True,
                                       n_startup_trials=max(1, min(10, n_trials // 4)))
 
 
@@ -456,7 +509,7 @@ def baseline_values(cfg: TuneConfig) -> dict[str, Any]:
 
 def open_study(cfg: TuneConfig):
     """The study of ``cfg.out`` (created, or loaded to resume); trials left running by a killed run are failed
-    and their parameters queued again.
+    (the resumed run draws their parameters again: :func:`run_trials`).
 
     Raises:
         TuneError: the folder holds a study of another configuration (the differing keys named).
@@ -480,8 +533,9 @@ def open_study(cfg: TuneConfig):
     study = optuna.create_study(study_name=STUDY_NAME, storage=storage, direction="maximize",
                                 sampler=_sampler(cfg, cfg.trials), load_if_exists=True)
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        # killed mid-trial: failed (never counted); the next trial, seeded by the count of finished trials
+        # (sampler_seed) on the same history, draws the same parameters again
         storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
-        study.enqueue_trial(t.params, skip_if_exists=False)
     if not any(t.state != TrialState.FAIL for t in study.get_trials(deepcopy=False)):
         study.enqueue_trial(baseline_values(cfg))
     return study
@@ -513,7 +567,16 @@ class TuneResult:
 def run_trials(cfg: TuneConfig, rules, progress: bool = True) -> Any:
     """Run the missing trials of the study (:func:`open_study`); return the study.
 
-    Each trial plays ``trial_deals x P`` games in this process (:func:`play_candidate`).
+    Each trial plays ``trial_deals x P`` games in this process (:func:`play_candidate`). What resume guarantees:
+    the sampler of each trial is made afresh, seeded by the run's seed and the number of finished trials
+    (:func:`sampler_seed`), and reads only the finished trials from ``study.db``; so a run killed at any point
+    (SIGKILL, Ctrl-C) and resumed with the same command makes the same suggestions, finishes the same trials and
+    reports the same best spec as one that was never interrupted. A trial cut short is failed and never counted.
+    A suggestion whose spec was already evaluated is not played again: its value is reused and the trial records
+    ``repeat_of`` (the trial it repeats).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C; the trial under way is marked failed first (the folder resumes).
     """
     from optuna.trial import TrialState
     from tqdm.auto import tqdm
@@ -521,47 +584,53 @@ def run_trials(cfg: TuneConfig, rules, progress: bool = True) -> Any:
     from cya_sim.game.rng import root_key
 
     study = open_study(cfg)
-    done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-    todo = max(0, cfg.trials - done)
     deals = TRIAL_DEAL_OFFSET + np.arange(cfg.trial_deals, dtype=np.int64)
     key = root_key(cfg.seed)
-
-    def objective(trial) -> float:
-        values = {d.name: _suggest(trial, d) for d in cfg.space}
-        spec = candidate_spec(cfg.agent, values)
-        w = play_candidate(spec, cfg, rules, deals, key)
-        e = ratio_estimate(w, 1.0, np.arange(w.size), cfg.confidence)
-        trial.set_user_attr("spec", spec)
-        trial.set_user_attr("se", float(e.se))
-        return float(w.mean())
-
+    finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    seen = {t.user_attrs["spec"]: t for t in finished if "spec" in t.user_attrs}
+    done = len(finished)
     bar = tqdm(total=cfg.trials, initial=done, desc="trials", unit="trial", disable=not progress, dynamic_ncols=True)
-
-    def tick(study, _trial) -> None:
-        bar.update(1)
-        try:
-            bar.set_postfix_str(f"best {study.best_value:.4f}")
-        except ValueError:
-            pass
-
     try:
-        if todo:
-            study.optimize(objective, n_trials=todo, callbacks=[tick], catch=())
+        while done < cfg.trials:
+            study.sampler = _sampler(cfg, cfg.trials, done)
+            trial = study.ask()
+            try:
+                values = {d.name: _suggest(trial, d) for d in cfg.space}
+                spec = candidate_spec(cfg.agent, values)
+                if spec in seen:  # already evaluated (the same deals): its value, not a second play
+                    first = seen[spec]
+                    value, se = float(first.value), first.user_attrs.get("se", float("nan"))
+                    trial.set_user_attr("repeat_of", int(first.number))
+                else:
+                    w = play_candidate(spec, cfg, rules, deals, key)
+                    value, se = float(w.mean()), float(ratio_estimate(w, 1.0, np.arange(w.size), cfg.confidence).se)
+                trial.set_user_attr("spec", spec)
+                trial.set_user_attr("se", se)
+            except BaseException:  # Ctrl-C or a refused candidate: the trial is failed, not left running
+                study.tell(trial, state=TrialState.FAIL)
+                raise
+            frozen = study.tell(trial, value)
+            seen.setdefault(spec, frozen)
+            done += 1
+            bar.update(1)
+            bar.set_postfix_str(f"best {study.best_value:.4f}")
     finally:
         bar.close()
     return study
 
 
 def trials_frame(study) -> pd.DataFrame:
-    """Finished trials: ``number``, ``value`` (in-sample win rate), ``se``, ``spec``, one column per parameter."""
+    """Finished trials: ``number``, ``value`` (in-sample win rate), ``se``, ``spec``, ``repeat_of`` (the trial whose
+    spec it repeats, its value reused; empty for a spec played), one column per parameter."""
     from optuna.trial import TrialState
 
     rows = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         rows.append({"number": t.number, "value": t.value, "se": t.user_attrs.get("se", float("nan")),
-                     "spec": t.user_attrs.get("spec", ""), **t.params})
+                     "spec": t.user_attrs.get("spec", ""), "repeat_of": t.user_attrs.get("repeat_of", pd.NA),
+                     **t.params})
     return pd.DataFrame(rows).sort_values("number").reset_index(drop=True) if rows else pd.DataFrame(
-        columns=["number", "value", "se", "spec"])
+        columns=["number", "value", "se", "spec", "repeat_of"])
 
 
 def per_deal_wins(games: pd.DataFrame, n_players: int, n_arms: int) -> tuple[np.ndarray, np.ndarray]:
@@ -724,13 +793,20 @@ def _pv(p: float) -> str:
     return "< 1e-300" if p == 0 else f"{p:.3g}"
 
 
+def _repeats(trials: pd.DataFrame) -> int:
+    """Trials whose spec repeats an evaluated one (``repeat_of`` set)."""
+    return int(trials["repeat_of"].notna().sum()) if "repeat_of" in trials else 0
+
+
 def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) -> str:
     """REPORT.md of a tuning run: the pasteable spec, the held-out table, how it was made."""
     lines = [f"# Tuning {cfg.agent} against {', '.join(cfg.field)} ({cfg.players} players, {cfg.preset})", "",
              f"Best spec (paste as an agent): `{r.best}`", "",
              (f"In-sample (the {cfg.trial_deals:,} tuning deals, biased upward by the search): best "
               f"{100 * r.best_value:.2f}% vs baseline {100 * r.baseline_value:.2f}% "
-              f"({len(r.trials)} trials, sampler {cfg.sampler})."), ""]
+              f"({len(r.trials)} trials, sampler {cfg.sampler}"
+              + (f"; {_repeats(r.trials)} of them drew a spec already evaluated and reused its value"
+                 if _repeats(r.trials) else "") + ")."), ""]
     if len(r.heldout):
         conf = round(100 * cfg.confidence)
         lines += [f"## Held-out: {int(r.arms['deals'].iloc[0]):,} fresh duplicated deals, every arm in every seat", "",

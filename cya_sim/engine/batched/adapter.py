@@ -106,6 +106,7 @@ def reference_observation(state: BatchState, row: int):
     hand = state.hands[b, seat].astype(np.int16)
     mask = np.zeros(state.action_space.size, bool)
     legal_mask(k, state.rows[b], mask, np.zeros(state.action_space.size, np.int64))
+    mask.flags.writeable = False  # as the reference engine's observation: a write into it raises
     return Observation(
         seat=seat, n_players=p, rules=rules, action_space=action_space(rules), hand=hand,
         stacks=tuple(stacks), discard_pile=discard, draw_size=int(k.cfg[C_N] - state.draw_pos[b]),

@@ -110,20 +110,21 @@ def play_game(
     while state.to_act >= 0:
         seat = state.to_act
         obs = observation.observe(state, seat)
+        legal = obs.legal_action_mask.copy()  # the engine's own: an agent may re-enable writes on the one it gets
         if getattr(agents[seat], "sees_hidden", False):  # a labelled cheating baseline (agents/oracle.py)
             action = call_agent(agents[seat], labels[seat], seat, game_index, obs, rngs[seat], state)
         else:
             action = call_agent(agents[seat], labels[seat], seat, game_index, obs, rngs[seat])
-        action = action_id(action, labels[seat], seat, game_index, len(obs.legal_action_mask), IllegalActionError)
-        if not obs.legal_action_mask[action]:
+        action = action_id(action, labels[seat], seat, game_index, len(legal), IllegalActionError)
+        if not legal[action]:
             raise IllegalActionError(
                 f"agent {labels[seat]!r} at seat {seat} in game {game_index} returned illegal action {action} "
                 f"({obs.action_space.name(action)}); legal: "
-                + ", ".join(f"{a} ({obs.action_space.name(a)})" for a in obs.legal_action_mask.nonzero()[0])
+                + ", ".join(f"{a} ({obs.action_space.name(a)})" for a in legal.nonzero()[0])
             )
         if actions is not None:
             actions.append(action)
-        apply_action(state, action, log, legal_mask=obs.legal_action_mask)
+        apply_action(state, action, log, legal_mask=legal)
     if log:
         log("game over: winner(s) " + ", ".join(f"seat {s}" for s in state.winners)
             + "; final totals " + ", ".join(f"${t:,}" for t in state.totals))

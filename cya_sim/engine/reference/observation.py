@@ -214,6 +214,7 @@ def observe(state: GameState, seat: int) -> Observation:
     unseen = (state.deck_counts - hand - np.array(seen, dtype=np.int64)).astype(np.int16)
     space = action_space(state.rules)
     mask = legal_action_mask(state) if state.to_act == seat else np.zeros(space.size, bool)
+    mask.flags.writeable = False  # an agent that writes into it is refused (its write raises), never played
     return Observation(
         seat=seat,
         n_players=p,

@@ -128,6 +128,7 @@ def observe(state: TheftState, seat: int) -> TheftObservation:
     hand = np.array(state.hands[seat], dtype=np.int16)
     space = action_space(r)
     mask = legal_action_mask(state) if state.to_act == seat else np.zeros(space.size, bool)
+    mask.flags.writeable = False  # an agent that writes into it is refused (its write raises), never played
     return TheftObservation(
         seat=seat, n_players=p, rules=r, action_space=space, phase=state.phase,
         current_player=state.current_player, to_act=state.to_act, hand=hand, assets=tuple(views),

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cya_sim.tomltext import TomlTextError, load_toml
+
 CARD_KINDS = ("asset", "wild", "action")
 #: Kinds a deck file may hold (R-DECK-CUSTOM): the action cards come from rule options (R-DECK-ACTION).
 FILE_CARD_KINDS = ("asset", "wild")
@@ -218,13 +220,13 @@ def load_deck(path: str | Path) -> Deck:
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = load_toml(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise DeckError(f"deck file {str(path)!r}: cannot read it ({e.strerror or e})") from None
     except UnicodeDecodeError as e:
         raise DeckError(f"deck file {str(path)!r}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DeckError(f"deck file {str(path)!r}: not valid TOML ({e})") from None
+    except TomlTextError as e:
+        raise DeckError(f"deck file {str(path)!r}: {e}") from None
     if "cards" not in data or not isinstance(data["cards"], list):
         raise DeckError(f"deck file {str(path)!r}: needs a list of [[cards]] tables")
     deck = Deck.from_entries(str(data.get("name", path.stem)), data["cards"])

@@ -42,7 +42,16 @@ reach (turns at most ``max_turns``; thefts this turn at most
 asset of two of the highest cards; other counters within 32 and 64 bits; an RNG
 seed from 0 to 2**63 - 1, a PCG64 state of 128-bit decimal strings), and the
 text (JSON nested at most 64 levels, no number of more than 4,300 digits).
-Not checked: whether play can reach it.
+Refused as states the rules cannot reach (each would leave a game that never
+ends or a seat to act with no legal action): in phase over, winners empty,
+repeated or not the seats of the highest total (R-T-END); ``capped`` outside
+phase over or before ``max_turns``; ``final_turns_left`` and ``trigger_seat``
+not set together; in setup, a final-turn count, counted turns or thefts, a
+current player that already has an asset or holds fewer than two asset cards
+(R-T-SETUP); ``final_turns_left = 0`` before the game is over (R-T-END); a
+discard phase under ``end_of_turn = keep`` or with a mover holding no more than
+``hand_limit`` cards (R-T-TURN).
+Not checked otherwise: whether play can reach it.
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
 from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.theft.rules import THEFT_PRESETS, TheftRuleSet
-from cya_sim.game.theft.state import DEFENCE, OVER, PHASES, Asset, PendingTheft, TheftState
+from cya_sim.game.theft.state import DEFENCE, DISCARD, OVER, PHASES, SETUP, Asset, PendingTheft, TheftState
 
 FORMAT = "cya-sim-theft-position"
 VERSION = 1
@@ -279,7 +288,62 @@ def state_from_dict(d: Any) -> TheftState:
         **{k: _int(counters.get(k, 0), f"counters.{k}", 0, *most[k]) for k in _COUNTERS},
         rng=_rng(d.get("rng")),
     )
+    _check_reachable(state)
     return state
+
+
+def _check_reachable(state: TheftState) -> None:
+    """Refuse what the rules cannot reach, above all a game not over in which the seat to act has no legal action.
+
+    The legal mask lives above this layer (:mod:`cya_sim.engine.theft.legal`); these are the conditions it needs,
+    checked here field by field, and ``tests/test_fuzz_inputs.py`` holds the reader to "accepted and not over
+    implies a legal action exists" on mutated positions.
+    """
+    r, p, phase, cur = state.rules, state.n_players, state.phase, state.current_player
+    ftl, trig = state.final_turns_left, state.trigger_seat
+    if phase == OVER:
+        w = state.winners
+        if not w:
+            raise _fail("winners", "is empty; a game over has at least one winner (R-T-END: ties share the win)")
+        if len(set(w)) != len(w):
+            raise _fail("winners", f"lists a seat twice ({w}); each seat at most once")
+        scores = state.scores()
+        best = [s for s, v in enumerate(scores) if v == max(scores)]
+        if sorted(w) != best:
+            raise _fail("winners", f"is {w}; R-T-END: the highest total of asset values wins, ties share the win: "
+                        f"seats {best} (points {', '.join(map(str, scores))})")
+    if state.capped and phase != OVER:
+        raise _fail("capped", f"is true in phase {phase}; the turn cap ends the game (phase over)")
+    if state.capped and state.turns != r.max_turns:
+        raise _fail("capped", f"is true after {state.turns} turns; the game stops at max_turns = {r.max_turns}")
+    if (ftl is None) != (trig == -1):
+        raise _fail("trigger_seat", f"is {trig} with final_turns_left = {'null' if ftl is None else ftl}; both are "
+                    "set together when R-T-END triggers (a seat from 0 and 1 or more turns), else -1 and null")
+    if phase == SETUP:
+        if ftl is not None:
+            raise _fail("final_turns_left", f"is {ftl} in phase setup; R-T-END triggers only at the end of a turn: "
+                        "allowed: null")
+        if state.turns or state.thefts_this_turn:
+            which = "counters.turns" if state.turns else "thefts_this_turn"
+            raise _fail(which, "is not 0 in phase setup; turns start after every first asset is laid (R-T-SETUP)")
+        if state.assets[cur]:
+            raise _fail(f"assets[{cur}]", f"seat {cur} lays its first asset now (phase setup) and has none yet; "
+                        "allowed: []")
+        if sum(state.hands[cur][: r.n_asset_types]) < 2:
+            raise _fail(f"hands[{cur}]", f"seat {cur} holds fewer than two asset cards in phase setup; such a seat lays no "
+                        "first asset and is skipped (R-T-SETUP): it would have no legal action")
+    elif phase != OVER and ftl == 0:
+        raise _fail("final_turns_left", f"is 0 in phase {phase}; the game ends when it reaches 0, so it would never "
+                    f"end (R-T-END): allowed: null or 1 to {p - 1}")
+    if phase == DISCARD:
+        held = state.hand_count(cur)
+        if r.end_of_turn == "keep":
+            raise _fail("phase", "is discard under end_of_turn = 'keep'; no discarding at the end of a turn "
+                        "(R-T-TURN): allowed: setup, play, defence, over")
+        if held <= r.hand_limit:
+            raise _fail("phase", f"is discard, but seat {cur} holds {held} card(s); the discard phase is entered only "
+                        f"with more than hand_limit = {r.hand_limit} (R-T-TURN): seat {cur} would have no legal "
+                        "action")
 
 
 def _rng(v: Any) -> np.random.Generator:

@@ -30,10 +30,10 @@ from __future__ import annotations
 from numba import njit
 
 from agents.theft_compiled import POLICY_GREEDY, greedy_act, policy_act
-from cya_sim.engine.theft.kernel import apply_action, legal_list
+from cya_sim.engine.theft.kernel import apply_action, is_legal, legal_list
 from cya_sim.engine.theft.layout import B_POINTS, C_A_BUILD, C_N, C_P, G_DONE, G_TO_ACT, G_WINNERS
 from cya_sim.search.theft.determinize import sample_row
-from cya_sim.search.tree import add_node, backup, choose_edge, move_of_key, next_mark
+from cya_sim.search.tree import ROLLOUT_REFUSED, add_node, backup, choose_edge, move_of_key, next_mark
 
 #: Utilities (both in [0, 1]): ``UTIL_SHARE`` the seat's share of all points, ``UTIL_WIN`` its share of the win.
 UTIL_SHARE, UTIL_WIN = 0, 1
@@ -60,6 +60,10 @@ def rollout(K, G, rng, sc, pcode, paddr, params):
     ``pcode``, ``paddr``, ``params``: as :func:`agents.theft_compiled.policy_act` (``random`` draws from
     ``rng``, which also shuffles a reshuffled discard pile, R-T-TURN); ``sc``: its
     :class:`agents.theft_compiled.TheftScratch`.
+
+    A decision of any policy but ``greedy`` is checked (:func:`~cya_sim.engine.theft.kernel.is_legal`): at the
+    first id that is not legal (out of range, illegal, or a plug-in that raised, :data:`agents.view_abi.PLUGIN_RAISED`)
+    nothing is applied, ``sc.ids[0]`` gets the id, ``sc.ids[1]`` the seat, and :data:`ROLLOUT_REFUSED` is returned.
     """
     n = 0
     while G[G_DONE] == 0:
@@ -68,6 +72,10 @@ def rollout(K, G, rng, sc, pcode, paddr, params):
             a = greedy_act(K, G, seat, sc)
         else:
             a = policy_act(pcode, paddr, K, G, seat, params, rng, sc)
+            if not is_legal(K, G, a):  # a bad id would index outside the row, or never end the game
+                sc.ids[0] = a
+                sc.ids[1] = seat
+                return ROLLOUT_REFUSED
         apply_action(K, G, rng, a)
         n += 1
     return n
@@ -115,7 +123,8 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
             policy's :class:`agents.theft_compiled.TheftScratch`).
 
     Returns:
-        actions simulated in rollouts (int), for speed reports.
+        actions simulated in rollouts (int), for speed reports; :data:`ROLLOUT_REFUSED` when a rollout
+        decision was not legal (:func:`rollout`).
     """
     rem, cards, acts, keys, stamp, kcount, distinct, path, u, sc = scratch
     observer = I.observer
@@ -145,7 +154,10 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
             node = child[node, k]
             depth += 1
             path[depth] = node
-        total_steps += rollout(K, GW, rng, sc, pcode, paddr, params)
+        n = rollout(K, GW, rng, sc, pcode, paddr, params)
+        if n < 0:
+            return n
+        total_steps += n
         utility(K, GW, utility_kind, u)
         backup(nvis, wsum, mover, path, depth, u)
     return total_steps
@@ -162,7 +174,7 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, paddr, params, utility_kind, rng, 
     Stops after ``n_iter`` rollouts in all.
 
     Args: as :func:`ismcts_run`; root_acts: (A,) int64 legal ids of the root, the first ``n_root`` used.
-    Returns: actions simulated in rollouts (int).
+    Returns: actions simulated in rollouts (int), or :data:`ROLLOUT_REFUSED` (:func:`rollout`).
     """
     rem, cards = scratch[0], scratch[1]
     u = scratch[8]
@@ -177,7 +189,10 @@ def pimc_run(K, G0, GD, GW, I, n_iter, pcode, paddr, params, utility_kind, rng, 
             for j in range(GW.shape[0]):
                 GW[j] = GD[j]
             apply_action(K, GW, rng, root_acts[i])
-            total += rollout(K, GW, rng, sc, pcode, paddr, params) + 1
+            n = rollout(K, GW, rng, sc, pcode, paddr, params)
+            if n < 0:
+                return n
+            total += n + 1
             utility(K, GW, utility_kind, u)
             sums[i] += u[I.observer]
             counts[i] += 1

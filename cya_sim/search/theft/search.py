@@ -36,6 +36,7 @@ from cya_sim.search.search import (
 from cya_sim.search.theft import kernels
 from cya_sim.search.theft.determinize import template_row
 from cya_sim.search.theft.kernels import UTIL_SHARE, UTIL_WIN
+from cya_sim.search.tree import ROLLOUT_REFUSED, refuse_rollout
 
 #: Built-in rollout policies by name: the compiled theft policies of :mod:`agents.theft_compiled`. A compiled
 #: theft plug-in ``my_pkg.policies:decide`` (:mod:`agents.theft_view`) is a rollout policy too.
@@ -56,9 +57,14 @@ def check_rollout(rollout) -> tuple[int, int, np.ndarray]:
 
     Raises:
         ValueError: ``rollout`` is not a theft agent spec with a compiled form; the message lists the built-ins.
+        AgentSpecError: a compiled theft plug-in that numba cannot compile or that returns a non-integer (named).
     """
+    from agents.spec import AgentSpecError
+
     try:
         slot = theft_policy_of(rollout) if isinstance(rollout, str) else None
+    except AgentSpecError:  # a compiled plug-in numba cannot compile, or that returns a float: its own line
+        raise
     except ValueError:
         slot = None
     if slot is None or slot[0] < 0:
@@ -135,6 +141,14 @@ def _start(obs, rollout, utility, iterations, time_s, seed, stream, context):
     return None, (slot, uk, t0, ctx, info, rng, root)
 
 
+def _checked(steps: int, rollout, ctx: TheftSearchContext) -> int:
+    """``steps`` (what a theft search kernel returned), or the :class:`~cya_sim.search.tree.RolloutError` of a
+    rollout decision that was not legal (:data:`~cya_sim.search.tree.ROLLOUT_REFUSED`)."""
+    if steps == ROLLOUT_REFUSED:
+        refuse_rollout(rollout, ctx.scratch[9].ids, ctx.n_actions)
+    return int(steps)
+
+
 def theft_ismcts_search(obs: TheftObservation, iterations: int | None = 1000, time_s: float | None = None,
                         c_ucb: float = DEFAULT_C_UCB, rollout: str = "greedy", utility: str = DEFAULT_UTILITY,
                         seed: int = 0, stream: int = 0, max_nodes: int | None = None,
@@ -164,6 +178,8 @@ def theft_ismcts_search(obs: TheftObservation, iterations: int | None = 1000, ti
         ValueError: unknown ``rollout``/``utility``, a bad budget, ``c_ucb`` or ``max_nodes``, an observation
             with no legal action or an inconsistent one.
         TypeError: ``obs`` is not a :class:`~cya_sim.engine.theft.observation.TheftObservation`.
+        RolloutError: a rollout decision was not legal, or the rollout plug-in raised
+            (:func:`cya_sim.search.tree.refuse_rollout`).
     """
     if not isinstance(c_ucb, (int, float)) or isinstance(c_ucb, bool) or not c_ucb >= 0:
         raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
@@ -177,14 +193,14 @@ def theft_ismcts_search(obs: TheftObservation, iterations: int | None = 1000, ti
     done = 0
     run = kernels.ismcts_run
     if time_s is None:
-        steps = run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params, uk, rng, child, nvis,
-                    wsum, avail, mover, n_nodes, ctx.scratch)
+        steps = _checked(run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params, uk, rng,
+                             child, nvis, wsum, avail, mover, n_nodes, ctx.scratch), rollout, ctx)
         done = int(iterations)
     else:
         end = t0 + float(time_s)
         while True:
-            steps += run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params, uk, rng, child,
-                         nvis, wsum, avail, mover, n_nodes, ctx.scratch)
+            steps += _checked(run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params, uk, rng,
+                                  child, nvis, wsum, avail, mover, n_nodes, ctx.scratch), rollout, ctx)
             done += TIME_CHUNK
             if time.perf_counter() >= end:
                 break
@@ -219,12 +235,12 @@ def theft_pimc_search(obs: TheftObservation, iterations: int | None = 1000, time
     steps = 0
     run = kernels.pimc_run
     if time_s is None:
-        steps = run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng, acts, n, sums,
-                    counts, ctx.scratch)
+        steps = _checked(run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng, acts, n,
+                             sums, counts, ctx.scratch), rollout, ctx)
     else:
         end = t0 + float(time_s)
         while time.perf_counter() < end:
-            steps += run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts, n, sums,
-                         counts, ctx.scratch)
+            steps += _checked(run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts, n,
+                                  sums, counts, ctx.scratch), rollout, ctx)
     action, values = flat_choice(root, sums, counts)
     return SearchResult(action, root, counts, values, int(counts.sum()), 0, int(steps), time.perf_counter() - t0)
