@@ -296,8 +296,8 @@ def test_theft_engine_choice_and_warm_up():
     from cya_sim.runs.warmup import kernels_for
 
     rules = TheftRuleSet()
-    assert family_of(rules).play_games("batched") is play_theft_games_batched
-    assert family_of(rules).play_games("reference") is play_theft_games
+    assert family_of(rules).play_games("batched").__wrapped__ is play_theft_games_batched  # inside the setting check
+    assert family_of(rules).play_games("reference").__wrapped__ is play_theft_games
     assert resolve_engine("auto", rules) == ("batched", "")
     assert resolve_engine("batched", rules) == ("batched", "")
     assert resolve_engine("reference", rules) == ("reference", "")

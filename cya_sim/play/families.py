@@ -14,6 +14,7 @@ protocol, as pgx's ``api_test`` holds its games (docs/layout.md: "Adding a game"
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -71,6 +72,7 @@ class GameFamily(ABC):
             raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
         play = self._play_games(engine)
 
+        @functools.wraps(play)  # checked.__wrapped__ is the engine's own function
         def checked(rules, agents, seat_agent, *args, **kwargs):
             # an agent made for another setting (a learned model) is refused before any game of the batch
             for spec in agents:
@@ -78,7 +80,6 @@ class GameFamily(ABC):
                     self.check_setting(spec, rules, int(np.shape(seat_agent)[1]))
             return play(rules, agents, seat_agent, *args, **kwargs)
 
-        checked.__doc__ = play.__doc__
         return checked
 
     def check_setting(self, spec: str, rules: Any, players: int) -> None:
