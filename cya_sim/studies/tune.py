@@ -49,6 +49,7 @@ paired interval's coverage on replications of real games.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -56,7 +57,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
@@ -564,6 +565,58 @@ class TuneResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class _SigintAtSafePoints:
+    """Ctrl-C held back while optuna works on the study, and raised at the next safe point.
+
+    A KeyboardInterrupt raised inside optuna's storage (a suggestion, ``tell``) can leave its lock taken, and the
+    failed trial's own ``tell`` then waits for it for ever (seen: 1 run in 2 hung after SIGINT). So while this
+    guard is entered, SIGINT only sets a flag, which :meth:`check` turns into the KeyboardInterrupt between optuna
+    calls; inside :meth:`at_once` (the games, which hold no optuna lock) it is raised at once, as usual. optuna's
+    calls take milliseconds, so Ctrl-C still ends the run within the 10 s a run promises. Outside the main thread
+    (where no handler can be set) it does nothing.
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+        self.raise_now = False
+        self._previous: Any = None
+
+    def _handler(self, signum, frame) -> None:
+        if self.raise_now:
+            raise KeyboardInterrupt
+        self.pending = True
+
+    def __enter__(self) -> Self:
+        import signal
+
+        try:
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        except ValueError:  # not the main thread
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def check(self) -> None:
+        """Raise the KeyboardInterrupt of a Ctrl-C held back since the last check."""
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def at_once(self):
+        """Within: Ctrl-C raises at once (code that holds no optuna lock)."""
+        self.raise_now = True
+        try:
+            yield
+        finally:
+            self.raise_now = False
+
+
 def run_trials(cfg: TuneConfig, rules, progress: bool = True) -> Any:
     """Run the missing trials of the study (:func:`open_study`); return the study.
 
@@ -590,30 +643,37 @@ def run_trials(cfg: TuneConfig, rules, progress: bool = True) -> Any:
     seen = {t.user_attrs["spec"]: t for t in finished if "spec" in t.user_attrs}
     done = len(finished)
     bar = tqdm(total=cfg.trials, initial=done, desc="trials", unit="trial", disable=not progress, dynamic_ncols=True)
+    guard = _SigintAtSafePoints()
     try:
-        while done < cfg.trials:
-            study.sampler = _sampler(cfg, cfg.trials, done)
-            trial = study.ask()
-            try:
-                values = {d.name: _suggest(trial, d) for d in cfg.space}
-                spec = candidate_spec(cfg.agent, values)
-                if spec in seen:  # already evaluated (the same deals): its value, not a second play
-                    first = seen[spec]
-                    value, se = float(first.value), first.user_attrs.get("se", float("nan"))
-                    trial.set_user_attr("repeat_of", int(first.number))
-                else:
-                    w = play_candidate(spec, cfg, rules, deals, key)
-                    value, se = float(w.mean()), float(ratio_estimate(w, 1.0, np.arange(w.size), cfg.confidence).se)
-                trial.set_user_attr("spec", spec)
-                trial.set_user_attr("se", se)
-            except BaseException:  # Ctrl-C or a refused candidate: the trial is failed, not left running
-                study.tell(trial, state=TrialState.FAIL)
-                raise
-            frozen = study.tell(trial, value)
-            seen.setdefault(spec, frozen)
-            done += 1
-            bar.update(1)
-            bar.set_postfix_str(f"best {study.best_value:.4f}")
+        with guard:
+            while done < cfg.trials:
+                guard.check()
+                study.sampler = _sampler(cfg, cfg.trials, done)
+                trial = study.ask()
+                try:
+                    values = {d.name: _suggest(trial, d) for d in cfg.space}
+                    spec = candidate_spec(cfg.agent, values)
+                    if spec in seen:  # already evaluated (the same deals): its value, not a second play
+                        first = seen[spec]
+                        value, se = float(first.value), first.user_attrs.get("se", float("nan"))
+                        trial.set_user_attr("repeat_of", int(first.number))
+                    else:
+                        guard.check()
+                        with guard.at_once():  # the games: Ctrl-C stops them where they are
+                            w = play_candidate(spec, cfg, rules, deals, key)
+                        value, se = float(w.mean()), float(ratio_estimate(w, 1.0, np.arange(w.size),
+                                                                          cfg.confidence).se)
+                    trial.set_user_attr("spec", spec)
+                    trial.set_user_attr("se", se)
+                except BaseException:  # Ctrl-C or a refused candidate: the trial is failed, not left running
+                    study.tell(trial, state=TrialState.FAIL)
+                    raise
+                frozen = study.tell(trial, value)
+                seen.setdefault(spec, frozen)
+                done += 1
+                bar.update(1)
+                bar.set_postfix_str(f"best {study.best_value:.4f}")
+            guard.check()
     finally:
         bar.close()
     return study
