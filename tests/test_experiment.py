@@ -87,8 +87,10 @@ BAD = [
     ({"run": 1}, "run", "table"),
     ({"run.speed": 1}, "run.speed", "unknown field"),
     ({"run.engine": "fast"}, "run.engine", "auto, batched, reference"),
-    ({"run.workers": 0}, "run.workers", "integer >= 1"),
-    ({"run.chunk_size": -5}, "run.chunk_size", "integer >= 1"),
+    ({"run.workers": 0}, "run.workers", "integer from 1 to 1,024"),
+    ({"run.workers": 10**165}, "run.workers", "integer from 1 to 1,024"),
+    ({"run.chunk_size": -5}, "run.chunk_size", "integer from 1 to 100,000,000"),
+    ({"run.chunk_size": 10**30}, "run.chunk_size", "integer from 1 to 100,000,000"),
     ({"run.scheduler": "localhost:8786"}, "run.scheduler", "tcp://HOST:PORT"),
 ]
 

@@ -594,3 +594,14 @@ def test_plugin_parameters_beyond_float64_are_refused_naming_the_parameter_and_r
                                           r"number from -1\.798e\+308 to 1\.798e\+308 \(float64")):
         plugin_params("m:decide", {"k": value})
     assert plugin_params("m:decide", {"a": 2**63, "b": -1.5, "c": 10**308})[:3].tolist() == [2.0**63, -1.5, 1e308]
+
+
+@pytest.mark.parametrize("name", ["1" + "0" * 300, "true", "['a']", '""'])
+def test_r_deck_custom_a_deck_name_that_is_not_a_string_is_refused_naming_the_field(tmp_path, name):
+    """Found by the fuzz run of toml_files: ``name = 10**300`` was taken as the deck's name."""
+    path = tmp_path / "deck.toml"
+    path.write_text(f"name = {name}\n[[cards]]\nname = 'A'\nkind = 'asset'\nvalue = 5000\ncopies = 10\n"
+                    "[[cards]]\nname = 'W'\nkind = 'wild'\nvalue = 0\ncopies = 2\n")
+    with pytest.raises(DeckError, match=r"field 'name' is .*; it must be a non-empty string") as e:
+        load_deck(path)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 240

@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 
 from cya_sim import __version__
 from cya_sim.cli.parsing import int_at_least
-from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.limits import MAX_GAMES, MAX_SEED, MAX_WORKERS
 from cya_sim.tomltext import TomlTextError, toml_value
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
@@ -253,7 +253,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
-    tour.add_argument("--workers", type=int_at_least(1, "workers", 1024), metavar="N",
+    tour.add_argument("--workers", type=int_at_least(1, "workers", MAX_WORKERS), metavar="N",
                       help="local worker processes (default: all cores)")
     tour.add_argument("--chunk-size", type=int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")

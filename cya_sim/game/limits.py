@@ -20,6 +20,9 @@ def range_text(lo: int, hi: int) -> str:
 
 #: Largest seed: stored as a signed 64-bit integer (``games.parquet``'s ``seed`` column).
 MAX_SEED = 2**63 - 1
+
+#: Most local worker processes a run may ask for (``--workers``, ``run.workers``).
+MAX_WORKERS = 1024
 #: Largest per-game count of turns, challenges or thefts a position may give: ``games.parquet`` stores
 #: ``rounds``, ``turns`` and ``challenges`` as int32.
 MAX_COUNT = 2**31 - 1

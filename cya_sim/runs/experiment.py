@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from cya_sim.errors import FieldError
-from cya_sim.game.limits import MAX_GAMES, MAX_SEED
+from cya_sim.game.limits import MAX_GAMES, MAX_SEED, MAX_WORKERS
 from cya_sim.game.rules import DeckError, RulesError, RuleSet, get_rules, load_deck, rule_option_names
 from cya_sim.play.families import family_of
 from cya_sim.results.folder import chunk_ranges
@@ -558,11 +558,13 @@ def _parse_run(raw: Any) -> RunOptions:
     if engine not in ENGINE_CHOICES:
         raise ExperimentError("run.engine", f"{engine!r}; choose one of: {', '.join(ENGINE_CHOICES)}")
     workers = raw.get("workers")
-    if workers is not None and (not _is_int(workers) or workers < 1):
-        raise ExperimentError("run.workers", f"{workers!r}; it must be an integer >= 1 (omit it for all cores)")
+    if workers is not None and (not _is_int(workers) or not 1 <= workers <= MAX_WORKERS):
+        raise ExperimentError("run.workers", f"{_shown(workers)}; it must be an integer from 1 to {MAX_WORKERS:,} "
+                              "(omit it for all cores)")
     chunk = raw.get("chunk_size")
-    if chunk is not None and (not _is_int(chunk) or chunk < 1):
-        raise ExperimentError("run.chunk_size", f"{chunk!r}; it must be an integer >= 1 (omit it for automatic)")
+    if chunk is not None and (not _is_int(chunk) or not 1 <= chunk <= MAX_GAMES):
+        raise ExperimentError("run.chunk_size", f"{_shown(chunk)}; it must be an integer from 1 to {MAX_GAMES:,} "
+                              "(omit it for automatic)")
     sched = raw.get("scheduler")
     if sched is not None and (not isinstance(sched, str) or not _SCHEDULER_RE.match(sched)):
         raise ExperimentError("run.scheduler", f"{sched!r}; give a Dask scheduler address like tcp://HOST:PORT "
@@ -798,6 +800,12 @@ def _toml_value(v: Any) -> str:
 def _toml_key(k: Any) -> str:
     k = str(k)
     return k if re.match(r"^[A-Za-z0-9_-]+$", k) else _toml_value(k)
+
+
+def _shown(v: Any) -> str:
+    """``v`` as Python shows it, cut to 40 characters for a one-line refusal (an integer of thousands of digits)."""
+    t = repr(v)
+    return t if len(t) <= 40 else f"{t[:37]}..."
 
 
 def default_workers() -> int:

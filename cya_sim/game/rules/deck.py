@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cya_sim.game.jsontext import show
 from cya_sim.tomltext import TomlTextError, load_toml
 
 CARD_KINDS = ("asset", "wild", "action")
@@ -229,7 +230,11 @@ def load_deck(path: str | Path) -> Deck:
         raise DeckError(f"deck file {str(path)!r}: {e}") from None
     if "cards" not in data or not isinstance(data["cards"], list):
         raise DeckError(f"deck file {str(path)!r}: needs a list of [[cards]] tables")
-    deck = Deck.from_entries(str(data.get("name", path.stem)), data["cards"])
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise DeckError(f"deck file {str(path)!r}: field 'name' is {show(name, python_str=True)}; it must be a "
+                        "non-empty string (or left out for the file's name)")
+    deck = Deck.from_entries(name, data["cards"])
     for i, e in enumerate(data["cards"]):  # valid tables now (from_entries checked them), in file order
         where = f"deck file {str(path)!r}, card {i} ({e['name']!r})"
         if e["kind"] not in FILE_CARD_KINDS:
