@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from cya_sim import __version__
+from cya_sim.cli import parsing
 from cya_sim.cli.parsing import int_at_least
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, MAX_WORKERS
 from cya_sim.tomltext import TomlTextError, toml_value
@@ -510,23 +511,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     output pipe is closed early. ``--debug`` anywhere on the command line also
     prints the traceback of a refused input.
     """
-    status = _main(argv)
     if argv is None:  # the process's own entry (console script, python -m), not a caller in the same process
-        _ignore_ctrl_c_at_exit()
+        parsing.OWN_PROCESS = True
+    status = _main(argv)
+    if argv is None:
+        parsing.results_written()
     return status
-
-
-def _ignore_ctrl_c_at_exit() -> None:
-    """The command's work is done and its status decided: from now on Ctrl-C is ignored. A SIGINT while the
-    interpreter shuts down (flushing the output, joining threads, atexit callbacks) would otherwise print a
-    traceback, or end the process by the signal (exit -2, no message) after the results were written. SIG_IGN,
-    unlike a Python handler, survives the interpreter's finalization (which resets Python handlers to SIG_DFL)."""
-    import signal
-
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread
-        pass
 
 
 def _main(argv: Sequence[str] | None) -> int:

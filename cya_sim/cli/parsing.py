@@ -1,4 +1,5 @@
-"""What the sub-commands' own parsers share: one-line usage errors with exit status 2, and integer flags."""
+"""What the sub-commands share: one-line usage errors with exit status 2, integer flags, and the end of Ctrl-C once
+their results are written."""
 
 from __future__ import annotations
 
@@ -35,3 +36,23 @@ def int_at_least(lo: int, what: str, hi: int | None = None):
 
 
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
+
+
+#: True when ``cya-sim`` runs as its own process (set by :func:`cya_sim.cli.main.main` for the console script and
+#: ``python -m``), not called by a program in the same process.
+OWN_PROCESS = False
+
+
+def results_written() -> None:
+    """A command's results are written and its status decided: from now on, in cya-sim's own process, Ctrl-C is
+    ignored (a SIGINT while the last lines print or the interpreter shuts down would otherwise end a finished run
+    with "interrupted", exit 130, an atexit traceback, or exit -2 with no message). SIG_IGN, unlike a Python
+    handler, survives the interpreter's finalization. A caller in the same process keeps its own Ctrl-C."""
+    import signal
+
+    if not OWN_PROCESS:
+        return
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass

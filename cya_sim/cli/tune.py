@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cya_sim.cli.parsing import ExitingParser, int_at_least
+from cya_sim.cli.parsing import ExitingParser, int_at_least, results_written
 from cya_sim.tomltext import TomlTextError, toml_value
 
 
@@ -107,6 +107,7 @@ def tune_main(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:
         print("interrupted; run the same command again to resume", file=sys.stderr)
         return 130
+    results_written()  # the study and its report are on disk: a Ctrl-C from here on changes nothing
     print(f"best spec: {r.best}")
     print(f"in-sample win rate (tuning deals, biased up): best {100 * r.best_value:.2f}%, "
           f"baseline {100 * r.baseline_value:.2f}% over {len(r.trials)} trials")
