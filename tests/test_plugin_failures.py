@@ -394,38 +394,32 @@ def forever(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
 '''
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
-@pytest.mark.parametrize("engine", ["batched", "reference"])
-def test_ctrl_c_ends_a_one_worker_run_whose_compiled_plugin_loops_for_ever_within_10_s(tmp_path, engine):
-    """Before, only SIGKILL ended it: the compiled loop never returned to Python. Now a line-up with a compiled
-    plug-in plays in a worker process even at ``--workers 1``, which the main process ends (issue 29, item 7)."""
+def _ctrl_c_once_a_child_loops(tmp_path, args: list[str], started=lambda: True) -> tuple[int, str, float, dict]:
+    """Run ``cya-sim ARGS`` (the looping plug-in :data:`FOREVER` importable as ``loops_<tmp>:forever``, which
+    ``args`` name as ``{plugin}``) in its own process group; once ``started()`` and a child process of the group has
+    spent 3 CPU seconds in the loop, send SIGINT to the group as a terminal's Ctrl-C does. Returns (exit status,
+    stderr, seconds from SIGINT until every process of the group was gone, the processes still alive then)."""
     import signal
     import time
-
-    from cya_sim.results.folder import read_runs
 
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started as a background job: the run would ignore it too
         signal.signal(signal.SIGINT, signal.default_int_handler)
     name = f"loops_{tmp_path.name.replace('-', '_')}"
     (tmp_path / f"{name}.py").write_text(FOREVER)
-    out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--engine", engine, "--agents",
-           f"{name}:forever,greedy", "--games", "10", "--players", "2", "--workers", "1", "--out", str(out)]
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", *(a.format(plugin=f"{name}:forever") for a in args)]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    left: dict[int, float] = {}
+    stopped_after = float("inf")
     try:
         deadline = time.monotonic() + 240
         busy: dict[int, float] = {}
-        while time.monotonic() < deadline and proc.poll() is None:
+        while time.monotonic() < deadline and proc.poll() is None and not busy:
             time.sleep(0.5)
-            runs = read_runs(out) if (out / "runs.json").exists() else []
-            if runs and runs[-1].get("status") == "running":
+            if started():
                 busy = {p: t for p, t in group_processes(proc.pid).items() if p != proc.pid and t >= 3.0}
-                if busy:
-                    break
         assert proc.poll() is None, proc.communicate()[1]
-        assert busy, "the plug-in did not start looping"
+        assert busy, "the plug-in did not start looping in a child process"
         t0 = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)
         _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
@@ -438,8 +432,28 @@ def test_ctrl_c_ends_a_one_worker_run_whose_compiled_plugin_loops_for_ever_withi
         if proc.poll() is None or group_processes(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
+    return proc.returncode, stderr, stopped_after, left
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+@pytest.mark.parametrize("engine", ["batched", "reference"])
+def test_ctrl_c_ends_a_one_worker_run_whose_compiled_plugin_loops_for_ever_within_10_s(tmp_path, engine):
+    """Before, only SIGKILL ended it: the compiled loop never returned to Python. Now a line-up with a compiled
+    plug-in plays in a worker process even at ``--workers 1``, which the main process ends (issue 29, item 7)."""
+    from cya_sim.results.folder import read_runs
+
+    out = tmp_path / "out"
+
+    def running() -> bool:
+        runs = read_runs(out) if (out / "runs.json").exists() else []
+        return bool(runs) and runs[-1].get("status") == "running"
+
+    code, stderr, stopped_after, left = _ctrl_c_once_a_child_loops(
+        tmp_path, ["tournament", "--engine", engine, "--agents", "{plugin},greedy", "--games", "10", "--players", "2",
+                   "--workers", "1", "--out", str(out)], running)
     assert not left and stopped_after < STOP_WITHIN_S, (stopped_after, left)
-    assert proc.returncode == 130, stderr
+    assert code == 130, stderr
     lines = [x for x in stderr.splitlines() if x.strip() and "game/s" not in x and "%|" not in x]
     assert lines[-1] == "interrupted" and "Traceback" not in stderr, stderr
     assert [r["status"] for r in read_runs(out)] == ["interrupted"]
@@ -466,39 +480,8 @@ def test_a_mask_writing_opponent_in_the_gym_env_is_named_not_played(plugins, rul
 def test_ctrl_c_ends_cya_sim_play_whose_compiled_plugin_loops_for_ever_within_10_s(tmp_path):
     """``cya-sim play`` with a compiled plug-in plays its game in a forked child, which the command stops on Ctrl-C
     (before, only SIGKILL ended it: the plug-in never returned to Python; issue 29, item 7)."""
-    import signal
-    import time
-
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started as a background job: the run would ignore it too
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    name = f"loops_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{name}.py").write_text(FOREVER)
-    cmd = [sys.executable, "-m", "cya_sim.cli.main", "play", "--agents", f"{name}:forever,greedy", "--players", "2",
-           "--seed", "1"]
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
-    left: dict[int, float] = {}
-    stopped_after = float("inf")
-    try:
-        deadline = time.monotonic() + 240
-        busy: dict[int, float] = {}
-        while time.monotonic() < deadline and proc.poll() is None and not busy:
-            time.sleep(0.5)
-            busy = {p: t for p, t in group_processes(proc.pid).items() if p != proc.pid and t >= 3.0}
-        assert proc.poll() is None, proc.communicate()[1]
-        assert busy, "the plug-in did not start looping in a child process"
-        t0 = time.monotonic()
-        os.killpg(proc.pid, signal.SIGINT)
-        _, stderr = proc.communicate(timeout=STOP_WITHIN_S)
-        left = group_processes(proc.pid)
-        while left and time.monotonic() - t0 < STOP_WITHIN_S:
-            time.sleep(0.1)
-            left = group_processes(proc.pid)
-        stopped_after = time.monotonic() - t0
-    finally:
-        if proc.poll() is None or group_processes(proc.pid):
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
+    code, stderr, stopped_after, left = _ctrl_c_once_a_child_loops(
+        tmp_path, ["play", "--agents", "{plugin},greedy", "--players", "2", "--seed", "1"])
     assert not left and stopped_after < STOP_WITHIN_S, (stopped_after, left)
-    assert proc.returncode == 130, stderr
+    assert code == 130, stderr
     assert stderr.strip().splitlines() == ["interrupted"], stderr
