@@ -226,7 +226,7 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
 
     fmt = m.get("format")
     if _is_count(fmt, 1) and fmt not in READ_VERSIONS:
-        raise FolderError(f"{str(path)!r}: {refusal(fmt, 'classic', '')}")
+        raise FolderError(f"{str(path)!r}: key 'format' is {fmt}: {refusal(fmt, 'classic', '')}")
     if fmt not in READ_VERSIONS:
         raise bad("format", f"is {short_json(fmt)}; expected a results schema version ({versions_text()})")
     e = m.get("experiment")
