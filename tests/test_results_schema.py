@@ -259,3 +259,16 @@ def test_a_theft_report_speaks_of_turns_and_thefts(folders):
     first = games["first_player"].to_numpy(np.int64)
     share = np.array([games[f"seat_{s}_win_share"].to_numpy()[first == s] for s in range(3)], dtype=object)
     assert order["win_rate"].iloc[0] == pytest.approx(np.concatenate(share).mean())
+
+
+def test_the_docs_games_table_is_every_family_declaration():
+    """docs/tournaments.md lists each family's own columns as the family declares them: name, dtype and unit."""
+    from cya_sim.play.families import FAMILIES
+
+    text = (ROOT / "docs" / "tournaments.md").read_text()
+    for name, fam in FAMILIES.items():
+        head = f"| {name} column | type | unit | what |"
+        assert head in text, head
+        rows = text.split(head, 1)[1].split("\n\n", 1)[0].strip().splitlines()[1:]
+        shown = [tuple(c.strip().strip("`") for c in r.strip("|").split("|")[:3]) for r in rows]
+        assert shown == [(c.name, c.dtype, c.unit) for c in fam.result_columns().columns], name
