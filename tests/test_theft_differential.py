@@ -30,9 +30,9 @@ import pytest
 
 from agents.theft import make_theft_agent
 from cya_sim.engine.table import GameTable
-from cya_sim.engine.theft.results import THEFT_COLUMNS
 from cya_sim.engine.theft.legal import action_space, legal_action_mask
 from cya_sim.engine.theft.reference import apply_action, new_game
+from cya_sim.engine.theft.results import THEFT_COLUMNS
 from cya_sim.game.rng import root_key
 from cya_sim.game.theft.rules import TheftRuleSet
 from cya_sim.play.theft_batched import play_theft_games_batched

@@ -24,7 +24,8 @@ CLASSIC_COLUMNS = ResultColumns(
     family="classic",
     score_unit="dollars",
     columns=(
-        ResultColumn("first_dealer", "int16", "seat", "the seat that dealt round 1, picked by the game's seed (R-SETUP)"),
+        ResultColumn("first_dealer", "int16", "seat",
+                     "the seat that dealt round 1, picked by the game's seed (R-SETUP)"),
         ResultColumn("rounds", "int64", "rounds", "rounds played, R-TIE's extra rounds included (R-GAME-END)"),
         ResultColumn("turns", "int64", "turns", "turns taken, every round (R-TURN)"),
         ResultColumn("challenges", "int64", "challenges", "challenges opened (R-CHALLENGE, §4)"),

@@ -5,9 +5,9 @@ The seeds hold two games that share no rule: the Cover Your Assets family (``cla
 (``theft``, :class:`~cya_sim.game.theft.rules.TheftRuleSet`, RULES.md §9). A rule set names its family
 (``rules.family``); :func:`family_of` gives the family's :class:`GameFamily`, and the runner, the studies and
 the command line reach a game only through it: its agents, its batch play on either engine, its result
-columns, one logged game, whether the batched engine takes the rules, and the kernels a run must compile. A family's own parts stay on
-the floors of their jobs (``cya_sim/game/<family>``, ``cya_sim/engine/<family>``, ``cya_sim/play``,
-``agents/``); the RL environments have their own per-family interface on the env floor
+columns, one logged game, whether the batched engine takes the rules, and the kernels a run must compile. A
+family's own parts stay on the floors of their jobs (``cya_sim/game/<family>``, ``cya_sim/engine/<family>``,
+``cya_sim/play``, ``agents/``); the RL environments have their own per-family interface on the env floor
 (:func:`cya_sim.env.games.game_interface`). ``tests/test_game_families.py`` holds every family to this
 protocol, as pgx's ``api_test`` holds its games (docs/layout.md: "Adding a game").
 """

@@ -11,8 +11,8 @@ and stores) and the reports (:mod:`cya_sim.reports.report`, which read). A resul
 - ``games.parquet/`` — a Parquet dataset, one file ``chunk-NNNNNN.parquet`` per finished chunk
   (:func:`games_schema`: the common columns and the family's own), each written to a hidden temporary name,
   flushed and renamed into place (:func:`write_atomic`; ``os.replace`` is atomic on POSIX and Windows), so a file
-  under its final name is always complete. ``pandas.read_parquet`` reads the folder as one table; :func:`load_games` reads it with
-  every chunk checked.
+  under its final name is always complete. ``pandas.read_parquet`` reads the folder as one table;
+  :func:`load_games` reads it with every chunk checked.
 - ``chunks.json`` — per written chunk: its game range, row count, size and SHA-256, recorded when it was
   written (:func:`store_chunk`). Every chunk file is checked against it and against the plan
   (:func:`check_chunks`): a file that is not a planned chunk is named and refused; a damaged one (other bytes,
@@ -206,8 +206,8 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
     """Check every key of a manifest and that they agree with each other and with its stored TOML.
 
     Checked: ``format`` (the results schema version: 1, 2 or 3; a newer one is refused naming it and the versions
-    read), ``family`` (version 3: a known game family, the experiment's rules'), ``experiment`` (a dict with ``players``, a
-    non-empty list of ints >= 2; ``games`` >= 1; ``seed`` >= 0; ``agents``, a
+    read), ``family`` (version 3: a known game family, the experiment's rules'), ``experiment`` (a dict with
+    ``players``, a non-empty list of ints >= 2; ``games`` >= 1; ``seed`` >= 0; ``agents``, a
     non-empty list of strings), ``experiment_toml`` (TOML whose seed, games,
     players and agents are the experiment's), ``seed`` (= the experiment's),
     ``chunk_size`` >= 1, ``n_chunks`` (= the plan's count), ``total_games``
@@ -266,9 +266,10 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
         raise bad("n_chunks", f"is {short_json(m.get('n_chunks'))}, but chunks of {m['chunk_size']} games make {n}")
     if m.get("max_players") != max(players):
         raise bad("max_players", f"is {short_json(m.get('max_players'))}, but the largest table size is {max(players)}")
-    if fmt >= 3 and (not isinstance(m.get("family"), str) or m["family"] not in FAMILIES or m["family"] != manifest_family({"experiment": e})):
+    rules_family = manifest_family({"experiment": e})
+    if fmt >= 3 and m.get("family") != rules_family:
         raise bad("family", f"is {short_json(m.get('family'))}, but the experiment's rules are of family "
-                  f"{short_json(manifest_family({'experiment': e}))}")
+                  f"{short_json(rules_family)}")
     version = m.get("cya_sim_version")
     if not isinstance(version, str) or not _VERSION_RE.match(version):
         raise bad("cya_sim_version", f"is {short_json(version)}; expected the version of cya-sim that wrote the folder, "
@@ -552,6 +553,10 @@ def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataF
         if why:
             raise FolderError(f"{str(f)!r}: {why}")
         t = upgrade_chunk(pq.read_table(f, columns=[c for c in names if c in stored.names]), version)
+        lacking = [c for c in names if c not in t.column_names]
+        if lacking:
+            raise FolderError(f"{str(f)!r} lacks the column(s) {', '.join(lacking[:3])} of the {family.family} game's "
+                              "results; it was changed by hand or copied from another folder")
         for name in names:
             col = t.column(name)
             if name in cats:

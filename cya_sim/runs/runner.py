@@ -204,7 +204,8 @@ def check_folder(exp: Experiment) -> dict[str, Any] | None:
         are not cya-sim results, holds another experiment's results, has a
         damaged manifest (the key is named), a ``runs.json`` that is not a
         list of runs, or games this cya-sim cannot read (:func:`cya_sim.results.upgrade.refusal`: a newer
-        schema version, the theft game's games of versions 1 and 2); field ``run.chunk_size``: a chunk size other than the folder's.
+        schema version, the theft game's games of versions 1 and 2); field ``run.chunk_size``: a chunk size
+        other than the folder's.
     """
     out = Path(exp.out)
     if out.exists() and not out.is_dir():
