@@ -222,6 +222,19 @@ def test_a_chunk_of_a_future_version_is_refused_in_one_line(folders, tmp_path):
         load_games(out)
 
 
+def test_a_chunk_lacking_a_column_of_its_family_is_refused_in_one_line(folders, tmp_path):
+    """A chunk recorded in chunks.json but without one of the family's columns (copied from elsewhere, edited)."""
+    out = tmp_path / "lacking"
+    shutil.copytree(folders["classic"], out)
+    index = {int(k): v for k, v in json.loads((out / CHUNKS).read_text()).items()}
+    t = pq.read_table(out / GAMES_DIR / chunk_file(1))
+    a, b = plan_of(read_manifest(out))[1]
+    store_chunk(out, index, 1, a, b, t.drop_columns(["challenges"]))
+    with pytest.raises(FolderError, match=r"chunk-000001\.parquet' lacks the column\(s\) challenges of the classic") as e:
+        load_games(out)
+    assert "\n" not in str(e.value)
+
+
 def test_the_upgrade_of_an_old_chunk_adds_only_what_it_lacked():
     """Version 1 chunks written before ``capped`` existed read as never capped; a version 3 chunk is untouched."""
     t = pa.table({"game": [0, 1], "rounds": pa.array([2, 3], pa.int32())})
