@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from playthroughs.generate import COMMAND, FOLDER, SEED, path_of, playthrough
 
+from cya_sim.env.games import game_interface
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
 from cya_sim.game.rules.presets import preset_names
@@ -71,6 +72,11 @@ def test_playthrough_unchanged(preset):
         pytest.fail(diff_message(preset, expected, text), pytrace=False)
 
 
+def _named(space, actions, step: int) -> str:
+    """``actions[step]`` as ``id name``, or the game's end when the list is shorter."""
+    return f"{actions[step]} {space.name(actions[step])}" if step < len(actions) else "none (the game is over)"
+
+
 @pytest.mark.parametrize("preset", preset_names())
 def test_playthrough_games_same_on_batched_engine(preset):
     """The compiled batched engine plays each playthrough game with the same action ids, totals and winners as the
@@ -81,6 +87,7 @@ def test_playthrough_games_same_on_batched_engine(preset):
     if refusal:
         pytest.skip(f"the batched engine does not play {preset}: {refusal}")
     play = family.play_games("batched")
+    space = game_interface(rules).space
     for game in generated(preset)[1]:
         specs = list(dict.fromkeys(game.seats))
         seat_agent = np.array([[specs.index(s) for s in game.seats]], np.int16)
@@ -90,9 +97,9 @@ def test_playthrough_games_same_on_batched_engine(preset):
         if batched != list(game.actions):
             step = next((i for i, (a, b) in enumerate(zip(batched, game.actions)) if a != b),
                         min(len(batched), len(game.actions)))
-            pytest.fail(f"{preset} game {game.index} ({', '.join(game.seats)}): the batched engine's action "
-                        f"{batched[step:step + 1]} at decision {step + 1} differs from the playthrough's "
-                        f"{list(game.actions[step:step + 1])} (decisions counted from 1 as in the file)")
+            pytest.fail(f"{preset} game {game.index} ({', '.join(game.seats)}), decision {step + 1} (numbered as in "
+                        f"the file): the batched engine plays {_named(space, batched, step)}, the playthrough "
+                        f"{_named(space, game.actions, step)}", pytrace=False)
         assert table.totals[0].tolist() == list(game.totals)
         assert np.flatnonzero(table.win_share[0]).tolist() == list(game.winners)
 
