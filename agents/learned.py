@@ -6,11 +6,14 @@ batched engine's compiled loop (the view the loop builds for the seat): no torch
 features of training and play are the same by construction.
 
 * :func:`features` — ``(F,) float64`` from the view; :func:`n_features` gives F for P seats, T card types and
-  nA assets (classic rules: the advanced cards and the drafts are not encoded).
+  nA assets, under the advanced rules (RULES.md §6: their cards and one more block) or not; draft piles
+  (RULES.md §7) are not encoded.
 * :func:`mlp_action` — the greedy (arg-max over legal actions) action of an MLP ``F -> H -> H -> A`` with
   ``tanh`` or ``relu`` hidden layers.
+* :func:`rows_features` — the features of one seat's view in each row of the batched engine, the view built by
+  the play loop's own :func:`agents.compiled_strategy.view_row` (training reads exactly what a plug-in reads).
 * :func:`compatible` — whether a view is of the game a network was trained for (a last line of defence inside
-  the compiled code: greedy's action at another table size, the first legal action under the advanced rules).
+  the compiled code: greedy's action in the classic game, the first legal action under the advanced rules).
 * :func:`check_setting` — the refusal that matters: each model records the rules (preset and
   :func:`rules_digest`), the table size and the observation encoding (:data:`ENCODING`) it was trained for
   (:func:`trained_for`, from its ``.npz``); named at another table size, under other rules or with another
@@ -37,6 +40,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.compiled import new_scratch
+from agents.compiled_strategy import view_row
 from agents.spec import AgentSpecError, parse_agent_spec
 from agents.view import (
     H_ADV,
@@ -48,19 +53,26 @@ from agents.view import (
     H_CH_POT_VALUE,
     H_DRAFT,
     H_DRAW,
+    H_LEFT,
     H_NA,
+    H_NACT,
     H_NW,
+    H_OWED,
     H_P,
     H_ROUND,
     H_SEAT,
     H_TOP_DISCARD,
+    S_BOTTOM_VALUE_SEEN,
     S_HAND_SIZE,
+    S_SECOND_ASSET,
+    S_SECOND_VALUE_SEEN,
     S_STACK_LEN,
     S_TOP_ASSET,
     S_TOP_HIDDEN,
     S_TOP_SIZE,
     S_TOP_VALUE_SEEN,
 )
+from cya_sim.engine.compiled.layout import C_A, C_ADV_ON, C_NA, C_P, C_T
 
 #: Dollars are fed in units of $100,000 (a pair of the most valuable asset).
 DOLLAR_SCALE = 100_000.0
@@ -161,9 +173,20 @@ def check_setting(spec: str, rules: Any, players: int) -> None:
         f"train one for this setting with experiments/train_learned.py")
 
 
-def n_features(p: int, t: int, na: int) -> int:
-    """F, the length of :func:`features` for P seats, T card types and nA asset types."""
-    return 3 + 2 * t + 2 + t + na + 2 + 2 * p + p * (6 + na) + p * t
+@njit(cache=True)
+def feature_count(p, t, na, adv):
+    """F, the length of :func:`features` for P seats, T card types (action cards included), nA asset types, and
+    ``adv`` true under the advanced rules (RULES.md §6: the block of :func:`features` that only they have)."""
+    f = 3 + 2 * t + 2 + t + na + 2 + 2 * p + p * (6 + na) + p * t
+    if adv:
+        f += 2 + p * (3 + na)
+    return f
+
+
+def n_features(p: int, t: int, na: int, advanced: bool = False) -> int:
+    """F, the length of :func:`features` for P seats, T card types (the deck's ``n_types``, action cards
+    included), nA asset types, under the advanced rules (RULES.md §6) or not."""
+    return int(feature_count(p, t, na, bool(advanced)))
 
 
 @njit(cache=True)
@@ -174,12 +197,19 @@ def features(hdr, hand, values, unseen, seats, gave_up) -> np.ndarray:
     type (/4, /8); draw pile (/40) and round (/5); top discard one-hot (T); challenge asset one-hot (nA), pot
     value ($100k) and cards shown (/6); challenger and defender one-hot (relative seats, P each); per relative
     seat: hand size (/5), sets (/10), has a top set, its value seen ($100k), hidden cards, size (/4), its asset
-    one-hot (nA); per relative seat and type, the public ``gave_up`` record.
+    one-hot (nA); per relative seat and type, the public ``gave_up`` record. T counts every card type of the
+    deck, the advanced rules' action cards too (RULES.md §6). Under the advanced rules (``hdr[H_ADV]``) one more
+    block: cards owed in the challenge (/2, R-ADV-PENNY, R-ADV-DEEP) and actions left this turn (/2, R-ADV-TWO);
+    per relative seat: has a second set, its value seen and that of the bottom set ($100k; R-ADV-DEEP,
+    R-ADV-MOVE), the second set's asset one-hot (nA). Without the advanced cards the features are those of
+    encoding 1 as first written (the committed classic models read exactly what they were trained on).
+    Draft piles (RULES.md §7) are not encoded (:func:`compatible`). Length: :func:`n_features`.
     """
     p, na, nw = hdr[H_P], hdr[H_NA], hdr[H_NW]
-    t = na + nw
+    t = na + nw + hdr[H_NACT]
+    adv = hdr[H_ADV] != 0
     me = hdr[H_SEAT]
-    out = np.zeros(3 + 2 * t + 2 + t + na + 2 + 2 * p + p * (6 + na) + p * t)
+    out = np.zeros(feature_count(p, t, na, adv))
     i = 0
     ch = hdr[H_CH_ACTIVE] != 0
     out[0] = 1.0 if ch else 0.0
@@ -223,7 +253,55 @@ def features(hdr, hand, values, unseen, seats, gave_up) -> np.ndarray:
         s = (me + r) % p
         for c in range(t):
             out[i + r * t + c] = 1.0 if gave_up[s, c] else 0.0
+    i += p * t
+    if adv:  # RULES.md §6
+        out[i] = (hdr[H_OWED] if ch else 0) / 2.0
+        out[i + 1] = hdr[H_LEFT] / 2.0
+        i += 2
+        for r in range(p):
+            s = (me + r) % p
+            o = i + r * (3 + na)
+            if seats[s, S_SECOND_ASSET] >= 0:
+                out[o] = 1.0
+                out[o + 1] = seats[s, S_SECOND_VALUE_SEEN] / DOLLAR_SCALE
+                out[o + 3 + seats[s, S_SECOND_ASSET]] = 1.0
+            if seats[s, S_STACK_LEN] > 0:
+                out[o + 2] = seats[s, S_BOTTOM_VALUE_SEEN] / DOLLAR_SCALE
     return out
+
+
+@njit(cache=True)
+def _rows_features(K, R, seat, sc, out, masks):
+    values = K.values[:K.cfg[C_T]]
+    for b in range(R.shape[0]):
+        view_row(K, R[b], seat, sc)
+        f = features(sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up)
+        for i in range(f.shape[0]):
+            out[b, i] = f[i]
+        for a in range(masks.shape[1]):
+            masks[b, a] = sc.mask[a]
+
+
+def rows_features(consts: Any, rows: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """The :func:`features` of ``seat``'s agent view in each row of the batched engine, and the legal mask of each
+    row's seat to act.
+
+    The view is built by :func:`agents.compiled_strategy.view_row`, the function the play loop builds a plug-in's
+    view with, so a network trained on these features reads at play exactly what it read in training.
+
+    Args:
+        consts: the rows' :class:`~cya_sim.engine.compiled.layout.Consts` (``BatchState.consts``).
+        rows: (B, W) int64 game rows of that layout. seat: the observer, 0 <= seat < P.
+
+    Returns:
+        ((B, F) float32 features, F = :func:`n_features`; (B, A) bool legal masks).
+    """
+    cfg = consts.cfg
+    p, t, na, a = int(cfg[C_P]), int(cfg[C_T]), int(cfg[C_NA]), int(cfg[C_A])
+    out = np.zeros((rows.shape[0], n_features(p, t, na, bool(cfg[C_ADV_ON]))), np.float32)
+    masks = np.zeros((rows.shape[0], a), np.bool_)
+    _rows_features(consts, rows, int(seat), new_scratch(cfg), out, masks)
+    return out, masks
 
 
 @njit(cache=True)
@@ -247,16 +325,16 @@ def mlp_action(x, w1, b1, w2, b2, w3, b3, relu, mask) -> int:
 
 @njit(cache=True)
 def compatible(hdr, mask, players, n_in, n_out) -> int:
-    """1: the view is of the game a network was trained for (classic rules, ``players`` seats, its input and output
-    sizes); 0: the classic game at another table size; -1: rules with the advanced cards or draft piles."""
-    if hdr[H_ADV] != 0 or hdr[H_DRAFT] != 0:
+    """1: the view is of the game a network was trained for (``players`` seats, its input and output sizes);
+    otherwise 0 in the classic game, -1 under the advanced rules or with draft piles (which the features do not
+    encode)."""
+    if hdr[H_DRAFT] != 0:
         return -1
-    p, na, nw = hdr[H_P], hdr[H_NA], hdr[H_NW]
-    t = na + nw
-    f = 3 + 2 * t + 2 + t + na + 2 + 2 * p + p * (6 + na) + p * t
-    if p != players or f != n_in or mask.shape[0] != n_out:
-        return 0
-    return 1
+    p, na = hdr[H_P], hdr[H_NA]
+    f = feature_count(p, na + hdr[H_NW] + hdr[H_NACT], na, hdr[H_ADV] != 0)
+    if p == players and f == n_in and mask.shape[0] == n_out:
+        return 1
+    return -1 if hdr[H_ADV] != 0 else 0
 
 
 _MODULE = '''"""A learned policy (generated by agents.learned.write_plugin from {npz}; weights sha256 {digest}).

@@ -1,0 +1,158 @@
+"""The learned agents' training environment: the play loop's own view features, any table size, classic or advanced.
+
+:class:`LearnerVectorEnv` is the batched vector environment of :mod:`cya_sim.env.vector` (B games of one
+learning seat against compiled opponents, played inside the compiled loop) whose observations are
+:func:`agents.learned.features` of the learner's agent view as the play loop builds it for a plug-in
+(:func:`agents.learned.rows_features`, :func:`agents.compiled_strategy.view_row`): a network trained here reads at
+play exactly what it read in training, under the classic rules and under the advanced rules (RULES.md §6), at
+every table size. Draft piles (RULES.md §7) and the theft game are refused (the features do not encode them).
+
+Rewards: ``"dense"`` — at every learner step the change in the learner's running total (R-SCORE) since its
+previous step, in millions of dollars times ``dense_weight``, plus the final win share (R-TIE) when the game
+ends, the reward the committed models were trained with (``experiments/train_learned.py``); ``"win_share"`` —
+the final win share only. Every keyword is this class's own, so a change of another environment's defaults does
+not change a training run.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from cya_sim.env.errors import missing_extra
+
+try:
+    from gymnasium import spaces
+    from gymnasium.error import ResetNeeded
+except ModuleNotFoundError as _e:  # one line naming the extra to install
+    raise missing_extra(_e) from None
+
+from agents.learned import n_features, rows_features
+from cya_sim.env import batched_bridge as bridge
+from cya_sim.env.game import keyword_checked, resolve_rules
+from cya_sim.env.vector import CoverYourAssetsVectorEnv
+from cya_sim.game.actions import ActionSpace
+from cya_sim.game.jsontext import show
+
+#: The rewards of :class:`LearnerVectorEnv`.
+LEARNER_REWARDS = ("dense", "win_share")
+
+
+def learner_refusal(rules: Any) -> str | None:
+    """Why :func:`agents.learned.features` cannot encode ``rules`` (one line), or None when they can: the classic
+    family with or without the advanced cards (RULES.md §6), without draft piles (§7)."""
+    if getattr(rules, "family", "classic") != "classic":
+        return (f"rules: {getattr(rules, 'name', rules)!r}; the learned agents' features encode the classic "
+                "family's agent view, not this game's")
+    if ActionSpace.for_rules(rules).draft:
+        return f"rules: {rules.name!r}; the learned agents' features do not encode draft piles (RULES.md §7)"
+    return None
+
+
+@keyword_checked
+class LearnerVectorEnv(CoverYourAssetsVectorEnv):
+    """B games of one learning seat on the batched engine, observed as a plug-in sees them (module docstring).
+
+    Args:
+        num_envs, rules, n_players, seat, opponents: as :class:`~cya_sim.env.vector.CoverYourAssetsVectorEnv`
+            (opponents: compiled agents, comma-separated specs cycled over the other seats).
+        reward: ``"dense"`` or ``"win_share"``. dense_weight: factor of the change in total ($M) of ``"dense"``.
+
+    Spaces: ``single_observation_space`` ``Box(-inf, inf, (F,), float32)``, F = :func:`agents.learned.n_features`
+    of the rules and table size; ``single_action_space`` ``Discrete(A)``; :meth:`action_masks` ``(B, A) bool``.
+
+    ``step`` returns ``(obs (B, F) float32, reward (B,) float64, terminated, truncated, info)``; ``info`` holds,
+    for the rows whose game ended, ``final_obs`` (the learner's features of the finished game's last position,
+    None in the other rows; SAME_STEP autoreset as the vector environment), ``final_total`` (dollars) and
+    ``final_share`` (NaN in the other rows); a game stopped by the ``max_rounds`` safeguard is a truncation.
+
+    Raises:
+        ValueError: a reward not in :data:`LEARNER_REWARDS`, a dense weight that is not a finite number, rules the
+            features do not encode (:func:`learner_refusal`), and what the vector environment refuses.
+    """
+
+    def __init__(self, num_envs: int = 64, rules: Any = "classic", n_players: int = 2, seat: int = 0,
+                 opponents: str = "card_counter", reward: str = "dense", dense_weight: float = 1.0) -> None:
+        if reward not in LEARNER_REWARDS:
+            raise ValueError(f"reward: {show(reward, python_str=True)}; allowed: {', '.join(LEARNER_REWARDS)}")
+        w = dense_weight
+        number = isinstance(w, int | float | np.integer | np.floating) and not isinstance(w, bool | np.bool_)
+        if not number or not (abs(int(w)) < 2**1023 if isinstance(w, int | np.integer) else math.isfinite(w)):
+            raise ValueError(f"dense_weight: {show(dense_weight, python_str=True)} ({type(dense_weight).__name__}); "
+                             "allowed: a finite number (the weight of the dense reward)")
+        why = learner_refusal(resolve_rules(rules))
+        if why:
+            raise ValueError(why)
+        super().__init__(num_envs=num_envs, rules=rules, n_players=n_players, seat=seat, opponents=opponents,
+                         reward="win_share")
+        self.reward_kind, self.dense_weight = reward, float(dense_weight)
+        d = self.rules.deck
+        self.n_features = n_features(self.n_players, d.n_types, d.n_assets, ActionSpace.for_rules(self.rules).advanced_on)
+        self.single_observation_space = spaces.Box(-np.inf, np.inf, (self.n_features,), np.float32)
+        self.observation_space = spaces.Box(-np.inf, np.inf, (num_envs, self.n_features), np.float32)
+        self._prev = np.zeros(num_envs, np.float64)
+
+    def _observe(self) -> np.ndarray:
+        st = self._batch.state
+        obs, self._mask = rows_features(st.consts, st.rows, self.seat)
+        return obs
+
+    def _final_features(self, ob) -> np.ndarray:
+        """The learner's features of the finished games' last positions (the ``encode`` of :func:`bridge.step`).
+
+        The bridge reads a finished game while its row still holds the last position (the rows waiting for a new
+        game, in row order); their features are read from those rows, as :meth:`_observe` reads the others'.
+        """
+        st = self._batch.state
+        rows = np.flatnonzero(st.queue_pos < 0)
+        if not np.array_equal(st.game_index[rows], ob.game_index):  # the bridge's order changed: say so, never guess
+            raise RuntimeError("the finished games are not the idle rows in row order (cya_sim.env.batched_bridge)")
+        return rows_features(st.consts, st.rows[rows], self.seat)[0]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """As the vector environment's ``reset``; the dense reward's running totals start at the first observation."""
+        obs, info = super().reset(seed=seed, options=options)
+        self._prev = bridge.totals(self._batch)[:, self.seat].astype(np.float64)
+        return obs, info
+
+    def step(self, actions):
+        """Apply the learner's (B,) actions and play the opponents up to its next decision (class docstring).
+
+        Raises:
+            IllegalActionError: an action outside a row's mask, or ``actions`` not (B,) integers.
+            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
+        """
+        st = self._batch
+        if st is None:
+            raise ResetNeeded("call reset() before step()")
+        g0 = bridge.game_index(st)
+        done = bridge.step(st, self._actions(actions), self.seat, self._final_features)
+        ended = np.zeros(self.num_envs, bool)
+        ended[done.rows] = True
+        now = bridge.totals(st)[:, self.seat].astype(np.float64)  # restarted rows: the new game's totals
+        reward = np.zeros(self.num_envs, np.float64)
+        if self.reward_kind == "dense":
+            reward = self.dense_weight * (now - self._prev) / 1e6
+        final_total = np.full(self.num_envs, np.nan)
+        final_share = np.full(self.num_envs, np.nan)
+        if ended.any():
+            final_total[done.rows], final_share[done.rows] = done.totals[:, self.seat], done.share[:, self.seat]
+            reward[done.rows] = done.share[:, self.seat]
+            if self.reward_kind == "dense":
+                reward[done.rows] += self.dense_weight * (done.totals[:, self.seat] - self._prev[done.rows]) / 1e6
+        self._prev = now
+        obs = self._observe()
+        info = {"action_mask": self._mask.astype(np.int8), "game": bridge.game_index(st)}
+        if ended.any():
+            info["final_game"] = np.where(ended, g0, -1)
+            info["_final_game"] = ended
+            info["final_obs"] = np.full(self.num_envs, None, object)
+            for i, row in enumerate(done.rows.tolist()):
+                info["final_obs"][row] = done.final[i]
+            info["_final_obs"] = ended.copy()
+            info["final_total"], info["final_share"] = final_total, final_share
+        capped = np.zeros(self.num_envs, bool)
+        capped[done.rows] = done.capped  # the max_rounds safeguard: a truncation
+        return obs, reward, ended & ~capped, capped, info
