@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from numba import njit
 
 from agents.compiled import new_scratch
 from agents.compiled_strategy import view_row
+from agents.heuristic import heuristic_decide
 from agents.spec import AgentSpecError, parse_agent_spec
 from agents.view import (
     H_ADV,
@@ -152,16 +154,13 @@ def check_setting(spec: str, rules: Any, players: int) -> None:
     except Exception:  # noqa: BLE001 -- not importable: the registry names the failure when it builds the agent
         return
     want = getattr(mod, "TRAINED_FOR", None)
+    if isinstance(want, list | tuple):  # a bundle (write_bundle): one network per setting
+        _check_bundle(spec, want, rules, players)
+        return
     if not isinstance(want, dict):
         return
     digest = rules_digest(rules) if hasattr(rules, "to_dict") else None
-    wrong = []
-    if want.get("rules_digest") is not None and digest != want["rules_digest"]:
-        wrong.append("rules")
-    if want.get("players") is not None and int(players) != int(want["players"]):
-        wrong.append("table size")
-    if want.get("encoding") is not None and want["encoding"] != ENCODING:
-        wrong.append("encoding")
+    wrong = _differences(want, digest, players)
     if not wrong:
         return
     asked = _setting_text(getattr(rules, "name", None), digest, int(players),
@@ -171,6 +170,34 @@ def check_setting(spec: str, rules: Any, players: int) -> None:
         f"{_setting_text(want.get('rules'), want.get('rules_digest'), want.get('players'), want.get('encoding'))}; "
         f"asked to play {asked} (other {' and '.join(wrong)}); it plays only the setting it was trained for: "
         f"train one for this setting with experiments/train_learned.py")
+
+
+def _differences(want: dict[str, Any], digest: str | None, players: int) -> list[str]:
+    """What differs between a model's recorded setting and the one asked: "rules", "table size", "encoding"."""
+    wrong = []
+    if want.get("rules_digest") is not None and digest != want["rules_digest"]:
+        wrong.append("rules")
+    if want.get("players") is not None and int(players) != int(want["players"]):
+        wrong.append("table size")
+    if want.get("encoding") is not None and want["encoding"] != ENCODING:
+        wrong.append("encoding")
+    return wrong
+
+
+def _check_bundle(spec: str, settings: list | tuple, rules: Any, players: int) -> None:
+    """A bundle plays a setting when one of its networks was trained for it (rules, table size, encoding).
+
+    Raises:
+        LearnedSettingError: one line naming the bundle's settings and the one asked.
+    """
+    digest = rules_digest(rules) if hasattr(rules, "to_dict") else None
+    if any(not _differences(w, digest, players) for w in settings):
+        return
+    have = "; ".join(_setting_text(w.get("rules"), None, w.get("players"), None) for w in settings)
+    raise LearnedSettingError(
+        f"agent {spec!r}: a bundle of learned models for {have} (encoding {ENCODING}); asked to play "
+        f"{_setting_text(getattr(rules, 'name', None), digest, int(players), None)}, which none of them was trained "
+        "for: add a model of this setting (experiments/train_learned.py, then agents.learned.write_bundle)")
 
 
 @njit(cache=True)
@@ -467,3 +494,140 @@ def _package_of(folder: Path) -> list[str]:
         parts.insert(0, f.name)
         f = f.parent
     return parts
+
+
+@njit(cache=True)
+def play_network(hdr, hand, values, unseen, seats, gave_up, mask, players, w1, b1, w2, b2, w3, b3, relu) -> int:
+    """The legal action of highest logit of one network (:func:`mlp_action` on :func:`features`), or, should a view
+    of another setting reach it (:func:`compatible`; refused before play by :func:`check_setting`), greedy's
+    action in the classic game and the first legal action elsewhere."""
+    c = compatible(hdr, mask, players, w1.shape[0], w3.shape[1])
+    if c == 1:
+        return mlp_action(features(hdr, hand, values, unseen, seats, gave_up), w1, b1, w2, b2, w3, b3, relu, mask)
+    if c == 0:
+        return heuristic_decide(GREEDY_PARAMS, hdr, hand, values, unseen, seats, mask)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            return a
+    return 0
+
+
+#: ``heuristic``'s default parameters (greedy's rules), the fallback of :func:`play_network`.
+GREEDY_PARAMS = np.array([1, 30000, 0, 40000, 1, 0, 0, 0, 0, 0, 20000, 1, 1, 1], np.float64)
+
+#: The weight arrays of one network, as :func:`write_plugin` names them.
+WEIGHTS = ("W1", "b1", "W2", "b2", "W3", "b3")
+
+_BUNDLE = '''"""{doc}
+"""
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from agents.learned import WEIGHTS, bundle_trained_for, play_network
+from agents.view import H_ADV, H_P
+
+_W = np.load(Path(__file__).with_name("{npz_name}"))
+#: The settings (rules, table size, encoding) of its networks: agents.learned.check_setting refuses any other.
+TRAINED_FOR = bundle_trained_for(_W)
+{constants}
+
+
+@njit(cache=True)
+def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
+    """The network of the table's setting (table size, advanced rules or not) plays its legal action of highest
+    logit (agents.learned.play_network)."""
+    p = hdr[H_P]
+    adv = 1 if hdr[H_ADV] != 0 else 0
+{branches}
+    return {last}
+'''
+
+
+def bundle_trained_for(npz: Any) -> list[dict[str, Any]]:
+    """The settings of a bundle's networks (:func:`write_bundle`), each as :func:`trained_for` gives one."""
+    n = int(npz["members"])
+    out = []
+    for k in range(n):
+        sub = {key[len(f"m{k}_"):]: npz[key] for key in npz.files if key.startswith(f"m{k}_")}
+        out.append(trained_for(sub))
+    return out
+
+
+def write_bundle(path: str | Path, members: list[str | Path]) -> Path:
+    """Write a plug-in that plays several learned models, each in the setting it was trained for (a champion made of
+    per-cell networks): ``NAME.npz`` holds every member's weights and record (``m<k>_W1`` ..., ``m<k>_players``,
+    ``m<k>_trained_rules``, ``m<k>_trained_rules_digest``, ``m<k>_encoding``, ``m<k>_relu``, ``m<k>_source``) and
+    ``NAME.py`` dispatches by table size and advanced rules in compiled code; its ``TRAINED_FOR`` is the list of
+    settings, and :func:`check_setting` refuses any setting none of them was trained for.
+
+    Args:
+        path: ``.../NAME`` (any suffix dropped; an importable package's folder for the spec ``pkg.NAME:decide``).
+        members: the models' weights files (``.../MODEL.npz``, or ``.../MODEL``), each recording its setting.
+
+    Returns:
+        the path of the generated module.
+
+    Raises:
+        ValueError: no member, a member without a recorded setting or of another encoding, rules that are not a
+            preset's (the compiled dispatch must know whether they are advanced), two members of one table size
+            and rule family (advanced or not), which the compiled code could not tell apart.
+    """
+    from cya_sim.game.actions import ActionSpace
+    from cya_sim.game.rules import get_rules
+
+    path = Path(path).with_suffix("")
+    if not members:
+        raise ValueError("members: give at least one model")
+    arrays: dict[str, np.ndarray] = {"members": np.array(len(members))}
+    keys: list[tuple[int, int]] = []
+    for k, m in enumerate(members):
+        npz = Path(m).with_suffix(".npz")
+        with np.load(npz) as f:
+            rec = trained_for(f)
+            if None in rec.values():
+                raise ValueError(f"members[{k}]: {npz} records no setting (rewrite_plugin records one)")
+            if rec["encoding"] != ENCODING:
+                raise ValueError(f"members[{k}]: {npz} has encoding {rec['encoding']}; this code reads {ENCODING}")
+            rules = get_rules(rec["rules"])
+            if rules_digest(rules) != rec["rules_digest"]:
+                raise ValueError(f"members[{k}]: {npz} was trained under options of {rec['rules']!r} that are not the "
+                                 "preset's; a bundle takes models of presets")
+            key = (int(rec["players"]), int(ActionSpace.for_rules(rules).advanced_on))
+            if key in keys:
+                raise ValueError(f"members[{k}]: a second model for {key[0]} players "
+                                 f"{'with' if key[1] else 'without'} the advanced cards; give one per setting")
+            keys.append(key)
+            for w in WEIGHTS:
+                arrays[f"m{k}_{w}"] = np.asarray(f[w], np.float64)
+            arrays[f"m{k}_relu"] = np.array(int(f["relu"]))
+            for r in ("players", "trained_rules", "trained_rules_digest", "encoding"):
+                arrays[f"m{k}_{r}"] = f[r]
+            arrays[f"m{k}_source"] = np.array(npz.name)
+    out = path.with_suffix(".npz")
+    np.savez(out, **arrays)
+    names = ("W1", "B1", "W2", "B2", "W3", "B3")
+    constants = "\n".join(
+        f"M{k}_W1, M{k}_B1, M{k}_W2, M{k}_B2, M{k}_W3, M{k}_B3 = (np.ascontiguousarray(_W[f'm{k}_{{w}}'], np.float64) "
+        f"for w in WEIGHTS)\nM{k}_RELU, M{k}_P = int(_W['m{k}_relu']), int(_W['m{k}_players'])"
+        for k in range(len(members)))
+
+    def call(k: int, indent: int) -> str:
+        return (f"play_network(hdr, hand, values, unseen, seats, gave_up, mask, M{k}_P,\n" + " " * (indent + 20)
+                + ", ".join(f"M{k}_{n}" for n in names) + f", M{k}_RELU)")
+
+    branches = "\n".join(f"    if p == {p} and adv == {a}:\n        return {call(k, 8)}" for k, (p, a) in enumerate(keys))
+    last = call(0, 4)
+    settings = ", ".join(f"{p} players {'with' if a else 'without'} the advanced cards" for p, a in keys)
+    parts = _package_of(path.parent)
+    module = ".".join([*parts, path.name]) if parts else path.name
+    head = (f"A bundle of learned policies, one network per setting (generated by agents.learned.write_bundle from "
+            f"{_shown_path(out)}; sha256 {hashlib.sha256(out.read_bytes()).hexdigest()}).")
+    body = (f"Spec: {module}:decide. Settings: {settings}; encoding {ENCODING}. Any other setting is refused before "
+            f"play (agents.learned.check_setting). Each network is the model named in {out.name}'s m<k>_source.")
+    doc = textwrap.fill(head, 116) + "\n\n" + textwrap.fill(body, 116)
+    src = _BUNDLE.format(doc=doc, npz_name=out.name, constants=constants, branches=branches, last=last)
+    py = path.with_suffix(".py")
+    py.write_text(src)
+    return py
