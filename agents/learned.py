@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.compiled import new_scratch
+from agents.compiled import act_once, new_scratch
 from agents.compiled_strategy import view_row
 from agents.heuristic import heuristic_decide
 from agents.spec import AgentSpecError, parse_agent_spec
@@ -329,6 +329,32 @@ def rows_features(consts: Any, rows: np.ndarray, seat: int) -> tuple[np.ndarray,
     masks = np.zeros((rows.shape[0], a), np.bool_)
     _rows_features(consts, rows, int(seat), new_scratch(cfg), out, masks)
     return out, masks
+
+
+@njit(cache=True)
+def _rows_policy_actions(K, R, seat, code, addr, params, rng, sc, out):
+    for b in range(R.shape[0]):
+        out[b] = act_once(code, addr, K, R[b], seat, params, rng[b], sc)
+
+
+def rows_policy_actions(consts: Any, rows: np.ndarray, seat: int, policy: tuple[int, int, np.ndarray],
+                        rng: np.ndarray) -> np.ndarray:
+    """What a compiled agent would play for ``seat`` (the seat to act) in each row of the batched engine: the
+    labels of imitation learning (an expert's decision in the learner's own positions).
+
+    Args:
+        consts, rows, seat: as :func:`rows_features`. policy: ``(code, address, params)`` of the agent
+            (:func:`agents.registry.policy_of`). rng: (B, 4) uint64 a random stream per row (advanced by
+            agents that draw; the rows' own streams are not touched).
+
+    Returns:
+        (B,) int64 action ids (-1: the agent has no compiled decision there).
+    """
+    out = np.zeros(rows.shape[0], np.int64)
+    code, addr, params = policy
+    _rows_policy_actions(consts, rows, int(seat), int(code), int(addr), np.asarray(params, np.float64), rng,
+                         new_scratch(consts.cfg), out)
+    return out
 
 
 @njit(cache=True)

@@ -84,3 +84,29 @@ def test_refuses_rules_the_features_do_not_encode_and_bad_keywords():
         LearnerVectorEnv(num_envs=2, dense_weight=float("nan"))
     with pytest.raises(ValueError, match="opponents"):
         LearnerVectorEnv(num_envs=2, n_players=2, opponents="ismcts")
+
+
+@pytest.mark.parametrize("preset, players", [("classic", 4), ("advanced", 3)])
+def test_expert_actions_are_the_compiled_agents_own_choices_in_the_learners_seat(preset, players):
+    """Stepping the learner with card_counter's labels plays the games of card_counter in that seat."""
+    from cya_sim.game.rng import root_key
+    from cya_sim.play.families import family_of
+
+    env = LearnerVectorEnv(num_envs=4, rules=preset, n_players=players, opponents="card_counter", reward="win_share",
+                           dense_weight=1.0)
+    env.reset(seed=21)
+    totals: dict[int, np.ndarray] = {}
+    while len(totals) < 8:
+        st = env._batch.state
+        act = env.expert_actions("card_counter", st.agent_rng[:, env.seat])
+        assert env.action_masks()[np.arange(4), act].all()
+        _o, _r, term, trunc, info = env.step(act)
+        for b in np.flatnonzero(term | trunc):
+            totals[int(info["final_game"][b])] = info["final_total"][b]
+    rules = get_rules(preset)
+    games = np.array(sorted(totals), np.int64)
+    t = family_of(rules).play_games("batched")(rules, ["card_counter"], np.zeros((games.size, players), np.int16),
+                                               root_key(21), games)
+    np.testing.assert_array_equal(np.asarray(t.totals)[:, 0], [totals[g] for g in games.tolist()])
+    with pytest.raises(ValueError, match="expert: 'ismcts' has no compiled form"):
+        env.expert_actions("ismcts", st.agent_rng[:, env.seat])

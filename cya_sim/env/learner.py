@@ -29,7 +29,7 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from agents.learned import n_features, rows_features
+from agents.learned import n_features, rows_features, rows_policy_actions
 from cya_sim.env import batched_bridge as bridge
 from cya_sim.env.game import keyword_checked, resolve_rules
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
@@ -110,6 +110,23 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
         if not np.array_equal(st.game_index[rows], ob.game_index):  # the bridge's order changed: say so, never guess
             raise RuntimeError("the finished games are not the idle rows in row order (cya_sim.env.batched_bridge)")
         return rows_features(st.consts, st.rows[rows], self.seat)[0]
+
+    def expert_actions(self, spec: str, rng: np.ndarray) -> np.ndarray:
+        """(B,) int64 the actions the compiled agent ``spec`` would take in the learner's place in each row (the
+        labels of imitation learning, :func:`agents.learned.rows_policy_actions`); ``rng`` (B, 4) uint64 streams.
+
+        Raises:
+            ValueError: an agent without a compiled form. gymnasium.error.ResetNeeded: before :meth:`reset`.
+        """
+        from agents.registry import policy_of
+
+        if self._batch is None:
+            raise ResetNeeded("call reset() before expert_actions()")
+        policy = policy_of(spec, self.rules)
+        if policy[0] < 0:
+            raise ValueError(f"expert: {spec!r} has no compiled form")
+        st = self._batch.state
+        return rows_policy_actions(st.consts, st.rows, self.seat, policy, rng)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """As the vector environment's ``reset``; the dense reward's running totals start at the first observation."""
