@@ -68,3 +68,45 @@ def test_an_agent_with_fewer_than_ten_wins_gets_its_win_based_rating_without_an_
     assert np.isnan(r["rating_se"].iloc[1]) and np.isnan(r["rating_ci_low"].iloc[1])
     r = bradley_terry(table(sa + [[0, 1]], tot + [[1, 2]]), ["A", "B"], order="win")
     assert np.isfinite(r["rating_ci_low"].iloc[1])
+
+
+def test_the_interval_of_a_difference_is_the_rating_with_the_other_agent_as_anchor():
+    from cya_sim.reports.ratings import bradley_terry_fit, rating_differences
+
+    rng = np.random.default_rng(8)
+    sa = np.array([rng.permutation(3) for _ in range(300)])
+    tot = ((np.array([0.0, 0.5, -0.2])[sa] + rng.gumbel(size=sa.shape)) * 1000).astype(np.int64)
+    t = table(sa, tot)
+    for order in ("total", "win"):
+        beta, cov = bradley_terry_fit(t, ["A", "B", "C"], order)
+        d = rating_differences(beta, cov, ["A", "B", "C"], units=300).set_index(["agent", "versus"])
+        relabel = np.array([1, 2, 0])[sa]  # C first: its rating is 0, B's is B - C
+        r = bradley_terry(table(relabel, tot), ["C", "A", "B"], order=order).set_index("agent")
+        assert d.loc[("B", "C"), "difference"] == pytest.approx(r.loc["B", "rating"], rel=1e-6)
+        assert d.loc[("B", "C"), "se"] == pytest.approx(r.loc["B", "rating_se"], rel=1e-6)
+        low_b = bradley_terry(t, ["A", "B", "C"], order=order).set_index("agent").loc["B", "rating_ci_low"]
+        assert d.loc[("A", "B"), "high"] == pytest.approx(-low_b, rel=1e-6)  # A is the anchor: A - B = -B
+
+
+def test_games_to_resolve_25_elo_give_about_80_percent_power_on_simulated_tournaments():
+    """units_for_delta from a pilot tournament; tournaments of that many games then reject 'no difference'
+    about 80% of the time when the truth is 25 Elo (400 simulated tournaments, 3.5 binomial standard errors)."""
+    from cya_sim.reports.ratings import bradley_terry_fit, rating_differences
+
+    rng = np.random.default_rng(3)
+    p_ahead = 1 / (1 + 10 ** (-25 / 400))
+
+    def tournament(n):
+        a_ahead = rng.random(n) < p_ahead
+        return table([[0, 1]] * n, np.where(a_ahead[:, None], [[2, 1]], [[1, 2]]))
+
+    beta, cov = bradley_terry_fit(tournament(20_000), ["A", "B"])
+    n = int(rating_differences(beta, cov, ["A", "B"], units=20_000)["units_for_delta"].iloc[0])
+    # in theory n p (1 - p) = ((1.96 + 0.84) / (25 / 173.7))^2, n = 1,521 (one comparison a game)
+    assert 1_400 < n < 1_650
+    rejected = []
+    for _ in range(400):
+        r = bradley_terry(tournament(n), ["A", "B"])
+        rejected.append(r["rating_ci_high"].iloc[1] < 0 or r["rating_ci_low"].iloc[1] > 0)
+    half = 3.5 * np.sqrt(0.8 * 0.2 / 400)
+    assert 0.8 - half <= np.mean(rejected) <= 0.8 + half

@@ -72,6 +72,32 @@ def bradley_terry(table: GameTable, agents: Sequence[str], confidence: float = 0
             Zermelo 1929, Ford 1957).
     """
     k = len(agents)
+    beta, cov = bradley_terry_fit(table, agents, order)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    z = norm.ppf(0.5 + confidence / 2)
+    r, s = beta * ELO_PER_LOGIT, se * ELO_PER_LOGIT
+    if order == "win":  # too few wins for a normal interval (MIN_WINS_FOR_INTERVAL): the rating without one
+        s = np.where((wins_per_agent(table, k) < MIN_WINS_FOR_INTERVAL) & (np.arange(k) > 0), np.nan, s)
+    return pd.DataFrame({"agent": list(agents), "rating": r, "rating_se": s,
+                         "rating_ci_low": r - z * s, "rating_ci_high": r + z * s})
+
+
+def wins_per_agent(table: GameTable, k: int) -> np.ndarray:
+    """(K,) int64 seat-games each agent won (a win share > 0, R-TIE)."""
+    won = np.asarray(table.win_share) > 0
+    return np.bincount(np.asarray(table.seat_agent, np.int64)[won], minlength=k)
+
+
+def bradley_terry_fit(table: GameTable, agents: Sequence[str], order: str = "total") -> tuple[np.ndarray, np.ndarray]:
+    """The Bradley–Terry logits and their clustered covariance (:func:`bradley_terry`'s fit).
+
+    Returns:
+        (beta (K,) float64 logits, beta[0] = 0; cov (K, K) float64 sandwich covariance, row and column 0 zero).
+
+    Raises:
+        ValueError, RatingUndefinedError: as :func:`bradley_terry`.
+    """
+    k = len(agents)
     if k < 2:
         raise ValueError(f"a rating needs at least two agents; got {k}")
     ahead, ties = ahead_counts(table, k, order)
@@ -94,17 +120,42 @@ def bradley_terry(table: GameTable, agents: Sequence[str], confidence: float = 0
         warnings.simplefilter("ignore", RuntimeWarning)
         fit = sm.GLM(y, x, family=sm.families.Binomial()).fit()
     beta = np.concatenate([[0.0], fit.params])
-    cov = cluster_covariance(table, beta, np.asarray(fit.cov_params()), order)
-    se = np.concatenate([[0.0], np.sqrt(np.clip(np.diag(cov), 0, None))])
+    cov = np.zeros((k, k))
+    cov[1:, 1:] = cluster_covariance(table, beta, np.asarray(fit.cov_params()), order)
+    return beta, cov
+
+
+def rating_differences(beta: np.ndarray, cov: np.ndarray, agents: Sequence[str], units: int,
+                       confidence: float = 0.95, delta: float = 25.0, power: float = 0.8) -> pd.DataFrame:
+    """Every pair's rating difference with its interval, and the units (games, or deals) that would resolve
+    ``delta`` Elo.
+
+    The difference r_a - r_b and its standard error ``sqrt(V_aa + V_bb - 2 V_ab)`` come from the fitted logits
+    and their clustered covariance (:func:`bradley_terry_fit`): the interval of the difference, not two
+    overlapping intervals. Its error shrinks as 1 / sqrt(units) with more of the same design, so a difference
+    of ``delta`` Elo is told apart (two-sided test at 1 - ``confidence``, with probability ``power``) from
+    ``units * (se * (z_{1-alpha/2} + z_power) / delta)^2`` units (the normal approximation of the Wald test).
+
+    Args:
+        beta, cov: (K,), (K, K) of :func:`bradley_terry_fit`. agents: (K,) names. units: the clusters the
+            covariance was estimated from (games, or deals under duplicate deals).
+
+    Returns:
+        one row per unordered pair (a before b): ``agent``, ``versus``, ``difference``, ``se``, ``low``, ``high``
+        (Elo), ``p`` (two-sided Wald), ``units_for_delta`` (rounded up).
+    """
+    k = len(agents)
     z = norm.ppf(0.5 + confidence / 2)
-    r, s = beta * ELO_PER_LOGIT, se * ELO_PER_LOGIT
-    if order == "win":  # too few wins for a normal interval (MIN_WINS_FOR_INTERVAL): the rating without one
-        won = np.asarray(table.win_share) > 0
-        sa = np.asarray(table.seat_agent, np.int64)
-        wins_of = np.bincount(sa[won], minlength=k)
-        s = np.where((wins_of < MIN_WINS_FOR_INTERVAL) & (np.arange(k) > 0), np.nan, s)
-    return pd.DataFrame({"agent": list(agents), "rating": r, "rating_se": s,
-                         "rating_ci_low": r - z * s, "rating_ci_high": r + z * s})
+    need = (norm.ppf(0.5 + confidence / 2) + norm.ppf(power)) / delta
+    rows = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            d = (beta[a] - beta[b]) * ELO_PER_LOGIT
+            se = float(np.sqrt(max(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0))) * ELO_PER_LOGIT
+            p = float(2 * norm.sf(abs(d) / se)) if se > 0 else float("nan")
+            rows.append({"agent": agents[a], "versus": agents[b], "difference": d, "se": se, "low": d - z * se,
+                         "high": d + z * se, "p": p, "units_for_delta": int(np.ceil(units * (se * need) ** 2))})
+    return pd.DataFrame(rows)
 
 
 def cluster_covariance(table: GameTable, beta: np.ndarray, bread: np.ndarray, order: str = "total") -> np.ndarray:
