@@ -13,7 +13,8 @@ from scipy import stats as sps
 
 from cya_sim.cli.main import main
 from cya_sim.reports.stats import paired_difference
-from cya_sim.runs.experiment import ExperimentError, Schedule, parse_experiment
+from cya_sim.runs.experiment import ExperimentError, parse_experiment
+from cya_sim.runs.schedule import Schedule
 from cya_sim.studies.tips import load_study, parse_study, plan_deals, run_study
 from cya_sim.studies.tips.design import hide_experiments
 from cya_sim.studies.tips.effects import HIDE_CONTRASTS, hide_effects

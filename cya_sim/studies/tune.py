@@ -427,7 +427,7 @@ def lineup_seats(n_players: int, deals: int) -> tuple[np.ndarray, np.ndarray]:
     """(seat_agent (D*P, P) int16, rotation (D*P,) int64) of ``[candidate, field...]`` in every rotation.
 
     Agent 0 is the candidate; agents 1.. are the field positions; rotation r seats the candidate at seat r
-    (as :class:`cya_sim.runs.experiment.Schedule`).
+    (as :class:`cya_sim.runs.schedule.Schedule`).
     """
     p = n_players
     rot = np.tile(np.arange(p), deals)

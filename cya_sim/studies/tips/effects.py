@@ -45,7 +45,7 @@ def arm_columns(games: pd.DataFrame, exp: Experiment) -> dict[str, np.ndarray]:
     """Per game of an ablation cell: the arm (line-up) and the arm's seat outcome.
 
     The arm sits at line-up position 0, so in rotation r it holds seat r
-    (:class:`~cya_sim.runs.experiment.Schedule`).
+    (:class:`~cya_sim.runs.schedule.Schedule`).
 
     Returns:
         dict of ``arm`` (G,) int32 (index into ``exp.design.arms``), ``deal`` (G,) int64,
