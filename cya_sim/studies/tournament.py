@@ -314,13 +314,21 @@ def _as_tournament_error() -> Iterator[None]:
         raise TournamentError(_FIELD_OF.get(e.field, e.field), e.detail) from None
 
 
-def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
+def game_table(games: pd.DataFrame, names: Sequence[str], family: str | None = None) -> GameTable:
     """A :class:`GameTable` of stored games (:func:`cya_sim.results.folder.load_games` of one table size).
 
     Args:
         games: rows of :func:`cya_sim.results.folder.games_schema`, in game order, all of one table size P.
         names: (K,) agent names; ``seat_agent`` indexes them.
+        family: the games' family; default the one the frame names or holds
+            (:func:`cya_sim.results.folder.family_of_games`).
+
+    Raises:
+        ValueError: no known family (:func:`cya_sim.results.folder.family_of_games`).
     """
+    from cya_sim.results.folder import family_of_games
+
+    fam = family_of_games(games, family)
     p = int(games["players"].iloc[0]) if len(games) else 0
     idx = {n: i for i, n in enumerate(names)}
 
@@ -332,10 +340,11 @@ def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
     return GameTable(
         game_index=games["game"].to_numpy(np.int64),
         seat_agent=seat,
-        first_dealer=games["first_dealer"].to_numpy(np.int16),
         totals=np.stack([games[f"seat_{s}_total"].to_numpy(np.int64) for s in range(p)], axis=1),
         win_share=np.stack([games[f"seat_{s}_win_share"].to_numpy(np.float64) for s in range(p)], axis=1),
-        **{k: games[k].to_numpy(np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")},
+        decisions=games["decisions"].to_numpy(np.int64),
+        family=fam,
+        columns={c.name: games[c.name].to_numpy(c.dtype) for c in fam.columns},
         capped=(games["capped"].to_numpy(bool) if "capped" in games else None),
     )
 
@@ -389,7 +398,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         with _as_tournament_error(), folder_lock(config.out, command):
             manifest, resumed = prepare_folder(exp, engine, command)
             run = run_experiment(exp, progress=progress, command=command, prepared=(manifest, resumed))
-            table = game_table(load_games(config.out), names)
+            table = game_table(load_games(config.out), names)  # the family named by load_games
             files = tuple(build_report(config.out).files)
         chunk, elapsed = int(manifest["chunk_size"]), run.elapsed_s
         workers = max(1, run.workers)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -125,8 +125,7 @@ def play_design(d: CoverageDesign, reps: int, seed: int = 11) -> list[GameTable]
     g = sched.games_of(0, d.games * reps)
     table = get_play_games("batched")(get_rules("classic"), list(d.specs), g["seat_agent"], root_key(seed),
                                       g["deal"])
-    return [GameTable(**{f.name: getattr(table, f.name)[r * d.games:(r + 1) * d.games] for f in fields(table)})
-            for r in range(reps)]
+    return [table.take(slice(r * d.games, (r + 1) * d.games)) for r in range(reps)]
 
 
 def _bt_point(table: GameTable, k: int) -> np.ndarray:
