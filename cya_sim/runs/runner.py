@@ -10,7 +10,7 @@ folder's files (manifest, ``games.parquet/`` chunks, ``chunks.json``,
 Running the same experiment into the same folder again plays only the chunks
 whose file is missing or damaged (resume). Every game depends only on the
 seed, its global game number and the schedule
-(:class:`~cya_sim.runs.experiment.Schedule`), never on the executor, the workers or
+(:class:`~cya_sim.runs.schedule.Schedule`), never on the executor, the workers or
 the chunking, so a resumed or clustered run writes exactly the rows of an
 uninterrupted local one. Files follow the umask (like any file the user
 writes). Worker processes end within a second when the main process dies, and
@@ -66,16 +66,8 @@ from cya_sim.results.folder import (
     write_runs,
 )
 from cya_sim.results.upgrade import manifest_family, refusal
-from cya_sim.runs.experiment import (
-    Experiment,
-    ExperimentError,
-    Schedule,
-    auto_chunk_size,
-    check_settings,
-    plan_chunks,
-    resolve_engine,
-    worker_count,
-)
+from cya_sim.runs.experiment import Experiment, ExperimentError, check_settings, resolve_engine
+from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks, worker_count
 from cya_sim.runs.warmup import WarmUp, warm_up
 
 #: Seconds to wait for a Dask scheduler to answer before refusing ``run.scheduler``.
@@ -513,7 +505,7 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
     returns to Python, where Ctrl-C is seen, but a worker is ended from here (:func:`_stop_workers`).
 
     Args:
-        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here
+        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.schedule.worker_count`); 1 plays here
             (unless a compiled plug-in plays).
         bar: a tqdm bar, updated here as games finish: in this process per game; from worker processes
             as they report finished games through a queue (so a slow agent's rate shows within seconds),

@@ -36,16 +36,8 @@ from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
-from cya_sim.runs.experiment import (
-    Design,
-    Experiment,
-    RunOptions,
-    Schedule,
-    auto_chunk_size,
-    plan_chunks,
-    resolve_engine,
-    worker_count,
-)
+from cya_sim.runs.experiment import Design, Experiment, RunOptions, resolve_engine
+from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks, worker_count
 
 #: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
 EXPERIMENT_NAME = "tournament"
@@ -88,7 +80,7 @@ class TournamentConfig:
         engine: ``"batched"`` (default; falls back to ``"reference"`` with a
             note while the batched engine cannot be imported) or ``"reference"``.
         workers: local worker processes; None means every core this process
-            may use (:func:`default_workers`).
+            may use (:func:`cya_sim.runs.schedule.default_workers`).
             1 plays in this process.
         chunk_size: games per chunk (the unit of work); None picks one from
             G, the workers and the engine. Results do not depend on it.
@@ -361,7 +353,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
     """Play a tournament, summarise it, and with ``config.out`` store it like an experiment run (resumable).
 
     Seats rotate (:func:`seat_assignment`); games run in the chunks of
-    :func:`cya_sim.runs.experiment.plan_chunks` on ``workers`` local processes
+    :func:`cya_sim.runs.schedule.plan_chunks` on ``workers`` local processes
     (:func:`cya_sim.runs.runner.run_tasks`); the table is in game order, so results
     are identical for any workers and chunk size. Wins are win shares (R-TIE
     ``share``). With ``out``: :func:`cya_sim.runs.runner.run_experiment` plays every

@@ -3,7 +3,7 @@
 Each *design* is a tournament users run (A/A line-ups, repeated agents,
 one-versus-field, duplicate deals), played for real on the batched engine:
 replication r is the games ``[r G, (r+1) G)`` of one long schedule built by
-:class:`cya_sim.runs.experiment.Schedule`, so replications are disjoint sets of
+:class:`cya_sim.runs.schedule.Schedule`, so replications are disjoint sets of
 independent games (and disjoint deals). Every replication is analysed by the
 statistics layer exactly as a report would be, and each 95% interval is
 checked against the truth:
@@ -52,7 +52,8 @@ from cya_sim.reports.stats import (
     wald_test,
     wilson_interval,
 )
-from cya_sim.runs.experiment import Design, Schedule, design_lineups
+from cya_sim.runs.experiment import Design, design_lineups
+from cya_sim.runs.schedule import Schedule
 
 
 @dataclass(frozen=True)
