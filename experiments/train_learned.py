@@ -4,6 +4,12 @@
     python experiments/train_learned.py --players 2 --steps 1000000 --seed 1 --out agents/learned_models/classic_2p
     python experiments/train_learned.py --preset advanced --players 4 --steps 1500000 --seed 1 \\
         --out agents/learned_models/advanced_4p
+    python experiments/train_learned.py --players 6 --imitate "pimc(iterations=200)" --imitate-samples 150000 \\
+        --steps 0 --hidden 128 128 --seed 1 --out agents/learned_models/classic_6p_pimc
+
+With ``--imitate SPEC`` the network first learns to copy an expert's decisions in its seat (behaviour cloning; a
+search agent distilled into a network, :func:`cya_sim.studies.learn.imitate`), then PPO continues for ``--steps``
+(0: the distilled network as it is).
 
 The procedure is :mod:`cya_sim.studies.learn`: the learner plays seat 0 against ``--opponents`` (compiled agents)
 on :class:`cya_sim.env.learner.LearnerVectorEnv` (observations: :func:`agents.learned.features` of its view as the
@@ -44,11 +50,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="factor of the change in total ($M) in the dense reward (default 1)")
     p.add_argument("--hidden", type=int, nargs=2, default=[64, 64], metavar=("H1", "H2"),
                    help="widths of the two hidden layers (default 64 64)")
+    p.add_argument("--imitate", default="", metavar="SPEC",
+                   help="first copy this expert's decisions (behaviour cloning), e.g. 'pimc(iterations=200)'")
+    p.add_argument("--imitate-samples", type=int, default=0, help="expert decisions collected (default 0)")
+    p.add_argument("--imitate-epochs", type=int, default=12, help="passes over them (default 12)")
     p.add_argument("--out", type=Path, default=Path("agents/learned_models/classic_2p"))
     a = p.parse_args(argv)
     cfg = TrainConfig(preset=a.preset, players=a.players, opponents=a.opponents, steps=a.steps, envs=a.envs,
                       seed=a.seed, eval_every=a.eval_every, eval_games=a.eval_games, reward=a.reward,
-                      dense_weight=a.dense_weight, hidden=tuple(a.hidden))
+                      dense_weight=a.dense_weight, hidden=tuple(a.hidden), imitate=a.imitate,
+                      imitate_samples=a.imitate_samples, imitate_epochs=a.imitate_epochs)
     result = train(cfg, progress=lambda line: print(line, flush=True))
     command = "python experiments/train_learned.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     py = write_model(a.out, result, cfg, command)

@@ -97,8 +97,7 @@ def test_expert_actions_are_the_compiled_agents_own_choices_in_the_learners_seat
     env.reset(seed=21)
     totals: dict[int, np.ndarray] = {}
     while len(totals) < 8:
-        st = env._batch.state
-        act = env.expert_actions("card_counter", st.agent_rng[:, env.seat])
+        act = env.expert_actions("card_counter")
         assert env.action_masks()[np.arange(4), act].all()
         _o, _r, term, trunc, info = env.step(act)
         for b in np.flatnonzero(term | trunc):
@@ -108,5 +107,7 @@ def test_expert_actions_are_the_compiled_agents_own_choices_in_the_learners_seat
     t = family_of(rules).play_games("batched")(rules, ["card_counter"], np.zeros((games.size, players), np.int16),
                                                root_key(21), games)
     np.testing.assert_array_equal(np.asarray(t.totals)[:, 0], [totals[g] for g in games.tolist()])
-    with pytest.raises(ValueError, match="expert: 'ismcts' has no compiled form"):
-        env.expert_actions("ismcts", st.agent_rng[:, env.seat])
+    with pytest.raises(ValueError, match="expert: 'ismcts' has no compiled form; give rng"):
+        env.expert_actions("ismcts")
+    search = env.expert_actions("pimc(iterations=20)", np.random.default_rng(1))
+    assert env.action_masks()[np.arange(4), search].all()

@@ -93,6 +93,7 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
         self.single_observation_space = spaces.Box(-np.inf, np.inf, (self.n_features,), np.float32)
         self.observation_space = spaces.Box(-np.inf, np.inf, (num_envs, self.n_features), np.float32)
         self._prev = np.zeros(num_envs, np.float64)
+        self._experts: dict[str, Any] = {}  # agents without a compiled form, built once (expert_actions)
 
     def _observe(self) -> np.ndarray:
         st = self._batch.state
@@ -111,22 +112,34 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
             raise RuntimeError("the finished games are not the idle rows in row order (cya_sim.env.batched_bridge)")
         return rows_features(st.consts, st.rows[rows], self.seat)[0]
 
-    def expert_actions(self, spec: str, rng: np.ndarray) -> np.ndarray:
-        """(B,) int64 the actions the compiled agent ``spec`` would take in the learner's place in each row (the
-        labels of imitation learning, :func:`agents.learned.rows_policy_actions`); ``rng`` (B, 4) uint64 streams.
+    def expert_actions(self, spec: str, rng: np.random.Generator | None = None) -> np.ndarray:
+        """(B,) int64 the actions agent ``spec`` would take in the learner's place in each row: the labels of
+        imitation learning.
+
+        A compiled agent decides in compiled code (:func:`agents.learned.rows_policy_actions`) with the learner
+        seat's own random streams, so stepping with its labels plays exactly the games it would play in that seat;
+        any other agent (a search agent: ``ismcts``, ``pimc``) is built once (:func:`agents.registry.make_agent`)
+        and asked ``act(observation, rng)`` on each row's reference observation of the learner (RULES.md §10).
 
         Raises:
-            ValueError: an agent without a compiled form. gymnasium.error.ResetNeeded: before :meth:`reset`.
+            ValueError: ``rng`` missing for an agent without a compiled form; an unknown agent.
+            gymnasium.error.ResetNeeded: before :meth:`reset`.
         """
-        from agents.registry import policy_of
+        from agents.registry import make_agent, policy_of
+        from cya_sim.engine.batched.adapter import reference_observation
 
         if self._batch is None:
             raise ResetNeeded("call reset() before expert_actions()")
-        policy = policy_of(spec, self.rules)
-        if policy[0] < 0:
-            raise ValueError(f"expert: {spec!r} has no compiled form")
         st = self._batch.state
-        return rows_policy_actions(st.consts, st.rows, self.seat, policy, rng)
+        policy = policy_of(spec, self.rules)
+        if policy[0] >= 0:
+            return rows_policy_actions(st.consts, st.rows, self.seat, policy, st.agent_rng[:, self.seat])
+        if rng is None:
+            raise ValueError(f"expert: {spec!r} has no compiled form; give rng (a numpy Generator) for its act()")
+        if spec not in self._experts:
+            self._experts[spec] = make_agent(spec)
+        agent = self._experts[spec]
+        return np.array([agent.act(reference_observation(st, b), rng) for b in range(self.num_envs)], np.int64)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """As the vector environment's ``reset``; the dense reward's running totals start at the first observation."""

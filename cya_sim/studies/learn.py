@@ -11,6 +11,12 @@ response to an agent, :mod:`cya_sim.studies.exploit`):
   Huang & Ontañón 2022): actor and critic MLPs ``hidden`` tanh, ``envs`` games side by side, 128 steps per
   rollout, batch 2,048, 4 epochs, learning rate 3e-4, gamma 0.995, GAE lambda 0.95, entropy 0.01; torch on one
   thread (``torch.set_num_threads(1)``): the same seed gives the same weights, bit for bit.
+* **Imitation first** (optional, ``imitate``): the expert plays the learner's seat for ``imitate_samples``
+  decisions (seed ``seed + 30_000``: deals of their own); the actor is trained to choose its actions by
+  cross-entropy over the legal actions of the decisions that had a choice (behaviour cloning, the distillation
+  step of expert iteration: Anthony, Tian & Barber 2017, "Thinking Fast and Slow with Deep Learning and Tree
+  Search"; Silver et al. 2017) — a search agent distilled into a network that plays at a network's speed. PPO
+  then continues from it for ``steps`` (0: the distilled network as it is).
 * **Learning curve**: every ``eval_every`` steps the deterministic policy (arg-max over legal actions) plays
   ``eval_games`` fresh games (seed ``seed + 10_000``, never a training deal); the mean win share and its
   standard error over games (the game is the unit).
@@ -27,7 +33,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +74,9 @@ class TrainConfig:
         eval_every: steps between learning-curve points (0: only the first and last). eval_games: games a point.
         reward: ``dense`` or ``win_share``. dense_weight: factor of the change in total ($M) of ``dense``.
         hidden: the two hidden layers' widths of actor and critic.
+        imitate: an expert agent spec (compiled, or a search agent such as ``pimc(iterations=200)``) whose
+            decisions the actor first learns to copy (:func:`imitate`); "" for none.
+        imitate_samples: the expert's decisions collected (learner steps). imitate_epochs: passes over them.
     """
 
     preset: str = "classic"
@@ -81,6 +90,9 @@ class TrainConfig:
     reward: str = "dense"
     dense_weight: float = 1.0
     hidden: tuple[int, int] = (64, 64)
+    imitate: str = ""
+    imitate_samples: int = 0
+    imitate_epochs: int = 12
 
     def env_kwargs(self, num_envs: int, reward: str) -> dict[str, Any]:
         """Every keyword of :class:`~cya_sim.env.learner.LearnerVectorEnv` (none left to a default)."""
@@ -90,12 +102,81 @@ class TrainConfig:
 
 @dataclass
 class TrainResult:
-    """A trained model: ``model`` (MaskablePPO), ``curve`` (steps, win_share, se, wall_s), ``wall_s``, ``rules``."""
+    """A trained model: ``model`` (MaskablePPO), ``curve`` (steps, win_share, se, wall_s), ``wall_s``, ``rules``,
+    ``imitation`` (:func:`imitate`'s record, empty without imitation)."""
 
     model: Any
     curve: pd.DataFrame
     wall_s: float
     rules: Any
+    imitation: dict[str, Any] = field(default_factory=dict)
+
+
+#: Offset of the imitation deals' seed from ``seed`` (training deals: ``seed``; curve: ``seed + 10_000``;
+#: exploit's held-out games: ``seed + 20_000``).
+IMITATION_SEED_OFFSET = 30_000
+
+
+def imitate(model: Any, cfg: TrainConfig, progress: Callable[[str], None] | None = print) -> dict[str, Any]:
+    """Train ``model``'s actor to copy ``cfg.imitate`` (behaviour cloning; module docstring), in place.
+
+    The expert plays the learner's seat of ``cfg.envs`` games side by side (:meth:`LearnerVectorEnv.expert_actions
+    <cya_sim.env.learner.LearnerVectorEnv.expert_actions>`), its states and actions recorded until
+    ``cfg.imitate_samples`` decisions; a tenth of the decisions with a choice is held out. Adam (learning rate
+    1e-3, minibatches of 512, seeded by ``cfg.seed``) minimises the cross-entropy of the masked logits for
+    ``cfg.imitate_epochs`` passes.
+
+    Returns:
+        the record: ``expert``, ``samples``, ``with_choice`` (decisions with more than one legal action),
+        ``heldout_accuracy`` (share of held-out decisions with a choice where the actor's arg-max is the expert's
+        action), ``train_cross_entropy`` (last pass).
+    """
+    import torch
+
+    env = make_env(cfg, cfg.envs, "win_share")
+    obs, _ = env.reset(seed=cfg.seed + IMITATION_SEED_OFFSET)
+    gen = np.random.default_rng(np.random.SeedSequence([cfg.seed, IMITATION_SEED_OFFSET]))
+    xs, ms, acts = [], [], []
+    while len(xs) * cfg.envs < cfg.imitate_samples:
+        a = env.expert_actions(cfg.imitate, gen)
+        xs.append(obs)
+        ms.append(env.action_masks())
+        acts.append(a)
+        obs, *_ = env.step(a)
+        if progress and len(xs) % 500 == 0:
+            progress(f"imitation: {len(xs) * cfg.envs:,} decisions of {cfg.imitate}")
+    x, m, a = np.concatenate(xs), np.concatenate(ms), np.concatenate(acts)
+    choice = m.sum(axis=1) > 1
+    xt, mt, at = (torch.as_tensor(v[choice]) for v in (x, m, a))
+    order = np.random.default_rng(cfg.seed).permutation(len(at))
+    held, fit = order[: len(at) // 10], order[len(at) // 10:]
+    pol = model.policy
+    torch.manual_seed(cfg.seed)
+    opt = torch.optim.Adam(pol.parameters(), lr=1e-3)
+    rng = np.random.default_rng(cfg.seed + 1)
+
+    def logits(idx):
+        hidden, _ = pol.mlp_extractor(pol.extract_features(xt[idx]))
+        return pol.action_net(hidden).masked_fill(~mt[idx], -1e8)
+
+    ce_sum, acc = 0.0, float("nan")
+    for epoch in range(cfg.imitate_epochs):
+        ce_sum = 0.0
+        perm = rng.permutation(fit)
+        for i in range(0, len(perm), 512):
+            idx = perm[i:i + 512]
+            ce = torch.nn.functional.cross_entropy(logits(idx), at[idx])
+            opt.zero_grad()
+            ce.backward()
+            opt.step()
+            ce_sum += ce.item() * len(idx)
+        with torch.no_grad():
+            acc = float((logits(held).argmax(1) == at[held]).float().mean()) if len(held) else float("nan")
+        if progress:
+            progress(f"imitation epoch {epoch + 1}: cross-entropy {ce_sum / max(len(fit), 1):.4f}, held-out "
+                     f"accuracy {acc:.4f}")
+    return {"expert": cfg.imitate, "samples": len(a), "with_choice": int(choice.sum()),
+            "heldout_accuracy": acc, "train_cross_entropy": ce_sum / max(len(fit), 1)}
 
 
 def make_env(cfg: TrainConfig, num_envs: int, reward: str):
@@ -146,6 +227,9 @@ def train(cfg: TrainConfig, progress: Callable[[str], None] | None = print) -> T
                                        "activation_fn": torch.nn.Tanh})
     curve: list[dict] = []
     t0 = time.time()
+    record: dict[str, Any] = {}
+    if cfg.imitate:
+        record = imitate(model, cfg, progress)
 
     def point(steps: int) -> None:
         s = evaluate(model, cfg, cfg.eval_games, cfg.seed + 10_000)
@@ -167,9 +251,10 @@ def train(cfg: TrainConfig, progress: Callable[[str], None] | None = print) -> T
                 self.next += cfg.eval_every if cfg.eval_every > 0 else cfg.steps + 1
             return True
 
-    model.learn(total_timesteps=cfg.steps, callback=Curve())
+    if cfg.steps > 0:
+        model.learn(total_timesteps=cfg.steps, callback=Curve())
     point(int(model.num_timesteps))
-    return TrainResult(model, pd.DataFrame(curve), round(time.time() - t0, 1), env.rules)
+    return TrainResult(model, pd.DataFrame(curve), round(time.time() - t0, 1), env.rules, record)
 
 
 def export_weights(model: Any) -> dict[str, np.ndarray]:
@@ -200,8 +285,8 @@ def write_model(out: Path, result: TrainResult, cfg: TrainConfig, command: str) 
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"command": command, "seed": cfg.seed, "steps": result.model.num_timesteps, "opponents": cfg.opponents,
             "dense_weight": cfg.dense_weight, "wall_s": result.wall_s}
-    if cfg.preset != "classic" or cfg.reward != "dense" or tuple(cfg.hidden) != (64, 64):
-        meta.update(preset=cfg.preset, reward=cfg.reward, hidden=list(cfg.hidden))
+    if cfg.preset != "classic" or cfg.reward != "dense" or tuple(cfg.hidden) != (64, 64) or cfg.imitate:
+        meta.update(preset=cfg.preset, reward=cfg.reward, hidden=list(cfg.hidden), imitate=cfg.imitate)
     py = write_plugin(out, export_weights(result.model), cfg.players, relu=False, rules=result.rules, meta=meta)
     result.curve.to_csv(out.with_name(out.name + "_curve.csv"), index=False)
     curve_figure(result.curve, cfg).savefig(out.with_name(out.name + "_curve.png"), dpi=100)
@@ -211,6 +296,8 @@ def write_model(out: Path, result: TrainResult, cfg: TrainConfig, command: str) 
     if "preset" in meta:
         record.update(preset=cfg.preset, reward=cfg.reward, hidden=list(cfg.hidden), envs=cfg.envs,
                       config=asdict(cfg))
+    if result.imitation:
+        record["imitation"] = result.imitation
     out.with_name(out.name + "_train.json").write_text(json.dumps(record, indent=2) + "\n")
     return py
 
