@@ -44,3 +44,26 @@ def test_each_model_records_the_setting_of_its_name_and_refuses_another(name):
         check_setting(spec, rules, other)
     with pytest.raises(LearnedSettingError, match=r"\(other rules\)"):
         check_setting(spec, get_rules("advanced" if preset == "classic" else "classic"), players)
+
+
+def test_the_champion_holds_the_network_of_each_cell_and_refuses_any_other_setting():
+    """agents.learned_models.champion (experiments/make_champion.py): one network per cell of the board, each the
+    committed member's weights exactly; elsewhere refused in one line."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_champion", MODELS.parents[1] / "experiments" / "make_champion.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with np.load(MODELS / "champion.npz") as f:
+        assert int(f["members"]) == len(mod.MEMBERS) == 8
+        for k, (cell, member) in enumerate(mod.MEMBERS.items()):
+            preset, p = cell.split()
+            assert str(f[f"m{k}_source"]) == f"{member}.npz" and member.startswith(f"{preset}_{p}")
+            with np.load(MODELS / f"{member}.npz") as g:
+                assert all(np.array_equal(f[f"m{k}_{w}"], g[w]) for w in ("W1", "b1", "W2", "b2", "W3", "b3"))
+    for preset in ("classic", "advanced"):
+        for p in (2, 3, 4, 6):
+            check_setting("agents.learned_models.champion:decide", get_rules(preset), p)
+    for rules, p in ((get_rules("classic"), 5), (get_rules("guide"), 4), (get_rules("two_player_draft"), 2)):
+        with pytest.raises(LearnedSettingError, match="which none of them was trained for"):
+            check_setting("agents.learned_models.champion:decide", rules, p)
