@@ -221,7 +221,7 @@ def test_make_vec_accepts_the_standard_keywords_at_the_envs_values():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"max_episode_steps": 2}, r"^max_episode_steps: 2; allowed: None \(.*vectorization_mode=\"sync\""),
-    ({"render_mode": "ansi"}, r"^render_mode: 'ansi'; allowed: None \(.*vectorization_mode=\"sync\""),
+    ({"render_mode": "ansi"}, r"^render_mode: 'ansi'; allowed: None, 'rgb_array' \(.*vectorization_mode=\"sync\""),
     ({"disable_env_checker": "yes"}, r"^disable_env_checker: 'yes'; allowed: None, True, False"),
 ])
 def test_make_vec_refuses_what_the_batched_env_cannot_honour_in_one_line(kwargs, message):
