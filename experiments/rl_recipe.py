@@ -11,11 +11,13 @@ the unit of the 95% Wilson interval. Evaluating does not change the training (it
 the model), so the point at 24,576 steps is what the example prints after ``model.learn(20_000)``; with the
 environment's defaults the script checks that by running the example itself for the first seed.
 
-Writes ``OUT.csv`` (one row per seed and point), ``OUT.png`` (the curves), ``OUT.json`` (per seed, the result at
+Writes ``OUT.csv`` (one row per seed and point), ``OUT.png`` (the curves; not with ``--no-plot``), ``OUT.json`` (per seed, the result at
 the recipe's 20,000 steps and at the end, with wall times and the machine's load) and ``OUT.md`` (the table). One
 torch thread per run; ``--jobs`` runs seeds side by side::
 
     python experiments/rl_recipe.py --seeds 1 2 3 4 5 --steps 98304 --jobs 2
+    python experiments/rl_recipe.py --observation table --reward win_share --jobs 2 --no-plot \
+        --out experiments/rl_recipe_table_win_share
 """
 
 from __future__ import annotations
@@ -188,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reward", default=None, help="the environment's reward (default: its default)")
     p.add_argument("--observation", default=None, help="the environment's observation (default: its default)")
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--no-plot", action="store_true", help="write no OUT.png (the comparisons' runs)")
     p.add_argument("--out", type=Path, default=ROOT / "experiments" / "rl_recipe")
     a = p.parse_args(argv)
     import pandas as pd
@@ -213,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     a.out.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(a.out.with_suffix(".csv"), index=False)
     what = ", ".join(f"{k}={v}" for k, v in env_kwargs.items()) or "the environment's defaults"
-    plot(df, a.out.with_suffix(".png"), f"MaskablePPO with sb3-contrib's defaults, gym.make ({what}), 2 players "
-         f"against greedy; {a.eval_games} held-out games a point")
+    if not a.no_plot:
+        plot(df, a.out.with_suffix(".png"), f"MaskablePPO with sb3-contrib's defaults, gym.make ({what}), 2 players "
+             f"against greedy; {a.eval_games} held-out games a point")
     a.out.with_suffix(".json").write_text(json.dumps(s, indent=2) + "\n")
     a.out.with_suffix(".md").write_text(markdown(s))
     print(markdown(s))

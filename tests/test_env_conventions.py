@@ -291,7 +291,8 @@ def test_the_notebooks_runner_without_nbclient_says_what_to_install_in_one_line(
 # -- 6. the documentation a user meets -----------------------------------------------------------------------------
 def test_api_reference_covers_the_pettingzoo_module_and_the_sb3_adapter():
     page = (ROOT / "docs" / "api" / "env.md").read_text(encoding="utf-8")
-    for module in ("cover_your_assets_v0", "aec", "gym", "vector", "sb3", "openspiel", "registration", "errors"):
+    for module in ("cover_your_assets_v0", "aec", "gym", "vector", "features", "rewards", "sb3", "openspiel",
+                   "registration", "errors"):
         assert f"\n::: cya_sim.env.{module}\n" in page, module
 
 

@@ -154,3 +154,23 @@ def test_view_features_stay_within_their_bounds_in_played_games(preset, players)
             obs, _r, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
             seen += 1
     assert seen > 50
+
+
+def test_the_sb3_adapter_over_gym_make_vec_has_the_recipes_observation_and_reward():
+    """``make_sb3_vec_env(gym.make_vec(...))``: the batched engine with the single environment's defaults."""
+    pytest.importorskip("stable_baselines3", reason="the train extra (pip install -e '.[train]') is not installed")
+    from cya_sim.env.sb3 import make_sb3_vec_env
+
+    single = gym.make(GYM_ID, n_players=2, opponents="greedy")
+    venv = make_sb3_vec_env(gym.make_vec(GYM_ID, num_envs=4, n_players=2, opponents="greedy"), seed=3)
+    assert venv.observation_space == single.observation_space and venv.action_space == single.action_space
+    obs = venv.reset()
+    first, _ = single.reset(seed=3)
+    np.testing.assert_array_equal(obs[0], first)
+    rng = np.random.default_rng(0)
+    rewards = np.zeros(4)
+    for _ in range(40):
+        masks = venv.action_masks()
+        obs, r, _dones, _infos = venv.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
+        rewards += np.abs(r)
+    assert r.dtype == np.float32 and (rewards > 0).all()  # the margin pays before any game ends

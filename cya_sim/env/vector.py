@@ -257,7 +257,10 @@ class CoverYourAssetsVectorEnv(VectorEnv):
         ended[done.rows] = True
         if self.render_mode is not None:  # what render() replays: each row's game so far
             for b, a in enumerate(actions.tolist()):
-                self._trails[b] = [] if ended[b] else [*self._trails[b], a]
+                if ended[b]:
+                    self._trails[b] = []
+                else:
+                    self._trails[b].append(a)
         reward = self._reward(done)
         capped = np.zeros(self.num_envs, bool)
         capped[done.rows] = done.capped
