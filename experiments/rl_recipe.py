@@ -116,6 +116,7 @@ def plot(df, path: Path, title: str) -> None:
     ax.set_ylabel("held-out win share against greedy")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlim(0, df["steps"].max() * 1.02)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
     ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)

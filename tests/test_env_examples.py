@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -37,8 +38,9 @@ def test_example_runs_as_written(path):
     pytest.importorskip("pyspiel")
     if path.name in TRAINING:
         pytest.importorskip("sb3_contrib", reason="the train extra (pip install -e '.[train]') is not installed")
+    # one torch thread: on a busy machine torch's thread per core made the recipe about 30 times slower (docs/rl.md)
     out = subprocess.run([sys.executable, str(path), *TRAINING.get(path.name, [])], check=False, cwd=ROOT,
-                         capture_output=True, text=True, timeout=600)
+                         capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert EXPECT[path.name] in out.stdout
     if path.name in TRAINING:

@@ -13,9 +13,8 @@ the dense ones add, at each of the learner's steps, the change of a standing sin
 - ``"win_share"``: nothing before the end (sparse).
 
 For the classic family the margin's changes are in units of $100,000 and the total's in $M (:data:`UNITS`); for
-the theft game both are in points. With sb3-contrib's standard recipe (docs/rl.md) the margin reward in these
-units learned to beat ``greedy`` within 20,000 steps, where the sparse win share learned nothing and the margin
-in $M (ten times smaller rewards) learned about half as much.
+the theft game both are in points. With sb3-contrib's standard recipe (docs/rl.md, ``experiments/rl_recipe*.md``)
+the margin reward learned to beat ``greedy`` within 20,000 steps, where the sparse win share learned nothing.
 """
 
 from __future__ import annotations

@@ -89,9 +89,10 @@ def held_out_win_shares(policy, games: int = 300, seed: int = 10_001, **env_kwar
     """(games,) float64 the learner's win share in each of ``games`` held-out games, the policy playing greedily.
 
     Games ``0 .. games - 1`` of ``seed`` (a seed training never dealt: ``make_vec_env(..., seed=1)`` deals seeds
-    1 to 4) are played side by side on the vector environment (``gym.make_vec`` of the registered id with
-    ``env_kwargs``, e.g. ``n_players=2, opponents="greedy"``: the observation and the rules of the environment
-    the policy learned on), each row's first game only, so long games count as much as short ones. The game is
+    1 to 4) are played side by side on :class:`~cya_sim.env.vector.CoverYourAssetsVectorEnv` (what ``gym.make_vec``
+    of the registered id gives) with ``env_kwargs``, e.g. ``n_players=2, opponents="greedy"``: the observation and
+    the rules of the environment the policy learned on; each row's first game only, so long games count as much
+    as short ones. The game is
     the unit: a 95% interval of the mean is the Wilson interval of ``shares.sum()`` wins in ``games`` games
     (:func:`cya_sim.reports.stats.wilson_interval`; a shared win counts 1/k, R-TIE).
 
