@@ -6,14 +6,15 @@ Two observations, chosen by the environments' ``observation`` argument (:func:`m
   the theft game's :class:`~cya_sim.env.theft_encoding.TheftObservationEncoder`): every card count, stack and
   set the seat may know, in counts and $M. Every game and preset has it.
 - ``"features"``: the view features of the learned agent (:func:`agents.learned.features`) of the seat's agent
-  view (:mod:`agents.view`), :class:`ViewFeatureEncoder`: about a tenth of the table vector's length, every
+  view (:mod:`agents.view`), :class:`ViewFeatureEncoder`: a fifth to a seventh of the table vector's length, every
   entry scaled to about one (cards / 4, dollars / $100,000, ...). The very function an exported policy runs
   inside the compiled loop (:func:`agents.learned.write_plugin`), so a network trained on it plays as a plug-in.
   The classic family without the advanced cards and draft piles only (the features encode that agent view).
 
 ``None`` (the default of every environment that takes ``observation``) is :func:`default_observation`:
-``"features"`` where the game has them, ``"table"`` elsewhere. Measured with sb3-contrib's standard recipe
-(docs/rl.md), a network learns from the features within 20,000 steps and did not from the table vector.
+``"features"`` where the game has them, ``"table"`` elsewhere. With sb3-contrib's standard recipe and the margin
+reward (docs/rl.md, ``experiments/rl_recipe*.md``) a network learned more from the features than from the table
+vector in 20,000 steps: a held-out win share against ``greedy`` of 0.804 against 0.629 (means of seeds 1-3).
 """
 
 from __future__ import annotations

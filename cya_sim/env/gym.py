@@ -101,9 +101,10 @@ class CoverYourAssetsGym(gym.Env):
         reward: ``margin_change`` (the default), ``total_change`` or ``win_share`` (:mod:`cya_sim.env.rewards`):
             each ends with the win share (1/k at game end for each of k winners, R-TIE, R-T-END);
             ``margin_change`` adds at each step the change of the learner's margin (its total plus its stack's
-            value, R-SCORE, minus the mean of the other seats'), ``total_change`` the change of its total (at each
-            round end), both in $M (points for the theft game); ``win_share`` is the sparse win share alone.
-        observation: ``features`` (the learned agent's view features, about a tenth of the table vector's length
+            value, R-SCORE, minus the mean of the other seats') in units of $100,000, ``total_change`` the change
+            of its total (at each round end) in $M (both in points for the theft game); ``win_share`` is the
+            sparse win share alone.
+        observation: ``features`` (the learned agent's view features, a fifth to a seventh of the table vector's length
             and scaled to about one), ``table`` (the §10 vector) or None (the default): ``features`` where they
             encode the rules (the classic family without the advanced cards and draft piles), else ``table``
             (:mod:`cya_sim.env.features`). ``env.observation`` is the one chosen.
