@@ -30,7 +30,6 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
 from agents.learned import n_features, rows_features, rows_policy_actions
-from cya_sim.env import batched_bridge as bridge
 from cya_sim.env.game import keyword_checked, resolve_rules
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
 from cya_sim.game.actions import ActionSpace
@@ -51,22 +50,51 @@ def learner_refusal(rules: Any) -> str | None:
     return None
 
 
+class _RowFeatures:
+    """The encoder :class:`LearnerVectorEnv` gives the vector environment: the learner's features of the finished
+    games' last positions (the ``encode`` of the bridge's ``step``), read from the rows (:meth:`encode_batch`)."""
+
+    def __init__(self, env: LearnerVectorEnv, size: int) -> None:
+        self.env, self.size = env, size
+        self.low = np.full(size, -np.inf, np.float32)
+        self.high = np.full(size, np.inf, np.float32)
+
+    def space(self) -> spaces.Box:
+        """``Box(-inf, inf, (F,), float32)``."""
+        return spaces.Box(-np.inf, np.inf, (self.size,), np.float32)
+
+    def encode_batch(self, ob) -> np.ndarray:
+        """(n, F) float32 the learner's features of the n finished games of ``ob`` (an ObservationBatch of them).
+
+        The bridge reads a finished game while its row still holds the last position (the rows waiting for a new
+        game, in row order); the features are read from those rows, as :meth:`LearnerVectorEnv._observe` reads
+        the others'.
+
+        Raises:
+            RuntimeError: the finished games are not those rows (the bridge's order changed: said, never guessed).
+        """
+        st = self.env._batch.state
+        rows = np.flatnonzero(st.queue_pos < 0)
+        if not np.array_equal(st.game_index[rows], ob.game_index):
+            raise RuntimeError("the finished games are not the idle rows in row order (cya_sim.env.batched_bridge)")
+        return rows_features(st.consts, st.rows[rows], self.env.seat)[0]
+
+
 @keyword_checked
 class LearnerVectorEnv(CoverYourAssetsVectorEnv):
     """B games of one learning seat on the batched engine, observed as a plug-in sees them (module docstring).
 
+    The vector environment (its games, autoreset, infos and ``total_change`` reward) with the play loop's view
+    features as observations.
+
     Args:
         num_envs, rules, n_players, seat, opponents: as :class:`~cya_sim.env.vector.CoverYourAssetsVectorEnv`
             (opponents: compiled agents, comma-separated specs cycled over the other seats).
-        reward: ``"dense"`` or ``"win_share"``. dense_weight: factor of the change in total ($M) of ``"dense"``.
+        reward: ``"dense"`` (the vector environment's ``total_change`` times ``dense_weight``) or ``"win_share"``.
+        dense_weight: factor of the change in total ($M) of ``"dense"``.
 
     Spaces: ``single_observation_space`` ``Box(-inf, inf, (F,), float32)``, F = :func:`agents.learned.n_features`
     of the rules and table size; ``single_action_space`` ``Discrete(A)``; :meth:`action_masks` ``(B, A) bool``.
-
-    ``step`` returns ``(obs (B, F) float32, reward (B,) float64, terminated, truncated, info)``; ``info`` holds,
-    for the rows whose game ended, ``final_obs`` (the learner's features of the finished game's last position,
-    None in the other rows; SAME_STEP autoreset as the vector environment), ``final_total`` (dollars) and
-    ``final_share`` (NaN in the other rows); a game stopped by the ``max_rounds`` safeguard is a truncation.
 
     Raises:
         ValueError: a reward not in :data:`LEARNER_REWARDS`, a dense weight that is not a finite number, rules the
@@ -86,31 +114,19 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
         if why:
             raise ValueError(why)
         super().__init__(num_envs=num_envs, rules=rules, n_players=n_players, seat=seat, opponents=opponents,
-                         reward="win_share")
-        self.reward_kind, self.dense_weight = reward, float(dense_weight)
+                         reward="total_change" if reward == "dense" else "win_share", observation="table")
+        self.dense_weight = self._weight = float(dense_weight)
         d = self.rules.deck
         self.n_features = n_features(self.n_players, d.n_types, d.n_assets, ActionSpace.for_rules(self.rules).advanced_on)
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, (self.n_features,), np.float32)
+        self.encoder = _RowFeatures(self, self.n_features)
+        self.single_observation_space = self.encoder.space()
         self.observation_space = spaces.Box(-np.inf, np.inf, (num_envs, self.n_features), np.float32)
-        self._prev = np.zeros(num_envs, np.float64)
         self._experts: dict[str, Any] = {}  # agents without a compiled form, built once (expert_actions)
 
     def _observe(self) -> np.ndarray:
         st = self._batch.state
         obs, self._mask = rows_features(st.consts, st.rows, self.seat)
         return obs
-
-    def _final_features(self, ob) -> np.ndarray:
-        """The learner's features of the finished games' last positions (the ``encode`` of :func:`bridge.step`).
-
-        The bridge reads a finished game while its row still holds the last position (the rows waiting for a new
-        game, in row order); their features are read from those rows, as :meth:`_observe` reads the others'.
-        """
-        st = self._batch.state
-        rows = np.flatnonzero(st.queue_pos < 0)
-        if not np.array_equal(st.game_index[rows], ob.game_index):  # the bridge's order changed: say so, never guess
-            raise RuntimeError("the finished games are not the idle rows in row order (cya_sim.env.batched_bridge)")
-        return rows_features(st.consts, st.rows[rows], self.seat)[0]
 
     def expert_actions(self, spec: str, rng: np.random.Generator | None = None) -> np.ndarray:
         """(B,) int64 the actions agent ``spec`` would take in the learner's place in each row: the labels of
@@ -140,49 +156,3 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
             self._experts[spec] = make_agent(spec)
         agent = self._experts[spec]
         return np.array([agent.act(reference_observation(st, b), rng) for b in range(self.num_envs)], np.int64)
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """As the vector environment's ``reset``; the dense reward's running totals start at the first observation."""
-        obs, info = super().reset(seed=seed, options=options)
-        self._prev = bridge.totals(self._batch)[:, self.seat].astype(np.float64)
-        return obs, info
-
-    def step(self, actions):
-        """Apply the learner's (B,) actions and play the opponents up to its next decision (class docstring).
-
-        Raises:
-            IllegalActionError: an action outside a row's mask, or ``actions`` not (B,) integers.
-            gymnasium.error.ResetNeeded: before the first :meth:`reset`.
-        """
-        st = self._batch
-        if st is None:
-            raise ResetNeeded("call reset() before step()")
-        g0 = bridge.game_index(st)
-        done = bridge.step(st, self._actions(actions), self.seat, self._final_features)
-        ended = np.zeros(self.num_envs, bool)
-        ended[done.rows] = True
-        now = bridge.totals(st)[:, self.seat].astype(np.float64)  # restarted rows: the new game's totals
-        reward = np.zeros(self.num_envs, np.float64)
-        if self.reward_kind == "dense":
-            reward = self.dense_weight * (now - self._prev) / 1e6
-        final_total = np.full(self.num_envs, np.nan)
-        final_share = np.full(self.num_envs, np.nan)
-        if ended.any():
-            final_total[done.rows], final_share[done.rows] = done.totals[:, self.seat], done.share[:, self.seat]
-            reward[done.rows] = done.share[:, self.seat]
-            if self.reward_kind == "dense":
-                reward[done.rows] += self.dense_weight * (done.totals[:, self.seat] - self._prev[done.rows]) / 1e6
-        self._prev = now
-        obs = self._observe()
-        info = {"action_mask": self._mask.astype(np.int8), "game": bridge.game_index(st)}
-        if ended.any():
-            info["final_game"] = np.where(ended, g0, -1)
-            info["_final_game"] = ended
-            info["final_obs"] = np.full(self.num_envs, None, object)
-            for i, row in enumerate(done.rows.tolist()):
-                info["final_obs"][row] = done.final[i]
-            info["_final_obs"] = ended.copy()
-            info["final_total"], info["final_share"] = final_total, final_share
-        capped = np.zeros(self.num_envs, bool)
-        capped[done.rows] = done.capped  # the max_rounds safeguard: a truncation
-        return obs, reward, ended & ~capped, capped, info
