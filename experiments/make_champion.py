@@ -23,8 +23,8 @@ MEMBERS = {
     "classic 3p": "classic_3p_pimc200",
     "classic 4p": "classic_4p_pimc200",
     "classic 6p": "classic_6p_pimc200",
-    "advanced 2p": "advanced_2p",
-    "advanced 3p": "advanced_3p",
+    "advanced 2p": "advanced_2p_ismcts200",
+    "advanced 3p": "advanced_3p_ismcts200",
     "advanced 4p": "advanced_4p_ismcts200",
     "advanced 6p": "advanced_6p_ismcts200",
 }
