@@ -30,6 +30,7 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
 from agents.learned import n_features, rows_features, rows_policy_actions
+from cya_sim.env import batched_bridge as bridge
 from cya_sim.env.game import keyword_checked, resolve_rules
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
 from cya_sim.game.actions import ActionSpace
@@ -73,11 +74,12 @@ class _RowFeatures:
         Raises:
             RuntimeError: the finished games are not those rows (the bridge's order changed: said, never guessed).
         """
-        st = self.env._batch.state
-        rows = np.flatnonzero(st.queue_pos < 0)
-        if not np.array_equal(st.game_index[rows], ob.game_index):
+        batch = self.env._batch
+        rows = np.flatnonzero(bridge.idle_rows(batch))
+        if not np.array_equal(bridge.game_index(batch)[rows], ob.game_index):
             raise RuntimeError("the finished games are not the idle rows in row order (cya_sim.env.batched_bridge)")
-        return rows_features(st.consts, st.rows[rows], self.env.seat)[0]
+        consts, game_rows = bridge.rows_of(batch)
+        return rows_features(consts, game_rows[rows], self.env.seat)[0]
 
 
 @keyword_checked
@@ -124,8 +126,7 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
         self._experts: dict[str, Any] = {}  # agents without a compiled form, built once (expert_actions)
 
     def _observe(self) -> np.ndarray:
-        st = self._batch.state
-        obs, self._mask = rows_features(st.consts, st.rows, self.seat)
+        obs, self._mask = rows_features(*bridge.rows_of(self._batch), self.seat)
         return obs
 
     def expert_actions(self, spec: str, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -142,17 +143,17 @@ class LearnerVectorEnv(CoverYourAssetsVectorEnv):
             gymnasium.error.ResetNeeded: before :meth:`reset`.
         """
         from agents.registry import make_agent, policy_of
-        from cya_sim.engine.batched.adapter import reference_observation
 
         if self._batch is None:
             raise ResetNeeded("call reset() before expert_actions()")
-        st = self._batch.state
         policy = policy_of(spec, self.rules)
         if policy[0] >= 0:
-            return rows_policy_actions(st.consts, st.rows, self.seat, policy, st.agent_rng[:, self.seat])
+            return rows_policy_actions(*bridge.rows_of(self._batch), self.seat, policy,
+                                       bridge.seat_streams(self._batch, self.seat))
         if rng is None:
             raise ValueError(f"expert: {spec!r} has no compiled form; give rng (a numpy Generator) for its act()")
         if spec not in self._experts:
             self._experts[spec] = make_agent(spec)
         agent = self._experts[spec]
-        return np.array([agent.act(reference_observation(st, b), rng) for b in range(self.num_envs)], np.int64)
+        return np.array([agent.act(bridge.reference_observation_of(self._batch, b), rng)
+                         for b in range(self.num_envs)], np.int64)
