@@ -61,8 +61,7 @@ def test_quick_board_end_to_end(tmp_path):
         assert mine["rating_se"].to_numpy() == pytest.approx(want["rating_se"].to_numpy())
     # rerunning resumes: nothing is replayed and the table is the same
     assert leaderboard_main([str(BOARD), "--quick", "--out", str(tmp_path / "lb"), "--quiet"]) == 0
-    pd.testing.assert_frame_equal(r.drop(columns="cell_wall_s"),
-                                  pd.read_csv(tmp_path / "lb" / "ratings.csv").drop(columns="cell_wall_s"))
+    pd.testing.assert_frame_equal(r, pd.read_csv(tmp_path / "lb" / "ratings.csv"))
 
 
 def test_an_agent_that_never_finishes_ahead_is_set_aside():
@@ -200,7 +199,7 @@ def test_two_agents_where_one_never_wins_get_bounds_not_nan_everywhere_unexplain
     assert r.loc["random", "rating_bound"] == "-inf" and r.loc["greedy", "rating_bound"] == "+inf"
     assert "fewer than two agents are left to rate" in r["note"].iloc[0]
     board = parse_board({"agents": agents, "players": [2], "cycles": 3})
-    rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games), cell_wall_s=0.0)
+    rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games))
     md = report_markdown(board, BoardResult(rt, 0.0))
     assert "| `random` | −∞ (never ahead) |" in md and "| `greedy` | +∞ (never behind) |" in md
 
