@@ -567,7 +567,7 @@ def response_graph_figure(r: MetagameResult, m: int):
     pos = np.column_stack([np.cos(ang), np.sin(ang)])
     fig = Figure(dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
-    ax = with_key(fig, key, 6.4, 6.0).subplots()
+    ax = with_key(fig, key, 6.4, 5.5).subplots()
     pi = r.mix["alpharank"].to_numpy()
     area = 250 + 2500 * pi
     rad = np.sqrt(area / np.pi) + 3  # points
@@ -581,13 +581,13 @@ def response_graph_figure(r: MetagameResult, m: int):
     ax.scatter(pos[:, 0] * 0.8, pos[:, 1] * 0.8, s=area, c=[colours[a] for a in labels], zorder=3,
                edgecolors="white", linewidths=1.5)
     for j in range(k):
-        x, y = pos[j] * (0.8 + 0.1 + 0.0035 * rad[j])
+        x, y = pos[j] * (0.8 + 0.06 + rad[j] / 110)  # outside the node: about 110 points per unit of the axes
         ax.text(x, y, f"{names[labels[j]]}\nα-Rank {number_text(pi[j], 2)}", fontsize=MIN_FONT + 0.5, zorder=4,
                 ha="center" if abs(pos[j, 0]) < 0.3 else ("left" if pos[j, 0] > 0 else "right"),
                 va="center" if abs(pos[j, 1]) < 0.3 else ("bottom" if pos[j, 1] > 0 else "top"),
                 color=colours[labels[j]], bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
     ax.set_xlim(-1.75, 1.75)
-    ax.set_ylim(-1.45, 1.4)
+    ax.set_ylim(-1.35, 1.3)
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(f"α-Rank response graph, {r.game.n_players} players (arrow s→r: a mutant r fixates in a population "
