@@ -13,18 +13,10 @@ from scipy import stats as sps
 
 from cya_sim.cli.main import main
 from cya_sim.runs.experiment import ExperimentError, Schedule, parse_experiment
-from cya_sim.studies.tips import (
-    HIDE_CONTRASTS,
-    _constant_bounds,
-    hide_effects,
-    hide_experiments,
-    load_study,
-    parse_study,
-    plan_deals,
-    run_study,
-    tost_p,
-    verdict,
-)
+from cya_sim.studies.tips import load_study, parse_study, plan_deals, run_study
+from cya_sim.studies.tips.design import hide_experiments
+from cya_sim.studies.tips.effects import HIDE_CONTRASTS, _constant_bounds, hide_effects, tost_p
+from cya_sim.studies.tips.verdicts import verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "tips.ipynb"
@@ -334,7 +326,7 @@ def test_forest_plot_of_the_committed_study_is_one_panel_per_tip_and_readable():
     assert np.allclose(sorted(s[0][0] for s in segs), sorted(100 * sub.loc[~sub["inert"], "win_low"]))
     title = fig._suptitle.get_text()
     assert "presets classic, guide, basic" in title and "2–6 players" in title and "deals per context" in title
-    from cya_sim.studies.tips import _range_text
+    from cya_sim.studies.tips.figures import _range_text
 
     assert _range_text([2, 4], every=True) == "2, 4" and _range_text([1_078, 8_924]) == "1,078–8,924"  # no false range
 
@@ -356,7 +348,7 @@ def test_a_row_with_a_single_nonzero_deal_gets_the_exact_bound_not_a_t_interval(
     """Issue 23: one deal of n differing gave a t interval whose half-width equals the effect (0.008–0.16 pp) and
     TOST p < 0.0001. The exact rule of the all-zero rows extends to it: Clopper–Pearson bounds on the shares of
     positive and negative deals, |D| <= 1; no test can show a direction from it (p = 1)."""
-    from cya_sim.studies.tips import FEW_NONZERO_DEALS, few_nonzero_bounds, paired_effect
+    from cya_sim.studies.tips.effects import FEW_NONZERO_DEALS, few_nonzero_bounds, paired_effect
 
     n = 3022
     d = np.zeros(n)
@@ -382,7 +374,7 @@ def test_a_row_with_a_single_nonzero_deal_gets_the_exact_bound_not_a_t_interval(
 
 def test_fact_and_big_pot_verdicts_say_whether_the_claim_holds():
     """Issue 23: FACT-1360, FACT-ROUNDS and TIP-BIG-POT reported measurements but no verdict."""
-    from cya_sim.studies.tips import big_pot_verdict, fact_1360_verdict, fact_rounds_verdict
+    from cya_sim.studies.tips.verdicts import big_pot_verdict, fact_1360_verdict, fact_rounds_verdict
 
     f = pd.DataFrame({"preset": ["classic", "advanced"], "field": ["greedy"] * 2, "players": [4, 4],
                       "rounds_checked": [700, 340], "invariant_failures": [0, 0], "max_scored": [1_360_000, 1_362_000],
