@@ -205,6 +205,9 @@ def test_head_to_head_marks_self_and_never_met_cells_and_shares_one_colour_scale
     cells = [t.get_text() for t in first.texts]
     assert cells.count("–") == 3 and cells.count("n/a") == 2  # itself; b and c never met at 3 players
     assert "99.99%" in cells and "0.01%" in cells  # never printed as 100.0% or 0.0%
+    long = pw.replace({"a": "ismcts(iterations=2000)", "b": "pimc(iterations=2000)", "c": "greedy"})  # the title
+    # over three cells beside labels of 23 characters was cut at the right
+    check_figure(pairwise_figure(long[long["players"] == 3], "theft", {3: 10}))
     images = [im for ax in fig.axes for im in ax.images]
     assert len(images) == 2 and {im.get_clim() for im in images} == {(0.0, 100.0)}
     assert len([ax for ax in fig.axes if ax.get_label() == "<colorbar>"]) == 1  # one colour bar for the figure

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MultipleLocator, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, MultipleLocator, PercentFormatter
 
 from cya_sim.reports.numbers import decimals_apart, fixed, percent_interval
 
@@ -337,7 +337,8 @@ def pairwise_figure(pairwise: pd.DataFrame, rules: str = "", games: Mapping[int,
     sizes = sorted(pairwise.loc[pairwise["comparisons"] > 0, "players"].unique())
     k = max(2, pairwise["agent"].nunique())
     longest = max([len(s) for s in _labels(pairwise["agent"].unique())] or [8])
-    side = max(4.6, 0.72 * k + 0.065 * longest + 1.3)
+    # wide enough for the cells, the row labels beside them, and the title over them (about 0.07 inch a character)
+    side = max(4.6, 0.72 * k + 0.065 * longest + 1.3, 0.07 * (50 + longest) + 0.8)
     fig, axes = _panels(max(1, len(sizes)), width=side, height=side - 0.6)
     if not sizes:
         axes[0].text(0.5, 0.5, "no two different agents met", ha="center", va="center", transform=axes[0].transAxes)
@@ -499,7 +500,8 @@ def seats_figure(seats: pd.DataFrame, rules: str = "", games: Mapping[int, int] 
         # zoom on the fair share (seat effects are a few points at most), by the same number of points in every
         # panel, so an effect of 2 points looks as large at every table size
         ax.set_ylim(max(-PERCENT_PAD, 100.0 / p - half), min(100.0 + PERCENT_PAD, 100.0 / p + half))
-        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=1 if half < 5 else 0))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=7, steps=[1, 2, 5, 10]))  # round ticks, printed as they are
+        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=None))
         ax.set_title(plot_title("Win rate by position", rules, int(p), (games or {}).get(int(p))), fontsize=9)
         _legend_below(ax)
     return fig
