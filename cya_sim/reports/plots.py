@@ -57,7 +57,7 @@ DPI = 110
 #: Margin of a percent axis beyond 0 and 100, in points of percent: a marker at 0% or 100% stays inside the frame.
 PERCENT_PAD = 3.0
 #: One colour per agent (Okabe & Ito 2008, colour-blind safe, then matplotlib's tab10).
-AGENT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442",
+AGENT_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000", "#F0E442",
                  "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 

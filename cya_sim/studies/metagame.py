@@ -613,7 +613,7 @@ def replicator_figure(r: MetagameResult):
     k = g.n_strategies
     names, key = agent_labels(g.labels)
     colours = agent_colours(g.labels)
-    styles = ("-", "--", "-.", ":")
+    styles = ("-", "--", "-.", (0, (6, 1.5, 1.5, 1.5, 1.5, 1.5)), ":")  # with the colours: each agent its own
     starts = [("the barycentre (equal shares)", np.full(k, 1.0 / k))]
     for j in range(k):
         x0 = np.full(k, 0.1 / (k - 1))
