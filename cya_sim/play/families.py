@@ -4,10 +4,10 @@ The seeds hold two games that share no rule: the Cover Your Assets family (``cla
 ``advanced``, the drafts: one :class:`~cya_sim.game.rules.RuleSet` with presets) and seed 003's theft game
 (``theft``, :class:`~cya_sim.game.theft.rules.TheftRuleSet`, RULES.md §9). A rule set names its family
 (``rules.family``); :func:`family_of` gives the family's :class:`GameFamily`, and the runner, the studies and
-the command line reach a game only through it: its agents, its batch play on either engine, one logged game,
-whether the batched engine takes the rules, and the kernels a run must compile. A family's own parts stay on
-the floors of their jobs (``cya_sim/game/<family>``, ``cya_sim/engine/<family>``, ``cya_sim/play``,
-``agents/``); the RL environments have their own per-family interface on the env floor
+the command line reach a game only through it: its agents, its batch play on either engine, its result
+columns, one logged game, whether the batched engine takes the rules, and the kernels a run must compile. A
+family's own parts stay on the floors of their jobs (``cya_sim/game/<family>``, ``cya_sim/engine/<family>``,
+``cya_sim/play``, ``agents/``); the RL environments have their own per-family interface on the env floor
 (:func:`cya_sim.env.games.game_interface`). ``tests/test_game_families.py`` holds every family to this
 protocol, as pgx's ``api_test`` holds its games (docs/layout.md: "Adding a game").
 """
@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cya_sim.engine import ENGINES
+from cya_sim.engine.table import ResultColumns
 
 
 class GameFamily(ABC):
@@ -54,6 +55,12 @@ class GameFamily(ABC):
             ValueError: an unknown or malformed spec (``AgentSpecError``), naming the family's agents.
             TypeError: a class without ``act``.
         """
+
+    @abstractmethod
+    def result_columns(self) -> ResultColumns:
+        """The family's own per-game result columns (name, dtype, unit, meaning), the unit of its totals and how
+        the reports read them: what both engines fill beside the common columns of a
+        :class:`~cya_sim.engine.table.GameTable`, and what ``games.parquet`` stores."""
 
     @abstractmethod
     def _play_games(self, engine: str) -> Callable:
@@ -134,6 +141,11 @@ class ClassicFamily(GameFamily):
 
         return make_agent(spec)
 
+    def result_columns(self) -> ResultColumns:
+        from cya_sim.engine.classic_results import CLASSIC_COLUMNS
+
+        return CLASSIC_COLUMNS
+
     def _play_games(self, engine: str) -> Callable:
         import cya_sim.play
 
@@ -186,6 +198,11 @@ class TheftFamily(GameFamily):
         from agents.theft import make_theft_agent
 
         return make_theft_agent(spec)
+
+    def result_columns(self) -> ResultColumns:
+        from cya_sim.engine.theft.results import THEFT_COLUMNS
+
+        return THEFT_COLUMNS
 
     def _play_games(self, engine: str) -> Callable:
         if engine == "reference":

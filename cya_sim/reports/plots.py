@@ -282,8 +282,15 @@ PLOTS = {
 }
 
 
+def plots_of(length: str = "rounds") -> dict[str, str]:
+    """:data:`PLOTS` of a game family whose length column is ``length`` (``rounds``, ``turns``): the game-length
+    figure is ``<length>.png``, the share of games by number of ``length``."""
+    return {(f"{length}.png" if k == "rounds.png" else k): (f"share of games (%) by number of {length}"
+                                                            if k == "rounds.png" else v) for k, v in PLOTS.items()}
+
+
 def _games_by_size(analysis) -> dict[int, int]:
-    r = analysis.rounds
+    r = analysis.length_counts
     return {int(p): int(g) for p, g in r.groupby("players")["games"].sum().items()}
 
 
@@ -507,36 +514,49 @@ def seats_figure(seats: pd.DataFrame, rules: str = "", games: Mapping[int, int] 
     return fig
 
 
-def rounds_figure(rounds: pd.DataFrame, rules: str = "") -> Figure:
-    """Share of games (%) by number of rounds (FACT-ROUNDS), one panel per table size.
+#: Most bars of the game-length figure that each get a label and a tick.
+MAX_LABELLED_BARS = 15
 
-    Every panel has the same axes (0–100% of games; the rounds of every table size), so panels compare bar for
-    bar; each bar carries its share, and the mean is a marker on the axis (not a line through the labels).
+
+def rounds_figure(rounds: pd.DataFrame, rules: str = "", length: str = "rounds") -> Figure:
+    """Share of games (%) by number of rounds (FACT-ROUNDS), or of the family's other length column (turns of the
+    theft game), one panel per table size.
+
+    Every panel has the same x axis (the lengths of every table size) and, while each bar is labelled (at most
+    :data:`MAX_LABELLED_BARS`), the same 0–100% y axis, so panels compare bar for bar; each bar then carries its
+    share, and the mean is a marker on the axis (not a line through the labels).
 
     Args:
-        rounds: ``Analysis.rounds`` (players, rounds, games, share). rules: the preset's name for the titles.
+        rounds: ``Analysis.length_counts`` (players, ``length``, games, share). rules: the preset's name for the
+            titles. length: the length column (``Analysis.family.length``).
     """
     sizes = sorted(rounds["players"].unique())
-    first, last = (int(rounds["rounds"].min()), int(rounds["rounds"].max())) if len(rounds) else (1, 1)
-    fig, axes = _panels(len(sizes), width=5.0, height=3.8, sharey=True)
+    first, last = (int(rounds[length].min()), int(rounds[length].max())) if len(rounds) else (1, 1)
+    few = last - first + 1 <= MAX_LABELLED_BARS
+    fig, axes = _panels(len(sizes), width=5.0, height=3.8, sharey=few)
     for ax, p in zip(axes, sizes):
         d = rounds[rounds["players"] == p]
         share = 100 * d["share"].to_numpy(float)
-        ax.bar(d["rounds"].to_numpy(), share, color="#6A5ACD", zorder=2)
-        for x, s in zip(d["rounds"].to_numpy(), share):
+        ax.bar(d[length].to_numpy(), share, color="#6A5ACD", zorder=2)
+        few = last - first + 1 <= MAX_LABELLED_BARS  # a label and a tick per bar while they fit (rounds); else an
+        for x, s in zip(d[length].to_numpy(), share if few else ()):  # axis (turns)
             ax.annotate(f"{fixed(s, decimals_apart([s, 0.0, 100.0], 1))}%", (x, s), ha="center", va="bottom",
                         fontsize=MIN_FONT, xytext=(0, 2), textcoords="offset points")
         n = int(d["games"].sum())
-        mean = float((d["rounds"] * d["games"]).sum() / max(1, n))
+        mean = float((d[length] * d["games"]).sum() / max(1, n))
         ax.plot([mean], [0], marker="^", ms=9, color="black", ls="none", clip_on=False, zorder=4,
-                label=f"mean {mean:.2f} rounds")
-        ax.set_xticks(np.arange(first, last + 1))
+                label=f"mean {mean:.2f} {length}")
+        if few:
+            ax.set_xticks(np.arange(first, last + 1))
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlim(first - 0.7, last + 0.7)
-        ax.set_ylim(0, 112)
-        ax.yaxis.set_major_locator(MultipleLocator(20))
-        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+        ax.set_ylim(0, 112 if few else max(share.max(initial=0.0) * 1.15, 1.0))
+        if few:
+            ax.yaxis.set_major_locator(MultipleLocator(20))
+        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=None if not few else 0))
         ax.tick_params(labelsize=MIN_FONT + 0.5, labelleft=True)
-        ax.set_xlabel("rounds per game", fontsize=9)
+        ax.set_xlabel(f"{length} per game", fontsize=9)
         ax.set_ylabel("share of games", fontsize=9)
         ax.set_title(plot_title("Game length", rules, int(p), n), fontsize=9)
         ax.legend(fontsize=MIN_FONT, loc="upper right", frameon=False)
@@ -545,7 +565,7 @@ def rounds_figure(rounds: pd.DataFrame, rules: str = "") -> Figure:
 
 def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rules: str = "",
              unit: str = "$") -> list[Path]:
-    """Write every figure of :data:`PLOTS` as PNG into ``folder``.
+    """Write every figure of :func:`plots_of` the analysis' family as PNG into ``folder``.
 
     Args:
         analysis: a :class:`cya_sim.reports.analysis.Analysis`. games: the stored games.
@@ -564,7 +584,7 @@ def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rule
         "pairwise.png": lambda: pairwise_figure(analysis.pairwise, rules, n),
         "totals.png": lambda: totals_figure(games, rules, unit, agents),
         "seats.png": lambda: seats_figure(analysis.seats, rules, n),
-        "rounds.png": lambda: rounds_figure(analysis.rounds, rules),
+        f"{analysis.family.length}.png": lambda: rounds_figure(analysis.length_counts, rules, analysis.family.length),
     }
     paths = []
     for name, make in figs.items():

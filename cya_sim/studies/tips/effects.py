@@ -6,13 +6,13 @@ Per tip and cell (:func:`tip_effects`):
 - the paired difference, treatment minus control, in per-game win rate and in
   mean final total (dollars). The sampling unit is the deal: per deal, each
   arm's mean over its P rotations; the effect is the mean over deals of the
-  per-deal difference, with a Student-t interval on deals - 1 df
-  (:func:`cya_sim.reports.stats.mean_interval`, the deal-clustered interval),
-  or an exact bound when every deal gave the same difference or fewer than
-  :data:`FEW_NONZERO_DEALS` deals differ from 0 (:func:`paired_effect`);
-- a two-sided t test of no difference (:func:`cya_sim.reports.stats.t_test`) and an
+  per-deal difference. The win rate's (:func:`cya_sim.reports.stats.paired_difference`,
+  shared with ``cya-sim tune``): a Student-t interval on deals - 1 df, or an exact
+  bound when fewer than 10 deals differ from 0 or every deal gave the same difference
+  (never a zero-width interval); the two-sided test of no difference and an
   equivalence test, TOST (Schuirmann 1987, J. Pharmacokinet. Biopharm.
-  15:657–680), of ``|effect| < m`` with the margin ``m`` in percentage points;
+  15:657–680), of ``|effect| < m`` with the margin ``m`` in percentage points.
+  The total's: :func:`cya_sim.reports.stats.mean_interval` (Student t on deals - 1 df);
 - Holm (1979) adjustment of both p-value columns over the whole family of
   tip x cell rows of the study, and the verdicts: :mod:`cya_sim.studies.tips.verdicts`.
 
@@ -26,9 +26,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
-from cya_sim.reports.stats import holm, mean_interval, ratio_estimate
+from cya_sim.reports.stats import holm, mean_interval, paired_difference, ratio_estimate
 from cya_sim.runs.experiment import Experiment
 from cya_sim.studies.tips.verdicts import verdict
 
@@ -46,7 +45,7 @@ def arm_columns(games: pd.DataFrame, exp: Experiment) -> dict[str, np.ndarray]:
     """Per game of an ablation cell: the arm (line-up) and the arm's seat outcome.
 
     The arm sits at line-up position 0, so in rotation r it holds seat r
-    (:class:`~cya_sim.runs.experiment.Schedule`).
+    (:class:`~cya_sim.runs.schedule.Schedule`).
 
     Returns:
         dict of ``arm`` (G,) int32 (index into ``exp.design.arms``), ``deal`` (G,) int64,
@@ -87,118 +86,6 @@ def _paired_outcome_changes(cols: dict[str, np.ndarray], t: int, c: int) -> tupl
     return len(common), sum(1 for k in common if not np.array_equal(kt[k], kc[k]))
 
 
-def _constant_bounds(value: float, n: int, confidence: float) -> tuple[float, float]:
-    """Interval of a mean of per-deal differences in [-1, 1] when all ``n`` observed ones equal ``value``.
-
-    The t interval is then of zero width and claims too much. The share of
-    deals whose difference is not ``value`` has the exact upper confidence
-    bound ``u = 1 - (alpha / 2) ** (1 / n)`` (Clopper–Pearson with no such deal;
-    about 3.7/n at 95%, the "rule of three"), and each such deal moves the
-    mean by at most 2, so the mean lies in ``value ± 2u``, clipped to [-1, 1].
-    """
-    u = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
-    return max(-1.0, value - 2 * u), min(1.0, value + 2 * u)
-
-
-#: Fewer deals than this with a non-zero difference: the exact rule of :func:`few_nonzero_bounds`, not Student t.
-FEW_NONZERO_DEALS = 10
-
-
-def few_nonzero_bounds(diffs: np.ndarray, confidence: float, margin: float) -> tuple[float, float, float, float]:
-    """Interval and tests of a mean of per-deal differences in [-1, 1] when few deals differ from 0.
-
-    With ``m`` of ``n`` deals non-zero the Student-t interval rests on those
-    ``m`` values alone: with one (``m = 1``) its standard error equals the
-    effect, and its width with it (half-widths of 0.008–0.16 pp with TOST
-    p < 0.0001 in the tips study). The exact rule of the all-zero rows
-    (:func:`_constant_bounds`) extends to it: with ``m+`` positive and ``m-``
-    negative deals, ``P(D > 0)`` and ``P(D < 0)`` have the exact one-sided
-    Clopper–Pearson upper bounds ``pi+`` and ``pi-`` (level ``alpha / 2``
-    each, Clopper & Pearson 1934), and since ``|D| <= 1`` the mean lies in
-    ``[-pi-, pi+]`` with probability at least ``1 - alpha``.
-
-    The test of no difference inverts the same bound: its interval holds 0 at
-    every level (each upper bound is positive), so ``p = 1``: fewer than
-    :data:`FEW_NONZERO_DEALS` differing deals cannot show a direction. The
-    TOST of ``|mean| < margin`` is exact: ``mean >= margin`` needs
-    ``P(D > 0) >= margin``, so ``p = max(B(m+; n, margin), B(m-; n, margin))``
-    with ``B`` the binomial distribution function (the dual of the
-    Clopper–Pearson bound at ``1 - 2 alpha``).
-
-    Args:
-        diffs: (n,) float per-deal differences in [-1, 1]. confidence: two-sided level. margin: TOST margin
-            (fraction).
-
-    Returns:
-        (low, high, p, p_tost).
-    """
-    n = int(diffs.size)
-    alpha = 1.0 - confidence
-
-    def upper(k: int) -> float:  # one-sided Clopper–Pearson upper bound of k successes in n at alpha / 2
-        return 1.0 if k >= n else float(sps.beta.ppf(1.0 - alpha / 2, k + 1, n - k))
-
-    m_pos, m_neg = int((diffs > 0).sum()), int((diffs < 0).sum())
-    p_tost = max(float(sps.binom.cdf(m_pos, n, margin)), float(sps.binom.cdf(m_neg, n, margin)))
-    return -upper(m_neg), upper(m_pos), 1.0, p_tost
-
-
-def paired_effect(diffs: np.ndarray, confidence: float, margin: float) -> dict[str, float]:
-    """Mean of per-deal differences (treatment minus control) with its interval, test and TOST.
-
-    Student t on ``n - 1`` df (deal-clustered, :func:`cya_sim.reports.stats.ratio_estimate`)
-    when at least :data:`FEW_NONZERO_DEALS` deals differ from 0 and the
-    differences are not all equal; every deal alike: :func:`_constant_bounds`;
-    fewer differing deals: :func:`few_nonzero_bounds`.
-
-    Args:
-        diffs: (n,) float per-deal differences (fractions in [-1, 1]). confidence: two-sided level.
-        margin: TOST margin (fraction).
-
-    Returns:
-        dict ``value``, ``se``, ``low``, ``high``, ``p`` (two-sided), ``p_tost``, ``rule`` (``t``,
-        ``constant`` or ``few non-zero deals``).
-    """
-    diffs = np.asarray(diffs, np.float64)
-    n = int(diffs.size)
-    e = ratio_estimate(diffs, 1.0, np.arange(n), confidence)
-    se = e.se
-    if np.isfinite(se) and se == 0:  # every deal gave the same difference: no spread to test with
-        lo, hi = _constant_bounds(e.value, n, confidence)
-        p_tost = 0.0 if max(abs(lo), abs(hi)) < margin else 1.0
-        return {"value": e.value, "se": se, "low": lo, "high": hi, "p": float(e.value == 0), "p_tost": p_tost,
-                "rule": "constant"}
-    if int((diffs != 0).sum()) < FEW_NONZERO_DEALS:
-        lo, hi, p, p_tost = few_nonzero_bounds(diffs, confidence, margin)
-        return {"value": e.value, "se": se, "low": lo, "high": hi, "p": p, "p_tost": p_tost,
-                "rule": "few non-zero deals"}
-    p = float("nan") if not np.isfinite(se) else float(2 * sps.t.sf(abs(e.value) / se, n - 1))
-    return {"value": e.value, "se": se, "low": e.low, "high": e.high, "p": p,
-            "p_tost": tost_p(e.value, se, n - 1, margin), "rule": "t"}
-
-
-def tost_p(effect: float, se: float, df: int, margin: float) -> float:
-    """p-value of the TOST equivalence test of ``|effect| < margin`` (Schuirmann 1987).
-
-    The larger of the two one-sided t-test p-values, ``H0: effect <= -margin``
-    and ``H0: effect >= margin``, on ``df`` degrees of freedom. A zero standard
-    error gives 0.0 when the effect lies strictly inside the margin, else 1.0.
-
-    Args:
-        effect, se, margin: in the same unit (win-rate fraction or dollars); df >= 1.
-
-    Returns:
-        float in [0, 1]; NaN when the effect or se is not finite or df < 1.
-    """
-    if not (np.isfinite(effect) and np.isfinite(se)) or df < 1:
-        return float("nan")
-    if se <= 0:
-        return 0.0 if abs(effect) < margin else 1.0
-    p_low = float(sps.t.sf((effect + margin) / se, df))
-    p_high = float(sps.t.cdf((effect - margin) / se, df))
-    return max(p_low, p_high)
-
-
 def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, margin_pp: float = 0.5,
                 log_changes: Mapping[str, tuple[int, int, int]] | None = None) -> pd.DataFrame:
     """Paired effects of every tip of one ablation cell (Holm and verdicts come later, :func:`finish`).
@@ -223,16 +110,16 @@ def tip_effects(games: pd.DataFrame, exp: Experiment, confidence: float = 0.95, 
         t, c = arms.index(tr), arms.index(co)
         wt, wc = per_deal_mean(cols, t, deals, "win"), per_deal_mean(cols, c, deals, "win")
         dt = per_deal_mean(cols, t, deals, "total") - per_deal_mean(cols, c, deals, "total")
-        e = paired_effect(wt - wc, confidence, margin_pp / 100.0)
+        e = paired_difference(wt - wc, confidence, margin_pp / 100.0)
         m_tot, lo_tot, hi_tot = mean_interval(dt, confidence)
         pairs, changed = _paired_outcome_changes(cols, t, c)
         lg = (log_changes or {}).get(tid, (0, 0, 0))
         rows.append({"tip": tid, "treatment": tr, "control": co, "deals": int(deals.size),
                      "win_treatment": float(wt.mean()), "win_control": float(wc.mean()),
-                     "win_diff": e["value"], "win_se": e["se"], "win_low": e["low"], "win_high": e["high"],
-                     "win_rule": e["rule"],
+                     "win_diff": e.value, "win_se": e.se, "win_low": e.low, "win_high": e.high,
+                     "win_rule": e.rule,
                      "total_diff": m_tot, "total_low": lo_tot, "total_high": hi_tot,
-                     "p": e["p"], "p_tost": e["p_tost"],
+                     "p": e.p, "p_tost": e.p_tost,
                      "pairs": pairs, "pairs_outcome_changed": changed,
                      "logged_pairs": lg[0], "decisions_changed": lg[1], "logged_decisions": lg[2]})
     return pd.DataFrame(rows)
@@ -264,10 +151,10 @@ def hide_effects(per_deal: Mapping[tuple[int, int], tuple[np.ndarray, np.ndarray
             (da, wa), (db, wb) = per_deal[(p, a)], per_deal[(p, b)]
             if not np.array_equal(da, db):
                 raise ValueError(f"TIP-HIDE-WILD at {p}p: conditions {a} and {b} played different deals")
-            e = paired_effect(wa - wb, confidence, margin_pp / 100.0)
+            e = paired_difference(wa - wb, confidence, margin_pp / 100.0)
             rows.append({"players": p, "contrast": name, "win_a": float(wa.mean()), "win_b": float(wb.mean()),
-                         "win_diff": e["value"], "win_se": e["se"], "win_low": e["low"], "win_high": e["high"],
-                         "win_rule": e["rule"], "p": e["p"], "p_tost": e["p_tost"], "deals": int(da.size)})
+                         "win_diff": e.value, "win_se": e.se, "win_low": e.low, "win_high": e.high,
+                         "win_rule": e.rule, "p": e.p, "p_tost": e.p_tost, "deals": int(da.size)})
     out = pd.DataFrame(rows)
     if out.empty:
         return out

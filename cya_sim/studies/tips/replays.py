@@ -25,7 +25,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from cya_sim.runs.experiment import Experiment, Schedule
+from cya_sim.runs.experiment import Experiment
+from cya_sim.runs.schedule import Schedule
 
 #: Actions kept per logged game (a game of the presets here takes a few hundred).
 LOG_CAP = 4000
@@ -38,7 +39,7 @@ def logged_games(exp: Experiment, n_deals: int) -> dict[str, np.ndarray]:
     are deterministic given the deal).
 
     Returns:
-        :meth:`~cya_sim.runs.experiment.Schedule.games_of` columns plus ``actions`` (G, LOG_CAP) int16 and
+        :meth:`~cya_sim.runs.schedule.Schedule.games_of` columns plus ``actions`` (G, LOG_CAP) int16 and
         ``n_actions`` (G,) int32.
 
     Raises:
