@@ -581,7 +581,7 @@ def response_graph_figure(r: MetagameResult, m: int):
     pos = np.column_stack([np.cos(ang), np.sin(ang)])
     fig = Figure(dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
-    ax = with_key(fig, key, 6.4, 5.5).subplots()
+    ax = with_key(fig, key, 6.4, 5.2).subplots()
     pi = r.mix["alpharank"].to_numpy()
     area = 250 + 2500 * pi
     rad = np.sqrt(area / np.pi) + 3  # points
@@ -601,7 +601,7 @@ def response_graph_figure(r: MetagameResult, m: int):
                 va="center" if abs(pos[j, 1]) < 0.3 else ("bottom" if pos[j, 1] > 0 else "top"),
                 color=colours[labels[j]], bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
     ax.set_xlim(-1.75, 1.75)
-    ax.set_ylim(-1.35, 1.3)
+    ax.set_ylim(-1.25, 1.6)  # room above the top node for its label, under the title
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(f"α-Rank response graph, {r.game.n_players} players (arrow s→r: a mutant r fixates in a population "
