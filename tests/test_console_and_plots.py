@@ -93,6 +93,14 @@ def check_figure(fig) -> None:
     assert not small, small
     out = [t.get_text() for t in texts if not _inside_figure(fig, t)]
     assert not out, f"clipped: {out}"
+    for ax in fig.axes:  # a percent tick label reads its tick's value (2.5% never printed "2%")
+        for axis, i in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            lo, hi = sorted(axis.get_view_interval())
+            for t in axis.get_ticklabels():
+                text = t.get_text().replace("−", "-")
+                if text.endswith("%") and lo <= t.get_position()[i] <= hi:
+                    assert abs(float(text[:-1]) - t.get_position()[i]) < 0.5 * 10 ** -len(
+                        (text[:-1].split(".") + [""])[1]) - 1e-9, (text, t.get_position()[i])
 
 
 def test_win_rate_plot_is_a_percent_dot_plot_with_readable_labels():
@@ -187,6 +195,19 @@ def test_the_console_table_never_prints_an_estimate_on_a_bound_it_is_not_on():
 
 
 # -- every figure of a report: readable, nothing clipped, shared scales, n/a marked --------------------------------
+def test_totals_ticks_read_their_values():
+    """A share axis up to about 20% was ticked every 2.5 points and printed 2%, 5%, 8%: round ticks now."""
+    from cya_sim.reports.plots import totals_figure
+
+    rng = np.random.default_rng(3)
+    n = 600
+    df = pd.DataFrame({"players": 3, **{f"seat_{s}_agent": ["greedy", "random", "defender"][s] for s in range(3)},
+                       **{f"seat_{s}_total": rng.normal(30 + 5 * s, 7, n).clip(0).round() for s in range(3)}})
+    df.loc[: int(0.196 * n) - 1, "seat_2_total"] = 0  # a spike of 19.6% at 0 points, as the defender's
+    fig = totals_figure(df, "theft", unit="points")
+    check_figure(fig)
+
+
 def test_win_rate_panels_have_readable_whole_text_and_one_scale():
     s = summarize(games(4), LONG)
     both = pd.concat([s.assign(players=3), s.assign(players=4)], ignore_index=True)

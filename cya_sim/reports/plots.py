@@ -452,7 +452,8 @@ def totals_figure(games: pd.DataFrame, rules: str = "", unit: str = "$", agents:
                 counts, _ = np.histogram(mine, bins=bins)
                 ax.stairs(100 * counts / len(mine), bins, lw=1.5, color=colours[name], label=short_agent_name(name))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: money(x, unit)))
-        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=1 if ax.get_ylim()[1] < 5 else 0))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 5, 10]))  # round ticks, printed as they are
+        ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=None))
         ax.tick_params(labelsize=MIN_FONT + 0.5)
         what = "dollars" if unit == "$" else "points"
         ax.set_xlabel(f"final total ({what}; bins of {money(w, unit)})", fontsize=9)
