@@ -98,6 +98,12 @@ class GameInterface(ABC):
         """(P,) int64 running totals, in :attr:`score_unit`."""
         raise NotImplementedError
 
+    def running_scores(self, state) -> np.ndarray:
+        """(P,) int64 each seat's score as it stands, in :attr:`score_unit`: what it would have if the game were
+        scored now (the reward ``margin_change``, :mod:`cya_sim.env.rewards`). The totals, for a game that scores
+        as it goes."""
+        return self.totals(state)
+
     @abstractmethod
     def observe(self, state, seat: int):
         """What ``seat`` may see (RULES.md §10); has ``legal_action_mask`` (A,) bool, all false unless ``seat``
@@ -158,7 +164,7 @@ class GameInterface(ABC):
     @abstractmethod
     def bridge(self) -> ModuleType:
         """The module joining the vector env to this game's batched engine (:mod:`cya_sim.env.batched_bridge`'s
-        functions: ``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``)."""
+        functions: ``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``, ``totals``, ``running_scores``)."""
         raise NotImplementedError
 
     @abstractmethod
@@ -198,6 +204,14 @@ class ClassicGame(GameInterface):
 
     def totals(self, state) -> np.ndarray:
         return np.array(state.totals, np.int64)
+
+    def running_scores(self, state) -> np.ndarray:
+        """The totals plus, during a round, the value of each seat's stack, which R-SCORE adds at the round's end."""
+        out = self.totals(state)
+        if state.winners is None:  # at the end the last round's stacks are in the totals already
+            v = self.rules.deck.values
+            out += np.array([sum(b.value(v) for b in stack) for stack in state.stacks], np.int64)
+        return out
 
     def observe(self, state, seat: int):
         from cya_sim.engine.reference import observation
