@@ -262,3 +262,19 @@ def test_a_report_of_five_table_sizes_is_a_grid_not_a_strip():
     w, h = fig.get_size_inches()
     assert w <= 12 and h > w  # at most two panels a row (baseline-basic was one strip of 5,225 x 528 px)
     check_figure(fig)
+
+
+def test_agent_labels_keep_two_specs_of_a_family_apart_and_key_the_long_ones():
+    from cya_sim.reports.plots import agent_colours, agent_labels
+
+    tuned = ("heuristic(cover_min=70000, pair_first=false, count=true, save_wild=true, wild_first=true, "
+             "let_go_max=80000, wild_for_sets=false, wild_for_defence=false)")
+    names = ["card_counter", "card_counter(min_gain=5000)", "card_counter(infer_hidden=false)", tuned,
+             "agents.learned_models.classic_2p:decide", "heuristic(count=true)"]
+    labels, key = agent_labels(names)
+    assert len(set(labels.values())) == len(names)  # two specs of one family never share a label
+    assert labels["card_counter(infer_hidden=false)"] == "card_counter(infer_hidden=false)"
+    assert labels[tuned] == "heuristic [a]" and key[0] == f"[a] {tuned}"
+    assert labels["agents.learned_models.classic_2p:decide"] == "classic_2p:decide [b]"
+    assert labels["heuristic(count=true)"] == "heuristic(count)"
+    assert len(set(agent_colours(names).values())) == len(names)

@@ -542,8 +542,8 @@ def figure(board: Board, ratings: pd.DataFrame):
     for r in range(rows):
         axes[r, 0].set_yticks(y, [labels[a] for a in names], fontsize=MIN_FONT + 0.5)
     unit = "deal" if board.duplicate else "game"
-    top.suptitle(f"{board.name}: Bradley–Terry ratings with 95% {unit}-clustered intervals (one axis for all panels;"
-                 " ◀: beyond it, value printed)", fontsize=10)
+    top.suptitle(f"{board.name}: Bradley–Terry ratings with 95% {unit}-clustered intervals\n(one axis for all "
+                 "panels; ◀: beyond it, value printed)", fontsize=10)
     return fig
 
 
