@@ -115,7 +115,7 @@ def plot(df, path: Path, title: str) -> None:
     ax.set_xlabel("learner steps in training (4 environments)")
     ax.set_ylabel("held-out win share against greedy")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlim(0, df["steps"].max() * 1.02)
+    ax.set_xlim(-0.02 * df["steps"].max(), df["steps"].max() * 1.02)  # the points at step 0 whole inside the frame
     ax.xaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
     ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     ax.grid(alpha=0.3)
@@ -193,8 +193,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--no-plot", action="store_true", help="write no OUT.png (the comparisons' runs)")
     p.add_argument("--out", type=Path, default=ROOT / "experiments" / "rl_recipe")
+    p.add_argument("--replot", action="store_true", help="redraw OUT.png from OUT.csv (no training)")
     a = p.parse_args(argv)
     import pandas as pd
+
+    if a.replot:
+        what = ", ".join(f"{k}={v}" for k, v in (("reward", a.reward), ("observation", a.observation)) if v is not None)
+        what = what or "the environment's defaults"
+        df = pd.read_csv(a.out.with_suffix(".csv"))
+        plot(df, a.out.with_suffix(".png"), f"MaskablePPO with sb3-contrib's defaults, gym.make ({what}), 2 players "
+             f"against greedy; {int(df['games'].iloc[0])} held-out games a point")
+        print(f"wrote {a.out.with_suffix('.png')}")
+        return 0
 
     env_kwargs = {k: v for k, v in (("reward", a.reward), ("observation", a.observation)) if v is not None}
     load0 = os.getloadavg()[0]

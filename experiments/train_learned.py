@@ -55,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--imitate-samples", type=int, default=0, help="expert decisions collected (default 0)")
     p.add_argument("--imitate-epochs", type=int, default=12, help="passes over them (default 12)")
     p.add_argument("--out", type=Path, default=Path("agents/learned_models/classic_2p"))
+    p.add_argument("--replot", action="store_true", help="redraw NAME_curve.png from NAME_curve.csv (no training)")
     a = p.parse_args(argv)
+    if a.replot:
+        print(f"wrote {replot(a.out)}")
+        return 0
     cfg = TrainConfig(preset=a.preset, players=a.players, opponents=a.opponents, steps=a.steps, envs=a.envs,
                       seed=a.seed, eval_every=a.eval_every, eval_games=a.eval_games, reward=a.reward,
                       dense_weight=a.dense_weight, hidden=tuple(a.hidden), imitate=a.imitate,
@@ -65,6 +69,28 @@ def main(argv: list[str] | None = None) -> int:
     py = write_model(a.out, result, cfg, command)
     print(f"wrote {py} and {a.out.with_suffix('.npz')}")
     return 0
+
+
+def replot(out: Path) -> Path:
+    """Redraw ``NAME_curve.png`` from the committed ``NAME_curve.csv`` and ``NAME_train.json`` (no training);
+    returns the figure's path. Raises FileNotFoundError when either file is missing."""
+    import json
+
+    import pandas as pd
+
+    from cya_sim.studies.learn import TrainConfig, curve_figure
+
+    df = pd.read_csv(out.with_name(out.name + "_curve.csv"))
+    train = json.loads(out.with_name(out.name + "_train.json").read_text())
+    words = shlex.split(train.get("command", ""))
+    games = int(words[words.index("--eval-games") + 1]) if "--eval-games" in words else 2000
+    if "config" in train:  # the whole configuration, recorded since the per-cell models
+        cfg = TrainConfig(**{**train["config"], "hidden": tuple(train["config"]["hidden"])})
+    else:
+        cfg = TrainConfig(players=train["players"], opponents=train["opponents"], seed=train["seed"], eval_games=games)
+    path = out.with_name(out.name + "_curve.png")
+    curve_figure(df, cfg).savefig(path, dpi=110)
+    return path
 
 
 if __name__ == "__main__":

@@ -37,6 +37,17 @@ def test_imitation_copies_a_compiled_expert_and_the_model_records_it(tmp_path):
     assert record["imitation"] == rec and record["config"]["imitate"] == "card_counter"
     with np.load(tmp_path / "m.npz") as f:
         assert str(f["meta_imitate"]) == "card_counter" and int(f["players"]) == 2
+    # --replot redraws the curve from the written CSV and record alone (no training)
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "train_learned.py"
+    spec = importlib.util.spec_from_file_location("train_learned", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    (tmp_path / "m_curve.png").unlink()
+    assert mod.main(["--replot", "--out", str(tmp_path / "m")]) == 0
+    assert (tmp_path / "m_curve.png").stat().st_size > 0
 
 
 def test_imitation_of_a_search_agent_runs_on_its_observations():

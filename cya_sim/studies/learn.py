@@ -289,7 +289,7 @@ def write_model(out: Path, result: TrainResult, cfg: TrainConfig, command: str) 
         meta.update(preset=cfg.preset, reward=cfg.reward, hidden=list(cfg.hidden), imitate=cfg.imitate)
     py = write_plugin(out, export_weights(result.model), cfg.players, relu=False, rules=result.rules, meta=meta)
     result.curve.to_csv(out.with_name(out.name + "_curve.csv"), index=False)
-    curve_figure(result.curve, cfg).savefig(out.with_name(out.name + "_curve.png"), dpi=100)
+    curve_figure(result.curve, cfg).savefig(out.with_name(out.name + "_curve.png"), dpi=110)
     record = {"command": command, "seed": cfg.seed, "steps": int(result.model.num_timesteps), "players": cfg.players,
               "opponents": cfg.opponents, "dense_weight": cfg.dense_weight, "wall_s": result.wall_s,
               "torch": torch.__version__}
@@ -303,20 +303,33 @@ def write_model(out: Path, result: TrainResult, cfg: TrainConfig, command: str) 
 
 
 def curve_figure(curve: pd.DataFrame, cfg: TrainConfig):
-    """The learning curve: win share ± 1.96 SE against steps, the fair share 1/P dashed (a matplotlib Figure)."""
+    """The learning curve (a matplotlib Figure): the held-out win share (%) of the deterministic policy at each
+    evaluation with its 95% interval (1.96 standard errors) against the environment steps (k/M), and the fair
+    share 1/P dashed. ``curve``: columns steps, win_share, se (one row per evaluation)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.errorbar(curve["steps"], curve["win_share"], yerr=1.96 * curve["se"], fmt="o-", ms=3, capsize=2)
-    ax.axhline(1 / cfg.players, color="0.6", ls="--", lw=1, label=f"fair share 1/{cfg.players}")
-    ax.set_xlabel("environment steps (learner decisions)")
-    ax.set_ylabel(f"win share vs {cfg.opponents}")
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    ax.errorbar(curve["steps"], 100 * curve["win_share"], yerr=196 * curve["se"], fmt="o-", ms=3, capsize=2,
+                label=f"win share, {cfg.eval_games:,} fresh games per point (95% interval)")
+    ax.axhline(100 / cfg.players, color="0.6", ls="--", lw=1, label=f"fair share 1/{cfg.players}")
+    top = max(100 / cfg.players, float((100 * curve["win_share"] + 196 * curve["se"]).max()))
+    ax.set_ylim(-0.04 * top, 1.12 * top)
+    ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda x, _p: f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k" if x else "0"))
+    ax.set_xlabel("environment steps (learner decisions)", fontsize=9)
+    ax.set_ylabel(f"win share vs {cfg.opponents}", fontsize=9)
+    if curve["steps"].nunique() == 1:  # a distilled network kept as it is: one point, one tick
+        ax.set_xticks(curve["steps"].unique())
     rules = "" if cfg.preset == "classic" else f"{cfg.preset}, "
-    ax.set_title(f"MaskablePPO, {rules}{cfg.players} players, seed {cfg.seed} ({cfg.eval_games} fresh games per point)",
-                 fontsize=9)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    how = ("MaskablePPO" if not cfg.imitate else f"{cfg.imitate} distilled" if cfg.steps == 0
+           else f"{cfg.imitate} distilled, then MaskablePPO")
+    ax.set_title(f"{how}, {rules}{cfg.players} players, seed {cfg.seed}: held-out win share"
+                 + ("" if cfg.steps == 0 else " while training"), fontsize=9)
+    ax.grid(color="0.93")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=8, frameon=False)
     return fig
