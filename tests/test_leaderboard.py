@@ -12,7 +12,14 @@ import pytest
 from cya_sim.cli.leaderboard import leaderboard_main
 from cya_sim.reports.ratings import bradley_terry
 from cya_sim.results.folder import load_games
-from cya_sim.studies.leaderboard import LeaderboardError, lineups, load_board, parse_board, rate_cell
+from cya_sim.studies.leaderboard import (
+    LeaderboardError,
+    cell_experiment,
+    lineups,
+    load_board,
+    parse_board,
+    rate_cell,
+)
 from cya_sim.studies.tournament import game_table
 
 BOARD = Path(__file__).resolve().parents[1] / "experiments" / "leaderboard.toml"
@@ -93,10 +100,20 @@ def test_an_agent_that_never_finishes_ahead_is_set_aside():
      "not a cell"),
     ({"agents": ["greedy", "random"], "players": [2], "agents_by_cell": {"classic-2p": ["greedy"]}}, "already"),
     ({"agents": ["greedy", "random"], "bogus": 1}, "unknown key 'bogus'"),
+    ({"agents": ["greedy", "random"], "presets": ["classic", "advanced"], "players": [3],
+      "agents_by_cell": {"classic-3p": ["card_counter"]}}, "players: 3 seats but only 2 agents in cell advanced-3p"),
 ])
 def test_board_refusals(doc, message):
     with pytest.raises(LeaderboardError, match=message):
         parse_board(doc)
+
+
+def test_a_cells_own_agents_count_toward_its_seats():
+    """A 3-seat cell of a 2-agent board is accepted when the cell adds a third agent (its line-up: all three)."""
+    b = parse_board({"agents": ["greedy", "random"], "players": [2, 3],
+                     "agents_by_cell": {"classic-3p": ["card_counter"]}})
+    assert b.cell_agents("classic", 3) == ("greedy", "random", "card_counter")
+    assert cell_experiment(b, "classic", 3).design.tables == (("greedy", "random", "card_counter"),)
 
 
 def test_cli_refuses_an_unknown_agent_in_one_line(tmp_path, capsys):

@@ -210,10 +210,6 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
                                f"got {_shown(players)}")
     if len(set(players)) < len(players):
         raise LeaderboardError(f"players: {next(p for i, p in enumerate(players) if p in players[:i])} is given twice")
-    for p in players:
-        if p > len(agents):
-            raise LeaderboardError(f"players: {p} seats but only {len(agents)} agents; every seat of a line-up "
-                                   "holds a different agent")
     duplicate = d.get("duplicate", False)
     if not isinstance(duplicate, bool):
         raise LeaderboardError(f"duplicate: give true or false; got {_shown(duplicate)}")
@@ -252,6 +248,13 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
         if both:
             raise LeaderboardError(f"agents_by_cell.{k}: {both[0]!r} is already in agents")
         by_cell[k] = extra_specs
+    for p in players:  # per cell: the board's agents and the cell's own
+        for pr in presets:
+            n = len(agents) + len(by_cell.get(f"{pr}-{p}p", ()))
+            if p > n:
+                raise LeaderboardError(f"players: {p} seats but only {n} agents"
+                                       + (f" in cell {pr}-{p}p" if by_cell else "")
+                                       + "; every seat of a line-up holds a different agent")
     seed = _int_field(d, "seed", 1, 0, MAX_SEED)
     workers = _int_field(d, "workers", 1, 1, MAX_WORKERS)
     return Board(name=name, seed=seed, out=Path(out), agents=tuple(agents),
