@@ -24,6 +24,7 @@ from cya_sim.reports.stats import (
     ratio_se,
     score_test,
     summarize,
+    unit_codes,
     unit_sums,
     wald_test,
     wilson_effective,
@@ -136,6 +137,25 @@ def test_holm_matches_multipletests_and_by_hand():
     adj = holm(p)
     assert adj[:3] == pytest.approx([0.03, 0.06, 0.06]) and math.isnan(adj[3])
     assert adj[:3] == pytest.approx(multipletests(p[:3], method="holm")[1])
+
+
+def test_holm_equals_multipletests_bit_for_bit():
+    """holm does statsmodels' arithmetic itself (without its gc.collect): the same floats, ties and 1s included."""
+    rng = np.random.default_rng(7)
+    for m in (1, 2, 3, 7, 40):
+        for p in (rng.random(m), rng.random(m) ** 8, np.round(rng.random(m), 1), np.full(m, 0.3)):
+            assert np.array_equal(holm(p), multipletests(p, method="holm")[1])
+
+
+def test_unit_codes_equal_pandas_factorize():
+    """The running count of non-decreasing labels gives pandas.factorize's codes; other labels go through it."""
+    rng = np.random.default_rng(3)
+    cases = [np.sort(rng.integers(0, 50, 500)), np.repeat(np.arange(10, 70, 3), 4), rng.integers(0, 50, 500),
+             np.array([5]), np.array([], np.int64), np.array([3, 3, 3], np.int16), np.array([2.0, 1.0, 2.0]),
+             np.broadcast_to(np.arange(6)[:, None], (6, 4))]
+    for u in cases:
+        got = unit_codes(u)
+        assert got.dtype == np.int64 and np.array_equal(got, pd.factorize(np.asarray(u).ravel())[0])
 
 
 def test_mean_interval_matches_student_t_by_hand():
