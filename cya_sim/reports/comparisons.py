@@ -129,13 +129,19 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
     sa_r, tot = in_a[rows], np.asarray(table.totals)[rows]
     sb_r = in_b[rows]
     p = sa.shape[1]
-    both = sa_r[:, :, None] & sb_r[:, None, :]  # (G_ab, P, P): seat i holds a and seat j holds b, i != j
-    both[:, np.arange(p), np.arange(p)] = False
-    gt = tot[:, :, None] > tot[:, None, :]
-    lt = gt.transpose(0, 2, 1)
-    ahead = np.count_nonzero(both & gt, axis=(1, 2)).astype(np.float64)
-    behind = np.count_nonzero(both & lt, axis=(1, 2)).astype(np.float64)
-    ties = np.count_nonzero(both & ~(gt | lt), axis=(1, 2)).astype(np.float64)
+    counts = np.zeros((3, int(rows.sum())), np.int64)  # ahead, behind, ties: whole numbers of seat pairs
+    seat_a = [np.ascontiguousarray(sa_r[:, i]) for i in range(p)]
+    seat_b = [np.ascontiguousarray(sb_r[:, i]) for i in range(p)]
+    seat_total = [np.ascontiguousarray(tot[:, i]) for i in range(p)]
+    for i in range(p):
+        for j in range(p):
+            if i == j:
+                continue
+            both = seat_a[i] & seat_b[j]
+            counts[0] += both & (seat_total[i] > seat_total[j])
+            counts[1] += both & (seat_total[i] < seat_total[j])
+            counts[2] += both & (seat_total[i] == seat_total[j])
+    ahead, behind, ties = counts.astype(np.float64)
     share = np.asarray(table.win_share)[rows]
     na_r, nb_r = na[rows], nb[rows]
     x = np.where(sa_r, share, 0).sum(axis=1) / na_r
