@@ -513,8 +513,21 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     if c < 2:
         return float("nan"), float("nan"), c
     e0 = y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
-    x2t = x2 - x1 @ np.linalg.lstsq(x1, x2, rcond=None)[0]
-    s = np.column_stack([np.bincount(codes, weights=x2t[:, j] * e0, minlength=c) for j in range(q)])
+    b2 = np.linalg.lstsq(x1, x2, rcond=None)[0]
+    if np.all((x1 == 0.0) | (x1 == 1.0)):  # dummies (position_test): every product x1_ik b_kj is exact, and the
+        # fitted column is the sum over k in order, as ``x1 @ b2`` sums it, one pass per column instead of the
+        # product's slow path for a (N, K1) x (K1, q) matrix (1.8 s for four million rows)
+        cols = [np.ascontiguousarray(x1[:, i]) for i in range(x1.shape[1])]
+        fitted = []
+        for j in range(q):
+            f = np.zeros(y.size)
+            for i, col in enumerate(cols):
+                f += col * b2[i, j]
+            fitted.append(f)
+        x2t = [x2[:, j] - fitted[j] for j in range(q)]
+    else:
+        x2t = list((x2 - x1 @ b2).T)
+    s = np.column_stack([np.bincount(codes, weights=x2t[j] * e0, minlength=c) for j in range(q)])
     total = s.sum(axis=0)
     try:
         lm = float(total @ np.linalg.solve(s.T @ s, total))
