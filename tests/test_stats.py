@@ -17,6 +17,7 @@ from cya_sim.engine.table import GameTable
 from cya_sim.reports.stats import (
     SUMMARY_COLUMNS,
     cluster_ols,
+    cluster_score_test,
     estimate_from_sums,
     holm,
     mean_interval,
@@ -24,6 +25,7 @@ from cya_sim.reports.stats import (
     ratio_se,
     score_test,
     summarize,
+    unit_codes,
     unit_sums,
     wald_test,
     wilson_effective,
@@ -136,6 +138,25 @@ def test_holm_matches_multipletests_and_by_hand():
     adj = holm(p)
     assert adj[:3] == pytest.approx([0.03, 0.06, 0.06]) and math.isnan(adj[3])
     assert adj[:3] == pytest.approx(multipletests(p[:3], method="holm")[1])
+
+
+def test_holm_equals_multipletests_bit_for_bit():
+    """holm does statsmodels' arithmetic itself (without its gc.collect): the same floats, ties and 1s included."""
+    rng = np.random.default_rng(7)
+    for m in (1, 2, 3, 7, 40):
+        for p in (rng.random(m), rng.random(m) ** 8, np.round(rng.random(m), 1), np.full(m, 0.3)):
+            assert np.array_equal(holm(p), multipletests(p, method="holm")[1])
+
+
+def test_unit_codes_equal_pandas_factorize():
+    """The running count of non-decreasing labels gives pandas.factorize's codes; other labels go through it."""
+    rng = np.random.default_rng(3)
+    cases = [np.sort(rng.integers(0, 50, 500)), np.repeat(np.arange(10, 70, 3), 4), rng.integers(0, 50, 500),
+             np.array([5]), np.array([], np.int64), np.array([3, 3, 3], np.int16), np.array([2.0, 1.0, 2.0]),
+             np.broadcast_to(np.arange(6)[:, None], (6, 4))]
+    for u in cases:
+        got = unit_codes(u)
+        assert got.dtype == np.int64 and np.array_equal(got, pd.factorize(np.asarray(u).ravel())[0])
 
 
 def test_mean_interval_matches_student_t_by_hand():
@@ -354,3 +375,32 @@ def test_share_difference_is_newcombes_hybrid_score_interval_inside_the_range():
     r = np.corrcoef(a, b)[0, 1]
     want = d - math.sqrt((a.mean() - la) ** 2 + (ub - b.mean()) ** 2 - 2 * r * (a.mean() - la) * (ub - b.mean()))
     assert lo == pytest.approx(want)
+
+
+def _score_test_by_matrix_product(y, x1, x2, unit):
+    """The clustered score test with the fitted columns as one matrix product (the formula of its docstring)."""
+    codes = pd.factorize(unit)[0]
+    e0 = y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
+    x2t = x2 - x1 @ np.linalg.lstsq(x1, x2, rcond=None)[0]
+    s = np.column_stack([np.bincount(codes, weights=x2t[:, j] * e0) for j in range(x2.shape[1])])
+    total = s.sum(axis=0)
+    return float(total @ np.linalg.solve(s.T @ s, total)) / x2.shape[1]
+
+
+def test_cluster_score_test_of_dummies_is_the_matrix_products_float_for_float():
+    """position_test's 0/1 design: the fitted columns summed one at a time give the very floats of x1 @ b2 (the
+    committed seats.csv files are rebuilt byte for byte); any other design goes through the product."""
+    rng = np.random.default_rng(11)
+    g, p, k = 3000, 4, 5
+    seat = np.tile(np.arange(p), g)
+    agent = rng.integers(0, k, g * p)
+    x1 = np.column_stack([np.ones(g * p)] + [(agent == a).astype(float) for a in range(1, k)])
+    x2 = np.column_stack([(seat == q).astype(float) for q in range(1, p)])
+    unit = np.repeat(np.arange(g), p)
+    y = rng.integers(0, 3, g * p) / 2.0
+    f, pv, c = cluster_score_test(y, x1, x2, unit)
+    assert c == g and 0.0 <= pv <= 1.0
+    assert f == _score_test_by_matrix_product(y, x1, x2, unit)
+    x1w = x1 * rng.uniform(0.5, 1.5, x1.shape)  # not dummies: the matrix product itself
+    assert cluster_score_test(y, x1w, x2, unit)[0] == pytest.approx(_score_test_by_matrix_product(y, x1w, x2, unit),
+                                                                     rel=1e-12)

@@ -31,6 +31,7 @@ from cya_sim.reports.stats import (
     ratio_estimate,
     score_test,
     share_difference,
+    unit_codes,
 )
 
 PAIRWISE_COLUMNS = (
@@ -127,18 +128,20 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
     rows = (na > 0) & (nb > 0)
     sa_r, tot = in_a[rows], np.asarray(table.totals)[rows]
     sb_r = in_b[rows]
-    ahead = np.zeros(int(rows.sum()))
-    behind = np.zeros_like(ahead)
-    ties = np.zeros_like(ahead)
     p = sa.shape[1]
+    counts = np.zeros((3, int(rows.sum())), np.int64)  # ahead, behind, ties: whole numbers of seat pairs
+    seat_a = [np.ascontiguousarray(sa_r[:, i]) for i in range(p)]
+    seat_b = [np.ascontiguousarray(sb_r[:, i]) for i in range(p)]
+    seat_total = [np.ascontiguousarray(tot[:, i]) for i in range(p)]
     for i in range(p):
         for j in range(p):
             if i == j:
                 continue
-            both = sa_r[:, i] & sb_r[:, j]
-            ahead += both & (tot[:, i] > tot[:, j])
-            behind += both & (tot[:, i] < tot[:, j])
-            ties += both & (tot[:, i] == tot[:, j])
+            both = seat_a[i] & seat_b[j]
+            counts[0] += both & (seat_total[i] > seat_total[j])
+            counts[1] += both & (seat_total[i] < seat_total[j])
+            counts[2] += both & (seat_total[i] == seat_total[j])
+    ahead, behind, ties = counts.astype(np.float64)
     share = np.asarray(table.win_share)[rows]
     na_r, nb_r = na[rows], nb[rows]
     x = np.where(sa_r, share, 0).sum(axis=1) / na_r
@@ -162,7 +165,7 @@ def seat_share_difference(d: dict[str, np.ndarray], confidence: float = 0.95) ->
     Returns:
         (difference, low, high) as fractions.
     """
-    codes = pd.factorize(d["unit"])[0]
+    codes = unit_codes(d["unit"])
     bc = lambda w: np.bincount(codes, weights=w)
     n_c = bc(np.ones(codes.size))
     top_a = float(np.mean(1.0 / d["seats_a"]))
@@ -196,7 +199,7 @@ def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 
                 for x, y in ((a, b), (b, a)):
                     rows.append((agents[x], agents[y], 0, 0, 0, 0, 0, 0) + (nan,) * 8)
                 continue
-            codes = pd.factorize(d["unit"])[0]
+            codes = unit_codes(d["unit"])
             y_c = np.bincount(codes, weights=d["ahead"] + d["ties"] / 2)
             n_c = np.bincount(codes, weights=d["pairs"])
             share = estimate_from_sums(y_c, n_c, confidence, proportion=True)
@@ -267,16 +270,19 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
     sa = np.asarray(table.seat_agent)
     g, p = sa.shape
     pos = position_of(table, position).ravel()
-    agent = pd.factorize(sa.ravel(), sort=True)[0]
+    agent = _rank_codes(sa.ravel())
     k = int(agent.max()) + 1 if agent.size else 1
-    cols = [np.ones(g * p)] + [(pos == q).astype(np.float64) for q in range(1, p)]
-    cols += [(agent == a).astype(np.float64) for a in range(1, k)]
-    x = np.column_stack(cols)
+    # columns: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies), filled in place
+    x = np.zeros((g * p, p + k - 1))
+    x[:, 0] = 1.0
+    obs = np.arange(g * p)
+    x[obs[pos > 0], pos[pos > 0]] = 1.0
+    x[obs[agent > 0], p - 1 + agent[agent > 0]] = 1.0
     unit = np.repeat(np.asarray(table.game_index), p)
     xtx = x.T @ x
     if np.linalg.matrix_rank(xtx) < x.shape[1]:  # positions confounded with agents: no separate effect
         nan = np.full(p, np.nan)
-        c = int(pd.factorize(unit)[0].max()) + 1
+        c = int(unit_codes(unit).max()) + 1
         return {"effect": nan, "se": nan, "F": float("nan"), "df_num": p - 1, "df_den": c - 1,
                 "p_value": float("nan"), "units": c}
     y = np.asarray(table.win_share, np.float64).ravel()
@@ -285,6 +291,17 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     return {"effect": np.concatenate([[0.0], beta[1:p]]), "se": np.concatenate([[0.0], se[1:p]]), "F": f,
             "df_num": p - 1, "df_den": c - 1, "p_value": pv, "units": c}
+
+
+def _rank_codes(values: np.ndarray) -> np.ndarray:
+    """(N,) int64 rank of each value among the distinct values, ``pandas.factorize(values, sort=True)[0]``; for
+    small non-negative integers (agent indices) by a lookup table instead of a hash table."""
+    v = np.asarray(values)
+    if v.dtype.kind in "iu" and v.size and 0 <= int(v.min()) and int(v.max()) < 1 << 16:
+        present = np.zeros(int(v.max()) + 1, bool)
+        present[v] = True
+        return (np.cumsum(present) - 1)[v]
+    return pd.factorize(v, sort=True)[0].astype(np.int64, copy=False)
 
 
 def position_table(table: GameTable, agents: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
@@ -308,29 +325,32 @@ def position_table(table: GameTable, agents: Sequence[str], confidence: float = 
     unit = np.asarray(table.game_index)
     frames = []
     tests = []
+    games = np.arange(g)
     for position in ("seat", "turn_order"):
-        pos = position_of(table, position)
+        # every game has exactly one seat in each position (position_of: a rotation of the chairs), so the seat in
+        # position q is column chair[:, q], and its win shares in game order are the seat-games of that position
+        chair = np.argsort(position_of(table, position), axis=1, kind="stable")
         res = position_test(table, position)
         tests.append(res["p_value"])
         tq = float(sps.t.ppf(0.5 + confidence / 2, max(res["df_den"], 1)))
         rows = []
+        share_q = [share[games, chair[:, q]] for q in range(p)]
+        agent_q = [sa[games, chair[:, q]] for q in range(p)]
         for q in range(p):
-            m = pos == q
-            e = ratio_estimate(share[m], 1.0, np.broadcast_to(unit[:, None], (g, p))[m], confidence, proportion=True)
+            e = ratio_estimate(share_q[q], 1.0, unit, confidence, proportion=True)
             eff, se = res["effect"][q], res["se"][q]
-            rows.append((position, "(all)", q, g, float(share[m].sum()), e.value, e.low, e.high, eff, eff - tq * se,
+            rows.append((position, "(all)", q, g, float(share_q[q].sum()), e.value, e.low, e.high, eff, eff - tq * se,
                          eff + tq * se, res["F"], res["df_num"], res["df_den"], res["p_value"], np.nan))
         for a, name in enumerate(agents):
             for q in range(p):
-                m = (pos == q) & (sa == a)
+                m = agent_q[q] == a
                 n = int(m.sum())
                 if n:
-                    e = ratio_estimate(share[m], 1.0, np.broadcast_to(unit[:, None], (g, p))[m], confidence,
-                                       proportion=True)
+                    e = ratio_estimate(share_q[q][m], 1.0, unit[m], confidence, proportion=True)
                     vals = (e.value, e.low, e.high)
                 else:
                     vals = (np.nan,) * 3
-                rows.append((position, name, q, n, float(share[m].sum()), *vals) + (np.nan,) * 8)
+                rows.append((position, name, q, n, float(share_q[q][m].sum()), *vals) + (np.nan,) * 8)
         frames.append(pd.DataFrame(rows, columns=list(SEAT_COLUMNS)))
     df = pd.concat(frames, ignore_index=True)
     adj = holm(np.array(tests))

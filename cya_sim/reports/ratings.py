@@ -35,6 +35,7 @@ from scipy.stats import norm
 
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.comparisons import ahead_counts, seat_outcomes
+from cya_sim.reports.stats import unit_codes
 
 ELO_PER_LOGIT = 400.0 / np.log(10.0)
 #: Fewest games an agent must have won (a share > 0) for its win-based rating to get an interval: with fewer, the
@@ -177,7 +178,7 @@ def cluster_covariance(table: GameTable, beta: np.ndarray, bread: np.ndarray, or
     """
     k = beta.shape[0]
     sa = np.asarray(table.seat_agent, np.int64)
-    unit = pd.factorize(np.asarray(table.game_index))[0]
+    unit = unit_codes(table.game_index)
     c = int(unit.max()) + 1
     score = np.zeros(c * k)
     n = 0

@@ -88,12 +88,25 @@ class Report:
     score_unit: str = "dollars"
 
 
-def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
+#: Stored columns no table or plot of the report reads (:func:`report_columns` leaves them out).
+UNREAD = frozenset({"winner_agents", "cycle", "lineup", "rotation"})
+
+
+def report_columns(manifest: dict) -> list[str]:
+    """The columns of ``games.parquet`` the report reads (:func:`cya_sim.results.folder.games_schema` of the
+    folder's family and largest table, without :data:`UNREAD`), for ``load_games(folder, columns=...)``."""
+    family = result_columns_of(manifest)
+    return [c for c in games_schema(int(manifest["max_players"]), family).names if c not in UNREAD]
+
+
+def build_report(folder: str | Path, confidence: float = 0.95, games: pd.DataFrame | None = None) -> Report:
     """Compute every table and plot of a results folder and write them with REPORT.md.
 
     Args:
         folder: a results folder (``manifest.json`` and ``games.parquet/``).
         confidence: level of every interval (0.95 in the files' column descriptions).
+        games: the folder's stored games already loaded (``load_games(folder, columns=report_columns(manifest))``
+            or all columns), so a run that holds them does not read them twice; default: read them here.
 
     Returns:
         a :class:`Report`.
@@ -106,9 +119,8 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
     folder = Path(folder)
     manifest = read_manifest(folder)
     family = result_columns_of(manifest)
-    skip = {"winner_agents", "cycle", "lineup", "rotation"}  # not needed for any table or plot
-    games = load_games(folder, columns=[c for c in games_schema(int(manifest["max_players"]), family).names
-                                        if c not in skip])
+    if games is None:
+        games = load_games(folder, columns=report_columns(manifest))
     agents = list(manifest["experiment"]["agents"])
     analysis = analyse(games, agents, confidence, family.family)
     written: list[Path] = []

@@ -39,8 +39,8 @@ Resources 50:317–372, section VI).
   to F(q, C - 1) (Cameron & Miller 2015); it held its size with few units
   where the cluster-robust Wald test did not (docs/statistics.md).
 - A family of tests: Holm's (1979, Scand. J. Statist. 6:65–70) step-down
-  adjustment, ``statsmodels.stats.multitest.multipletests(method="holm")``,
-  shown beside the raw p-values.
+  adjustment, the arithmetic of ``statsmodels.stats.multitest.multipletests(method="holm")``
+  (:func:`holm`), shown beside the raw p-values.
 - Paired per-deal differences (the tip study's effects, tune's held-out gains):
   the paired t interval and test over deals, or an exact bound when fewer than
   10 deals differ or every deal gave the same difference, never a zero-width
@@ -59,7 +59,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from cya_sim.engine.table import GameTable
@@ -148,8 +147,31 @@ def unit_sums(values, counts, unit) -> tuple[np.ndarray, np.ndarray]:
     """
     y = np.asarray(values, np.float64).ravel()
     n = np.broadcast_to(np.asarray(counts, np.float64), y.shape).ravel()
-    codes = pd.factorize(np.asarray(unit).ravel())[0]
+    codes = unit_codes(unit)
     return np.bincount(codes, weights=y), np.bincount(codes, weights=n)
+
+
+def unit_codes(unit) -> np.ndarray:
+    """The code of each observation's sampling unit, numbered by first appearance: ``pandas.factorize(unit)[0]``.
+
+    Stored games come in game order, and their units (the game, or the deal: one per cycle under duplicate deals)
+    never decrease, so for non-decreasing integer labels the codes are a running count of label changes (one pass,
+    no hash table: a million games in milliseconds); any other labels go through ``pandas.factorize``. Both give
+    the same codes, so every per-unit sum (:func:`unit_sums`) is the same.
+
+    Args:
+        unit: (N,) labels (any shape is flattened).
+
+    Returns:
+        (N,) int64 codes from 0 to C - 1, C the number of distinct labels.
+    """
+    u = np.asarray(unit).ravel()
+    if u.dtype.kind in "iu" and u.size and bool(np.all(u[1:] >= u[:-1])):
+        codes = np.empty(u.size, np.int64)
+        codes[0] = 0
+        np.cumsum(u[1:] != u[:-1], out=codes[1:])
+        return codes
+    return pd.factorize(u)[0].astype(np.int64, copy=False)
 
 
 def ratio_se(y_c: np.ndarray, n_c: np.ndarray, null: float | None = None) -> tuple[float, float]:
@@ -428,7 +450,7 @@ def cluster_ols(y, x, unit) -> tuple[np.ndarray, np.ndarray, int]:
     y = np.asarray(y, np.float64)
     x = np.asarray(x, np.float64)
     n, k = x.shape
-    codes = pd.factorize(np.asarray(unit).ravel())[0]
+    codes = unit_codes(unit)
     c = int(codes.max()) + 1 if n else 0
     bread = np.linalg.inv(x.T @ x)
     beta = bread @ (x.T @ y)
@@ -485,14 +507,27 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     y = np.asarray(y, np.float64)
     x1 = np.asarray(x1, np.float64)
     x2 = np.asarray(x2, np.float64)
-    codes = pd.factorize(np.asarray(unit).ravel())[0]
+    codes = unit_codes(unit)
     c = int(codes.max()) + 1 if codes.size else 0
     q = x2.shape[1]
     if c < 2:
         return float("nan"), float("nan"), c
     e0 = y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
-    x2t = x2 - x1 @ np.linalg.lstsq(x1, x2, rcond=None)[0]
-    s = np.column_stack([np.bincount(codes, weights=x2t[:, j] * e0, minlength=c) for j in range(q)])
+    b2 = np.linalg.lstsq(x1, x2, rcond=None)[0]
+    if np.all((x1 == 0.0) | (x1 == 1.0)):  # dummies (position_test): every product x1_ik b_kj is exact, and the
+        # fitted column is the sum over k in order, as ``x1 @ b2`` sums it, one pass per column instead of the
+        # product's slow path for a (N, K1) x (K1, q) matrix (1.8 s for four million rows)
+        cols = [np.ascontiguousarray(x1[:, i]) for i in range(x1.shape[1])]
+        fitted = []
+        for j in range(q):
+            f = np.zeros(y.size)
+            for i, col in enumerate(cols):
+                f += col * b2[i, j]
+            fitted.append(f)
+        x2t = [x2[:, j] - fitted[j] for j in range(q)]
+    else:
+        x2t = list((x2 - x1 @ b2).T)
+    s = np.column_stack([np.bincount(codes, weights=x2t[j] * e0, minlength=c) for j in range(q)])
     total = s.sum(axis=0)
     try:
         lm = float(total @ np.linalg.solve(s.T @ s, total))
@@ -539,7 +574,20 @@ def holm(pvalues) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
     if ok.any():
-        out[ok] = multipletests(p[ok], method="holm")[1]
+        out[ok] = _holm_adjusted(p[ok])
+    return out
+
+
+def _holm_adjusted(p: np.ndarray) -> np.ndarray:
+    """The Holm-adjusted p-values of ``multipletests(p, method="holm")[1]`` by the same arithmetic (sorted p times
+    m, m - 1, ..., 1, running maximum, capped at 1), without the full garbage collection statsmodels 0.15 runs
+    in that branch (0.15 s a call with a report's million games in memory); ``tests/test_stats.py`` holds the two
+    equal."""
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate(np.take(p, order) * np.arange(p.size, 0, -1))
+    adjusted[adjusted > 1] = 1
+    out = np.empty_like(adjusted)
+    out[order] = adjusted
     return out
 
 
@@ -753,7 +801,7 @@ def agent_unit_sums(table: GameTable, agent: int) -> dict[str, np.ndarray]:
     where = sa == agent
     seats = where.sum(axis=1)
     rows = seats > 0
-    unit = pd.factorize(np.asarray(table.game_index)[rows])[0]
+    unit = unit_codes(np.asarray(table.game_index)[rows])
     wins = np.where(where, table.win_share, 0.0).sum(axis=1)[rows]
     total = np.where(where, table.totals, 0).sum(axis=1)[rows].astype(np.float64)
     s = seats[rows].astype(np.float64)

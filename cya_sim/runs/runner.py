@@ -549,7 +549,7 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
                 if rest > 0:
                     bar.update(rest)
             yield task, result
-        pool.shutdown(wait=True)
+        pool.shutdown(wait=False)  # every chunk is in: the idle workers exit on their own while the caller goes on
     except BaseException:  # KeyboardInterrupt, GeneratorExit (the caller stopped), a chunk's error
         _stop_workers(pool)
         raise

@@ -374,7 +374,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         IllegalActionError: an agent returned an illegal action.
         OSError: result files cannot be written.
     """
-    from cya_sim.reports.stats import summarize
+    from cya_sim.reports.stats import SUMMARY_COLUMNS, summarize
 
     exp = config.experiment()
     names = exp.agents
@@ -386,10 +386,11 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         table, workers, elapsed, warm = _play_in_memory(exp, engine, chunk, progress)
         files: tuple[Path, ...] = ()
         compile_s, compiled, played = warm.compile_s, tuple(warm.compiled), len(table)
+        summary = summarize(table, names)
     else:
         check_out_folder(config)
-        from cya_sim.reports.report import build_report
-        from cya_sim.results.folder import folder_lock, load_games
+        from cya_sim.reports.report import build_report, report_columns
+        from cya_sim.results.folder import folder_lock, load_games, read_manifest
         from cya_sim.runs.experiment import check_settings
         from cya_sim.runs.runner import prepare_folder, run_experiment
 
@@ -398,13 +399,17 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         with _as_tournament_error(), folder_lock(config.out, command):
             manifest, resumed = prepare_folder(exp, engine, command)
             run = run_experiment(exp, progress=progress, command=command, prepared=(manifest, resumed))
-            table = game_table(load_games(config.out), names)  # the family named by load_games
-            files = tuple(build_report(config.out).files)
+            games = load_games(config.out, columns=report_columns(read_manifest(config.out)))  # once: table, report
+            table = game_table(games, names)  # the family named by load_games
+            report = build_report(config.out, games=games)
+            files = tuple(report.files)
         chunk, elapsed = int(manifest["chunk_size"]), run.elapsed_s
         workers = max(1, run.workers)
         compile_s, compiled, played = run.compile_s, run.compiled, run.games_played
-    result = TournamentResult(config, names, lineup, table, summarize(table, names), engine, note, workers, chunk,
-                              elapsed)
+        # the report's per-agent rows are summarize() of these games (one table size; every agent of the line-up
+        # sits; deal = game): taken from it rather than computed twice
+        summary = report.analysis.summary.loc[:, list(SUMMARY_COLUMNS)].reset_index(drop=True)
+    result = TournamentResult(config, names, lineup, table, summary, engine, note, workers, chunk, elapsed)
     return replace(result, files=files, compile_s=compile_s, compiled=compiled, games_played=played)
 
 
