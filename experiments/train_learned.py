@@ -4,15 +4,15 @@
     python experiments/train_learned.py --players 2 --steps 1000000 --seed 1 --out agents/learned_models/classic_2p
 
 The learner plays one seat against ``--opponents`` (compiled agents) on :class:`cya_sim.env.sb3.ViewFeatureVectorEnv`
-(observations: :func:`agents.learned.features` of its agent view; reward ``dense``: change in its total in $M plus
+(observations: :func:`agents.classic.learned.features` of its agent view; reward ``dense``: change in its total in $M plus
 the final win share), wrapped as a Stable-Baselines3 VecEnv (:func:`cya_sim.env.sb3.make_sb3_vec_env`). Every
 ``--eval-every`` steps the deterministic policy (arg-max over legal actions) plays ``--eval-games`` fresh games in
 a separate environment (seed ``seed + 10_000``, never a training deal); the win shares make the learning curve
 (``NAME_curve.csv``, ``NAME_curve.png``). At the end the policy network (``F -> 64 -> 64 -> A``, tanh) is
-exported to numpy (``NAME.npz``) with a generated plug-in module ``NAME.py`` (:func:`agents.learned.write_plugin`),
+exported to numpy (``NAME.npz``) with a generated plug-in module ``NAME.py`` (:func:`agents.classic.learned.write_plugin`),
 named like any agent: ``agents.learned_models.NAME:decide``; no torch at play time. The ``.npz`` records what the
 model was trained for (the rules' preset and digest, the table size, the observation encoding): named at another
-table size or under other rules it is refused in one line before any game (:func:`agents.learned.check_setting`).
+table size or under other rules it is refused in one line before any game (:func:`agents.classic.learned.check_setting`).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.learned import write_plugin
+    from agents.classic.learned import write_plugin
     from cya_sim.env.sb3 import ViewFeatureVectorEnv, make_sb3_vec_env
 
     torch.set_num_threads(1)

@@ -25,7 +25,7 @@ from gymnasium.error import ResetNeeded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cya_sim.engine.batched import IllegalActionError as BatchedIllegalActionError
+from cya_sim.engine.classic.batched import IllegalActionError as BatchedIllegalActionError
 from cya_sim.env import CoverYourAssetsAEC, CoverYourAssetsGym, CoverYourAssetsVectorEnv, IllegalActionError
 from cya_sim.game.rules import get_rules
 
@@ -229,7 +229,7 @@ def test_vector_env_reports_the_round_cap_as_a_truncation_with_a_flag():
 @pytest.fixture(scope="module")
 def spiel_game():
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.openspiel import register_openspiel
+    from cya_sim.env.classic.openspiel import register_openspiel
 
     register_openspiel()
     return pyspiel.load_game("python_cover_your_assets", {"players": 2, "rounds": 2})
@@ -487,8 +487,8 @@ def test_theft_envs_before_reset_raise_reset_needed_and_refuse_bad_seeds():
 def test_theft_envs_take_theft_agents_only():
     with pytest.raises(ValueError, match=r"^opponents: .*card_counter"):
         CoverYourAssetsGym(rules="theft", n_players=3, opponents="card_counter")
-    with pytest.raises(ValueError, match=r"^opponents: 'agents.theft:TheftGreedyAgent' has no compiled form"):
-        CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="agents.theft:TheftGreedyAgent")
+    with pytest.raises(ValueError, match=r"^opponents: 'agents.theft.registry:TheftGreedyAgent' has no compiled form"):
+        CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="agents.theft.registry:TheftGreedyAgent")
     env = CoverYourAssetsGym(rules="theft", n_players=3)  # the theft game's default opponents
     assert env.seat_specs == ["learner", "greedy", "defender"]
 
@@ -556,7 +556,7 @@ def test_theft_turn_cap_is_a_truncation_in_every_env():
 
 def test_theft_openspiel_refuses_bad_moves_and_parameters():
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.openspiel import register_openspiel
+    from cya_sim.env.classic.openspiel import register_openspiel
 
     register_openspiel()
     game = pyspiel.load_game("python_cover_your_assets", {"players": 2, "rules": "theft"})
@@ -579,7 +579,7 @@ def test_theft_openspiel_refuses_bad_moves_and_parameters():
 
 def test_theft_openspiel_deserialized_state_plays_on_to_the_end():
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.openspiel import register_openspiel
+    from cya_sim.env.classic.openspiel import register_openspiel
 
     register_openspiel()
     game = pyspiel.load_game("python_cover_your_assets", {"players": 3, "rules": "theft",
@@ -670,7 +670,7 @@ def test_openspiel_game_parameters_of_the_wrong_type_are_refused_naming_them(par
     ``players=2.5`` and ``rounds=1.5`` were truncated, an unknown parameter was ignored, ``rounds=10**30`` a
     pybind11 RuntimeError."""
     pytest.importorskip("pyspiel")
-    from cya_sim.env.openspiel import CoverYourAssetsGame
+    from cya_sim.env.classic.openspiel import CoverYourAssetsGame
 
     with pytest.raises(error, match=message):
         CoverYourAssetsGame(params)

@@ -6,15 +6,15 @@ human terminal) reach a game only through a :class:`GameInterface`, chosen once 
 
 - :class:`ClassicGame` — the Cover Your Assets family (RULES.md §1–8; every preset of
   :data:`cya_sim.game.rules.PRESETS`), wrapping the reference engine, the §10 observation, the
-  :class:`~cya_sim.env.encoding.ObservationEncoder`, the batched engine bridge and the OpenSpiel state
+  :class:`~cya_sim.env.classic.encoding.ObservationEncoder`, the batched engine bridge and the OpenSpiel state
   exactly as they were (behaviour unchanged).
 - :class:`TheftGame` — seed 003's theft game (RULES.md §9, preset ``theft``), on
   :mod:`cya_sim.game.theft`'s reference engine, state, legal mask and observation, encoded by
-  :class:`~cya_sim.env.theft_encoding.TheftObservationEncoder`; its vector env runs on the compiled
-  theft engine (:mod:`cya_sim.env.theft_batched_bridge`) and its OpenSpiel game is
-  :mod:`cya_sim.env.theft_openspiel`.
+  :class:`~cya_sim.env.theft.encoding.TheftObservationEncoder`; its vector env runs on the compiled
+  theft engine (:mod:`cya_sim.env.theft.batched_bridge`) and its OpenSpiel game is
+  :mod:`cya_sim.env.theft.openspiel`.
 
-A state is the game's own object (a :class:`~cya_sim.game.state.GameState` or a
+A state is the game's own object (a :class:`~cya_sim.game.classic.state.GameState` or a
 :class:`~cya_sim.game.theft.state.TheftState`); the environments hold it but never read it — they ask the
 interface. A third game is a recipe: a subclass here with its encoder, bridge and OpenSpiel state, one
 entry in :data:`GAMES`, and the conformance tests of ``tests/test_env_conformance.py`` run over it.
@@ -157,7 +157,7 @@ class GameInterface(ABC):
     @property
     @abstractmethod
     def bridge(self) -> ModuleType:
-        """The module joining the vector env to this game's batched engine (:mod:`cya_sim.env.batched_bridge`'s
+        """The module joining the vector env to this game's batched engine (:mod:`cya_sim.env.classic.batched_bridge`'s
         functions: ``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``)."""
         raise NotImplementedError
 
@@ -177,7 +177,7 @@ class ClassicGame(GameInterface):
     cap_name = "max_rounds"
 
     def _space(self):
-        from cya_sim.engine.reference.legal import action_space
+        from cya_sim.engine.classic.reference.legal import action_space
 
         return action_space(self.rules)
 
@@ -186,8 +186,8 @@ class ClassicGame(GameInterface):
         return self.rules.deck.n_types
 
     def new_state(self, n_players: int, key: int, game_index: int, log: Log = None):
-        from cya_sim.engine.reference import new_game
-        from cya_sim.engine.reference.draft import describe_tops
+        from cya_sim.engine.classic.reference import new_game
+        from cya_sim.engine.classic.reference.draft import describe_tops
 
         state = new_game(self.rules, n_players, key, game_index)
         if log is not None:
@@ -200,17 +200,17 @@ class ClassicGame(GameInterface):
         return np.array(state.totals, np.int64)
 
     def observe(self, state, seat: int):
-        from cya_sim.engine.reference import observation
+        from cya_sim.engine.classic.reference import observation
 
         return observation.observe(state, seat)
 
     def legal_mask(self, state) -> np.ndarray:
-        from cya_sim.engine.reference.legal import legal_action_mask
+        from cya_sim.engine.classic.reference.legal import legal_action_mask
 
         return legal_action_mask(state)
 
     def apply(self, state, action: int, log: Log = None, mask: np.ndarray | None = None) -> None:
-        from cya_sim.engine.reference import apply_action
+        from cya_sim.engine.classic.reference import apply_action
 
         apply_action(state, action, log, legal_mask=mask)
 
@@ -219,17 +219,17 @@ class ClassicGame(GameInterface):
                 + "; final totals " + ", ".join(f"${t:,}" for t in state.totals))
 
     def encoder(self, n_players: int, depth: int | None):
-        from cya_sim.env.encoding import ObservationEncoder
+        from cya_sim.env.classic.encoding import ObservationEncoder
 
         return ObservationEncoder(self.rules, n_players, depth)
 
     def make_agent(self, spec: str):
-        from agents.registry import make_agent
+        from agents.classic.registry import make_agent
 
         return make_agent(spec)
 
     def check_opponent(self, spec: str) -> None:
-        from agents.registry import is_cheating
+        from agents.classic.registry import is_cheating
 
         self.make_agent(spec)
         if is_cheating(spec):
@@ -237,7 +237,7 @@ class ClassicGame(GameInterface):
                              "observations (e.g. random, greedy, heuristic, card_counter)")
 
     def check_compiled_opponent(self, spec: str) -> None:
-        from agents.registry import compiled_policy
+        from agents.classic.registry import compiled_policy
 
         if compiled_policy(spec) is None:
             raise ValueError(f"opponents: {spec!r} has no compiled form; the vector environment takes compiled "
@@ -245,7 +245,7 @@ class ClassicGame(GameInterface):
 
     @property
     def bridge(self) -> ModuleType:
-        from cya_sim.env import batched_bridge
+        from cya_sim.env.classic import batched_bridge
 
         return batched_bridge
 
@@ -300,22 +300,22 @@ class TheftGame(GameInterface):
         apply_action(state, action, log, legal_mask=mask)
 
     def name_seats(self, msg: str, names) -> str:
-        for s, name in enumerate(names):  # as cya_sim.play.theft_reference.play_game tags its log
+        for s, name in enumerate(names):  # as cya_sim.play.theft.reference.play_game tags its log
             msg = msg.replace(f"seat {s} ", f"seat {s} ({name}) ").replace(f"seat {s}'s", f"seat {s} ({name})'s")
         return msg
 
     def encoder(self, n_players: int, depth: int | None):
-        from cya_sim.env.theft_encoding import TheftObservationEncoder
+        from cya_sim.env.theft.encoding import TheftObservationEncoder
 
         return TheftObservationEncoder(self.rules, n_players, depth)
 
     def make_agent(self, spec: str):
-        from agents.theft import make_theft_agent
+        from agents.theft.registry import make_theft_agent
 
         return make_theft_agent(spec)
 
     def check_compiled_opponent(self, spec: str) -> None:
-        from agents.theft_compiled import theft_policy_of
+        from agents.theft.compiled import theft_policy_of
 
         if theft_policy_of(spec)[0] < 0:
             raise ValueError(f"opponents: {spec!r} has no compiled form; the vector environment takes compiled "
@@ -323,12 +323,12 @@ class TheftGame(GameInterface):
 
     @property
     def bridge(self) -> ModuleType:
-        from cya_sim.env import theft_batched_bridge
+        from cya_sim.env.theft import batched_bridge as theft_batched_bridge
 
         return theft_batched_bridge
 
     def max_game_length(self, n_players: int) -> int:
-        """Most chance and player moves of one OpenSpiel theft game (:mod:`cya_sim.env.theft_openspiel`).
+        """Most chance and player moves of one OpenSpiel theft game (:mod:`cya_sim.env.theft.openspiel`).
 
         With P seats, hand size H, NC cards, T = ``max_turns`` turns at most (the safeguard) and at most
         ``d = draw_per_turn`` (+ ``hand_limit`` under ``discard_and_draw_up``) cards drawn a turn, so

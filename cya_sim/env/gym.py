@@ -23,7 +23,7 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
 
 from agents.spec import split_agent_list
 from cya_sim.engine.agent_calls import call_agent
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
+from cya_sim.env.classic.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.game import (
     EnvGame,
@@ -41,7 +41,7 @@ from cya_sim.game.rules import RuleSet
 ILLEGAL = ("end", "raise")
 
 
-#: Default opponents of each game family (the theft game has its own agents, ``agents/theft.py``).
+#: Default opponents of each game family (the theft game has its own agents, ``agents/theft/registry.py``).
 DEFAULT_OPPONENTS = {"classic": "greedy,card_counter", "theft": "greedy,defender"}
 
 
@@ -106,10 +106,10 @@ class CoverYourAssetsGym(gym.Env):
             they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``) or ``rgb_array``
             (:meth:`render` returns the table as the learner's seat sees it, RULES.md §10: an
             ``(H, W, 3) uint8`` array 1000 pixels wide, :func:`cya_sim.render.rgb_array`).
-        stack_depth: see :class:`~cya_sim.env.encoding.ObservationEncoder`.
+        stack_depth: see :class:`~cya_sim.env.classic.encoding.ObservationEncoder`.
 
     Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
-    (:meth:`~cya_sim.env.encoding.ObservationEncoder.space`), action ``Discrete(A)``. The legal action
+    (:meth:`~cya_sim.env.classic.encoding.ObservationEncoder.space`), action ``Discrete(A)``. The legal action
     mask is ``info["action_mask"]`` ((A,) int8, 1 = legal: PettingZoo's convention and what Gymnasium's
     ``Discrete.sample(mask=...)`` takes) and :meth:`action_masks` ((A,) bool, the method sb3-contrib's
     MaskablePPO calls; through wrappers ``env.get_wrapper_attr("action_masks")()``). Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is

@@ -3,10 +3,10 @@
 :class:`ViewFeatureVectorEnv` is the batched vector environment of :mod:`cya_sim.env.vector` (B games of one
 learning seat against compiled opponents, the opponents played inside the compiled loop) with two changes:
 
-* **observations** are :func:`agents.learned.features` of the learner's agent view (:func:`batch_features`:
-  the view fields it reads, built from the batch observation as :func:`agents.view.build_view` builds them) —
+* **observations** are :func:`agents.classic.learned.features` of the learner's agent view (:func:`batch_features`:
+  the view fields it reads, built from the batch observation as :func:`agents.classic.view.build_view` builds them) —
   the very function the exported policy runs inside the compiled loop, so a network trained here plays the
-  same inputs as a plug-in (:func:`agents.learned.write_plugin`);
+  same inputs as a plug-in (:func:`agents.classic.learned.write_plugin`);
 * **reward** ``"dense"``: at every learner step, the change in the learner's running total (R-SCORE) since its
   previous step, in millions of dollars times ``dense_weight``, plus the final win share (R-TIE) when the
   game ends; ``"win_share"``: the final win share only (as the vector environment).
@@ -32,8 +32,8 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 from numba import njit
 
-from agents.learned import features, n_features
-from agents.view import (
+from agents.classic.learned import features, n_features
+from agents.classic.view import (
     H_CH_ACTIVE,
     H_CH_ASSET,
     H_CH_CHALLENGER,
@@ -56,7 +56,7 @@ from agents.view import (
     S_TOP_SIZE,
     S_TOP_VALUE_SEEN,
 )
-from cya_sim.env import batched_bridge as bridge
+from cya_sim.env.classic import batched_bridge as bridge
 from cya_sim.env.game import keyword_checked, resolve_rules
 from cya_sim.env.games import ClassicGame, game_interface
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
@@ -106,9 +106,9 @@ def _batch_features(seat, phase, hand, unseen, hand_sizes, stack_len, set_asset,
 
 
 def batch_features(ob) -> np.ndarray:
-    """(B, F) float32 :func:`agents.learned.features` of every row's seat to act, from an
-    :class:`~cya_sim.engine.batched.ObservationBatch` (classic rules; the view fields the features read are
-    built from the batch's arrays as :func:`agents.view.build_view` builds them; tests check equality)."""
+    """(B, F) float32 :func:`agents.classic.learned.features` of every row's seat to act, from an
+    :class:`~cya_sim.engine.classic.batch_observation.ObservationBatch` (classic rules; the view fields the features read are
+    built from the batch's arrays as :func:`agents.classic.view.build_view` builds them; tests check equality)."""
     d = ob.rules.deck
     nf = n_features(ob.n_players, d.n_types, d.n_assets)
     return _batch_features(ob.seat, ob.phase, ob.hand, ob.unseen, ob.hand_sizes, ob.stack_len, ob.set_asset,
@@ -125,7 +125,7 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
         num_envs, rules, n_players, seat, opponents: as :class:`~cya_sim.env.vector.CoverYourAssetsVectorEnv`.
         reward: ``"dense"`` or ``"win_share"``. dense_weight: factor of the change in total ($M).
 
-    Spaces: ``single_observation_space`` ``Box(-inf, inf, (F,), float32)``, F = :func:`agents.learned.n_features`.
+    Spaces: ``single_observation_space`` ``Box(-inf, inf, (F,), float32)``, F = :func:`agents.classic.learned.n_features`.
 
     Raises:
         ValueError: a reward not in :data:`REWARDS`, rules with the advanced cards or draft piles, or the theft
@@ -140,7 +140,7 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
             raise ValueError(f"rules: {getattr(rules, 'name', rules)!r}; the learned agent's features encode the "
                              "classic game's agent view; for the theft game use CoverYourAssetsVectorEnv(rules='theft')")
         super().__init__(num_envs, rules, n_players, seat, opponents, "win_share")
-        from cya_sim.game.actions import ActionSpace
+        from cya_sim.game.classic.actions import ActionSpace
 
         sp = ActionSpace.for_rules(self.rules)
         if sp.advanced_on or sp.draft:

@@ -1,13 +1,13 @@
 """A batched Gymnasium vector environment on the compiled engine: B games stepped at once.
 
 Each sub-environment is one row of the game's batched engine, reached through the game's bridge
-(:attr:`cya_sim.env.games.GameInterface.bridge`: :mod:`cya_sim.env.batched_bridge` for the classic
-family, :mod:`cya_sim.env.theft_batched_bridge` for the theft game, RULES.md §9, whose docstring says
+(:attr:`cya_sim.env.games.GameInterface.bridge`: :mod:`cya_sim.env.classic.batched_bridge` for the classic
+family, :mod:`cya_sim.env.theft.batched_bridge` for the theft game, RULES.md §9, whose docstring says
 which engine does what): the learner's B actions are applied in one
-compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.batched`)
+compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.classic.batched`)
 plays every opponent seat of every row until the learner must act again; no
 Python runs per game or per opponent decision. Observations are the vectors of
-:class:`~cya_sim.env.encoding.ObservationEncoder`, encoded for the whole batch
+:class:`~cya_sim.env.classic.encoding.ObservationEncoder`, encoded for the whole batch
 at once; opponents must have a compiled form (``random``, ``greedy``,
 ``heuristic``, ``wild_hoarder``, ``card_counter``, or a compiled plug-in, :mod:`agents.plugin`).
 """
@@ -27,7 +27,7 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
+from cya_sim.env.classic.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.game import check_int, check_players, check_seed, is_int, keyword_checked, resolve_rules
 from cya_sim.env.games import game_interface
@@ -79,7 +79,7 @@ class CoverYourAssetsVectorEnv(VectorEnv):
             and the single environment's render modes).
 
     Spaces: ``single_observation_space`` ``Box(low, high, (D_obs,), float32)`` (finite bounds,
-    :meth:`~cya_sim.env.encoding.ObservationEncoder.space`), ``single_action_space``
+    :meth:`~cya_sim.env.classic.encoding.ObservationEncoder.space`), ``single_action_space``
     ``Discrete(A)``; batched: ``(B, D_obs)`` and ``MultiDiscrete([A] * B)``. :meth:`action_masks`
     is ``(B, A) bool`` (sb3-contrib's method; boolean masks, as :meth:`CoverYourAssetsGym.action_masks
     <cya_sim.env.gym.CoverYourAssetsGym.action_masks>` says), ``info["action_mask"]`` the same ``(B, A) int8``

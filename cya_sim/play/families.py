@@ -125,12 +125,12 @@ class ClassicFamily(GameFamily):
         return RuleSet
 
     def agent_names(self) -> tuple[str, ...]:
-        from agents.registry import agent_names
+        from agents.classic.registry import agent_names
 
         return agent_names()
 
     def make_agent(self, spec: str) -> Any:
-        from agents.registry import make_agent
+        from agents.classic.registry import make_agent
 
         return make_agent(spec)
 
@@ -141,7 +141,7 @@ class ClassicFamily(GameFamily):
 
     def play_game(self, rules: Any, agents: Sequence, key: int, game_index: int = 0,
                   log: Callable[[str], None] | None = None) -> Any:
-        from cya_sim.engine.reference import play_game
+        from cya_sim.engine.classic.reference import play_game
 
         for a in agents:  # a learned model (a plug-in agent named by its spec) elsewhere than it was trained for
             name = a if isinstance(a, str) else getattr(a, "name", None)
@@ -150,12 +150,12 @@ class ClassicFamily(GameFamily):
         return play_game(rules, agents, key, game_index, log=log)
 
     def batched_refusal(self, rules: Any) -> str:
-        from cya_sim.engine import batched_refusal
+        from cya_sim.engine.classic.layout import batched_refusal
 
         return batched_refusal(rules)
 
     def check_setting(self, spec: str, rules: Any, players: int) -> None:
-        from agents.learned import check_setting
+        from agents.classic.learned import check_setting
 
         check_setting(spec, rules, players)
 
@@ -178,27 +178,27 @@ class TheftFamily(GameFamily):
         return TheftRuleSet
 
     def agent_names(self) -> tuple[str, ...]:
-        from agents.theft import theft_agent_names
+        from agents.theft.registry import theft_agent_names
 
         return theft_agent_names()
 
     def make_agent(self, spec: str) -> Any:
-        from agents.theft import make_theft_agent
+        from agents.theft.registry import make_theft_agent
 
         return make_theft_agent(spec)
 
     def _play_games(self, engine: str) -> Callable:
         if engine == "reference":
-            from cya_sim.play.theft_reference import play_theft_games
+            from cya_sim.play.theft.reference import play_theft_games
 
             return play_theft_games
-        from cya_sim.play.theft_batched import play_theft_games_batched
+        from cya_sim.play.theft.batched import play_theft_games_batched
 
         return play_theft_games_batched
 
     def play_game(self, rules: Any, agents: Sequence, key: int, game_index: int = 0,
                   log: Callable[[str], None] | None = None) -> Any:
-        from cya_sim.play.theft_reference import play_game
+        from cya_sim.play.theft.reference import play_game
 
         return play_game(rules, agents, key, game_index, log=log)
 

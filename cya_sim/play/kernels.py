@@ -65,16 +65,21 @@ def classic_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequen
     Raises:
         ValueError: an unknown agent spec, or a plug-in that is not importable as ``module:function``.
     """
-    from agents.compiled import POLICY_GREEDY
-    from agents.compiled_strategy import STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC, STRATEGY_ORACLE, strategy_entry
-    from agents.plugin import entry_module
-    from agents.registry import compiled_policy
+    from agents.classic.compiled import POLICY_GREEDY
+    from agents.classic.compiled_strategy import (
+        STRATEGY_CARD_COUNTER,
+        STRATEGY_HEURISTIC,
+        STRATEGY_ORACLE,
+        strategy_entry,
+    )
+    from agents.classic.plugin import entry_module
+    from agents.classic.registry import compiled_policy
     from agents.spec import parse_agent_spec
 
     out: list[Kernel] = []
     kinds = {STRATEGY_HEURISTIC: "heuristic", STRATEGY_CARD_COUNTER: "card_counter", STRATEGY_ORACLE: "oracle"}
     if engine == "batched":
-        from cya_sim.play import loop
+        from cya_sim.play.classic import loop
 
         out.append(Kernel("play loop (the rules kernel, greedy, random)", "play loop",
                           lambda: numba_cached(loop.advance), lambda: _build_loop(rules_list[0], players[0]),
@@ -96,26 +101,26 @@ def classic_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequen
         if pol == POLICY_GREEDY and any(_greedy_is_view(r) for r in rules_list):
             views.add(STRATEGY_HEURISTIC)
     if engine == "batched" or search:
-        from agents.compiled_strategy import strategy_address
+        from agents.classic.compiled_strategy import strategy_address
 
         for k in sorted(views):
             out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(strategy_entry(k)),
                               lambda k=k: strategy_address(k)))
         for spec, pol in plugins:
-            from agents.plugin import plugin_address
+            from agents.classic.plugin import plugin_address
 
             mod = entry_module(pol)
             out.append(Kernel(f"plug-in {spec}", "plug-in", lambda mod=mod: numba_cached(mod.entry),
                               lambda pol=pol: plugin_address(pol)))
     if search:
-        from cya_sim.search import kernels
+        from cya_sim.search.classic import kernels
 
         out.append(Kernel("search (ISMCTS/PIMC kernels)", "search",
                           lambda: _all_cached([kernels.ismcts_run, kernels.pimc_run]),
                           lambda: _build_search(rules_list[0], players[0])))
     if engine == "reference" and views:  # a plug-in compiles at its first call, in the process that plays it
-        from agents.card_counter import card_counter_decide
-        from agents.heuristic import heuristic_decide
+        from agents.classic.card_counter import card_counter_decide
+        from agents.classic.heuristic import heuristic_decide
 
         funcs = [card_counter_decide, heuristic_decide]
         out.append(Kernel("reference agents' decision functions", "reference agents", lambda: _all_cached(funcs),
@@ -124,7 +129,7 @@ def classic_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequen
 
 
 def _greedy_is_view(rules) -> bool:
-    from cya_sim.game.actions import ActionSpace
+    from cya_sim.game.classic.actions import ActionSpace
 
     return ActionSpace.for_rules(rules).advanced_on and rules.draft != "none"
 
@@ -135,9 +140,9 @@ def _build_loop(rules, n_players: int) -> None:
     The loop returns at once (every seat waits for Python), having been compiled for the state's types,
     which are the same for every preset.
     """
-    from agents.compiled import new_scratch
-    from cya_sim.engine.batched import init
-    from cya_sim.play import loop
+    from agents.classic.compiled import new_scratch
+    from cya_sim.engine.classic.batched import init
+    from cya_sim.play.classic import loop
 
     st = init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
     loop.advance(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64),
@@ -146,10 +151,10 @@ def _build_loop(rules, n_players: int) -> None:
 
 def _build_search(rules, n_players: int) -> None:
     """Compile (or load) the ISMCTS and PIMC kernels: two small searches on a new game's first decision."""
-    from cya_sim.engine.reference import new_game
-    from cya_sim.engine.reference.observation import observe
+    from cya_sim.engine.classic.reference import new_game
+    from cya_sim.engine.classic.reference.observation import observe
     from cya_sim.game.rng import root_key
-    from cya_sim.search.search import ismcts_search, pimc_search
+    from cya_sim.search.classic.search import ismcts_search, pimc_search
 
     state = new_game(rules, n_players, root_key(1), 0)
     obs = observe(state, state.to_act)
@@ -159,10 +164,10 @@ def _build_search(rules, n_players: int) -> None:
 
 def _build_reference(rules, n_players: int, agents: Sequence[str]) -> None:
     """Compile (or load) what the reference engine's compiled agents call: one decision of each built-in."""
-    from agents.registry import REGISTRY, compiled_policy, make_agent
+    from agents.classic.registry import REGISTRY, compiled_policy, make_agent
     from agents.spec import parse_agent_spec
-    from cya_sim.engine.reference import new_game
-    from cya_sim.engine.reference.observation import observe
+    from cya_sim.engine.classic.reference import new_game
+    from cya_sim.engine.classic.reference.observation import observe
     from cya_sim.game.rng import root_key
 
     state = new_game(rules, n_players, root_key(1), 0)
@@ -181,8 +186,8 @@ def _build_reference(rules, n_players: int, agents: Sequence[str]) -> None:
 
 def theft_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
     """The kernels a theft run needs on ``engine``: on ``batched`` the theft play loop
-    (:func:`cya_sim.play.theft_loop.advance`: the theft rules kernel with ``random``, ``greedy`` and ``defender``) and
-    each compiled theft plug-in's C entry (:mod:`agents.theft_view`); on either engine the theft search kernels
+    (:func:`cya_sim.play.theft.loop.advance`: the theft rules kernel with ``random``, ``greedy`` and ``defender``) and
+    each compiled theft plug-in's C entry (:mod:`agents.theft.view`); on either engine the theft search kernels
     when ``ismcts`` or ``pimc`` plays (:mod:`cya_sim.search.theft.kernels`).
 
     Raises:
@@ -199,9 +204,9 @@ def theft_kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence
                           lambda: _build_theft_search(rules_list[0], players[0])))
     if engine != "batched":
         return out
-    from agents.theft import make_theft_agent
-    from agents.theft_view import TheftViewPolicyAgent, theft_entry_module, theft_plugin_address
-    from cya_sim.play import theft_loop as loop
+    from agents.theft.registry import make_theft_agent
+    from agents.theft.view import TheftViewPolicyAgent, theft_entry_module, theft_plugin_address
+    from cya_sim.play.theft import loop
 
     out += [Kernel("theft play loop (the theft rules kernel, random, greedy, defender)", "theft play loop",
                    lambda: numba_cached(loop.advance), lambda: _build_theft_loop(rules_list[0], players[0]),
@@ -231,9 +236,9 @@ def _build_theft_search(rules, n_players: int) -> None:
 
 def _build_theft_loop(rules, n_players: int) -> None:
     """Compile (or load) the theft play loop: one call on a one-game state whose every seat waits for Python."""
-    from agents.theft_compiled import new_theft_scratch
+    from agents.theft.compiled import new_theft_scratch
     from cya_sim.engine.theft.batched import init
-    from cya_sim.play.theft_loop import advance
+    from cya_sim.play.theft.loop import advance
 
     st = init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16), ["random"])
     advance(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64),
@@ -241,10 +246,10 @@ def _build_theft_loop(rules, n_players: int) -> None:
 
 
 def _compile_loop_callees(rules, n_players: int) -> None:
-    """Compile the classic play loop's callees into the disk cache (:func:`cya_sim.play.loop.callee_plan`)."""
-    from agents.compiled import new_scratch
-    from cya_sim.engine.compiled.layout import make_consts, row_width
-    from cya_sim.play.loop import callee_plan
+    """Compile the classic play loop's callees into the disk cache (:func:`cya_sim.play.classic.loop.callee_plan`)."""
+    from agents.classic.compiled import new_scratch
+    from cya_sim.engine.classic.layout import make_consts, row_width
+    from cya_sim.play.classic.loop import callee_plan
 
     k = make_consts(rules, n_players)
     for disp, sig in callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg)):
@@ -252,8 +257,8 @@ def _compile_loop_callees(rules, n_players: int) -> None:
 
 
 def _compile_theft_loop_callees(rules, n_players: int) -> None:
-    """Compile the theft play loop's callees into the disk cache (:func:`cya_sim.play.theft_loop.callee_plan`)."""
-    from cya_sim.play.theft_loop import callee_plan
+    """Compile the theft play loop's callees into the disk cache (:func:`cya_sim.play.theft.loop.callee_plan`)."""
+    from cya_sim.play.theft.loop import callee_plan
 
     for disp, sig in callee_plan(rules, n_players):
         disp.compile(sig)

@@ -217,7 +217,7 @@ def _build_all(kernels: list[Kernel], cold: list[Kernel], est: dict[str, float],
 def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
     """A second process compiling into the disk cache what this one will reach last (None on one core).
 
-    It compiles the play loop's separately compiled callees (:func:`cya_sim.play.loop.callee_plan`) when
+    It compiles the play loop's separately compiled callees (:func:`cya_sim.play.classic.loop.callee_plan`) when
     the loop is cold, then the other cold kernels, last first; this process then loads what it finds
     in the cache. It holds no lock (it works for the process holding it) and is stopped when this
     process is done.

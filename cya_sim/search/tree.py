@@ -1,7 +1,7 @@
 """The game-independent part of single-observer ISMCTS: the tree arrays and one node's choice (numba).
 
 Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):120–143,
-2012, Algorithm 3. A game's search kernels (:mod:`cya_sim.search.kernels` for the classic family,
+2012, Algorithm 3. A game's search kernels (:mod:`cya_sim.search.classic.kernels` for the classic family,
 :mod:`cya_sim.search.theft.kernels` for the theft game) step their own rules kernel and compute their
 own edge keys; what is the same for every game lives here:
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import next_double
+from cya_sim.engine.pcg import next_double
 
 #: What a game's rollout and its ``ismcts_run``/``pimc_run`` return when a rollout decision was not legal: the
 #: rollout policy's scratch then holds the id (``sc.ids[0]``) and the seat (``sc.ids[1]``); :func:`refuse_rollout`.

@@ -255,7 +255,7 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
             or len(set(players)) != len(players):
         raise ExperimentError("players", f"{players!r}; give a list of distinct table sizes (integers >= 2)")
     presets = names("presets", tuple(PRESETS))
-    from agents import agent_names
+    from agents.classic.registry import agent_names
 
     fields_ = names("fields")
     for i, f in enumerate(fields_):
@@ -842,7 +842,7 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
     """Per-round records of the first ``n_deals`` logged deals, one arm in every rotation, replayed on the reference engine.
 
     Each logged game's actions are applied to the reference engine (R-* rules
-    in :mod:`cya_sim.engine.reference`; an action it refuses raises, so the
+    in :mod:`cya_sim.engine.classic.reference`; an action it refuses raises, so the
     replay also checks the batched engine game by game). At every round's end
     (R-ROUND-END, R-SCORE): each seat's round score, the largest set in any
     stack and the seat holding it, and the dollars in play (stacks + discard
@@ -861,8 +861,8 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
         IllegalActionError: a logged action the reference engine refuses.
         RuntimeError: the replay's final totals differ from the logged game's.
     """
-    from cya_sim.engine.reference.setup import new_game
-    from cya_sim.engine.reference.step import apply_action
+    from cya_sim.engine.classic.reference.setup import new_game
+    from cya_sim.engine.classic.reference.step import apply_action
     from cya_sim.game.rng import root_key
 
     p = exp.players[0]

@@ -1,4 +1,5 @@
-"""The public API of the batched engine: ``init``, ``step``, ``results`` (``observe`` in :mod:`.observation`).
+"""The public API of the batched engine: ``init``, ``step`` (the classic family's ``results`` and ``observe``:
+:mod:`cya_sim.engine.classic.batched`, :mod:`cya_sim.engine.classic.batch_observation`).
 
 The engine plays the actions it is given; which policy chose them is the play
 layer's business (:mod:`cya_sim.play`, which also holds ``play_games``).
@@ -12,7 +13,6 @@ import numpy as np
 
 from cya_sim.engine.batched.loops import ERR_NONE, apply_actions, check_actions, fill_rows
 from cya_sim.engine.batched.state import BatchState, allocate
-from cya_sim.engine.table import GameTable
 from cya_sim.game.rules import RuleSet
 
 #: Rows per batch in ``play_games`` unless told otherwise.
@@ -103,17 +103,3 @@ def step(state: BatchState, actions, rows=None) -> BatchState:
                      rows) != ERR_NONE:
         raise RuntimeError(f"action log full in game {int(state.game_index[int(state.err[1])])}; raise log_cap")
     return state
-
-
-def results(state: BatchState) -> GameTable:
-    """The :class:`GameTable` of the queued games, in queue order (finished games only are meaningful)."""
-    p = state.n_players
-    q = state.queue
-    bits = (q.r_winners[:, None] >> np.arange(p)[None, :]) & 1
-    k = bits.sum(axis=1, keepdims=True)
-    share = np.where(bits == 1, 1.0 / np.maximum(k, 1), 0.0)
-    return GameTable(
-        game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(),
-        first_dealer=q.r_first_dealer.copy(), totals=q.r_totals.copy(), win_share=share,
-        rounds=q.r_rounds.copy(), turns=q.r_turns.copy(), challenges=q.r_challenges.copy(),
-        decisions=q.r_decisions.copy(), largest_steal=q.r_largest_steal.copy(), capped=q.r_capped.copy())

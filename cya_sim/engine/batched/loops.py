@@ -1,6 +1,6 @@
 """Compiled loops of the batched engine over its rows: start queued games, check and apply actions.
 
-They take ``K`` (:class:`~cya_sim.engine.compiled.layout.Consts`), ``R`` the
+They take ``K`` (:class:`~cya_sim.engine.classic.layout.Consts`), ``R`` the
 rows ((B, W) int64), ``ER`` (B, 4) and ``AR`` (B, P, 4) uint64 the engine and
 agent streams, and ``Q`` the :class:`~cya_sim.engine.batched.state.Queue`.
 No agent is called here: the play loop (``cya_sim.play``) chooses actions.
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from cya_sim.engine.compiled.layout import (
+from cya_sim.engine.classic.kernel import apply_action, is_legal, new_game
+from cya_sim.engine.classic.layout import (
     B_TOTAL,
     C_P,
     G_CAPPED,
@@ -26,8 +27,7 @@ from cya_sim.engine.compiled.layout import (
     G_TURNS,
     G_WINNERS,
 )
-from cya_sim.engine.compiled.pcg import seed_stream
-from cya_sim.engine.compiled.rules import apply_action, is_legal, new_game
+from cya_sim.engine.pcg import seed_stream
 
 #: Error codes of ``Queue.err`` (err[0] code, err[1] row, err[2] action).
 ERR_NONE, ERR_ILLEGAL, ERR_LOG_FULL = 0, 1, 2

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cya_sim.engine.compiled import layout as lo
-from cya_sim.game.actions import ActionSpace
+from cya_sim.engine.classic import layout as lo
+from cya_sim.game.classic.actions import ActionSpace
 from cya_sim.game.rules import RuleSet
 
 QUEUE_FIELDS = ("q_game_index", "q_seat_agent", "q_next", "key", "r_done", "r_first_dealer", "r_totals",
@@ -35,7 +35,7 @@ r_capped: (G,) bool — the game was stopped by the round cap (``RuleSet.max_rou
 class BatchState:
     """State of B games of one rule set at one table size P, one int64 row per game (RULES.md §3–5).
 
-    The rows use the layout of :mod:`cya_sim.engine.compiled.layout`, the one
+    The rows use the layout of :mod:`cya_sim.engine.classic.layout`, the one
     compiled game representation (the search uses single rows of it). The
     dataclass is frozen (its fields are never rebound) but its arrays are
     updated in place. Rows are fed from a queue of G games (:class:`Queue`);
@@ -45,7 +45,7 @@ class BatchState:
 
     rules: the :class:`RuleSet`. n_players: P. action_space: the action ids.
     agent_names: tuple of agent labels that ``q_seat_agent`` indexes (for messages and results).
-    consts: :class:`~cya_sim.engine.compiled.layout.Consts`.
+    consts: :class:`~cya_sim.engine.classic.layout.Consts`.
     rows: (B, W) int64 — one game per row. engine_rng: (B, 4) uint64 — each row's engine PCG64
     stream (stream 0: first dealer, shuffles). agent_rng: (B, P, 4) uint64 — the agent streams
     (stream 1 + seat). queue: the :class:`Queue`.

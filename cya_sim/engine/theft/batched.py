@@ -6,7 +6,7 @@ PCG64 streams and a :class:`TheftQueue` of games; when a row's game ends its res
 queue's ``r_*`` arrays and the row starts the next queued game (auto-reset). :func:`init`,
 :func:`step` and :func:`results` are the public API; the compiled row loops below run the rules
 kernel (:mod:`cya_sim.engine.theft.kernel`) over rows. No agent is called here: the theft play loop
-(:mod:`cya_sim.play.theft_loop`) chooses the actions.
+(:mod:`cya_sim.play.theft.loop`) chooses the actions.
 
 Seeding as in :mod:`cya_sim.game.rng`: queued game ``g`` uses stream 0 of ``(key, g)`` for the engine
 (first player, shuffles) and stream ``1 + s`` for the agent at seat ``s``, so a game depends only on
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import seed_stream
+from cya_sim.engine.pcg import seed_stream
 from cya_sim.engine.table import GameTable
 from cya_sim.engine.theft import layout as lo
 from cya_sim.engine.theft.kernel import apply_action, is_legal, new_game
@@ -346,7 +346,7 @@ def step(state: TheftBatchState, actions, rows=None) -> TheftBatchState:
 
 def results(state: TheftBatchState) -> GameTable:
     """The :class:`GameTable` of the queued games in queue order, with the columns of the theft reference play
-    (:func:`cya_sim.play.theft_reference.play_theft_games`): ``first_dealer`` = the seat before the first player,
+    (:func:`cya_sim.play.theft.reference.play_theft_games`): ``first_dealer`` = the seat before the first player,
     ``totals`` = points (R-T-END), ``win_share`` = 1/k per tied winner, ``rounds`` = 1, ``turns``,
     ``challenges`` = theft cards played, ``decisions``, ``largest_steal`` (points), ``capped``.
     Thefts cancelled are ``state.r_cancelled`` (the shared table has no column for them)."""

@@ -2,7 +2,7 @@
 
 Every function takes ``K`` (the constants record of :func:`cya_sim.engine.theft.layout.make_consts`) and one
 game row ``G`` ((W,) int64, :mod:`cya_sim.engine.theft.layout`); those that may draw cards also take
-``rng``, the (4,) uint64 PCG64 engine stream (:mod:`cya_sim.engine.compiled.pcg`, bit for bit as
+``rng``, the (4,) uint64 PCG64 engine stream (:mod:`cya_sim.engine.pcg`, bit for bit as
 :mod:`cya_sim.game.rng`). They mirror the reference engine (:mod:`cya_sim.engine.theft.reference` and
 :mod:`cya_sim.engine.theft.legal`, the readable specification) step for step, so that both play identical
 games from identical seeds (``tests/test_theft_differential.py``):
@@ -16,16 +16,16 @@ games from identical seeds (``tests/test_theft_differential.py``):
   :func:`legal_list` (ids ascending, the ids of :class:`~cya_sim.game.theft.actions.TheftActionSpace`)
   and by :func:`is_legal`.
 
-Nothing here knows about agents: a policy (``agents/theft_compiled.py``) reads a row and returns an
-action id; the play loop (:mod:`cya_sim.play.theft_loop`) checks it with :func:`is_legal` and applies it.
+Nothing here knows about agents: a policy (``agents/theft/compiled.py``) reads a row and returns an
+action id; the play loop (:mod:`cya_sim.play.theft.loop`) checks it with :func:`is_legal` and applies it.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import next_double, shuffle
-from cya_sim.engine.theft.cache_guard import invalidate_stale_caches
+from cya_sim.engine.cache_guard import invalidate_stale_caches
+from cya_sim.engine.pcg import next_double, shuffle
 from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
@@ -108,7 +108,7 @@ from cya_sim.engine.theft.layout import (
     PH_SETUP,
 )
 
-invalidate_stale_caches()  # numba's disk cache does not track the kernels linked across modules
+invalidate_stale_caches("theft")  # numba's disk cache does not track the kernels linked across modules
 
 _JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 

@@ -1,6 +1,6 @@
-"""The theft game's search agents ``ismcts`` and ``pimc`` (named in ``agents.theft``'s registry; RULES.md §9).
+"""The theft game's search agents ``ismcts`` and ``pimc`` (named in ``agents.theft.registry``'s registry; RULES.md §9).
 
-They are the classic search agents (:mod:`cya_sim.search.agent`: budget, seeds, statistics, pickling)
+They are the classic search agents (:mod:`cya_sim.search.classic.agent`: budget, seeds, statistics, pickling)
 over the theft game's search (:mod:`cya_sim.search.theft.search`): every decision is searched from the
 seat's :class:`~cya_sim.engine.theft.observation.TheftObservation` only, determinizations are sampled
 uniformly among the deals consistent with it (:mod:`cya_sim.search.theft.determinize`), and rollouts
@@ -21,7 +21,7 @@ agent the same observation and the same generator) play the same games.
 
 from __future__ import annotations
 
-from cya_sim.search.agent import ISMCTSAgent, PIMCAgent
+from cya_sim.search.classic.agent import ISMCTSAgent, PIMCAgent
 from cya_sim.search.theft.search import (
     DEFAULT_C_UCB,
     DEFAULT_UTILITY,

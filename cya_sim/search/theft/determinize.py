@@ -54,7 +54,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import next_double
+from cya_sim.engine.pcg import next_double
 from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,

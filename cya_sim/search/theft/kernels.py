@@ -4,9 +4,9 @@ Everything here runs on rows of the one compiled theft layout (:mod:`cya_sim.eng
 one theft rules kernel (:mod:`cya_sim.engine.theft.kernel`) the batched theft engine runs: ``G0`` holds the
 observation (:mod:`cya_sim.search.theft.determinize`), ``GD`` a determinization, ``GW`` the game a
 simulation plays; ``K`` the theft constants. Rollout seats play a compiled theft policy of ``agents/``
-(:func:`agents.theft_compiled.policy_act`, the same function the batched theft engine's play loop
+(:func:`agents.theft.compiled.policy_act`, the same function the batched theft engine's play loop
 calls), chosen by its code ``pcode``, C address ``paddr`` (a compiled theft plug-in,
-:mod:`agents.theft_view`) and parameters ``params``; the kernels are compiled once, for every rollout
+:mod:`agents.theft.view`) and parameters ``params``; the kernels are compiled once, for every rollout
 policy. A rollout plays to the end of the game (R-T-END; the ``max_turns`` safeguard stops it too).
 
 **The tree** is single-observer ISMCTS (SO-ISMCTS: Cowling, Powley & Whitehouse, IEEE TCIAIG
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.theft_compiled import POLICY_GREEDY, greedy_act, policy_act
+from agents.theft.compiled import POLICY_GREEDY, greedy_act, policy_act
 from cya_sim.engine.theft.kernel import apply_action, is_legal, legal_list
 from cya_sim.engine.theft.layout import B_POINTS, C_A_BUILD, C_N, C_P, G_DONE, G_TO_ACT, G_WINNERS
 from cya_sim.search.theft.determinize import sample_row
@@ -57,9 +57,9 @@ def edge_key(K, G, a, observer):
 def rollout(K, G, rng, sc, pcode, paddr, params):
     """Play ``G`` to the end of the game with rollout policy ``pcode`` at every seat; the number of actions played.
 
-    ``pcode``, ``paddr``, ``params``: as :func:`agents.theft_compiled.policy_act` (``random`` draws from
+    ``pcode``, ``paddr``, ``params``: as :func:`agents.theft.compiled.policy_act` (``random`` draws from
     ``rng``, which also shuffles a reshuffled discard pile, R-T-TURN); ``sc``: its
-    :class:`agents.theft_compiled.TheftScratch`.
+    :class:`agents.theft.compiled.TheftScratch`.
 
     A decision of any policy but ``greedy`` is checked (:func:`~cya_sim.engine.theft.kernel.is_legal`): at the
     first id that is not legal (out of range, illegal, or a plug-in that raised, :data:`agents.view_abi.PLUGIN_RAISED`)
@@ -120,7 +120,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
             in use (1 for a fresh tree whose root row of ``child`` is -1).
         scratch: tuple (rem (T,) int64, cards (NC,) int64, acts (A,) int64, keys (A,) int64, stamp (A,) int64,
             kcount (A,) int64, distinct (A,) int64, path (depth cap,) int64, u (P,) float64, sc: the rollout
-            policy's :class:`agents.theft_compiled.TheftScratch`).
+            policy's :class:`agents.theft.compiled.TheftScratch`).
 
     Returns:
         actions simulated in rollouts (int), for speed reports; :data:`ROLLOUT_REFUSED` when a rollout

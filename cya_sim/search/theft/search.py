@@ -1,13 +1,13 @@
 """Python entry points of the theft game's search: one decision of ISMCTS or PIMC from an observation (RULES.md §9).
 
-As :mod:`cya_sim.search.search` for the classic family: both build the template row and the
+As :mod:`cya_sim.search.classic.search` for the classic family: both build the template row and the
 :class:`~cya_sim.search.theft.determinize.TheftInfoSet` from the
 :class:`~cya_sim.engine.theft.observation.TheftObservation` (never from the true state), then run the compiled
 kernels of :mod:`cya_sim.search.theft.kernels`. A :class:`TheftSearchContext` keeps the arrays of one
 rule set and table size between decisions. The budget checks, the result and the root's choice are the
-classic search's (:func:`~cya_sim.search.search.check_budget`,
-:class:`~cya_sim.search.search.SearchResult`, :func:`~cya_sim.search.search.root_choice`,
-:func:`~cya_sim.search.search.flat_choice`).
+classic search's (:func:`~cya_sim.search.classic.search.check_budget`,
+:class:`~cya_sim.search.classic.search.SearchResult`, :func:`~cya_sim.search.classic.search.root_choice`,
+:func:`~cya_sim.search.classic.search.flat_choice`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from agents.theft_compiled import THEFT_POLICIES, new_theft_scratch, theft_policy_of
+from agents.theft.compiled import THEFT_POLICIES, new_theft_scratch, theft_policy_of
 from cya_sim.engine.theft.kernel import legal_list
 from cya_sim.engine.theft.layout import C_A, C_NC, C_T, make_consts, row_width
 from cya_sim.engine.theft.observation import TheftObservation
-from cya_sim.search.determinize import rng_state
-from cya_sim.search.search import (
+from cya_sim.search.classic.determinize import rng_state
+from cya_sim.search.classic.search import (
     _MAX_DEPTH,
     TIME_CHUNK,
     SearchResult,
@@ -38,15 +38,15 @@ from cya_sim.search.theft.determinize import template_row
 from cya_sim.search.theft.kernels import UTIL_SHARE, UTIL_WIN
 from cya_sim.search.tree import ROLLOUT_REFUSED, refuse_rollout
 
-#: Built-in rollout policies by name: the compiled theft policies of :mod:`agents.theft_compiled`. A compiled
-#: theft plug-in ``my_pkg.policies:decide`` (:mod:`agents.theft_view`) is a rollout policy too.
+#: Built-in rollout policies by name: the compiled theft policies of :mod:`agents.theft.compiled`. A compiled
+#: theft plug-in ``my_pkg.policies:decide`` (:mod:`agents.theft.view`) is a rollout policy too.
 ROLLOUTS = dict(THEFT_POLICIES)
 #: Utilities by name: ``win`` = the seat's share of the win (R-T-END); ``share`` = its share of all points.
 UTILITIES = {"win": UTIL_WIN, "share": UTIL_SHARE}
 #: The default utility of the theft search (what a tournament scores).
 DEFAULT_UTILITY = "win"
 #: Default UCB1 constant of the theft search. Its ``win`` utility is 0 or 1 per game (ties shared), so moves differ
-#: by more than the classic game's shares of a round (:data:`cya_sim.search.search.DEFAULT_C_UCB`, 0.15): in 1,200
+#: by more than the classic game's shares of a round (:data:`cya_sim.search.classic.search.DEFAULT_C_UCB`, 0.15): in 1,200
 #: three-seat games against ``greedy`` and ``defender`` (seed 7, 2,000 iterations), C = 0.5 won 53.8%
 #: [51.0%, 56.5%] and C = 0.15 won 49.0% [46.2%, 51.8%]; C = 1.0 won 50.3% [45.8%, 54.8%] in 450 games.
 DEFAULT_C_UCB = 0.5
@@ -159,18 +159,18 @@ def theft_ismcts_search(obs: TheftObservation, iterations: int | None = 1000, ti
         obs: the :class:`~cya_sim.engine.theft.observation.TheftObservation` of the seat to act.
         iterations: iterations (each: one determinization, one descent, one rollout to the end of the
             game); ignored when ``time_s`` is given.
-        time_s: search for this many seconds instead (checked every :data:`~cya_sim.search.search.TIME_CHUNK`
+        time_s: search for this many seconds instead (checked every :data:`~cya_sim.search.classic.search.TIME_CHUNK`
             iterations).
         c_ucb: UCB1 exploration constant C >= 0 (utilities lie in [0, 1]).
         rollout: rollout policy, a key of :data:`ROLLOUTS` or a compiled theft plug-in.
         utility: a key of :data:`UTILITIES`.
         seed, stream: 64-bit seed and stream number of the search's random stream
-            (:func:`cya_sim.search.determinize.rng_state`, the classic search's key scheme).
+            (:func:`cya_sim.search.classic.determinize.rng_state`, the classic search's key scheme).
         max_nodes: tree capacity (default ``iterations + 1``, or 100,000 by time); a full tree stops expanding.
         context: a :class:`TheftSearchContext` to reuse.
 
     Returns:
-        a :class:`~cya_sim.search.search.SearchResult`; the action is the root move with the most visits
+        a :class:`~cya_sim.search.classic.search.SearchResult`; the action is the root move with the most visits
         (ties: higher mean utility, then lower id). With one legal action it is returned at once, with
         ``iterations = 0``.
 
