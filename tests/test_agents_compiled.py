@@ -19,7 +19,7 @@ from agents.classic.heuristic import HeuristicAgent, HeuristicConfig
 from agents.classic.oracle import OracleAgent
 from agents.classic.random_agent import RandomAgent
 from agents.classic.view import build_view
-from cya_sim.engine.batched import api
+from cya_sim.engine.classic import batched as api
 from cya_sim.engine.classic.reference import apply_action, new_game
 from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.game.rng import root_key, stream_generator

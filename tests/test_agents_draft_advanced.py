@@ -17,7 +17,8 @@ from agents.classic.registry import make_agent
 from cya_sim.engine.classic.batch_observation import observe as batch_observe
 from cya_sim.engine.classic.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.classic.reference.observation import observe
-from cya_sim.search.classic.determinize import TEMPLATE, Determinizer, rng_state
+from cya_sim.search.classic.determinize import TEMPLATE, Determinizer
+from cya_sim.search.tree import rng_state
 
 AGENTS = ["greedy", "heuristic", "card_counter", "oracle(cheats=true)"]
 TWO = "two_player_draft_advanced"

@@ -537,7 +537,9 @@ def test_theft_openspiel_ismcts_runs_on_resampled_states_that_keep_the_informati
 def test_the_game_interface_is_chosen_once_from_the_rule_set():
     from types import SimpleNamespace
 
-    from cya_sim.env.games import GAMES, ClassicGame, TheftGame, game_interface
+    from cya_sim.env.classic.interface import ClassicGame
+    from cya_sim.env.games import GAMES, game_interface
+    from cya_sim.env.theft.interface import TheftGame
 
     assert set(GAMES) == {"classic", "theft"}
     assert type(game_interface(get_rules("advanced"))) is ClassicGame

@@ -157,7 +157,7 @@ def test_a_learned_model_elsewhere_is_refused_in_one_line_naming_both_settings(p
         check_setting(spec, rules, players)
     msg = str(e.value)
     assert msg.startswith(f"agent {spec!r}: a learned model trained for rules classic (digest "
-                          f"{rules_digest(get_rules('classic'))}), 2 players, encoding agents.classic.learned.features/1; "
+                          f"{rules_digest(get_rules('classic'))}), 2 players, encoding agents.learned.features/1; "
                           f"asked to play rules {preset} (digest {rules_digest(rules)}), {players} players ({other})")
     assert "\n" not in msg
     check_setting(spec, get_rules("classic"), 2)  # its own setting

@@ -17,7 +17,8 @@ from cya_sim.engine.classic.layout import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_S
 from cya_sim.engine.classic.reference import apply_action, new_game
 from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.game.rules import get_rules
-from cya_sim.search.classic.determinize import Determinizer, rng_state
+from cya_sim.search.classic.determinize import Determinizer
+from cya_sim.search.tree import rng_state
 
 
 def _mid_game(key=7, steps=40, players=4):

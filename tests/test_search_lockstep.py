@@ -5,9 +5,9 @@ actions up to a random point (checking at every step that the ordered legal
 ids of :func:`~cya_sim.engine.classic.kernel.legal_list` are exactly the ids
 :func:`~cya_sim.engine.classic.kernel.is_legal` accepts, R-TURN). Then a copy
 of its row and of its engine stream is played to the end of the game by the
-search's rollout (:func:`cya_sim.search.classic.kernels.rollout`, ``win`` utility) with
+search's rollout (:func:`cya_sim.search.kernels.rollout`, ``win`` utility) with
 a compiled policy, while the batched engine plays the original with the same
-policy in every seat (:func:`cya_sim.play.classic.loop.advance`). Both must end in
+policy in every seat (:func:`cya_sim.play.loop.advance`). Both must end in
 the identical game row (every hand, stack, set, total and counter), because
 they run the same kernel and the same policy function (RULES.md §3–5).
 """
@@ -23,7 +23,7 @@ from cya_sim.engine.classic.batched import init, step
 from cya_sim.engine.classic.kernel import is_legal, legal_list
 from cya_sim.engine.classic.layout import C_A, G_DONE, G_QUEUE_POS, G_ROUND, G_TO_ACT
 from cya_sim.game.rules import get_rules
-from cya_sim.play.classic.loop import advance
+from cya_sim.play.loop import advance
 from cya_sim.search.classic.kernels import UTIL_WIN, rollout
 
 

@@ -18,8 +18,8 @@ from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.engine.theft.rows import row_to_state
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.theft.rules import TheftRuleSet
-from cya_sim.search.classic.determinize import rng_state
 from cya_sim.search.theft.determinize import TheftDeterminizer
+from cya_sim.search.tree import rng_state
 
 OPTION_LINES = [{}, {"compulsory_defence": True, "gold_theft_cancel": "single_gold"},
                 {"end_of_turn": "keep", "give_up_pair_only": True}]

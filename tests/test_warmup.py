@@ -1,5 +1,5 @@
 """Compile once: the warm-up lists what a run needs, two runs on one machine compile it once, and the helper
-process's plan matches the play loop's own calls (``cya_sim/runs/warmup.py``, ``cya_sim/play/classic/loop.py``)."""
+process's plan matches the play loop's own calls (``cya_sim/runs/warmup.py``, ``cya_sim/play/loop.py``)."""
 
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ _PLAN = textwrap.dedent("""
     from agents.classic.compiled import new_scratch
     from cya_sim.engine.classic.layout import make_consts, row_width
     from cya_sim.game.rules import get_rules
-    from cya_sim.play.classic.loop import callee_plan
-    from cya_sim.play.kernels import _build_loop
+    from cya_sim.play.classic.kernels import callee_plan
+    from cya_sim.play.classic.kernels import build_play_loop as _build_loop
     rules = get_rules("classic")
     k = make_consts(rules, 4)
     plan = callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg))
@@ -90,7 +90,7 @@ _PLAN = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_callee_plan_matches_the_loops_calls(tmp_path):
-    """Every function of :func:`cya_sim.play.classic.loop.callee_plan`, compiled first with the plan's types, is found in the
+    """Every function of :func:`cya_sim.play.classic.kernels.callee_plan`, compiled first with the plan's types, is found in the
     cache when the play loop is compiled: none is compiled again (a plan with other types would be)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), CYA_SIM_CACHE_DIR=str(tmp_path / "cya"))
     out = subprocess.run([sys.executable, "-c", _PLAN], env=env, capture_output=True, text=True, timeout=900,

@@ -49,7 +49,9 @@ from agents.classic.compiled_strategy import (
 )
 from agents.classic.heuristic import HeuristicConfig
 from agents.classic.view import N_HDR, N_SEATCOL
+from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
+from cya_sim.engine import hooks
 from cya_sim.engine.classic.kernel import legal_list, seat_add, value_seen
 from cya_sim.engine.classic.layout import (
     B_HANDS,
@@ -68,10 +70,12 @@ from cya_sim.engine.classic.layout import (
     C_RE,
     C_T,
     C_W,
+    CONSTS_DTYPE,
     G_CH_ACTIVE,
     G_CH_ASSET,
     G_DRAFT_OFFER,
 )
+from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double
 
 #: ``greedy``'s parameters as ``heuristic`` switches (its defaults): under the advanced rules with draft
@@ -97,20 +101,19 @@ def new_scratch(cfg: np.ndarray) -> Scratch:
                    np.zeros(a, np.int64), np.zeros((p, t), np.int64), np.zeros((p, t), np.int64))
 
 
-#: Policy codes of :func:`policy_act`: ``random`` and ``greedy`` are decided in the loop; a **view policy**
+#: Policy codes of :func:`policy_act`: ``random`` and ``greedy`` (the codes every game gives them,
+#: :mod:`agents.hooks`) are decided in the loop; a **view policy**
 #: (``POLICY_VIEW``: ``heuristic``, ``wild_hoarder``, every compiled plug-in) is called by its C address on
 #: the seat's agent view (:mod:`agents.view_abi`); ``card_counter`` is a view policy that gives up at once
 #: when it holds no answer; ``oracle`` a view policy that also gets every hand.
-POLICY_RANDOM, POLICY_GREEDY = 0, 1
 POLICY_VIEW, POLICY_CARD_COUNTER, POLICY_ORACLE = STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE
 POLICY_HEURISTIC = POLICY_VIEW
 BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
                     "wild_hoarder": POLICY_HEURISTIC, "card_counter": POLICY_CARD_COUNTER, "oracle": POLICY_ORACLE}
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def random_act(K, G, seat, params, rng, sc):
     """``random``: legal ids ascending, index ``floor(u * n_legal)`` with ``u`` the next double of ``rng``.
 
@@ -122,7 +125,7 @@ def random_act(K, G, seat, params, rng, sc):
     return sc.ids[int(next_double(rng) * n)]
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def greedy_act(K, G, seat, params, rng, sc):
     """``greedy`` for ``seat`` (int action id); see :class:`agents.classic.greedy.GreedyAgent`. Never draws.
 
@@ -198,7 +201,7 @@ def greedy_act(K, G, seat, params, rng, sc):
     return -1
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def policy_act(code, addr, K, G, seat, params, rng, sc):
     """The action (int) of compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G``; -1 for an unknown code.
 
@@ -226,14 +229,18 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
                             sc.no_hands)
 
 
-@njit(**_JIT)
+# The classic family's policy dispatch for the shared loops (agents.hooks.act), chosen by its constants record.
+hooks.implement(act, CONSTS_DTYPE.names, policy_act)
+
+
+@njit(**JIT)
 def act_once(code, addr, K, G, seat, params, rng, sc):
     """:func:`policy_act` as one cached entry point: a single decision from Python (tests, tools), compiled once."""
     return policy_act(code, addr, K, G, seat, params, rng, sc)
 
 
 # -- batch forms on observations --------------------------------------------------------------------------
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def _random_batch(mask, seat, agent_rng, out):
     for b in range(mask.shape[0]):
         s = seat[b]
@@ -253,7 +260,7 @@ def _random_batch(mask, seat, agent_rng, out):
                 pick -= 1
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def _greedy_batch(mask, seat, phase, hand, discard_pile, discard_len, stack_len, top_value_seen,
                   values, wild_order, discard_order, na, pd, ch, di, re, gu, w, out, dc, mv, move_target,
                   set_value_seen):

@@ -65,18 +65,18 @@ from cya_sim.engine.classic.layout import (
     G_DISC_LEN,
 )
 from cya_sim.engine.intrinsics import cttz
+from cya_sim.engine.jit import JIT
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 _BIG = 1 << 62
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def covers(K):
     """Whether :func:`greedy_advanced_act` decides for these rule constants: some §6 block on, no draft piles."""
     return K.cfg[C_ADV_ON] != 0 and K.cfg[C_DRAFT] == 0
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def best_pair(K, G, h0):
     """``greedy``'s set to lay: the legal R-PAIR-HAND / R-PAIR-DISCARD id of highest face value (ties to the
     lowest id), its value and the index k of the most valuable wild held (-1: none); ``(-1, -1, k)`` if no
@@ -141,7 +141,7 @@ def best_pair(K, G, h0):
     return best, best_v, wild_k
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _holds(G, h0, asset, na, k1, k2):
     """Whether the hand at ``h0`` holds the pay-two pair ``(k1, k2)`` (0: an ``asset``, else wild k-1)."""
     c1 = asset if k1 == 0 else na + k1 - 1
@@ -151,7 +151,7 @@ def _holds(G, h0, asset, na, k1, k2):
     return G[h0 + c1] >= 1 and G[h0 + c2] >= 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _cheapest_wild(K, G, h0):
     """The cheapest wild type held (value, then id; the Penny Jar is a wild), -1 if none.
 
@@ -167,7 +167,7 @@ def _cheapest_wild(K, G, h0):
     return best
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _challenge_target(K, G, h0, seat, no):
     """(dollars as seen, offset) of the most valuable top set ``seat`` may challenge (R-CHALLENGE, R-CH-ALLOWED,
     not the seat ``no - 1`` that R-ADV-TWO forbids), the nearest seat on the left among equals; (-1, 0) if none."""
@@ -197,7 +197,7 @@ def _challenge_target(K, G, h0, seat, no):
     return best_top, best_off
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _deep_choice(K, G, h0, seat, no, floor):
     """``advanced_first``'s R-ADV-DEEP choice for ``seat`` with its threshold ``floor`` (dollars; a set second from
     the top must be worth more, or as much with a cheaper opening): the legal deep id of the most valuable such set,
@@ -250,7 +250,7 @@ def _deep_choice(K, G, h0, seat, no, floor):
     return best
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def greedy_advanced_act(K, G, seat):
     """``greedy``'s action id for ``seat`` under the §6 rules (:func:`covers`), read from row ``G``.
 

@@ -24,11 +24,10 @@ from cya_sim.engine.classic.layout import (
     C_T,
     G_CUR,
 )
+from cya_sim.engine.jit import JIT
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def take_value(K, G, seat, a):
     """Dollars of the set formed by draft id ``a`` (legal for ``seat``): its hand card plus every card it takes."""
     cfg = K.cfg
@@ -51,7 +50,7 @@ def take_value(K, G, seat, a):
     return v + n * K.values[asset]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def best_take(K, G, seat, cnt, best, best_v):
     """The legal draft take of highest value (:func:`take_value`) if it beats ``best_v`` strictly, visiting
     the draft ids in ascending order (ties keep the lowest id): returns ``(best, best_v)``.
@@ -108,7 +107,7 @@ def best_take(K, G, seat, cnt, best, best_v):
     return best, best_v
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def open_if_able(K, G, seat):
     """Open the immediate challenge of the drafted set with a matching asset, else the cheapest wild
     (``K.wild_order``), else decline (the greedy answer rule applied to the draft offer)."""

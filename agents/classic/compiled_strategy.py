@@ -125,11 +125,10 @@ from cya_sim.engine.classic.layout import (
     G_ROUND,
 )
 from cya_sim.engine.classic.seen import unseen_of
+from cya_sim.engine.jit import JIT
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def view_row(K, G, seat, sc):
     """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
 
@@ -240,7 +239,7 @@ def view_row(K, G, seat, sc):
 STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE = 2, 3, 4
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def gives_up_at_once(K, G, seat):
     """``card_counter`` in a challenge holding no card to answer gives up (its own ``k == 0`` case), view or not."""
     if G[G_CH_ACTIVE] == 0:
@@ -253,7 +252,7 @@ def gives_up_at_once(K, G, seat):
     return k == 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def oracle_view(K, G, sc):
     """What ``oracle`` reads beyond the view (it CHEATS): true top-set values and every hand."""
     L = K.lay
@@ -266,7 +265,7 @@ def oracle_view(K, G, sc):
             sc.hands_all[s, c] = G[L[B_HANDS] + s * t + c]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def decide_view(kind, params, hdr, hand, values, unseen, seats, gave_up, mask, hands_all):
     """The action of view-based policy ``kind`` (``STRATEGY_*``) on one seat's agent view (:mod:`agents.classic.view`).
 
@@ -336,7 +335,7 @@ def strategy_address(kind: int) -> int:
     return compile_entry(_ENTRY_OF[kind])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def draft_view(K, G, seat, hdr):
     """The draft fields of the agent view (``H_DRAFT*``, :mod:`agents.classic.view`; R-2P-DRAFT, R-3P-DRAFT).
 

@@ -15,7 +15,7 @@ features of training and play are the same by construction.
   :func:`rules_digest`), the table size and the observation encoding (:data:`ENCODING`) it was trained for
   (:func:`trained_for`, from its ``.npz``); named at another table size, under other rules or with another
   encoding it is refused in one line (:class:`LearnedSettingError`) before any game is played — by the
-  experiment check of the run layer, by every batch play (:meth:`cya_sim.play.families.GameFamily.play_games`)
+  experiment check of the run layer, by every batch play (:meth:`cya_sim.play.family.GameFamily.play_games`)
   and by the environments' ``opponents=``.
 * :func:`write_plugin` — a weights file ``NAME.npz`` (``W1, b1, W2, b2, W3, b3``, ``relu``, ``players``,
   ``trained_rules``, ``trained_rules_digest``, ``encoding``) next to a
@@ -66,7 +66,7 @@ from agents.spec import AgentSpecError, parse_agent_spec
 DOLLAR_SCALE = 100_000.0
 #: The observation encoding of :func:`features`; a model records it, and a change of the features (a new
 #: encoding) makes every older model refuse to play.
-ENCODING = "agents.classic.learned.features/1"
+ENCODING = "agents.learned.features/1"
 
 
 class LearnedSettingError(AgentSpecError):

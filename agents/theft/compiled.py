@@ -9,7 +9,7 @@ action id). They read only what their seat may see (RULES.md §10): its own hand
 the seat knows (a first asset's face-down card only when it is the seat's own or the seat stole it),
 the discard pile, the pending theft; never another hand or the draw pile.
 
-:func:`policy_act` is the one dispatch the theft play loop (:mod:`cya_sim.play.theft.loop`) calls::
+:func:`policy_act` is the one dispatch the theft play loop (:mod:`cya_sim.play.loop`) calls::
 
     policy_act(code, addr, K, G, seat, params, rng, sc) -> int
 
@@ -27,6 +27,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.spec import parse_agent_spec
 from agents.theft.registry import THEFT_REGISTRY, make_theft_agent
 from agents.theft.view import (
@@ -38,6 +39,8 @@ from agents.theft.view import (
     theft_plugin_address,
 )
 from agents.view_abi import N_AGENT_PARAMS
+from cya_sim.engine import hooks
+from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double
 from cya_sim.engine.theft.kernel import asset_at, legal_list, pair_cards, seat_add
 from cya_sim.engine.theft.layout import (
@@ -66,6 +69,7 @@ from cya_sim.engine.theft.layout import (
     C_SINGLE_GOLD,
     C_T,
     C_THEFT,
+    CONSTS_DTYPE,
     G_PHASE,
     G_TH_SLOT,
     PH_DEFENCE,
@@ -73,9 +77,10 @@ from cya_sim.engine.theft.layout import (
     PH_SETUP,
 )
 
-#: Policy codes of :func:`policy_act`: the three built-in theft agents, decided in the loop, and a view policy
+#: Policy codes of :func:`policy_act`: the three built-in theft agents, decided in the loop (``random`` and ``greedy``
+#: with the codes every game gives them, :mod:`agents.hooks`), and a view policy
 #: (a compiled plug-in over the theft agent view, called by its C address; :mod:`agents.theft.view`).
-POLICY_RANDOM, POLICY_GREEDY, POLICY_DEFENDER, POLICY_VIEW = 0, 1, 2, 3
+POLICY_DEFENDER, POLICY_VIEW = 2, 3
 #: The built-in theft agents with a compiled form, by name.
 THEFT_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "defender": POLICY_DEFENDER}
 
@@ -86,7 +91,6 @@ ids: (A,) int64 legal ids. hdr: (N_THEFT_HDR,) int64; hand, unseen: (T,) int64; 
 int64; mask: (A,) bool — the theft agent view a view policy gets (:mod:`agents.theft.view`).
 """
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
 def new_theft_scratch(k) -> TheftScratch:
@@ -98,7 +102,7 @@ def new_theft_scratch(k) -> TheftScratch:
 
 
 # -- what a seat sees --------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def hidden_card_value(K, G, seat):
     """Expected points (float64) of an asset card ``seat`` cannot see: the mean value of the asset cards (numbers
     and gold) it has not seen, ``(numbers + 1) / 2`` when there is none (:func:`agents.theft.registry.hidden_card_value`).
@@ -131,7 +135,7 @@ def hidden_card_value(K, G, seat):
     return num / den
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def asset_points(K, G, seat, owner, slot, hv):
     """Points (float64) of ``owner``'s asset ``slot`` as ``seat`` estimates them: a hidden card at ``hv``
     (:func:`agents.theft.registry.asset_points`)."""
@@ -143,20 +147,20 @@ def asset_points(K, G, seat, owner, slot, hv):
 
 
 # -- the shared decision rules -----------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _pair_points(K, i):
     a, b = pair_cards(K, i)
     return K.values[a] + K.values[b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _uses_gold(K, i):
     a, b = pair_cards(K, i)
     g = K.cfg[C_GOLD]
     return a == g or b == g
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def first_asset_choice(K, G, seat):
     """R-T-SETUP (:func:`agents.theft.registry.first_asset_choice`): the two highest numbers outside pairs, the higher one
     face-down; then paired numbers (highest first), then gold cards."""
@@ -186,7 +190,7 @@ def first_asset_choice(K, G, seat):
     return down * (n + 1) + up
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def least_useful_card(K, G, seat):
     """End-of-turn discard (:func:`agents.theft.registry.least_useful_card`): the lowest single number, then the lowest paired
     number, then gold, a plain theft, the gold theft."""
@@ -205,7 +209,7 @@ def least_useful_card(K, G, seat):
     return -1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def best_build(K, ids, n, skip):
     """The build among the legal ``ids[:n]`` (ascending) worth the most points, on equal points one without a gold
     card, then the lowest id (:func:`agents.theft.registry.best_build`); the id ``skip`` is left out. -1 if none."""
@@ -227,7 +231,7 @@ def best_build(K, ids, n, skip):
     return best
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def richest_theft(K, G, seat, ids, n):
     """The legal theft on the asset worth the most points (as ``seat`` estimates them), a plain theft before the
     gold one, then the lowest id (:func:`agents.theft.registry.richest_theft`). -1 if none."""
@@ -260,7 +264,7 @@ def richest_theft(K, G, seat, ids, n):
     return best
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cheapest_cancel(K, G, seat, ids, n, pairs, assets):
     """``(action, cost)``: the cheapest legal cancel (:func:`agents.theft.registry.cheapest_cancel`) among the legal ``ids[:n]``.
 
@@ -300,7 +304,7 @@ def cheapest_cancel(K, G, seat, ids, n, pairs, assets):
     return best, best_c
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _has(ids, n, a):
     for j in range(n):
         if ids[j] == a:
@@ -309,7 +313,7 @@ def _has(ids, n, a):
 
 
 # -- the agents --------------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def random_act(K, G, seat, rng, sc):
     """``random`` (:class:`agents.theft.registry.TheftRandomAgent`): legal ids ascending, index ``floor(u * n_legal)`` with
     ``u`` the next double of ``rng``. -1 if nothing is legal (the engine never asks then)."""
@@ -319,7 +323,7 @@ def random_act(K, G, seat, rng, sc):
     return sc.ids[int(next_double(rng) * n)]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def greedy_act(K, G, seat, sc):
     """``greedy`` (:class:`agents.theft.registry.TheftGreedyAgent`): build the best pair, steal the most valuable asset,
     cancel when it costs less than losing the asset (twice its points), discard the least useful card."""
@@ -348,7 +352,7 @@ def greedy_act(K, G, seat, sc):
     return cfg[C_A_END]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pairs_in_hand(K, G, seat):
     """Disjoint pairs the hand holds: pairs of equal numbers, then numbers left with gold cards."""
     cfg = K.cfg
@@ -361,7 +365,7 @@ def _pairs_in_hand(K, G, seat):
     return pairs + min(singles, G[h0 + cfg[C_GOLD]])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def defender_act(K, G, seat, sc):
     """``defender`` (:class:`agents.theft.registry.TheftDefenderAgent`): keeps a cancelling pair in hand, cancels every theft
     with the cheapest pair (or gold card), gives up an asset only when it must; thefts as ``greedy``."""
@@ -399,7 +403,7 @@ def defender_act(K, G, seat, sc):
     return cfg[C_A_END]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def policy_act(code, addr, K, G, seat, params, rng, sc):
     """The action (int) of compiled theft policy ``code`` for ``seat`` in row ``G`` (module docstring); -1 for an
     unknown code. A view policy (``POLICY_VIEW``) gets the seat's theft agent view
@@ -417,7 +421,11 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     return -1
 
 
-@njit(**_JIT)
+# The theft game's policy dispatch for the shared loops (agents.hooks.act), chosen by its constants record.
+hooks.implement(act, CONSTS_DTYPE.names, policy_act)
+
+
+@njit(**JIT)
 def act_once(code, addr, K, G, seat, params, rng, sc):
     """:func:`policy_act` as one cached entry point: a single decision from Python (tests, tools)."""
     return policy_act(code, addr, K, G, seat, params, rng, sc)

@@ -24,7 +24,7 @@ over one seat's view of a theft game, built from what that seat may see (RULES.m
 
 It returns a legal action id. It is named like any theft agent: ``my_pkg.policies:decide`` or
 ``my_pkg.policies:decide(aggression=2)``. The batched theft engine's play loop
-(:mod:`cya_sim.play.theft.loop`, compiled once and cached) builds this view in compiled code
+(:mod:`cya_sim.play.loop`, compiled once and cached) builds this view in compiled code
 (:func:`build_view_row`) and calls the plug-in through the C address of a small entry compiled for it
 alone (:func:`theft_plugin_address`); the reference engine calls it through
 :class:`TheftViewPolicyAgent` on the same view (:func:`build_view` of a
@@ -47,6 +47,7 @@ from numba.extending import intrinsic
 
 from agents.plugin import _from_state, _to_state, generated_entry_module, plugin_params, refresh_plugin_caches
 from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call, compile_entry
+from cya_sim.engine.jit import JIT
 from cya_sim.engine.theft.kernel import asset_at, legal_mask
 from cya_sim.engine.theft.layout import (
     A_C0,
@@ -111,11 +112,10 @@ THEFT_VIEW_SIG = types.int64(*([types.voidptr] * 8), types.int64, types.int64, t
 _I8P = ir.IntType(8).as_pointer()
 _I64 = ir.IntType(64)
 _FNTY = ir.FunctionType(_I64, [_I8P] * 8 + [_I64] * 4)
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
 # -- the view of a row (compiled) ----------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def hidden_range(K):
     """(lowest, highest) points of an asset card a seat cannot see: a number or, with gold cards in the deck, gold."""
     cfg = K.cfg
@@ -127,7 +127,7 @@ def hidden_range(K):
     return lo, hi
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def build_view_row(K, G, seat, hdr, hand, unseen, assets, mask, ids):
     """Fill the theft agent view of ``seat`` in row ``G`` (module docstring): ``hdr``, ``hand``, ``unseen``,
     ``assets`` and ``mask`` (``ids`` is scratch, (A,) int64). Equal to :func:`build_view` of the reference's

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from cya_sim.engine.intrinsics import mulhi64
+from cya_sim.engine.jit import JIT
 from cya_sim.game.rng import _M1, _M2, GOLDEN, PCG64_MULT
 
 _MULT_HI = np.uint64(PCG64_MULT >> 64)
@@ -28,7 +29,7 @@ _ONE = np.uint64(1)
 _DOUBLE_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def next64(st):
     """Advance the PCG64 stream ``st`` ((4,) uint64, in place); return the next uint64 output."""
     sh = st[0]
@@ -45,13 +46,13 @@ def next64(st):
     return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def next_double(st):
     """``numpy.random.Generator(PCG64).random()`` on stream ``st`` (float64 in [0, 1))."""
     return np.float64(next64(st) >> np.uint64(11)) * _DOUBLE_UNIT
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def mix64(z):
     """SplitMix64 finaliser on a uint64 (as :func:`cya_sim.game.rng.mix64`)."""
     z = (z ^ (z >> np.uint64(30))) * _M1U
@@ -59,7 +60,7 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def seed_stream(st, key, game_index, stream):
     """Set ``st`` ((4,) uint64) to stream ``stream`` of game ``game_index`` under root ``key``.
 
@@ -74,7 +75,7 @@ def seed_stream(st, key, game_index, stream):
     st[3] = mix64(x + np.uint64(4) * _GOLDEN) | _ONE
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**JIT)
 def shuffle(cards, st):
     """Fisher–Yates shuffle of ``cards`` ((N,) int8, in place) as :func:`cya_sim.game.rng.shuffle_in_place`.
 

@@ -57,8 +57,9 @@ from agents.classic.view import (
     S_TOP_VALUE_SEEN,
 )
 from cya_sim.env.classic import batched_bridge as bridge
+from cya_sim.env.classic.interface import ClassicGame
 from cya_sim.env.game import keyword_checked, resolve_rules
-from cya_sim.env.games import ClassicGame, game_interface
+from cya_sim.env.games import game_interface
 from cya_sim.env.vector import CoverYourAssetsVectorEnv
 from cya_sim.game.jsontext import show
 

@@ -3,7 +3,7 @@
 A game family is named by its rule set's ``family`` (``classic``, ``theft``), and that name is the name of its
 folder on every floor it has parts on: ``cya_sim/game/<name>/`` (rules and presets, state, actions, positions),
 ``cya_sim/engine/<name>/``, ``agents/<name>/``, ``cya_sim/search/<name>/``, ``cya_sim/play/<name>/`` (its
-:class:`~cya_sim.play.families.GameFamily`) and ``cya_sim/env/<name>/``. Each floor finds a game's part there by
+:class:`~cya_sim.play.family.GameFamily`) and ``cya_sim/env/<name>/``. Each floor finds a game's part there by
 the name listed in :data:`GAMES` (:func:`game_part`), so adding a game is writing its folders and one line here
 (docs/layout.md, "Adding a game").
 """

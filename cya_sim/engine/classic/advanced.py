@@ -77,20 +77,19 @@ from cya_sim.engine.classic.layout import (
     G_TO_ACT,
 )
 from cya_sim.engine.classic.seen import reveal
-
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
+from cya_sim.engine.jit import JIT
 
 # what rules.apply_action does after turn_action
 DONE, GOES_ON, END_TURN = 0, 1, 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _card_of(K, asset, k):
     """The card of partner index ``k`` (0: an ``asset``, else wild k-1)."""
     return asset if k == 0 else K.cfg[C_NA] + k - 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _holds_pair(K, G, h0, asset, k1, k2):
     """Whether the hand at ``h0`` holds the pay-two pair ``(k1, k2)`` for ``asset``."""
     c1 = _card_of(K, asset, k1)
@@ -100,7 +99,7 @@ def _holds_pair(K, G, h0, asset, k1, k2):
     return G[h0 + c1] >= 1 and G[h0 + c2] >= 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def contested_slot(K, G, defender):
     """The set slot a challenge is over: the defender's top set, or the one below it (R-ADV-DEEP)."""
     L = K.lay
@@ -111,7 +110,7 @@ def contested_slot(K, G, defender):
 
 
 # -- legality ---------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def pre_legal(K, G, a):
     """Legality of ``a`` under the §6 rules: 0 illegal, 1 legal, 2 ask the classic check (``rules.is_legal``).
 
@@ -177,7 +176,7 @@ def pre_legal(K, G, a):
     return 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def pay_two_legal(K, G, out):
     """The legal ids when two cards are owed (R-ADV-PENNY, R-ADV-DEEP), ascending, into ``out``; how many."""
     cfg = K.cfg
@@ -198,7 +197,7 @@ def pay_two_legal(K, G, out):
     return n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def extend_legal(K, G, out, n):
     """Turn phase: drop the challenges R-ADV-TWO forbids from the classic list ``out[:n]`` and append the legal
     ids of the §6 blocks (the same answers as :func:`pre_legal`, block by block); returns the new count (ids stay
@@ -257,7 +256,7 @@ def extend_legal(K, G, out, n):
 
 
 # -- applying ---------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def remove_card(K, G, card):
     """R-ADV-DISCARD-ACTION / R-ADV-SWAP / R-ADV-MOVE / R-ADV-SETUP: ``card`` leaves the game (``B_ADV_REMOVED``),
     face up: every seat sees it (:func:`~cya_sim.engine.classic.seen.reveal`, RULES.md §10)."""
@@ -265,7 +264,7 @@ def remove_card(K, G, card):
     reveal(K, G, card, (1 << K.cfg[C_P]) - 1)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def setup_discard(K, G, k):
     """R-ADV-SETUP: skip the action cards at deck position ``k`` (they leave the game); the turned-up card's
     position. Also starts the first turn (R-ADV-TWO). (``rules.start_round`` clears the removed cards of the
@@ -280,14 +279,14 @@ def setup_discard(K, G, k):
     return k
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def clear_removed(K, G):
     """A new round: no card has left the game yet (``B_ADV_REMOVED``, R-NEW-ROUND)."""
     for c in range(K.cfg[C_T]):
         G[K.lay[B_ADV_REMOVED] + c] = 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def reset_turn(K, G):
     """A new turn: ``actions_per_turn`` actions, no challenge limit, nobody challenged yet (R-ADV-TWO)."""
     G[G_ADV_LEFT] = K.cfg[C_ADV_TWO]
@@ -297,7 +296,7 @@ def reset_turn(K, G):
     G[G_ADV_OWED] = 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def note_defender(K, G, defender):
     """Record a seat challenged this turn: it draws after the mover at the end of a two-action turn."""
     if K.cfg[C_ADV_TWO] > 1:
@@ -308,7 +307,7 @@ def note_defender(K, G, defender):
         G[G_ADV_NDEF] += 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def set_owed(K, G, played, single_penny):
     """Cards owed by the side now to act after a play of ``played`` cards (R-ADV-PENNY, R-ADV-DEEP): as
     :func:`cya_sim.engine.classic.reference.advanced.owed_after`."""
@@ -322,7 +321,7 @@ def set_owed(K, G, played, single_penny):
         G[G_ADV_OWED] = 2 if single_penny else 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _play(K, G, seat, c1, c2):
     """A challenge play of ``c1`` (and ``c2`` >= 0): shown, the other side to act, the cards it owes."""
     show_challenge_card(K, G, seat, c1)
@@ -335,7 +334,7 @@ def _play(K, G, seat, c1, c2):
     set_owed(K, G, played, played == 1 and c1 == K.cfg[C_ADV_PENNY])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _unlink_top(K, G, seat):
     """Take the top set off ``seat``'s stack; its slot."""
     L = K.lay
@@ -346,7 +345,7 @@ def _unlink_top(K, G, seat):
     return st
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _push(K, G, seat, st):
     """Put set slot ``st`` on top of ``seat``'s stack."""
     L = K.lay
@@ -356,7 +355,7 @@ def _push(K, G, seat, st):
     G[L[B_SVAL] + seat] += G[L[B_SVALUE] + st]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def exchange_top_sets(K, G, a, b):
     """R-ADV-SWAP's effect: seats ``a`` and ``b`` (each with a set) exchange their top sets; each learns every card
     of the set it receives (R-HIDDEN-WILD; as :func:`cya_sim.engine.classic.reference.advanced.exchange_top_sets`)."""
@@ -373,7 +372,7 @@ def exchange_top_sets(K, G, a, b):
     _push(K, G, b, mine)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def shift_stack(K, G, target, up):
     """R-ADV-MOVE's effect on ``target``'s stack (at least two sets): ``up`` = 0 puts its top set under the bottom
     set, 1 puts its bottom set on top (as :func:`cya_sim.engine.classic.reference.advanced.shift_stack`)."""
@@ -396,7 +395,7 @@ def shift_stack(K, G, target, up):
         G[L[B_STOP] + target] = bottom
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def turn_action(K, G, a, seat):
     """Apply the §6 action ``a`` (an id at or above ``C_ADV_ET``) for ``seat``; what the turn does next.
 
@@ -463,7 +462,7 @@ def turn_action(K, G, a, seat):
     return GOES_ON
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def after_challenge(K, G, winner):
     """R-ADV-TWO: a challenger that lost as its first action may not challenge the defender again this turn (only
     the mover's own challenges: not the immediate challenge of a drafted set, §7)."""

@@ -13,11 +13,10 @@ from numba import njit
 
 from cya_sim.engine.classic.layout import B_CHCARDS, B_CHPLAYERS, B_HANDS, B_HCOUNT, C_P, C_T, G_CH_LEN
 from cya_sim.engine.classic.seen import reveal
+from cya_sim.engine.jit import JIT
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def show_challenge_card(K, G, seat, card):
     """``seat`` shows ``card`` in the open challenge (R-CH-EXCHANGE).
 

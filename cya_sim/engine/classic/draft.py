@@ -74,11 +74,10 @@ from cya_sim.engine.classic.layout import (
     G_TO_ACT,
 )
 from cya_sim.engine.classic.seen import reveal
+from cya_sim.engine.jit import JIT
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def top(K, G, j):
     """The face-up top card type of draft pile ``j``, or -1 (empty, or not turned up yet)."""
     n = G[K.lay[B_DRAFT_LEN] + j]
@@ -87,7 +86,7 @@ def top(K, G, j):
     return G[K.lay[B_DECK] + j * K.cfg[C_DRAFT_SIZE] + n - 1]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def reach_pile(K, G, seat, i):
     """The ``i``-th pile in ``seat``'s reach order, or -1 past the end (shared: every pile;
     neighbours: pile ``seat`` on its left, then pile ``seat - 1`` on its right)."""
@@ -101,7 +100,7 @@ def reach_pile(K, G, seat, i):
     return -1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def take_mask(K, G, seat, asset, k):
     """Bitmask of the piles a take by ``seat`` of ``asset`` takes the top of (0: impossible).
 
@@ -128,7 +127,7 @@ def take_mask(K, G, seat, asset, k):
     return 1 << wild
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def can_open(K, G, seat, asset):
     """Whether ``seat`` holds a card of ``asset`` or a wild (it can open a challenge, R-CH-EXCHANGE)."""
     h0 = K.lay[B_HANDS] + seat * K.cfg[C_T]
@@ -141,12 +140,12 @@ def can_open(K, G, seat, asset):
     return False
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _mover_asset(K, G):
     return G[K.lay[B_SASSET] + G[K.lay[B_STOP] + G[G_CUR]]]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def is_legal(K, G, a):
     """Whether draft id ``a`` (or any id during a draft offer) is legal for the seat to act (bool).
 
@@ -175,7 +174,7 @@ def is_legal(K, G, a):
     return G[h0 + na + k - 1] > 0 and take_mask(K, G, seat, asset, 0) != 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_move(K, G, out):
     """The legal ids of the seat choosing for a Move turned up on a draft pile (both directions) into ``out``; 2."""
     out[0] = K.cfg[C_DRAFT_MV]
@@ -183,7 +182,7 @@ def legal_move(K, G, out):
     return 2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_offer(K, G, out):
     """The legal ids of the seat asked about the immediate challenge into ``out``; returns how many."""
     cfg = K.cfg
@@ -202,7 +201,7 @@ def legal_offer(K, G, out):
     return n + 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_takes(K, G, out, n):
     """Append the legal ``draft_take`` and ``draft_wild`` ids (ascending) to ``out[n:]``; returns the new count."""
     cfg = K.cfg
@@ -228,7 +227,7 @@ def legal_takes(K, G, out, n):
     return n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _next_offer(K, G):
     """Drop the seats at the head of the offer that cannot open a challenge; set ``G_TO_ACT``."""
     asset = _mover_asset(K, G)
@@ -239,7 +238,7 @@ def _next_offer(K, G):
         G[G_TO_ACT] = G[G_DRAFT_OFFER] - 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def other_neighbour(K, G, mover, j):
     """The other player beside pile ``j`` (shared: the opponent; neighbours: pile j lies between seats j and j+1)."""
     if K.cfg[C_DRAFT] == DRAFT_SHARED:
@@ -249,7 +248,7 @@ def other_neighbour(K, G, mover, j):
     return j
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _act(K, G, j, card):
     """Carry out the action card ``card`` turned up on pile ``j`` (reference ``draft._act``); True when a Move
     waits for a choice (``G_DRAFT_MOVE``, ``G_TO_ACT`` set)."""
@@ -272,7 +271,7 @@ def _act(K, G, j, card):
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def finish(K, G):
     """Turn up the next card of every pile taken from this turn (R-2P-DRAFT), clearing its ``G_DRAFT_DOWN`` bit.
 
@@ -300,7 +299,7 @@ def finish(K, G):
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def apply(K, G, a):
     """Apply legal draft id ``a``; returns the mover whose action is complete now (the caller turns up the piles,
     :func:`finish`, and runs R-REFILL and the turn order), -1 when a decision of the draft offer or challenge
@@ -415,7 +414,7 @@ def apply(K, G, a):
     return -1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def deal(K, G):
     """R-2P-DRAFT / R-3P-DRAFT set-up: the piles hold ``deck[0 : piles * size]``; returns the cards used.
 
@@ -441,7 +440,7 @@ def deal(K, G):
     return cfg[C_DRAFT_PILES] * cfg[C_DRAFT_SIZE]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def leftover_value(K, G):
     """Dollars of the cards left in the draft piles (they score nothing; R-SCORE invariant)."""
     v = 0

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from cya_sim.engine import hooks
 from cya_sim.engine.cache_guard import invalidate_stale_caches
 from cya_sim.engine.classic import advanced as adv
 from cya_sim.engine.classic import draft
@@ -85,6 +86,7 @@ from cya_sim.engine.classic.layout import (
     C_TARGET,
     C_TIE,
     C_W,
+    CONSTS_DTYPE,
     END_ROUNDS,
     END_TARGET,
     G_ADV_DEF0,
@@ -128,14 +130,14 @@ from cya_sim.engine.classic.layout import (
 )
 from cya_sim.engine.classic.seen import reveal
 from cya_sim.engine.intrinsics import cttz
+from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double, shuffle
 
 invalidate_stale_caches("classic")  # numba's disk cache does not track the kernels linked across modules
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def seat_add(seat, d, p):
     """``(seat + d) % p`` for ``0 <= seat < p`` and ``0 <= d <= p`` (no integer division)."""
     x = seat + d
@@ -143,7 +145,7 @@ def seat_add(seat, d, p):
 
 
 # -- small queries --------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def value_seen(K, G, st, observer):
     """Dollars of set slot ``st`` as ``observer`` sees it: a hidden first card counted at the asset's value.
 
@@ -157,7 +159,7 @@ def value_seen(K, G, st, observer):
     return v
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def is_legal_inline(K, G, a):
     """:func:`is_legal`, inlined into its caller (the play loops check every decision; no call overhead)."""
     cfg = K.cfg
@@ -218,7 +220,7 @@ def is_legal_inline(K, G, a):
     return False
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def is_legal(K, G, a):
     """Whether action id ``a`` is legal for the seat to act (bool).
 
@@ -229,7 +231,7 @@ def is_legal(K, G, a):
     return is_legal_inline(K, G, a)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _push_bits(out, n, base, bits):
     """Append ``base + k`` for every set bit ``k`` of ``bits``, lowest first, to ``out`` from index ``n``; the new count."""
     while bits:
@@ -239,7 +241,7 @@ def _push_bits(out, n, base, bits):
     return n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_list(K, G, out):
     """The legal action ids of the seat to act, ascending, into ``out`` ((A,) int64); returns how many.
 
@@ -332,7 +334,7 @@ def legal_list(K, G, out):
     return n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_mask(K, G, mask, ids):
     """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
 
@@ -347,7 +349,7 @@ def legal_mask(K, G, mask, ids):
 
 
 # -- setting up (R-SETUP, R-NEW-ROUND) --------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def start_round(K, G, rng):
     """R-NEW-ROUND and R-SETUP: gather, shuffle, deal ``hand_size`` one at a time from left of the dealer.
 
@@ -404,7 +406,7 @@ def start_round(K, G, rng):
     G[G_TO_ACT] = G[G_CUR]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def new_game(K, G, rng):
     """Clear row ``G`` and start a game: the first dealer is ``floor(u * P)`` for ``rng``'s next draw (R-SETUP).
 
@@ -426,7 +428,7 @@ def new_game(K, G, rng):
 
 
 # -- applying actions (R-TURN, §4, R-REFILL, R-ROUND-END) -------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _push_set(K, G, seat, st):
     L = K.lay
     G[L[B_SBELOW] + st] = G[L[B_STOP] + seat]
@@ -435,7 +437,7 @@ def _push_set(K, G, seat, st):
     G[L[B_SVAL] + seat] += G[L[B_SVALUE] + st]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _new_set(K, G, seat, asset, card0, known0, card1):
     """R-NEW-SET: a new set [card0, card1] with ``asset`` on top goes on top of ``seat``'s stack."""
     L = K.lay
@@ -452,7 +454,7 @@ def _new_set(K, G, seat, asset, card0, known0, card1):
     _push_set(K, G, seat, st)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _play_challenge_card(K, G, seat, card):
     """R-CH-EXCHANGE: ``seat`` shows ``card``; the other side must answer."""
     show_challenge_card(K, G, seat, card)
@@ -462,7 +464,7 @@ def _play_challenge_card(K, G, seat, card):
         adv.set_owed(K, G, 1, card == K.cfg[C_ADV_PENNY])
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def apply_action(K, G, rng, a):
     """Apply legal action ``a`` for the seat to act, then advance to the next decision.
 
@@ -565,7 +567,7 @@ def apply_action(K, G, rng, a):
     action_done(K, G, rng, seat, -1, False)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def resolve_challenge(K, G, rng):
     """R-CH-EXCHANGE: whoever played the last card wins the set and every challenge card.
 
@@ -618,7 +620,7 @@ def resolve_challenge(K, G, rng):
         piles_then_done(K, G, rng, defe, chal)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def piles_then_done(K, G, rng, first, second):
     """§7: turn up the draft piles taken from (``draft.finish``; an action card turned up acts at once), then
     :func:`action_done`; when a Move turned up waits for its choice the draw order is kept in
@@ -631,7 +633,7 @@ def piles_then_done(K, G, rng, first, second):
     action_done(K, G, rng, first, second, False)
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def action_done(K, G, rng, first, second, discard):
     """One turn action is complete: :func:`end_turn` with R-REFILL for ``first``, ``second``, or, under
     R-ADV-TWO (two actions a turn), :func:`second_action_or_end` (``discard``: the action was a discard)."""
@@ -641,7 +643,7 @@ def action_done(K, G, rng, first, second, discard):
         second_action_or_end(K, G, rng, discard)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def second_action_or_end(K, G, rng, discard):
     """R-ADV-TWO after an action: a first-action discard draws back up at once; the mover acts again while an
     action is left and it holds a card; else :func:`end_two_action_turn`."""
@@ -657,7 +659,7 @@ def second_action_or_end(K, G, rng, discard):
     end_two_action_turn(K, G, rng)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def end_two_action_turn(K, G, rng):
     """The end of a two-action turn (R-ADV-TWO): R-REFILL for the mover, then each seat it challenged, in order."""
     L = K.lay
@@ -671,7 +673,7 @@ def end_two_action_turn(K, G, rng):
     end_turn(K, G, rng, mover, -1)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _refill(K, G, seat):
     """R-REFILL for one seat: draw up to ``hand_size`` while the draw pile lasts.
 
@@ -694,7 +696,7 @@ def _refill(K, G, seat):
     G[L[B_HCOUNT] + seat] = cnt
 
 
-@njit(inline="always", **_JIT)
+@njit(inline="always", **JIT)
 def end_turn(K, G, rng, first, second):
     """End the turn: R-REFILL for ``first`` then ``second`` (-1: none) if they played a card.
 
@@ -722,7 +724,7 @@ def end_turn(K, G, rng, first, second):
     end_round(K, G, rng)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def end_round(K, G, rng):
     """R-SCORE, then R-GAME-END and R-TIE; else the next round (R-NEW-ROUND, dealer moves left).
 
@@ -809,7 +811,7 @@ def end_round(K, G, rng):
     start_round(K, G, rng)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def play_actions(K, G, rng, actions, n):
     """Apply ``actions[:n]`` in order, each checked with :func:`is_legal`; the index of the first illegal one, or -1."""
     for i in range(n):
@@ -817,3 +819,15 @@ def play_actions(K, G, rng, actions, n):
             return i
         apply_action(K, G, rng, actions[i])
     return -1
+
+
+@njit(inline="always", **JIT)
+def row_slots(K):
+    """The offsets of the batch driver's scalars in a row: ``(G_DONE, G_TO_ACT, G_GAME_INDEX, G_QUEUE_POS)``."""
+    return G_DONE, G_TO_ACT, G_GAME_INDEX, G_QUEUE_POS
+
+
+# The classic family's implementation of the engine hooks (cya_sim.engine.hooks), chosen by its constants record.
+for _stub, _fn in ((hooks.new_game, new_game), (hooks.apply_action, apply_action), (hooks.is_legal, is_legal_inline),
+                   (hooks.legal_list, legal_list), (hooks.row_slots, row_slots)):
+    hooks.implement(_stub, CONSTS_DTYPE.names, _fn)

@@ -42,11 +42,10 @@ from cya_sim.engine.classic.layout import (
     G_N_SETS,
 )
 from cya_sim.engine.intrinsics import cttz
+from cya_sim.engine.jit import JIT
 
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def reveal(K, G, card, seats):
     """Note that the seats of bitmask ``seats`` have now seen ``card`` (a card type id) outside their own hands.
 
@@ -73,7 +72,7 @@ def reveal(K, G, card, seats):
             G[u + s * t] += 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def unseen_of(K, G, seat, out):
     """``seat``'s unseen cards ((T,) int64 into ``out``; RULES.md §10) from the kept counts, without a recount."""
     t = K.cfg[C_T]
@@ -84,7 +83,7 @@ def unseen_of(K, G, seat, out):
         out[c] = K.deck_counts[c] - G[h0 + c] - G[u0 + c] - G[v0 + c]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _draft_face_down(K, G, j):
     """Cards of draft pile ``j`` that are face down (all but a face-up top; R-2P-DRAFT, R-3P-DRAFT)."""
     n = G[K.lay[B_DRAFT_LEN] + j]
@@ -93,7 +92,7 @@ def _draft_face_down(K, G, j):
     return n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def count_unseen(K, G, seat, out):
     """Count ``seat``'s unseen cards from where the cards are now, into ``out`` ((T,) int64); no kept state.
 
@@ -125,7 +124,7 @@ def count_unseen(K, G, seat, out):
             out[G[L[B_SCARD0] + st]] += 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def recount_seen(K, G):
     """Rebuild ``B_SEEN_PUBLIC`` and ``B_SEEN_PRIVATE`` of row ``G`` from the card locations.
 

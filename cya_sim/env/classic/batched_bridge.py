@@ -4,11 +4,11 @@ The vector environment (:mod:`cya_sim.env.vector`) calls only the functions
 here, so a change of the batched engine's internals touches this file alone.
 The batched engine (:mod:`cya_sim.engine.batched`) only applies actions; the
 opponents' compiled policies are joined to it by the play layer's compiled loop
-(:func:`cya_sim.play.classic.batched.run_compiled` with a :class:`~cya_sim.play.classic.batched.Lineup`).
+(:func:`cya_sim.play.batched.run_compiled` with a :class:`~cya_sim.play.batched.Lineup`).
 The learning seat is a Python seat of that line-up (an agent without a
 compiled form, :class:`LearnerSeat`): the compiled loop plays every opponent
 seat of every row and stops in each row where the learner must act, exactly
-as it stops for any Python agent (:func:`cya_sim.play.classic.batched.play_with_python_agents`).
+as it stops for any Python agent (:func:`cya_sim.play.batched.play_with_python_agents`).
 
 Autoreset: the engine's queue holds one game per row and none waiting, so a row whose game ends
 stops there (idle, its last position kept) instead of starting the next game inside the compiled
@@ -31,7 +31,8 @@ from cya_sim.engine.classic.batch_observation import ObservationBatch
 from cya_sim.engine.classic.batched import BatchState
 from cya_sim.engine.classic.layout import G_TO_ACT
 from cya_sim.game.rules import RuleSet
-from cya_sim.play.classic.batched import Lineup, run_compiled
+from cya_sim.play.batched import Lineup, run_compiled
+from cya_sim.play.classic.batched import PLAY
 
 #: Agent spec of the learning seat in the batched engine (a Python seat the engine never calls itself).
 LEARNER_SPEC = "cya_sim.env.classic.batched_bridge:LearnerSeat"
@@ -56,7 +57,7 @@ class Batch:
 
     Attributes:
         state: the :class:`~cya_sim.engine.classic.batched.BatchState` (B rows, a queue of G games).
-        lineup: the :class:`~cya_sim.play.classic.batched.Lineup` of ``[LEARNER_SPEC] + opponent_specs``
+        lineup: the :class:`~cya_sim.play.batched.Lineup` of ``[LEARNER_SPEC] + opponent_specs``
             (the learner's policy code is -1: a Python seat).
         next_game: the game index the next restarted row takes (:func:`step`).
     """
@@ -105,7 +106,7 @@ def new_batch(rules: RuleSet, n_players: int, batch_size: int, key: int, seat_ag
     games = np.arange(first_game, first_game + batch_size, dtype=np.int64)
     seat_agent = np.broadcast_to(np.asarray(seat_agent_row, np.int16), (batch_size, n_players)).copy()
     state = batched.init(rules, n_players, batch_size, key, games, seat_agent, agents)
-    return Batch(state, Lineup(agents, rules), first_game + batch_size)
+    return Batch(state, Lineup(PLAY, agents, rules), first_game + batch_size)
 
 
 def advance(batch: Batch) -> None:

@@ -3,13 +3,13 @@
 The theft game's counterpart of :mod:`cya_sim.env.classic.batched_bridge`, with the same functions
 (``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``), which
 :class:`~cya_sim.env.vector.CoverYourAssetsVectorEnv` reaches through
-:attr:`cya_sim.env.games.TheftGame.bridge`.
+:attr:`cya_sim.env.theft.interface.TheftGame.bridge`.
 
 Which engine does what, and why:
 
 - **Stepping and opponents: the compiled theft engine.** The learner's B actions are checked and
   applied in one compiled call (:func:`cya_sim.engine.theft.batched.step`), then the compiled theft play loop
-  (:func:`cya_sim.play.theft.batched.run_compiled`) plays every opponent seat of every row until the
+  (:func:`cya_sim.play.batched.run_compiled`) plays every opponent seat of every row until the
   learner must act again; the learner is a Python seat of that loop (policy code -1), exactly as a
   ``module:Class`` theft agent is. Opponents must have a compiled form (``random``, ``greedy``,
   ``defender``, compiled theft plug-ins). The compiled engine equals the reference engine game by game
@@ -37,16 +37,18 @@ from types import SimpleNamespace
 import numpy as np
 
 from agents.theft.compiled import new_theft_scratch
+from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.theft import batched
-from cya_sim.engine.theft.batched import TheftBatchState, TheftIllegalBatchActionError
+from cya_sim.engine.theft.batched import TheftIllegalBatchActionError
 from cya_sim.engine.theft.layout import G_TO_ACT
 from cya_sim.engine.theft.observation import observe as reference_observe
 from cya_sim.engine.theft.rows import row_to_state
 from cya_sim.env.classic.batched_bridge import Finished
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.game.theft.rules import TheftRuleSet
-from cya_sim.play.theft.batched import TheftLineup
-from cya_sim.play.theft.loop import advance as compiled_advance
+from cya_sim.play.batched import Lineup
+from cya_sim.play.loop import advance as compiled_advance
+from cya_sim.play.theft.batched import PLAY
 
 #: Name of the learning seat in the batched theft engine's messages (a Python seat the loop never plays).
 LEARNER_NAME = "learner"
@@ -56,13 +58,13 @@ class Batch:
     """The batched theft engine's state of a vector environment and how its opponents are played.
 
     Attributes:
-        state: the :class:`~cya_sim.engine.theft.batched.TheftBatchState` (B rows, a queue of B games).
+        state: the :class:`~cya_sim.engine.batched.state.BatchState` (B rows, a queue of B games).
         codes, addrs, params: the compiled policy of each agent of ``[learner] + opponent_specs`` (the
-            learner's code is -1: a Python seat), as :class:`~cya_sim.play.theft.batched.TheftLineup`.
+            learner's code is -1: a Python seat), as a :class:`~cya_sim.play.batched.Lineup`.
         next_game: the game index the next restarted row takes (:func:`step`).
     """
 
-    def __init__(self, state: TheftBatchState, lineup: TheftLineup, next_game: int) -> None:
+    def __init__(self, state: BatchState, lineup: Lineup, next_game: int) -> None:
         self.state = state
         self.codes = np.concatenate([[-1], lineup.codes]).astype(np.int64)
         self.addrs = np.concatenate([[0], lineup.addrs]).astype(np.int64)
@@ -86,7 +88,7 @@ def new_batch(rules: TheftRuleSet, n_players: int, batch_size: int, key: int, se
     games = np.arange(first_game, first_game + batch_size, dtype=np.int64)
     seat_agent = np.broadcast_to(np.asarray(seat_agent_row, np.int16), (batch_size, n_players)).copy()
     state = batched.init(rules, n_players, batch_size, key, games, seat_agent, (LEARNER_NAME, *opponent_specs))
-    return Batch(state, TheftLineup(opponent_specs), first_game + batch_size)
+    return Batch(state, Lineup(PLAY, opponent_specs, rules), first_game + batch_size)
 
 
 def advance(batch: Batch) -> None:
@@ -103,7 +105,7 @@ def advance(batch: Batch) -> None:
         batched.raise_illegal(st, int(st.err[1]), int(st.err[2]))
 
 
-def _observations(state: TheftBatchState, rows: np.ndarray, seat: int | None) -> SimpleNamespace:
+def _observations(state: BatchState, rows: np.ndarray, seat: int | None) -> SimpleNamespace:
     """The reference observations of ``rows`` (of ``seat``, default each row's seat to act; None for idle rows)."""
     obs = []
     for b in rows.tolist():

@@ -1,6 +1,6 @@
 """The theft game's observation (RULES.md §10 applied to §9) as a fixed-shape ``float32`` vector.
 
-The theft game's :class:`~cya_sim.env.games.TheftGame` encodes one
+The theft game's :class:`~cya_sim.env.theft.interface.TheftGame` encodes one
 :class:`~cya_sim.engine.theft.observation.TheftObservation` with :meth:`TheftObservationEncoder.encode`
 (PettingZoo, Gymnasium, OpenSpiel) and a batch of them with :meth:`TheftObservationEncoder.encode_batch`
 (the vector env); both run the same code, so a row of the batch equals the single vector.

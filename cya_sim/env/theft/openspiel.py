@@ -2,7 +2,7 @@
 
 ``pyspiel.load_game("python_cover_your_assets", {"rules": "theft", "players": P, "options": "..."})``
 gives a game whose states are :class:`TheftSpielState` (:mod:`cya_sim.env.classic.openspiel` chooses them through
-:class:`~cya_sim.env.games.TheftGame`). Sequential, imperfect information, explicit chance,
+:class:`~cya_sim.env.theft.interface.TheftGame`). Sequential, imperfect information, explicit chance,
 constant-sum win shares (R-T-END: ties share the win), terminal rewards.
 
 Chance nodes are every random draw of the theft reference engine (:mod:`cya_sim.engine.theft.reference`):

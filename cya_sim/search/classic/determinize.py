@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from cya_sim.engine.batched.state import allocate
+from cya_sim.engine.classic.batched import GAME
 from cya_sim.engine.classic.layout import (
     B_DECK,
     B_HANDS,
@@ -87,7 +88,8 @@ from cya_sim.engine.classic.layout import (
 )
 from cya_sim.engine.classic.reference.observation import Observation
 from cya_sim.engine.classic.seen import recount_seen
-from cya_sim.engine.pcg import next_double, seed_stream
+from cya_sim.engine.jit import JIT
+from cya_sim.engine.pcg import next_double
 
 #: The row of the search's batch state that holds the observation.
 TEMPLATE = 0
@@ -319,7 +321,7 @@ def fill_template(obs: Observation, state, row: int = TEMPLATE) -> None:
         S.draft_then1[b] = 1 + then[1] if len(then) > 1 else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def _pick_weighted(wts, n, rng):
     """Index i in 0..n-1 with probability wts[i] / sum(wts[:n]) (wts float64 >= 0)."""
     tot = 0.0
@@ -336,7 +338,7 @@ def _pick_weighted(wts, n, rng):
     return n - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
     """Sample one determinization of the template row ``G0`` into ``G`` (module docstring).
 
@@ -456,15 +458,8 @@ def new_search_state(rules, n_players: int):
     Raises:
         RulesError: ``n_players`` not allowed by ``rules``.
     """
-    return allocate(rules, n_players, N_ROWS, 0, np.zeros(0, np.int64), np.zeros((0, n_players), np.int16),
+    return allocate(GAME, rules, n_players, N_ROWS, 0, np.zeros(0, np.int64), np.zeros((0, n_players), np.int16),
                     ("observer",))
-
-
-def rng_state(seed: int, stream: int = 0) -> np.ndarray:
-    """(4,) uint64 PCG64 stream for the search, from a 64-bit ``seed`` and a ``stream`` number."""
-    st = np.zeros(4, np.uint64)
-    seed_stream(st, np.uint64(seed & ((1 << 64) - 1)), int(stream) & ((1 << 62) - 1), 7)
-    return st
 
 
 class Determinizer:

@@ -54,6 +54,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double
 from cya_sim.engine.theft.layout import (
     A_C0,
@@ -92,8 +93,6 @@ from cya_sim.engine.theft.layout import (
     row_width,
 )
 from cya_sim.engine.theft.observation import TheftObservation
-
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
 
 TheftInfoSet = namedtuple("TheftInfoSet", [
     "observer", "unseen", "hand_sizes", "draw_size", "n_asset_types", "slot_pos", "slot_val", "points0",
@@ -224,7 +223,7 @@ def template_row(obs: TheftObservation, k: Consts | None = None) -> tuple[Consts
     return k, g, info
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def sample_row(K, G0, G, I, rng, rem, cards):
     """Sample one determinization of the template ``G0`` into ``G`` (module docstring).
 

@@ -1,0 +1,91 @@
+"""What a game's compiled engine gives the game-independent compiled code: one stub per hook, each game's
+implementation chosen by the type of its constants record.
+
+The shared compiled loops — the batch driver (:mod:`cya_sim.engine.batched.loops`), the play loop
+(:mod:`cya_sim.play.loop`) and the search (:mod:`cya_sim.search.kernels`) — are written once for every game. numba
+cannot cache a function that takes a compiled function as an argument (numba issues #6251, #2065), so they take no
+kernel as an argument: they call the stubs of this module (and of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`),
+and each game registers its own function for each stub with :func:`implement`, chosen at compile time by the
+type of the game's constants ``K`` (its NumPy record type, whose field names differ from every other game's). numba
+compiles a shared loop once per game and keeps every game's specialisation in the loop's one disk cache; a second
+process loads them without compiling. A game's module that registers the implementations is imported before its
+constants can be made, so a first compile always finds them (a load from the cache does not need them).
+
+The hooks (``K`` the constants record, ``G`` one game row (W,) int64, ``rng`` (4,) uint64 a PCG64 stream):
+
+* :func:`new_game` — deal a new game into ``G`` (its setup rules);
+* :func:`apply_action` — apply legal action ``a`` of the seat to act (the game's rules);
+* :func:`is_legal` — whether ``a`` (any int64) is legal for the seat to act;
+* :func:`legal_list` — the legal action ids of the seat to act, ascending, into ``out`` ((A,) int64); their count;
+* :func:`row_slots` — the offsets in a row of the scalars the driver keeps: ``(done, to_act, game_index,
+  queue_pos)``;
+* :func:`record_result` — write the finished game of ``G`` into the result arrays of queue ``Q`` at position ``q``
+  (the game's own result columns, :mod:`cya_sim.engine.batched.state`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from numba import types
+from numba.extending import overload
+
+
+def new_game(K, G, rng):
+    """Deal a new game into row ``G`` from the engine stream ``rng`` (compiled code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def apply_action(K, G, rng, a):
+    """Apply action ``a`` (legal for the seat to act) to row ``G`` (compiled code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def is_legal(K, G, a):
+    """Whether action ``a`` (int64, any value) is legal for the seat to act in row ``G`` (compiled code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def legal_list(K, G, out):
+    """The legal ids of the seat to act in ``G``, ascending, into ``out`` ((A,) int64); their count (compiled code
+    only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def row_slots(K):
+    """``(done, to_act, game_index, queue_pos)``: offsets in a row of the scalars the batch driver keeps (compiled
+    code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def record_result(K, G, Q, q):
+    """Write the finished game of row ``G`` into the result arrays of queue ``Q`` at position ``q`` (compiled code
+    only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def implement(stub, fields: tuple[str, ...], fn) -> None:
+    """Register ``fn`` as ``stub``'s implementation for the constants records whose field names are ``fields``.
+
+    Args:
+        stub: a hook of this module (or of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`); every hook has an
+            argument named ``K``, the constants record that chooses the implementation.
+        fields: the field names of the game's constants record, in order (``tuple(dtype.names)``); a game's custom
+            decks may widen the record's arrays, never rename them, so every record of the game matches.
+        fn: a ``numba.njit`` function with the stub's arguments, in order.
+
+    The overload is inlined into the shared loop (``inline="always"``): what is inlined is a call of ``fn``, which
+    stays a separately compiled function, as a direct call of it was before the loops were shared.
+    """
+    names = list(inspect.signature(stub).parameters)
+    args = ", ".join(names)
+    ns = {"fn": fn, "_is_game": _matcher(fields)}
+    exec(f"def typer({args}):\n    if _is_game(K):\n        return lambda {args}: fn({args})\n", ns)  # noqa: S102
+    overload(stub, inline="always")(ns["typer"])
+
+
+def _matcher(fields: tuple[str, ...]):
+    def is_game(k) -> bool:
+        return isinstance(k, types.Record) and tuple(k.fields) == tuple(fields)
+
+    return is_game
