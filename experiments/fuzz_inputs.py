@@ -478,7 +478,7 @@ def run_env_args(case: Any) -> tuple[str, str]:
         elif kind == "sb3":
             from cya_sim.env.sb3 import ViewFeatureVectorEnv as ctor
         else:
-            from cya_sim.env.classic.openspiel import CoverYourAssetsGame as ctor
+            from cya_sim.env.openspiel import CoverYourAssetsGame as ctor
         e = ctor(kwargs) if kind == "openspiel" else ctor(**kwargs)
     except (ValueError, TypeError, RulesError) as err:
         msg = str(err)

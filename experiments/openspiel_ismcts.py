@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     import pyspiel
 
     import cya_sim.engine.classic.reference  # noqa: F401  (import order of the agents package)
-    from cya_sim.env.classic.openspiel import register_openspiel
+    from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()
     game = pyspiel.load_game("python_cover_your_assets", {"players": 2, "rules": args.rules, "rounds": args.rounds})

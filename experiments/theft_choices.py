@@ -86,7 +86,7 @@ def run(games: int, seed: int) -> tuple[pd.DataFrame, dict]:
             wall = time.perf_counter() - t0
             capped = int((table.turns >= rules.max_turns).sum())
             greedy_share = (table.win_share * (table.seat_agent == 0)).sum(axis=1)
-            first = (table.first_dealer.astype(np.int64) + 1) % 4
+            first = table.first_to_move()  # the first player (R-T-SETUP)
             first_share = table.win_share[np.arange(games), first]
             turns = table.turns.astype(np.float64)
             per_game[(lname, label)] = (turns, greedy_share)
@@ -96,7 +96,7 @@ def run(games: int, seed: int) -> tuple[pd.DataFrame, dict]:
             rows.append({
                 "lineup": lname, "variant": label, "options": ", ".join(f"{k}={v}" for k, v in options.items()) or "-",
                 "games": games, "turns_mean": tm, "turns_ci_low": tlo, "turns_ci_high": thi,
-                "turns_median": float(np.median(turns)), "thefts_per_game": float(table.challenges.mean()),
+                "turns_median": float(np.median(turns)), "thefts_per_game": float(table.thefts.mean()),
                 "capped_games": capped,
                 "greedy_share": gm, "greedy_ci_low": glo, "greedy_ci_high": ghi,
                 "first_player_share": fm, "first_ci_low": flo, "first_ci_high": fhi,

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.analysis import analyse, cluster_variance, table_of, turn_order_shares
 from cya_sim.reports.comparisons import ahead_counts, pairwise_table, position_of, position_test
@@ -27,10 +28,11 @@ def table(seat_agent, totals, win_share=None, first_dealer=None, deal=None, roun
         win = tot == best
         win_share = win / win.sum(axis=1, keepdims=True)
     z = np.zeros(g, np.int64)
-    return GameTable(np.arange(g) if deal is None else np.asarray(deal), sa,
-                     np.zeros(g, np.int16) if first_dealer is None else np.asarray(first_dealer, np.int16),
-                     tot, np.asarray(win_share, float), z + 3 if rounds is None else np.asarray(rounds), z + 100,
-                     z + 10, z + 120, z + 50_000)
+    cols = {"first_dealer": np.zeros(g, np.int16) if first_dealer is None else np.asarray(first_dealer, np.int16),
+            "rounds": z + 3 if rounds is None else np.asarray(rounds), "turns": z + 100, "challenges": z + 10,
+            "largest_steal": z + 50_000}
+    return GameTable(np.arange(g) if deal is None else np.asarray(deal), sa, tot, np.asarray(win_share, float), z + 120,
+                     CLASSIC_COLUMNS, cols)
 
 
 def frame(t: GameTable, agents: list[str]) -> pd.DataFrame:
@@ -275,7 +277,7 @@ def test_analyse_fixed_table():
     assert s.loc["B", "game_win_rate_fair"] == pytest.approx(2 / 3)
     ln = a.lengths.set_index("metric")
     assert ln.loc["rounds", "mean"] == pytest.approx(10 / 3) and ln.loc["rounds", "max"] == 4
-    assert a.rounds[["rounds", "games"]].values.tolist() == [[3, 2], [4, 1]]
+    assert a.length_counts[["rounds", "games"]].values.tolist() == [[3, 2], [4, 1]]
     seats = a.seats[(a.seats["agent"] == "(all)") & (a.seats["position"] == "seat")]
     assert seats["wins"].tolist() == [1, 0, 2]
     turn = a.seats[(a.seats["agent"] == "(all)") & (a.seats["position"] == "turn_order")]

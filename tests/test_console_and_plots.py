@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.plots import money, plot_title, short_agent_name, win_rate_figure
 from cya_sim.reports.report import SUMMARY_LEGEND, console_summary
@@ -19,8 +20,9 @@ def games(n_agents: int, g: int = 40) -> GameTable:
     winner = rng.integers(0, 4, g)
     ws = np.eye(4)[winner]
     z = np.zeros(g, np.int64)
-    return GameTable(np.arange(g), sa, np.zeros(g, np.int16), (ws * 1_000_000).astype(np.int64), ws, z + 2,
-                     z + 100, z + 10, z + 150, z + 50_000)
+    cols = {"first_dealer": np.zeros(g, np.int16), "rounds": z + 2, "turns": z + 100, "challenges": z + 10,
+            "largest_steal": z + 50_000}
+    return GameTable(np.arange(g), sa, (ws * 1_000_000).astype(np.int64), ws, z + 150, CLASSIC_COLUMNS, cols)
 
 
 def test_console_table_labels_both_rates_and_their_fair_values():

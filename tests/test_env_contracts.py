@@ -229,7 +229,7 @@ def test_vector_env_reports_the_round_cap_as_a_truncation_with_a_flag():
 @pytest.fixture(scope="module")
 def spiel_game():
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.classic.openspiel import register_openspiel
+    from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()
     return pyspiel.load_game("python_cover_your_assets", {"players": 2, "rounds": 2})
@@ -556,7 +556,7 @@ def test_theft_turn_cap_is_a_truncation_in_every_env():
 
 def test_theft_openspiel_refuses_bad_moves_and_parameters():
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.classic.openspiel import register_openspiel
+    from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()
     game = pyspiel.load_game("python_cover_your_assets", {"players": 2, "rules": "theft"})
@@ -579,7 +579,7 @@ def test_theft_openspiel_refuses_bad_moves_and_parameters():
 
 def test_theft_openspiel_deserialized_state_plays_on_to_the_end():
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.classic.openspiel import register_openspiel
+    from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()
     game = pyspiel.load_game("python_cover_your_assets", {"players": 3, "rules": "theft",
@@ -670,7 +670,7 @@ def test_openspiel_game_parameters_of_the_wrong_type_are_refused_naming_them(par
     ``players=2.5`` and ``rounds=1.5`` were truncated, an unknown parameter was ignored, ``rounds=10**30`` a
     pybind11 RuntimeError."""
     pytest.importorskip("pyspiel")
-    from cya_sim.env.classic.openspiel import CoverYourAssetsGame
+    from cya_sim.env.openspiel import CoverYourAssetsGame
 
     with pytest.raises(error, match=message):
         CoverYourAssetsGame(params)

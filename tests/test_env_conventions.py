@@ -259,7 +259,7 @@ else:
     ("gymnasium", "import cya_sim.env.gym", "gymnasium"),
     ("gymnasium", "from cya_sim.env import CoverYourAssetsVectorEnv", "gymnasium"),
     ("pettingzoo", "from cya_sim.env import cover_your_assets_v0", "pettingzoo"),
-    ("pyspiel", "import cya_sim.env.classic.openspiel", "pyspiel"),
+    ("pyspiel", "import cya_sim.env.openspiel", "pyspiel"),
 ])
 def test_a_missing_toolkit_is_one_line_naming_the_rl_extra(module, statement, names):
     r = subprocess.run([sys.executable, "-c", HIDE.format(module=module, statement=statement)], cwd=ROOT,

@@ -11,7 +11,8 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import agents  # noqa: F401  (before the env modules: the agents package imports the engine first)
 from cya_sim.engine.classic.reference import play_game
-from cya_sim.env.classic.openspiel import _ShuffleFeed, register_openspiel
+from cya_sim.env.classic.openspiel import _ShuffleFeed
+from cya_sim.env.openspiel import register_openspiel
 from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
 from cya_sim.game.rules import get_rules
 

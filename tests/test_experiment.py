@@ -8,15 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cya_sim.runs.experiment import (
-    ExperimentError,
-    Schedule,
-    apply_overrides,
-    auto_chunk_size,
-    load_experiment,
-    parse_experiment,
-    plan_chunks,
-)
+from cya_sim.runs.experiment import ExperimentError, apply_overrides, load_experiment, parse_experiment
+from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cya_sim.runs.experiment import ExperimentError, Schedule, load_experiment
+from cya_sim.runs.experiment import ExperimentError, load_experiment
+from cya_sim.runs.schedule import Schedule
 from cya_sim.studies.tips import load_study, parse_study, run_study
 
 ROOT = Path(__file__).resolve().parents[1]

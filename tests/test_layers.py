@@ -124,7 +124,8 @@ PROTOCOL_FACES = ("cya_sim.engine", "cya_sim.play")  # package faces: ENGINES, g
 GAME_SIDE = ("cya_sim.game", "cya_sim.engine", "cya_sim.play", "cya_sim.search", "agents")
 #: Studies about one game family or about the engines themselves, allowed to look inside (and why).
 GAME_SPECIFIC = {
-    "cya_sim.studies.tips": "the classic rulebook's tips, as ablations of the classic agents' switches",
+    "cya_sim.studies.tips.studyfile": "the classic rulebook's tips, as ablations of the classic agents' switches",
+    "cya_sim.studies.tips.replays": "replays a tip study's classic games on the classic reference engine",
     "cya_sim.studies.tune": "tunes the parameters of the classic agent families and their plug-ins",
     "cya_sim.studies.validation": "coverage checks on simulated classic games",
     "cya_sim.studies.bench": "measures the engines and the search themselves",
@@ -163,7 +164,7 @@ def test_engines_do_not_enumerate_agents():
     ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.classic.batched", None),
     ("cya_sim.results.folder", None), ("cya_sim.runs.runner", None), ("cya_sim.reports.report", None),
     ("cya_sim.studies.tournament", None), ("cya_sim.play.families", None), ("cya_sim.env.games", None),
-    ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.classic.openspiel", "pyspiel"),
+    ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.openspiel", "pyspiel"),
 ])
 def test_each_layer_imports_on_its_own(module, toolkit):
     """No import order is needed to dodge a cycle: each package imports first in a fresh interpreter."""

@@ -169,7 +169,7 @@ def test_gym_and_pettingzoo_envs_render_rgb_array(rules):
 @pytest.mark.parametrize("params", [{"players": 3, "rounds": 1}, {"players": 3, "rules": "theft"}])
 def test_openspiel_str_is_the_whole_state_on_several_lines(params):
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.env.classic.openspiel import register_openspiel
+    from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()
     state = pyspiel.load_game("python_cover_your_assets", params).new_initial_state()

@@ -42,7 +42,7 @@ def test_search_agents_play_whole_legal_games_the_same_on_both_engines(players, 
     gi = np.arange(8, dtype=np.int64)
     tb = play_theft_games_batched(rules, agents, sa, key, gi)
     tr = play_theft_games(rules, agents, sa, key, gi)
-    for f in ("totals", "win_share", "turns", "decisions", "challenges"):
+    for f in ("totals", "win_share", "turns", "decisions", "thefts", "cancelled"):
         assert np.array_equal(np.asarray(getattr(tb, f)), np.asarray(getattr(tr, f))), f
     assert (np.asarray(tb.turns) > 0).all()
 

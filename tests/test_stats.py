@@ -12,6 +12,7 @@ from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
 from statsmodels.stats.multitest import multipletests
 
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.stats import (
     SUMMARY_COLUMNS,
@@ -161,8 +162,10 @@ def table(seat_agent, win_share, totals=None, deal=None) -> GameTable:
     g = sa.shape[0]
     z = np.zeros(g, np.int64)
     tot = np.asarray(totals if totals is not None else np.asarray(win_share) * 1_000_000, np.int64)
-    return GameTable(np.arange(g) if deal is None else np.asarray(deal), sa, np.zeros(g, np.int16), tot,
-                     np.asarray(win_share, np.float64), z + 2, z + 100, z + 10, z + 150, z + 50_000)
+    cols = {"first_dealer": np.zeros(g, np.int16), "rounds": z + 2, "turns": z + 100, "challenges": z + 10,
+            "largest_steal": z + 50_000}
+    return GameTable(np.arange(g) if deal is None else np.asarray(deal), sa, tot, np.asarray(win_share, np.float64),
+                     z + 150, CLASSIC_COLUMNS, cols)
 
 
 def test_summarize_repeated_agents_by_hand():

@@ -96,7 +96,7 @@ def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
                  "--workers", "1", "--engine", "reference", "--out", str(ref)]) == 0
     assert "engine: reference" in capsys.readouterr().out
     again = pd.read_parquet(ref / "games.parquet").sort_values("game")
-    cols = ["deal", "first_dealer", "turns", "challenges", "decisions", "largest_steal"] + [
+    cols = ["deal", "first_player", "turns", "thefts", "cancelled", "decisions", "largest_steal"] + [
         f"seat_{s}_{c}" for s in range(3) for c in ("agent", "total", "win_share")]
     assert games[cols].reset_index(drop=True).equals(again[cols].reset_index(drop=True))
 

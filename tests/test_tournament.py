@@ -9,7 +9,8 @@ import pytest
 from cya_sim.game.rules import get_rules
 from cya_sim.reports.stats import SUMMARY_COLUMNS
 from cya_sim.results.folder import CHUNKS, GAMES_DIR, MANIFEST, RUNS, load_games, read_manifest, read_runs
-from cya_sim.runs.experiment import Schedule, plan_chunks, resolve_engine
+from cya_sim.runs.experiment import resolve_engine
+from cya_sim.runs.schedule import Schedule, plan_chunks
 from cya_sim.studies.tournament import (
     TournamentConfig,
     TournamentError,

@@ -8,12 +8,10 @@ A refused input prints one line and exits with status 2 before any game is playe
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from cya_sim.cli.parsing import ExitingParser
+from cya_sim.cli.parsing import WORKERS, ExitingParser, run_subcommand
 
 DEFAULT_BOARD = Path("experiments/leaderboard.toml")
 
@@ -29,34 +27,25 @@ def leaderboard_parser() -> argparse.ArgumentParser:
                    help=f"the board TOML file (default {DEFAULT_BOARD})")
     p.add_argument("--quick", action="store_true", help="the small form (the file's [quick] table)")
     p.add_argument("--out", metavar="FOLDER", help="results folder (key out)")
-    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (key workers)")
+    p.add_argument("--workers", type=WORKERS, metavar="N", help="local worker processes (key workers)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
 
 def leaderboard_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim leaderboard`` with the words after ``leaderboard``; return the exit status (0, 2, 130)."""
-    from cya_sim.errors import FieldError
-    from cya_sim.studies.leaderboard import LeaderboardError, load_board, run_board
+    from cya_sim.studies.leaderboard import LeaderboardError
 
-    try:
-        args = leaderboard_parser().parse_args(list(argv))
-    except SystemExit as e:
-        return int(e.code or 0)
+    return run_subcommand("leaderboard", leaderboard_parser(), argv, _leaderboard, (LeaderboardError,))
+
+
+def _leaderboard(args: argparse.Namespace, command: str) -> int:
+    """``cya-sim leaderboard`` once its flags are parsed (:func:`leaderboard_main`)."""
+    from cya_sim.studies.leaderboard import load_board, run_board
+
     over = {k: v for k, v in (("out", args.out), ("workers", args.workers)) if v is not None}
-    command = "cya-sim leaderboard " + shlex.join([str(a) for a in argv])
-    try:
-        board = load_board(args.board, quick=args.quick, overrides=over)
-        r = run_board(board, progress=not args.quiet, command=command)
-    except LeaderboardError as e:
-        print(f"cya-sim leaderboard: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 2
-    except FieldError as e:
-        print(f"cya-sim leaderboard: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    board = load_board(args.board, quick=args.quick, overrides=over)
+    r = run_board(board, progress=not args.quiet, command=command)
     print(f"{len(r.ratings)} ratings over {r.ratings.groupby(['preset', 'players']).ngroups} cells")
     print(f"wrote {board.out / 'REPORT.md'}")
     return 0

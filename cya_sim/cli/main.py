@@ -24,16 +24,24 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from cya_sim import __version__
 from cya_sim.cli import parsing
-from cya_sim.cli.parsing import int_at_least
-from cya_sim.game.limits import MAX_GAMES, MAX_SEED, MAX_WORKERS
-from cya_sim.tomltext import TomlTextError, toml_value
+from cya_sim.cli.parsing import (
+    PLAYERS,
+    SEED,
+    WORKERS,
+    ExitingParser,
+    UsageError,
+    add_rule_args,
+    games,
+    int_at_least,
+    option_pairs,
+)
+from cya_sim.game.limits import MAX_SEED
 
-#: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options.
-DEFAULT_RULES = "classic"
+#: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options (rules: parsing.DEFAULT_RULES).
 DEFAULT_AGENTS = "greedy,random"
 DEFAULT_PLAYERS = 4
 DEFAULT_GAMES = 4000
@@ -45,26 +53,6 @@ _FLAGS = {
     "rules": "--rules", "agents": "--agents", "n_players": "--players", "games": "--games", "seed": "--seed",
     "engine": "--engine", "workers": "--workers", "chunk_size": "--chunk-size", "out": "--out",
 }
-
-
-class UsageError(Exception):
-    """A refused command line; ``str(e)`` is the one line printed (exit status 2)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (no usage block) and does not exit here."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: error: {message}")
-
-
-def _option_value(text: str) -> Any:
-    """A rule option's value: a TOML value when it parses as one (5, true, {2 = 5, default = 4}), else the text.
-
-    Raises:
-        TomlTextError: an integer of more than 4,300 digits (:func:`cya_sim.tomltext.toml_value`).
-    """
-    return toml_value(text)
 
 
 def _rules_from_args(args: argparse.Namespace):
@@ -79,21 +67,8 @@ def _rules_from_args(args: argparse.Namespace):
         rules = get_rules(args.rules)
     except RulesError as e:
         raise UsageError(f"--rules: {e}") from None
-    options: dict[str, Any] = {}
     allowed = [k for k in rule_option_names(rules) if k != "deck"]
-    for item in args.option or []:
-        key, eq, text = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise UsageError(f"--option: {item!r} is not key=value; keys: {', '.join(allowed)}")
-        if key == "deck":
-            raise UsageError("--option: give a deck with --deck FILE (a TOML deck file), not --option deck=...")
-        if key not in allowed:
-            raise UsageError(f"--option: unknown rule option {key!r}; choose from: {', '.join(allowed)}")
-        try:
-            options[key] = _option_value(text.strip())
-        except TomlTextError as e:
-            raise UsageError(f"--option {key}: {e}") from None
+    options: dict[str, Any] = dict(option_pairs(args.option or [], allowed, deck_flag=True))
     if args.deck is not None:
         from cya_sim.play.families import family_of
 
@@ -172,28 +147,13 @@ def _check_table(rules, n: int, args: argparse.Namespace) -> None:
         raise UsageError(f"{flag}: {e}") from None
 
 
-def _add_rule_args(p: argparse.ArgumentParser, positional: bool = False) -> None:
-    from cya_sim.game.rules import preset_names
-
-    text = f"rule preset: {', '.join(preset_names())} (default {DEFAULT_RULES})"
-    if positional:
-        p.add_argument("rules", nargs="?", default=DEFAULT_RULES, metavar="PRESET", help=text)
-    else:
-        p.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help=text)
-    p.add_argument("--option", action="append", metavar="KEY=VALUE",
-                   help="override a rule option, e.g. hand_size=5, end_condition=rounds:3, "
-                        "challenge_draw_order=mover_first, hidden_wilds=false (repeatable; see `cya-sim rules`)")
-    p.add_argument("--deck", type=Path, metavar="FILE",
-                   help="play with a deck from a TOML file (R-DECK-CUSTOM; format of cya_sim/game/classic/data/deck_2011.toml)")
-
-
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser. ``cya_sim.studies.bench`` is imported only when ``argv`` asks for ``bench``.
 
     Raises:
         UsageError: ``bench`` asked for but ``cya_sim.studies.bench`` cannot be imported.
     """
-    parser = _Parser(prog="cya-sim", description="Cover Your Assets research simulator.")
+    parser = ExitingParser(prog="cya-sim", description="Cover Your Assets research simulator.")
     parser.add_argument("--version", action="version", version=f"cya-sim {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="on an error, print the Python traceback after the one-line message (anywhere on the "
@@ -205,12 +165,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                       "every challenge exchange, the round totals and the winner, to be checked "
                                       "against the rules specification (RULES.md at the root of the cya-sim "
                                       "repository; rule IDs R-...).")
-    _add_rule_args(play)
-    play.add_argument("--players", type=int_at_least(2, "players", 12), metavar="P",
+    add_rule_args(play)
+    play.add_argument("--players", type=PLAYERS, metavar="P",
                       help=f"table size (default: one seat per --agents name, or {DEFAULT_PLAYERS})")
     play.add_argument("--agents", metavar="A,B,...",
                       help="agent per seat, comma-separated, cycled to fill the seats (default greedy,random)")
-    play.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED, help="random seed (default 1)")
+    play.add_argument("--seed", type=SEED, default=DEFAULT_SEED, help="random seed (default 1)")
     play.add_argument("--game", type=int_at_least(0, "game", MAX_SEED), default=0, metavar="INDEX",
                       help="game index under the seed (default 0); a tournament's game g with its seat "
                            "order (games.parquet seat_s_agent) replays exactly")
@@ -240,23 +200,23 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                     f"random, {DEFAULT_GAMES} games, seed 1, into {DEFAULT_OUT}.")
     tour.add_argument("experiment", nargs="?", type=Path, metavar="EXPERIMENT.toml",
                       help="an experiment file (experiments/<name>.toml); its own flags override its fields")
-    _add_rule_args(tour)
+    add_rule_args(tour)
     tour.add_argument("--agents", default=DEFAULT_AGENTS, metavar="A,B,...",
                       help="agents, comma-separated, cycled to fill the seats (default greedy,random)")
-    tour.add_argument("--players", type=int_at_least(2, "players", 12), default=DEFAULT_PLAYERS, metavar="P",
+    tour.add_argument("--players", type=PLAYERS, default=DEFAULT_PLAYERS, metavar="P",
                       help=f"table size (default {DEFAULT_PLAYERS})")
-    tour.add_argument("--games", type=int_at_least(1, "games", MAX_GAMES), default=DEFAULT_GAMES, metavar="G",
+    tour.add_argument("--games", type=games(), default=DEFAULT_GAMES, metavar="G",
                       help=f"number of games (default {DEFAULT_GAMES}; a multiple of P balances the seats)")
-    tour.add_argument("--seed", type=int_at_least(0, "seed", MAX_SEED), default=DEFAULT_SEED,
+    tour.add_argument("--seed", type=SEED, default=DEFAULT_SEED,
                       help=f"tournament seed (default {DEFAULT_SEED})")
     tour.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="FOLDER",
                       help=f"results folder: new, empty, or this same tournament's (default {DEFAULT_OUT})")
     tour.add_argument("--engine", choices=("batched", "reference"), default="batched",
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
-    tour.add_argument("--workers", type=int_at_least(1, "workers", MAX_WORKERS), metavar="N",
+    tour.add_argument("--workers", type=WORKERS, metavar="N",
                       help="local worker processes (default: all cores)")
-    tour.add_argument("--chunk-size", type=int_at_least(1, "chunk size", MAX_GAMES), metavar="G",
+    tour.add_argument("--chunk-size", type=games("chunk size"), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
 
@@ -277,7 +237,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                            description="Print every option of a rule preset and its deck. What each option means, and the rule "
                                        "ID it belongs to, is in the rules specification (RULES.md at the root of "
                                        "the cya-sim repository).")
-    _add_rule_args(rules, positional=True)
+    add_rule_args(rules, positional=True)
 
     bench = sub.add_parser("bench", help="measure engine speed (see `cya-sim bench --help`)", add_help=False)
     command = next((a for a in argv if not a.startswith("-")), None)
@@ -286,8 +246,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
             from cya_sim.studies import bench as bench_module
         except ImportError as e:
             raise UsageError(f"cya-sim bench: error: the benchmark is not available in this installation ({e})")
+        from cya_sim.cli.bench import add_arguments
+
         bench.add_argument("-h", "--help", action="help", help="show this help message and exit")
-        bench_module.add_arguments(bench)
+        add_arguments(bench)
         bench.set_defaults(run=bench_module.run)
     return parser
 

@@ -9,13 +9,10 @@ mixture with bootstrap intervals, α-Rank, dominance, the response graph and the
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from cya_sim.cli.parsing import ExitingParser, int_at_least
-from cya_sim.tomltext import TomlTextError, toml_value
+from cya_sim.cli.parsing import ExitingParser, add_rule_args, int_at_least, option_pairs, run_subcommand
 
 
 def metagame_parser() -> argparse.ArgumentParser:
@@ -29,8 +26,7 @@ def metagame_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int_at_least(2, "players"), default=4, metavar="P", help="table size (default 4)")
     p.add_argument("--deals", type=int_at_least(0, "deals"), default=200, metavar="D",
                    help="duplicated deals (each played by every line-up in every rotation; default 200)")
-    p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    add_rule_args(p, deck=False)
     p.add_argument("--seed", type=int_at_least(0, "seed"), default=1, help="seed of deals and bootstrap (default 1)")
     p.add_argument("--bootstrap", type=int_at_least(0, "bootstrap"), default=200, metavar="B",
                    help="bootstrap replications over deals, 0 (none) to 100,000 (default 200)")
@@ -46,40 +42,22 @@ def metagame_parser() -> argparse.ArgumentParser:
 
 def metagame_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim metagame`` with the words after ``metagame``; return the exit status (0, 2, 130)."""
-    from agents.spec import AgentSpecError, split_agent_list
-    from cya_sim.errors import FieldError
-    from cya_sim.studies.metagame import MetagameConfig, MetagameError, run_metagame
+    from agents.spec import AgentSpecError
+    from cya_sim.studies.metagame import MetagameError
 
-    try:
-        args = metagame_parser().parse_args(list(argv))
-    except SystemExit as e:
-        return int(e.code or 0)
-    command = "cya-sim metagame " + shlex.join([str(a) for a in argv])
-    try:
-        opts = []
-        for it in args.option:
-            if "=" not in it:
-                raise MetagameError(f"--option {it!r}: write KEY=VALUE")
-            k, v = it.split("=", 1)
-            try:
-                value = toml_value(v)
-            except TomlTextError as e:
-                raise MetagameError(f"--option {k.strip()}: {e}") from None
-            opts.append((k.strip(), value.strip() if isinstance(value, str) else value))
-        pool = tuple(a for a in split_agent_list(args.pool) if a) if args.pool.strip() else ()
-        cfg = MetagameConfig(pool=pool, players=args.players, out=args.out, deals=args.deals, preset=args.rules,
-                             options=tuple(opts), seed=args.seed, workers=args.workers, bootstrap=args.bootstrap,
-                             alpha=args.alpha, m=args.population)
-        r = run_metagame(cfg, progress=not args.quiet, command=command)
-    except (MetagameError, AgentSpecError) as e:
-        print(f"cya-sim metagame: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 2
-    except FieldError as e:
-        print(f"cya-sim metagame: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    return run_subcommand("metagame", metagame_parser(), argv, _metagame, (MetagameError, AgentSpecError))
+
+
+def _metagame(args: argparse.Namespace, command: str) -> int:
+    """``cya-sim metagame`` once its flags are parsed (:func:`metagame_main`)."""
+    from agents.spec import split_agent_list
+    from cya_sim.studies.metagame import MetagameConfig, run_metagame
+
+    pool = tuple(a for a in split_agent_list(args.pool) if a) if args.pool.strip() else ()
+    cfg = MetagameConfig(pool=pool, players=args.players, out=args.out, deals=args.deals, preset=args.rules,
+                         options=tuple(option_pairs(args.option)), seed=args.seed, workers=args.workers,
+                         bootstrap=args.bootstrap, alpha=args.alpha, m=args.population)
+    r = run_metagame(cfg, progress=not args.quiet, command=command)
     print_summary(r, cfg)
     print(f"wrote {args.out / 'REPORT.md'}")
     return 0

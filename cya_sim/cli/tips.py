@@ -9,12 +9,10 @@ one line naming the field and exits with status 2 before any game is played.
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from cya_sim.cli.parsing import ExitingParser
+from cya_sim.cli.parsing import WORKERS, ExitingParser, games, run_subcommand
 
 DEFAULT_STUDY = Path("experiments/tips.toml")
 
@@ -28,9 +26,9 @@ def tips_parser() -> argparse.ArgumentParser:
     p.add_argument("study", nargs="?", type=Path, default=DEFAULT_STUDY,
                    help=f"the study TOML file (default {DEFAULT_STUDY})")
     p.add_argument("--quick", action="store_true", help="the small CI form (the file's [quick] table)")
-    p.add_argument("--deals", type=int, metavar="N", help="duplicated deals per context (field deals)")
+    p.add_argument("--deals", type=games("deals", lo=2), metavar="N", help="duplicated deals per context (field deals)")
     p.add_argument("--out", metavar="FOLDER", help="study folder (field out)")
-    p.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: all cores)")
+    p.add_argument("--workers", type=WORKERS, metavar="N", help="local worker processes (default: all cores)")
     p.add_argument("--report-only", action="store_true",
                    help="play nothing: analyse the cells already complete in the study folder and name the others")
     p.add_argument("--only", metavar="CELL[,CELL]", help=(
@@ -67,25 +65,16 @@ def tips_main(argv: Sequence[str]) -> int:
     The study's modules (pandas, SciPy, the runner) are imported only after the words are parsed, so
     ``cya-sim tips --help`` and a usage error answer at once.
     """
-    try:
-        args = tips_parser().parse_args(list(argv))
-    except SystemExit as e:
-        return int(e.code or 0)
-    from cya_sim.errors import FieldError
+    return run_subcommand("tips", tips_parser(), argv, _tips)
+
+
+def _tips(args: argparse.Namespace, command: str) -> int:
+    """``cya-sim tips`` once its flags are parsed (:func:`tips_main`)."""
     from cya_sim.studies.tips import load_study, run_study
 
     over = {k: v for k, v in (("deals", args.deals), ("out", args.out), ("workers", args.workers)) if v is not None}
-    try:
-        only = _only_cells(args.only)
-        study = load_study(args.study, quick=args.quick, overrides=over, only=only)
-        command = "cya-sim tips " + shlex.join([str(a) for a in argv])
-        result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)
-    except FieldError as e:
-        print(f"cya-sim tips: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    study = load_study(args.study, quick=args.quick, overrides=over, only=_only_cells(args.only))
+    result = run_study(study, progress=not args.quiet, command=command, play=not args.report_only)
     v = result.verdicts
     print(f"{len(v)} tip x context rows: " + ", ".join(f"{k} {n}" for k, n in v["verdict"].value_counts().items()))
     print(f"wrote {study.out / 'REPORT.md'}")

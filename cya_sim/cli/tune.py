@@ -10,14 +10,17 @@ interval, and writes the study (resumable), the trials, the held-out games and t
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from cya_sim.cli.parsing import ExitingParser, int_at_least, results_written
-from cya_sim.tomltext import TomlTextError, toml_value
+from cya_sim.cli.parsing import (
+    ExitingParser,
+    add_rule_args,
+    int_at_least,
+    option_pairs,
+    results_written,
+    run_subcommand,
+)
 
 
 def tune_parser() -> argparse.ArgumentParser:
@@ -36,8 +39,7 @@ def tune_parser() -> argparse.ArgumentParser:
     p.add_argument("--field", required=True, metavar="A,B,...",
                    help="opponents, comma-separated, cycled over the other seats (at most P - 1 specs; e.g. card_counter)")
     p.add_argument("--players", type=int_at_least(2, "players"), default=4, metavar="P", help="table size (default 4)")
-    p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    add_rule_args(p, deck=False)
     p.add_argument("--space", action="append", default=[], metavar="NAME=RANGE",
                    help="a searched parameter: NAME=bool, NAME=LO:HI or NAME=LO:HI:STEP (repeatable; overrides the "
                         "family's range; required for a plug-in)")
@@ -58,55 +60,31 @@ def tune_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _options(items: Sequence[str]) -> dict[str, Any]:
-    from cya_sim.studies.tune import TuneError
-
-    out: dict[str, Any] = {}
-    for it in items:
-        if "=" not in it:
-            raise TuneError(f"--option {it!r}: write KEY=VALUE")
-        k, v = it.split("=", 1)
-        try:
-            value = toml_value(v)
-        except TomlTextError as e:
-            raise TuneError(f"--option {k.strip()}: {e}") from None
-        out[k.strip()] = value.strip() if isinstance(value, str) else value
-    return out
-
-
 def tune_main(argv: Sequence[str]) -> int:
     """Run ``cya-sim tune`` with the words after ``tune``; return the exit status (0, 2 refused, 130 interrupted)."""
-    from agents.spec import AgentSpecError, split_agent_list
-    from cya_sim.errors import FieldError
+    from agents.spec import AgentSpecError
+    from cya_sim.studies.tune import TuneError
+
+    return run_subcommand("tune", tune_parser(), argv, _tune, (TuneError, AgentSpecError))
+
+
+def _tune(args: argparse.Namespace, command: str) -> int:
+    """``cya-sim tune`` once its flags are parsed (:func:`tune_main`)."""
+    from agents.spec import split_agent_list
     from cya_sim.studies.tune import TuneConfig, TuneError, parse_dimension, resolve_space, run_tune
 
-    try:
-        args = tune_parser().parse_args(list(argv))
-    except SystemExit as e:
-        return int(e.code or 0)
-    command = "cya-sim tune " + shlex.join([str(a) for a in argv])
-    try:
-        space = resolve_space(args.agent, [parse_dimension(s) for s in args.space],
-                              [f.strip() for f in args.fix.split(",") if f.strip()])
-        field = tuple(a for a in split_agent_list(args.field) if a)
-        compare = tuple(a for a in split_agent_list(args.compare) if a) if args.compare.strip() else ()
-        if args.compare.strip() and not compare:  # "--compare ," would silently compare nothing
-            raise TuneError(f"--compare {args.compare!r}: no agent spec in it; give specs separated by commas "
-                            "(e.g. --compare card_counter), or omit --compare")
-        cfg = TuneConfig(agent=args.agent, field=field, players=args.players, out=args.out, preset=args.rules,
-                         options=_options(args.option), space=space, trials=args.trials, trial_deals=args.trial_deals,
-                         heldout_deals=args.heldout_deals, compare=compare, seed=args.seed, sampler=args.sampler,
-                         workers=args.workers)
-        r = run_tune(cfg, progress=not args.quiet, command=command)
-    except (TuneError, AgentSpecError) as e:
-        print(f"cya-sim tune: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 2
-    except FieldError as e:
-        print(f"cya-sim tune: error: field {e.field!r}: {' '.join(e.detail.split())}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    space = resolve_space(args.agent, [parse_dimension(s) for s in args.space],
+                          [f.strip() for f in args.fix.split(",") if f.strip()])
+    field = tuple(a for a in split_agent_list(args.field) if a)
+    compare = tuple(a for a in split_agent_list(args.compare) if a) if args.compare.strip() else ()
+    if args.compare.strip() and not compare:  # "--compare ," would silently compare nothing
+        raise TuneError(f"--compare {args.compare!r}: no agent spec in it; give specs separated by commas "
+                        "(e.g. --compare card_counter), or omit --compare")
+    cfg = TuneConfig(agent=args.agent, field=field, players=args.players, out=args.out, preset=args.rules,
+                     options=dict(option_pairs(args.option)), space=space, trials=args.trials,
+                     trial_deals=args.trial_deals, heldout_deals=args.heldout_deals, compare=compare, seed=args.seed,
+                     sampler=args.sampler, workers=args.workers)
+    r = run_tune(cfg, progress=not args.quiet, command=command)
     results_written()  # the study and its report are on disk: a Ctrl-C from here on changes nothing
     print(f"best spec: {r.best}")
     print(f"in-sample win rate (tuning deals, biased up): best {100 * r.best_value:.2f}%, "

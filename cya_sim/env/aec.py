@@ -20,8 +20,8 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from cya_sim.env.classic.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import EnvGame, check_options, check_players, check_seed, keyword_checked, resolve_rules
+from cya_sim.env.games import DEFAULT_STACK_DEPTH
 from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")

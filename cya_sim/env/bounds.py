@@ -3,7 +3,7 @@
 The environments need finite bounds that hold for every game a rule set can
 produce, not only for the games agents happen to play: Gymnasium's and
 PettingZoo's observation ``Box`` (:meth:`cya_sim.env.classic.encoding.ObservationEncoder.bounds`)
-and OpenSpiel's ``max_game_length`` (:mod:`cya_sim.env.classic.openspiel`). Each bound
+and OpenSpiel's ``max_game_length`` (:mod:`cya_sim.env.openspiel`). Each bound
 here is an argument from the rules, stated in its docstring, and is checked
 against played games in ``tests/test_env_conformance.py``.
 """
@@ -60,7 +60,7 @@ def max_decisions_per_round(rules: RuleSet, n_players: int) -> int:
 
 
 def max_game_length(rules: RuleSet, n_players: int) -> int:
-    """Most chance and player moves in one game of the OpenSpiel game (:mod:`cya_sim.env.classic.openspiel`).
+    """Most chance and player moves in one game of the OpenSpiel game (:mod:`cya_sim.env.openspiel`).
 
     One chance move picks the first dealer (R-SETUP); each round's shuffle is N chance moves (one
     card type each, R-NEW-ROUND); so ``1 + max_rounds * (N + max_decisions_per_round)``.

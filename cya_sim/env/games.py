@@ -35,6 +35,10 @@ from cya_sim.game.registry import GAMES, game_part
 
 Log = Callable[[str], None] | None
 
+#: Depth of the default observation encoding of every game: the top sets (assets) of each stack (seat) given one
+#: by one (:meth:`GameInterface.encoder`).
+DEFAULT_STACK_DEPTH = 8
+
 
 class GameInterface(ABC):
     """What an environment needs from one game under one rule set (abstract; see the module docstring).
@@ -166,6 +170,11 @@ class GameInterface(ABC):
         raise NotImplementedError
 
     @abstractmethod
+    def spiel_state(self, game):
+        """A new state of the OpenSpiel game ``game`` (:class:`cya_sim.env.openspiel.CoverYourAssetsGame`) at its
+        first chance node: the game's :class:`~cya_sim.env.openspiel.SpielState` subclass."""
+        raise NotImplementedError
+
     def max_game_length(self, n_players: int) -> int:
         """Most chance and player moves of one game of this game's OpenSpiel form."""
         raise NotImplementedError

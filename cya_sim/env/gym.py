@@ -23,7 +23,6 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
 
 from agents.spec import split_agent_list
 from cya_sim.engine.agent_calls import call_agent
-from cya_sim.env.classic.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.classic.interface import ClassicGame
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.game import (
@@ -35,7 +34,7 @@ from cya_sim.env.game import (
     keyword_checked,
     resolve_rules,
 )
-from cya_sim.env.games import GameInterface, game_interface
+from cya_sim.env.games import DEFAULT_STACK_DEPTH, GameInterface, game_interface
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
 

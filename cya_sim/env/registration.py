@@ -8,7 +8,7 @@
   keyword arguments are the classes'. Gymnasium 1.x reads no plugin entry points, so the id exists
   once :mod:`cya_sim.env` is imported; ``gym.make("cya_sim.env:cya_sim/CoverYourAssets-v0")``
   imports it itself.
-- OpenSpiel: ``python_cover_your_assets`` (:func:`cya_sim.env.classic.openspiel.register_openspiel`), so
+- OpenSpiel: ``python_cover_your_assets`` (:func:`cya_sim.env.openspiel.register_openspiel`), so
   ``pyspiel.load_game("python_cover_your_assets", {...})`` works after ``import cya_sim.env``.
 
 Each registration is skipped when its toolkit is not installed (``pip install -e .[rl]`` adds both)
@@ -54,7 +54,7 @@ def register_pyspiel() -> bool:
     """Register ``python_cover_your_assets`` with OpenSpiel; False when OpenSpiel (pyspiel) is not installed."""
     if not _installed("pyspiel"):
         return False
-    from cya_sim.env.classic.openspiel import register_openspiel
+    from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()
     return True

@@ -27,10 +27,9 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from cya_sim.env.classic.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.game import check_int, check_players, check_seed, is_int, keyword_checked, resolve_rules
-from cya_sim.env.games import game_interface
+from cya_sim.env.games import DEFAULT_STACK_DEPTH, game_interface
 from cya_sim.env.gym import opponent_specs
 from cya_sim.game.jsontext import show
 from cya_sim.game.rng import root_key

@@ -4,8 +4,8 @@ The seeds hold two games that share no rule: the Cover Your Assets family (``cla
 ``advanced``, the drafts: one :class:`~cya_sim.game.rules.RuleSet` with presets) and seed 003's theft game
 (``theft``, :class:`~cya_sim.game.theft.rules.TheftRuleSet`, RULES.md §9). A rule set names its family
 (``rules.family``); :func:`cya_sim.play.families.family_of` gives the family's :class:`GameFamily`, and the runner,
-the studies and the command line reach a game only through it: its agents, its batch play on either engine, one
-logged game, whether the batched engine takes the rules, and the kernels a run must compile. Each family's
+the studies and the command line reach a game only through it: its agents, its batch play on either engine, its result
+columns, one logged game, whether the batched engine takes the rules, and the kernels a run must compile. Each family's
 subclass is in its own folder (``cya_sim/play/<family>/family.py``); ``tests/test_game_families.py`` holds every
 family to this protocol, as pgx's ``api_test`` holds its games (docs/layout.md: "Adding a game").
 """
@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cya_sim.engine import ENGINES
+from cya_sim.engine.table import ResultColumns
 
 
 class GameFamily(ABC):
@@ -52,6 +53,12 @@ class GameFamily(ABC):
             ValueError: an unknown or malformed spec (``AgentSpecError``), naming the family's agents.
             TypeError: a class without ``act``.
         """
+
+    @abstractmethod
+    def result_columns(self) -> ResultColumns:
+        """The family's own per-game result columns (name, dtype, unit, meaning), the unit of its totals and how
+        the reports read them: what both engines fill beside the common columns of a
+        :class:`~cya_sim.engine.table.GameTable`, and what ``games.parquet`` stores."""
 
     @abstractmethod
     def _play_games(self, engine: str) -> Callable:

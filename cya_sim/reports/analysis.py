@@ -15,7 +15,9 @@ cluster-robust error (Cochran 1977; Liang & Zeger 1986; Cameron & Miller 2015).
   ahead half the time" (:func:`cya_sim.reports.comparisons.pairwise_table`);
 - win rate by seat and by turn order, and the agent-adjusted clustered score
   tests of seat and turn-order effects (:func:`cya_sim.reports.comparisons.position_table`);
-- game length (rounds, turns), challenges and the largest set stolen;
+- the family's own per-game columns in its words (:class:`~cya_sim.engine.table.ResultColumns`): the classic
+  game's rounds, turns, challenges and largest set stolen, the theft game's turns, thefts, cancelled thefts and
+  largest asset stolen, and the games by length (rounds, turns);
 - the variance removed by duplicate deals: per agent, the cluster-robust
   variance of the mean win share and mean total with the games of one deal
   as a cluster against the one with each game as a cluster.
@@ -30,12 +32,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cya_sim.engine.table import GameTable
+from cya_sim.engine.table import GameTable, ResultColumns
 from cya_sim.reports.comparisons import pairwise_table, position_table
 from cya_sim.reports.ratings import bradley_terry
 from cya_sim.reports.stats import mean_interval, summarize
-
-LENGTH_METRICS = ("rounds", "turns", "challenges", "largest_steal")
+from cya_sim.results.folder import family_of_games
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,14 @@ class Analysis:
             (Elo scale, the first agent of the pool present = 0, deal-clustered error).
         pairwise: per (players, agent, opponent): :data:`cya_sim.reports.comparisons.PAIRWISE_COLUMNS`.
         seats: per (players, position, agent, seat): :data:`cya_sim.reports.comparisons.SEAT_COLUMNS`;
-            ``position`` is ``seat`` (fixed chair) or ``turn_order`` (0 = first to move in
-            round 1, left of the first dealer); ``agent`` ``(all)`` rows carry the
+            ``position`` is ``seat`` (fixed chair) or ``turn_order`` (0 = first to move: in the
+            classic game, in round 1, left of the first dealer); ``agent`` ``(all)`` rows carry the
             agent-adjusted effect and the clustered score test (``F``, ``p_value``, ``p_holm``).
-        lengths: per (players, metric): mean with a deal-clustered t interval, std, quantiles.
-        rounds: per (players, rounds): games and share of games.
+        lengths: per (players, metric): mean with a deal-clustered t interval, std, quantiles; the metrics
+            are the family's (``family.metrics``: rounds, turns, challenges, largest_steal; turns, thefts,
+            cancelled, largest_steal).
+        length_counts: per (players, length): games and share of games, where ``length`` is the family's
+            length column (``family.length``: ``rounds`` in the classic game, ``turns`` in the theft game).
         variance: per (players, agent, metric in win_share/total): standard errors of the
             agent's mean, ``se_independent`` (every seat-game independent), ``se_by_game``
             (cluster-robust with the seats of one game as a cluster: the honest error of a
@@ -63,29 +67,34 @@ class Analysis:
         games: number of games per table size.
         notes: per table size, remarks for the report (e.g. why a rating is missing).
         duplicate: some deal was played more than once (duplicate deals).
+        family: the game family's result columns (its words, its units).
     """
 
     summary: pd.DataFrame
     pairwise: pd.DataFrame
     seats: pd.DataFrame
     lengths: pd.DataFrame
-    rounds: pd.DataFrame
+    length_counts: pd.DataFrame
     variance: pd.DataFrame
     games: dict[int, int]
     notes: dict[int, list[str]]
+    family: ResultColumns
     duplicate: bool = False
 
 
-def table_of(df: pd.DataFrame, agents: list[str]) -> GameTable:
+def table_of(df: pd.DataFrame, agents: list[str], family: ResultColumns | None = None) -> GameTable:
     """The :class:`GameTable` of stored games of one table size.
 
     Args:
         df: rows of :func:`cya_sim.results.folder.games_schema`, all with the same ``players``.
         agents: (K,) names; ``seat_agent`` indexes them.
+        family: the game family's result columns (``df`` holds them); default the family ``df`` names or holds
+            (:func:`~cya_sim.results.folder.family_of_games`).
 
     Raises:
-        ValueError: several table sizes in ``df``, or an agent not in ``agents``.
+        ValueError: several table sizes in ``df``, an agent not in ``agents``, or no known family.
     """
+    family = family if family is not None else family_of_games(df)
     sizes = df["players"].unique()
     if len(sizes) != 1:
         raise ValueError(f"table_of needs games of one table size; got {sorted(sizes.tolist())}")
@@ -97,17 +106,16 @@ def table_of(df: pd.DataFrame, agents: list[str]) -> GameTable:
     sa = np.column_stack([pd.Categorical(c, categories=agents).codes for c in cols])
     col = lambda name, dt: np.column_stack([df[f"seat_{s}_{name}"].to_numpy(dt) for s in range(p)])
     return GameTable(
-        game_index=df["deal"].to_numpy(np.int64), seat_agent=sa.astype(np.int16),
-        first_dealer=df["first_dealer"].to_numpy(np.int16), totals=col("total", np.int64),
-        win_share=col("win_share", np.float64), rounds=df["rounds"].to_numpy(np.int64),
-        turns=df["turns"].to_numpy(np.int64), challenges=df["challenges"].to_numpy(np.int64),
-        decisions=df["decisions"].to_numpy(np.int64), largest_steal=df["largest_steal"].to_numpy(np.int64))
+        game_index=df["deal"].to_numpy(np.int64), seat_agent=sa.astype(np.int16), totals=col("total", np.int64),
+        win_share=col("win_share", np.float64), decisions=df["decisions"].to_numpy(np.int64), family=family,
+        columns={c.name: df[c.name].to_numpy(c.dtype) for c in family.columns})
 
 
 def turn_order_shares(table: GameTable) -> np.ndarray:
-    """(G, P) win shares by turn order: column q is the seat ``(first_dealer + 1 + q) % P`` (R-SETUP)."""
+    """(G, P) win shares by turn order: column q is the seat ``(first + q) % P``, ``first`` the seat that moved
+    first (:meth:`~cya_sim.engine.table.GameTable.first_to_move`: R-SETUP, R-T-SETUP)."""
     p = table.win_share.shape[1]
-    seats = (np.asarray(table.first_dealer, np.int64)[:, None] + 1 + np.arange(p)[None, :]) % p
+    seats = (table.first_to_move()[:, None] + np.arange(p)[None, :]) % p
     return np.take_along_axis(np.asarray(table.win_share), seats, axis=1)
 
 
@@ -142,20 +150,24 @@ def cluster_variance(values: np.ndarray, groups: np.ndarray) -> tuple[float, flo
     return se_iid, se_cl
 
 
-def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95) -> Analysis:
+def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95, family: str | None = None) -> Analysis:
     """All report tables of stored games.
 
     Args:
         games: rows of :func:`cya_sim.results.folder.games_schema` (any table sizes).
         agents: (K,) the experiment's pool, in pool order.
         confidence: level of every interval.
+        family: the games' family (``classic``, ``theft``); default the one :func:`~cya_sim.results.folder.load_games`
+            names in ``games.attrs["family"]``.
 
     Raises:
-        ValueError: no games, or stored agents outside the pool.
+        ValueError: no games, stored agents outside the pool, or no known family
+            (:func:`~cya_sim.results.folder.family_of_games`).
     """
     if games.empty:
         raise ValueError("no games stored yet; run the experiment first")
-    out: dict[str, list[pd.DataFrame]] = {k: [] for k in ("summary", "pairwise", "seats", "lengths", "rounds",
+    fam = family_of_games(games, family)
+    out: dict[str, list[pd.DataFrame]] = {k: [] for k in ("summary", "pairwise", "seats", "lengths", "length_counts",
                                                            "variance")}
     counts: dict[int, int] = {}
     notes: dict[int, list[str]] = {}
@@ -164,19 +176,20 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95) ->
         counts[p] = len(df)
         used = set(pd.unique(df[[f"seat_{s}_agent" for s in range(p)]].to_numpy().ravel()))
         present = [a for a in agents if a in used]
-        t = table_of(df, present)
+        t = table_of(df, present, fam)
         notes[p] = []
         out["summary"].append(_with_players(_summary(t, present, confidence, notes[p]), p))
         out["pairwise"].append(_with_players(pairwise_table(t, present, confidence), p))
         out["seats"].append(_with_players(position_table(t, present, confidence), p))
         out["lengths"].append(_with_players(_lengths(t, confidence), p))
-        vc = pd.Series(t.rounds).value_counts().sort_index()
-        out["rounds"].append(_with_players(pd.DataFrame({"rounds": vc.index.astype(int), "games": vc.to_numpy(),
-                                                         "share": vc.to_numpy() / len(t)}), p))
+        vc = pd.Series(t.columns[fam.length]).value_counts().sort_index()
+        out["length_counts"].append(_with_players(pd.DataFrame({fam.length: vc.index.astype(int),
+                                                                "games": vc.to_numpy(),
+                                                                "share": vc.to_numpy() / len(t)}), p))
         out["variance"].append(_with_players(_variance(t, present, df["game"].to_numpy()), p))
     duplicate = bool(games["deal"].duplicated().any())
     return Analysis(**{k: pd.concat(v, ignore_index=True) for k, v in out.items()}, games=counts, notes=notes,
-                    duplicate=duplicate)
+                    family=fam, duplicate=duplicate)
 
 
 def _with_players(df: pd.DataFrame, p: int) -> pd.DataFrame:
@@ -197,8 +210,8 @@ def _summary(t: GameTable, agents: list[str], confidence: float, notes: list[str
 
 def _lengths(t: GameTable, confidence: float) -> pd.DataFrame:
     rows = []
-    for m in LENGTH_METRICS:
-        x = np.asarray(getattr(t, m), np.float64)
+    for m in t.family.metrics:
+        x = np.asarray(t.columns[m], np.float64)
         mean, lo, hi = mean_interval(x, confidence, unit=t.game_index)
         q = np.quantile(x, [0.05, 0.5, 0.95])
         rows.append((m, mean, lo, hi, float(x.std(ddof=1)) if x.size > 1 else np.nan, float(x.min()), q[0], q[1],

@@ -191,8 +191,9 @@ def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 
 def position_of(table: GameTable, position: str) -> np.ndarray:
     """(G, P) position of every seat: ``seat`` = the chair s; ``turn_order`` = 0 for the first to move.
 
-    Turn order q is the seat ``(first_dealer + 1 + q) % P`` (R-SETUP: the
-    player left of the dealer moves first).
+    Turn order q is the seat ``(first + q) % P``, ``first`` the seat that moved first
+    (:meth:`~cya_sim.engine.table.GameTable.first_to_move`, by the family's setup rule: the player left of
+    the first dealer, R-SETUP; the first player, R-T-SETUP).
 
     Raises:
         ValueError: ``position`` is not ``seat`` or ``turn_order``.
@@ -202,7 +203,7 @@ def position_of(table: GameTable, position: str) -> np.ndarray:
     if position == "seat":
         return seats
     if position == "turn_order":
-        return (seats - np.asarray(table.first_dealer, np.int64)[:, None] - 1) % p
+        return (seats - table.first_to_move()[:, None]) % p
     raise ValueError(f"position is {position!r}; choose seat or turn_order")
 
 

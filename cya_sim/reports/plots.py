@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 WIN_RATE_COLUMNS = ("agent", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high", "game_win_rate_fair",
                     "seat_share", "seat_share_ci_low", "seat_share_ci_high", "seat_share_fair")
@@ -178,8 +178,15 @@ PLOTS = {
 }
 
 
+def plots_of(length: str = "rounds") -> dict[str, str]:
+    """:data:`PLOTS` of a game family whose length column is ``length`` (``rounds``, ``turns``): the game-length
+    figure is ``<length>.png``, the share of games by number of ``length``."""
+    return {(f"{length}.png" if k == "rounds.png" else k): (f"share of games (%) by number of {length}"
+                                                            if k == "rounds.png" else v) for k, v in PLOTS.items()}
+
+
 def _games_by_size(analysis) -> dict[int, int]:
-    r = analysis.rounds
+    r = analysis.length_counts
     return {int(p): int(g) for p, g in r.groupby("players")["games"].sum().items()}
 
 
@@ -344,28 +351,38 @@ def seats_figure(seats: pd.DataFrame, rules: str = "", games: Mapping[int, int] 
     return fig
 
 
-def rounds_figure(rounds: pd.DataFrame, rules: str = "") -> Figure:
-    """Share of games (%) by number of rounds (FACT-ROUNDS), one panel per table size.
+#: Most bars of the game-length figure that each get a label and a tick.
+MAX_LABELLED_BARS = 15
+
+
+def rounds_figure(rounds: pd.DataFrame, rules: str = "", length: str = "rounds") -> Figure:
+    """Share of games (%) by number of rounds (FACT-ROUNDS), or of the family's other length column (turns of the
+    theft game), one panel per table size.
 
     Args:
-        rounds: ``Analysis.rounds`` (players, rounds, games, share). rules: the preset's name for the titles.
+        rounds: ``Analysis.length_counts`` (players, ``length``, games, share). rules: the preset's name for the
+            titles. length: the length column (``Analysis.family.length``).
     """
     sizes = sorted(rounds["players"].unique())
     fig, axes = _panels(len(sizes), width=5.0, height=4.0)
     for ax, p in zip(axes, sizes):
         d = rounds[rounds["players"] == p]
         share = 100 * d["share"].to_numpy(float)
-        ax.bar(d["rounds"].to_numpy(), share, color="#6A5ACD")
-        for x, s in zip(d["rounds"].to_numpy(), share):
+        ax.bar(d[length].to_numpy(), share, color="#6A5ACD")
+        few = len(d) <= MAX_LABELLED_BARS  # a label and a tick per bar while they fit (rounds); else an axis (turns)
+        for x, s in zip(d[length].to_numpy(), share if few else ()):
             ax.annotate(f"{s:.1f}%" if s >= 0.05 else "<0.1%", (x, s), ha="center", va="bottom", fontsize=7,
                         xytext=(0, 2), textcoords="offset points")
         n = int(d["games"].sum())
-        mean = float((d["rounds"] * d["games"]).sum() / max(1, n))
-        ax.axvline(mean, color="black", ls=":", label=f"mean {mean:.2f} rounds")
-        ax.set_xticks(d["rounds"].to_numpy())
+        mean = float((d[length] * d["games"]).sum() / max(1, n))
+        ax.axvline(mean, color="black", ls=":", label=f"mean {mean:.2f} {length}")
+        if few:
+            ax.set_xticks(d[length].to_numpy())
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(0, max(share.max(initial=0.0) * 1.15, 1.0))
         ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=0))
-        ax.set_xlabel("rounds per game")
+        ax.set_xlabel(f"{length} per game")
         ax.set_ylabel("share of games")
         ax.set_title(plot_title("Game length", rules, int(p), n), fontsize=9)
         ax.legend(fontsize=8, loc="upper right", framealpha=0.95)
@@ -375,7 +392,7 @@ def rounds_figure(rounds: pd.DataFrame, rules: str = "") -> Figure:
 
 def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rules: str = "",
              unit: str = "$") -> list[Path]:
-    """Write every figure of :data:`PLOTS` as PNG into ``folder``.
+    """Write every figure of :func:`plots_of` the analysis' family as PNG into ``folder``.
 
     Args:
         analysis: a :class:`cya_sim.reports.analysis.Analysis`. games: the stored games.
@@ -393,7 +410,7 @@ def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rule
         "pairwise.png": lambda: pairwise_figure(analysis.pairwise, rules, n),
         "totals.png": lambda: totals_figure(games, rules, unit),
         "seats.png": lambda: seats_figure(analysis.seats, rules, n),
-        "rounds.png": lambda: rounds_figure(analysis.rounds, rules),
+        f"{analysis.family.length}.png": lambda: rounds_figure(analysis.length_counts, rules, analysis.family.length),
     }
     paths = []
     for name, make in figs.items():

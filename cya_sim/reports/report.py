@@ -15,11 +15,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cya_sim.engine.table import ResultColumns
+from cya_sim.play.families import FAMILIES
 from cya_sim.reports.analysis import Analysis, analyse
 from cya_sim.reports.comparisons import PAIRWISE_DOC
-from cya_sim.reports.plots import PLOTS, save_all
+from cya_sim.reports.plots import plots_of, save_all
 from cya_sim.reports.stats import ADJUSTMENT, SUMMARY_DOC
-from cya_sim.results.folder import games_schema, load_games, read_manifest, read_runs, write_atomic
+from cya_sim.results.folder import (
+    games_schema,
+    load_games,
+    read_manifest,
+    read_runs,
+    result_columns_of,
+    write_atomic,
+)
 
 REPORT = "REPORT.md"
 EXPERIMENT_COPY = "experiment.toml"
@@ -40,6 +49,21 @@ TABLES = {
     "variance.csv": "standard error of each agent's mean win share and total: independent, by game, by deal "
                     "(the variance removed by duplicate deals)",
 }
+
+
+def tables_of(family: ResultColumns) -> dict[str, str]:
+    """:data:`TABLES` in a game family's words: its length metrics in ``lengths.csv``, and the games by its length
+    column in ``<length>.csv`` (``rounds.csv`` in the classic game, ``turns.csv`` in the theft game)."""
+    metrics = [m.replace("_", " ") for m in family.metrics]
+    out = {}
+    for name, text in TABLES.items():
+        if name == "lengths.csv":
+            text = (", ".join(metrics[:-1]) + " and " + metrics[-1] + " per game (mean with deal-clustered interval)"
+                    if family.family != "classic" else text)
+        elif name == "rounds.csv":
+            name, text = f"{family.length}.csv", f"games by number of {family.length}"
+        out[name] = text
+    return out
 
 
 @dataclass(frozen=True)
@@ -79,10 +103,12 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
     """
     folder = Path(folder)
     manifest = read_manifest(folder)
+    family = result_columns_of(manifest)
     skip = {"winner_agents", "cycle", "lineup", "rotation"}  # not needed for any table or plot
-    games = load_games(folder, columns=[c for c in games_schema(int(manifest["max_players"])).names if c not in skip])
+    games = load_games(folder, columns=[c for c in games_schema(int(manifest["max_players"]), family).names
+                                        if c not in skip])
     agents = list(manifest["experiment"]["agents"])
-    analysis = analyse(games, agents, confidence)
+    analysis = analyse(games, agents, confidence, family.family)
     written: list[Path] = []
 
     def put(name: str, write) -> None:
@@ -91,22 +117,22 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
 
     for name, df in (("summary.csv", analysis.summary), ("pairwise.csv", analysis.pairwise),
                      ("seats.csv", analysis.seats), ("lengths.csv", analysis.lengths),
-                     ("rounds.csv", analysis.rounds), ("variance.csv", analysis.variance)):
+                     (f"{family.length}.csv", analysis.length_counts), ("variance.csv", analysis.variance)):
         put(name, lambda p, df=df: df.to_csv(p, index=False))
     rules = manifest["experiment"]["rules"]
     written += save_all(analysis, games, folder, write=write_atomic, rules=str(rules.get("name", "")),
-                        unit="points" if rules.get("family") == "theft" else "$")
+                        unit="$" if family.score_unit == "dollars" else family.score_unit)
     put(EXPERIMENT_COPY, lambda p: p.write_text(manifest["experiment_toml"], encoding="utf-8"))
     total = int(manifest["total_games"])
     text = report_markdown(folder, manifest, read_runs(folder), analysis, len(games), total)
-    capped = int(games["capped"].sum()) if "capped" in games else 0
-    if capped:  # games that hit the rules' round cap (max_rounds), not an end condition (R-GAME-END)
-        text += (f"\n**{capped:,} of {len(games):,} games were stopped by the round cap** (rules option max_rounds) "
-                 "before any end condition of R-GAME-END; their winners are the highest totals at the cap "
+    capped = int(games["capped"].sum())
+    if capped:  # games that hit the rules' cap (max_rounds, max_turns), not an end condition (R-GAME-END, R-T-END)
+        option, unit = FAMILIES[family.family].cap_option
+        text += (f"\n**{capped:,} of {len(games):,} games were stopped by the {unit} cap** (rules option {option}) "
+                 "before the game's end rule; their winners are the highest totals at the cap "
                  "(column `capped` of games.parquet).\n")
     put(REPORT, lambda p: p.write_text(text, encoding="utf-8"))
-    unit = "points" if manifest["experiment"]["rules"].get("family") == "theft" else "dollars"
-    return Report(folder, analysis, tuple(written), len(games) == total, len(games), total, unit)
+    return Report(folder, analysis, tuple(written), len(games) == total, len(games), total, family.score_unit)
 
 
 def score_text(v: float, unit: str = "dollars") -> str:
@@ -245,13 +271,13 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
                                                                 "elapsed_s", "games_per_s", "peak_rss_mb")}
                                          for r in runs])), ""]
     for p in sorted(a.games):
-        lines += _size_section(p, a, "points" if rules.get("family") == "theft" else "dollars")
+        lines += _size_section(p, a, a.family.score_unit)
     lines += ["## Files", ""]
-    for n, d in TABLES.items():
+    for n, d in tables_of(a.family).items():
         lines.append(f"- `{n}`: {d}")
         docs = {"summary.csv": SUMMARY_DOC, "pairwise.csv": PAIRWISE_DOC}.get(n, {})
         lines += [f"  - `{k}`: {v}" if not k.startswith("_") else f"  - {v}" for k, v in docs.items()]
-    lines += [f"- `{n}`: {d}" for n, d in PLOTS.items()]
+    lines += [f"- `{n}`: {d}" for n, d in plots_of(a.family.length).items()]
     lines += ["- `games.parquet/`: one row per game, one file per chunk (`pandas.read_parquet` reads the folder)",
               f"- `manifest.json`, `runs.json`, `{EXPERIMENT_COPY}`: what was played, how, by which version", ""]
     lines += ["## Methods", "",
@@ -329,7 +355,8 @@ def _size_section(p: int, a: Analysis, unit: str = "dollars") -> list[str]:
         pivot[c] = pivot[c].map("{:,}".format)
     out += ["Seat-games of each agent in each seat (rotation balance):", "", md_table(pivot), ""]
     ln = a.lengths[a.lengths["players"] == p]
-    out += ["### Game length and largest set stolen", "", "![rounds](rounds.png) ![totals](totals.png)", ""]
+    length = a.family.length
+    out += [f"### {a.family.title}", "", f"![{length}]({length}.png) ![totals](totals.png)", ""]
     tab = pd.DataFrame({
         "per game": ln["metric"], "mean": ln["mean"].map("{:,.2f}".format),
         "95% CI": [f"[{lo:,.2f}, {hi:,.2f}]" if np.isfinite(lo) else "–"
@@ -337,10 +364,12 @@ def _size_section(p: int, a: Analysis, unit: str = "dollars") -> list[str]:
         "median": ln["median"].map("{:,.0f}".format), "5%": ln["p05"].map("{:,.0f}".format),
         "95%": ln["p95"].map("{:,.0f}".format), "max": ln["max"].map("{:,.0f}".format),
     })
-    out += [md_table(tab), "", "largest_steal is in dollars: the most valuable set won by a challenger in the game.",
-            ""]
-    r = a.rounds[a.rounds["players"] == p]
-    out += ["Rounds per game: " + ", ".join(f"{int(x.rounds)}: {_pct(x.share)}" for x in r.itertuples()), ""]
+    steal = a.family.column("largest_steal")
+    meaning = steal.meaning.split(" (")[0]  # without its rule ID and remark
+    out += [md_table(tab), "", f"largest_steal is in {steal.unit}: {meaning}.", ""]
+    r = a.length_counts[a.length_counts["players"] == p]
+    out += [f"{length.capitalize()} per game: " + ", ".join(f"{int(n)}: {_pct(sh)}"
+                                                           for n, sh in zip(r[length], r["share"])), ""]
     v = a.variance[a.variance["players"] == p]
     out += ["### Luck of the deal", ""]
     if a.duplicate:

@@ -41,9 +41,14 @@ Resources 50:317–372, section VI).
 - A family of tests: Holm's (1979, Scand. J. Statist. 6:65–70) step-down
   adjustment, ``statsmodels.stats.multitest.multipletests(method="holm")``,
   shown beside the raw p-values.
+- Paired per-deal differences (the tip study's effects, tune's held-out gains):
+  the paired t interval and test over deals, or an exact bound when fewer than
+  10 deals differ or every deal gave the same difference, never a zero-width
+  interval (:func:`paired_difference`); the TOST equivalence test (:func:`tost_p`).
 
 Every interval and test here is checked on simulated nulls by
-``tests/test_coverage.py`` (the measured figures are in ``docs/statistics.md``).
+``tests/test_coverage.py`` and ``tests/test_paired_difference.py`` (the measured
+figures are in ``docs/statistics.md``).
 """
 
 from __future__ import annotations
@@ -536,6 +541,143 @@ def holm(pvalues) -> np.ndarray:
     if ok.any():
         out[ok] = multipletests(p[ok], method="holm")[1]
     return out
+
+
+# -- paired per-deal differences (the tip study, tune's held-out gains) ------------
+#: Fewer deals than this with a non-zero difference: the exact sign-count bound of :func:`paired_difference`, not
+#: Student t (issue 23: with one such deal the t interval's half-width equals the effect).
+FEW_NONZERO_DEALS = 10
+
+#: The rule behind a :class:`PairedDifference`'s interval and tests.
+PAIRED_RULES = ("t", "few non-zero deals", "constant", "no deals")
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The mean of per-deal paired differences with its interval and tests (:func:`paired_difference`).
+
+    Attributes:
+        value: mean over deals of the per-deal difference (the unit of the differences: a win-rate fraction).
+        se: its standard error (deals as the units; 0 when every deal gave the same difference).
+        low, high: the two-sided interval at the requested confidence; never of zero width.
+        p: two-sided p-value of no difference. p_tost: TOST p-value of ``|mean| < margin`` (NaN without a margin).
+        deals: D, the number of deals. rule: which interval and tests were used, one of :data:`PAIRED_RULES`.
+    """
+
+    value: float
+    se: float
+    low: float
+    high: float
+    p: float
+    p_tost: float
+    deals: int
+    rule: str
+
+
+def paired_difference(diffs, confidence: float = 0.95, margin: float | None = None,
+                      bound: float = 1.0) -> PairedDifference:
+    """Mean of per-deal differences, treatment minus control, with its interval, test of no difference and TOST.
+
+    The deal is the sampling unit: each arm plays every deal (duplicate deals, every rotation), ``diffs`` holds per
+    deal the difference of the two arms' means over its rotations, and the deals are independent. The estimate is
+    the mean over deals; the interval and tests follow one of three rules (``rule``):
+
+    - ``"t"`` (at least :data:`FEW_NONZERO_DEALS` deals differ from 0, not all alike): Student t on D - 1 df,
+      the paired t interval and test (the deal-clustered interval of :func:`ratio_estimate`), and the TOST of
+      :func:`tost_p` (Schuirmann 1987, J. Pharmacokinet. Biopharm. 15:657–680).
+    - ``"few non-zero deals"`` (fewer than :data:`FEW_NONZERO_DEALS` deals differ from 0, **none included**): the
+      t interval would rest on those few values (with one, its half-width equals the effect; with none it has
+      zero width). Instead, with ``m+`` positive and ``m-`` negative deals of D, ``P(diff > 0)`` and
+      ``P(diff < 0)`` get exact one-sided Clopper–Pearson upper bounds ``pi+`` and ``pi-`` (level alpha/2 each;
+      Clopper & Pearson 1934) and, since ``|diff| <= bound``, the mean lies in ``[-bound pi-, bound pi+]`` with
+      probability at least 1 - alpha. That interval holds 0 at every level, so ``p = 1`` (so few differing deals
+      cannot show a direction); the TOST is exact: ``mean >= margin`` needs ``P(diff > 0) >= margin / bound``,
+      so ``p_tost = max(B(m+; D, margin / bound), B(m-; D, margin / bound))`` with B the binomial distribution
+      function.
+    - ``"constant"`` (every deal gave the same non-zero difference ``d``, at least :data:`FEW_NONZERO_DEALS`
+      deals): the share of deals whose difference is not ``d`` has the exact upper bound
+      ``u = 1 - (alpha / 2) ** (1 / D)`` (Clopper–Pearson with no such deal, the "rule of three"), and each such
+      deal moves the mean by at most ``2 bound``, so the mean lies in ``d ± 2 bound u`` (clipped to
+      ``[-bound, bound]``); ``p`` and ``p_tost`` invert that bound (``p = min(1, 2 (1 - |d| / (2 bound)) ** D)``,
+      ``p_tost = (1 - (margin - |d|) / (2 bound)) ** D`` when ``|d| < margin``, else 1).
+
+    **No zero-width interval.** A per-deal difference identically zero is a real outcome (two agents that play
+    alike on every deal, or a switch that never changes a winner), and the t interval would report it as
+    ``[0, 0]``: certainty that D deals cannot give, since a deal not drawn could still differ. A researcher sees
+    instead the effect 0, an interval that shrinks as 1/D (``±bound (1 - (alpha / 2) ** (1 / D))``, about
+    ``±3.7 bound / D`` at 95%), ``p = 1`` and a TOST that shows equivalence once D is large enough; ``rule`` says
+    which rule gave the interval. The tip study and ``cya-sim tune`` both use this function, and both adjust
+    their families of p-values with :func:`holm`. Coverage and Holm's family-wise error rate on simulated
+    paired nulls: ``tests/test_paired_difference.py``.
+
+    Args:
+        diffs: (D,) float per-deal differences, each in ``[-bound, bound]`` (win-rate fractions: ``bound = 1``).
+        confidence: two-sided level in (0, 1). margin: the TOST equivalence margin, in the unit of ``diffs``
+            (> 0), or None for no TOST. bound: the largest possible ``|diff|`` (> 0).
+
+    Returns:
+        a :class:`PairedDifference`; NaN fields (rule ``"no deals"``) when D is 0.
+
+    Raises:
+        ValueError: ``confidence`` outside (0, 1), ``bound`` or ``margin`` not > 0, or a difference outside
+            ``[-bound, bound]``.
+    """
+    _check_confidence(confidence)
+    if not bound > 0:
+        raise ValueError(f"bound is {bound!r}; it must be > 0 (the largest possible |difference|)")
+    if margin is not None and not margin > 0:
+        raise ValueError(f"margin is {margin!r}; it must be > 0 (the TOST equivalence margin), or None")
+    x = np.asarray(diffs, np.float64).ravel()
+    n = int(x.size)
+    if n and not (np.abs(x) <= bound).all():
+        raise ValueError(f"a per-deal difference lies outside [-{bound:g}, {bound:g}] (or is NaN)")
+    nan = float("nan")
+    if n == 0:
+        return PairedDifference(nan, nan, nan, nan, nan, nan, 0, "no deals")
+    alpha = 1.0 - confidence
+    e = estimate_from_sums(x, np.ones(n), confidence)
+    tost = margin is not None
+    m_pos, m_neg = int((x > 0).sum()), int((x < 0).sum())
+    if m_pos + m_neg < FEW_NONZERO_DEALS:
+        def upper(k: int) -> float:  # one-sided Clopper–Pearson upper bound of k successes in n at alpha / 2
+            return 1.0 if k >= n else float(sps.beta.ppf(1.0 - alpha / 2, k + 1, n - k))
+
+        q = min(1.0, margin / bound) if tost else nan
+        p_tost = max(float(sps.binom.cdf(m_pos, n, q)), float(sps.binom.cdf(m_neg, n, q))) if tost else nan
+        return PairedDifference(e.value, e.se, -bound * upper(m_neg), bound * upper(m_pos), 1.0, p_tost, n,
+                                "few non-zero deals")
+    if x.min() == x.max():  # every deal gave the same non-zero difference (the t interval would have zero width)
+        d = float(x[0])
+        u = 1.0 - (alpha / 2.0) ** (1.0 / n)
+        p = min(1.0, 2.0 * (1.0 - abs(d) / (2.0 * bound)) ** n)
+        p_tost = ((1.0 - (margin - abs(d)) / (2.0 * bound)) ** n if abs(d) < margin else 1.0) if tost else nan
+        return PairedDifference(d, 0.0, max(-bound, d - 2 * bound * u), min(bound, d + 2 * bound * u), p, p_tost, n,
+                                "constant")
+    p = float(2 * sps.t.sf(abs(e.value) / e.se, n - 1))
+    return PairedDifference(e.value, e.se, e.low, e.high, p, tost_p(e.value, e.se, n - 1, margin) if tost else nan,
+                            n, "t")
+
+
+def tost_p(effect: float, se: float, df: int, margin: float) -> float:
+    """p-value of the TOST equivalence test of ``|effect| < margin`` (Schuirmann 1987).
+
+    The larger of the two one-sided t-test p-values, ``H0: effect <= -margin``
+    and ``H0: effect >= margin``, on ``df`` degrees of freedom. A zero standard
+    error gives 0.0 when the effect lies strictly inside the margin, else 1.0.
+
+    Args:
+        effect, se, margin: in the same unit (win-rate fraction or dollars); df >= 1.
+
+    Returns:
+        float in [0, 1]; NaN when the effect or se is not finite or df < 1.
+    """
+    if not (np.isfinite(effect) and np.isfinite(se)) or df < 1:
+        return float("nan")
+    if se <= 0:
+        return 0.0 if abs(effect) < margin else 1.0
+    p_low = float(sps.t.sf((effect + margin) / se, df))
+    p_high = float(sps.t.cdf((effect - margin) / se, df))
+    return max(p_low, p_high)
 
 
 # -- compatibility helpers (plain independent samples) -----------------------------

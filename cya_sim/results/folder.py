@@ -4,14 +4,15 @@ The one module that knows the folder's layout, below both the runner (:mod:`cya_
 and stores) and the reports (:mod:`cya_sim.reports.report`, which read). A results folder holds:
 
 - ``manifest.json`` — written before the first game, after every value is validated: the experiment's
-  identity, its TOML, the seed, the package version, the chunk size and count. It marks the folder as one
-  experiment's; a folder holding anything else is refused, never overwritten. Every key is checked when it is
-  read (:func:`validate_manifest`).
+  identity, its TOML, the game family, the results schema version (``format``), the seed, the package version,
+  the chunk size and count. It marks the folder as one experiment's; a folder holding anything else is refused,
+  never overwritten. Every key is checked when it is read (:func:`validate_manifest`); folders of older schema
+  versions are read through :mod:`cya_sim.results.upgrade`, and a newer version is refused in one line.
 - ``games.parquet/`` — a Parquet dataset, one file ``chunk-NNNNNN.parquet`` per finished chunk
-  (:func:`games_schema`), each written to a hidden temporary name, flushed and renamed into place
-  (:func:`write_atomic`; ``os.replace`` is atomic on POSIX and Windows), so a file under its final name is
-  always complete. ``pandas.read_parquet`` reads the folder as one table; :func:`load_games` reads it with
-  every chunk checked.
+  (:func:`games_schema`: the common columns and the family's own), each written to a hidden temporary name,
+  flushed and renamed into place (:func:`write_atomic`; ``os.replace`` is atomic on POSIX and Windows), so a file
+  under its final name is always complete. ``pandas.read_parquet`` reads the folder as one table;
+  :func:`load_games` reads it with every chunk checked.
 - ``chunks.json`` — per written chunk: its game range, row count, size and SHA-256, recorded when it was
   written (:func:`store_chunk`). Every chunk file is checked against it and against the plan
   (:func:`check_chunks`): a file that is not a planned chunk is named and refused; a damaged one (other bytes,
@@ -45,7 +46,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cya_sim import __version__
+from cya_sim.engine.table import ResultColumns
 from cya_sim.errors import FieldError
+from cya_sim.play.families import FAMILIES
+from cya_sim.results.upgrade import (
+    FAMILY_KEY,
+    READ_VERSIONS,
+    SCHEMA_VERSION,
+    VERSION_KEY,
+    chunk_version,
+    manifest_family,
+    refusal,
+    upgrade_chunk,
+    versions_text,
+)
 from cya_sim.tomltext import TomlTextError, load_toml
 
 try:
@@ -82,8 +96,9 @@ LOCK = ".cya-sim.lock"
 MANIFEST_KIND = "cya-sim experiment results"
 
 
-#: 2 added ``chunks.json``; folders of format 1 are read, their unrecorded chunks replayed.
-MANIFEST_FORMAT = 2
+#: The results schema version written (:mod:`cya_sim.results.upgrade`: 2 added ``chunks.json``, 3 the family and
+#: its own result columns); folders of versions 1 and 2 are read, their unrecorded chunks replayed.
+MANIFEST_FORMAT = SCHEMA_VERSION
 
 
 TMP_PREFIX = ".tmp-"
@@ -96,40 +111,63 @@ _CHUNK_RE = re.compile(r"^chunk-([0-9]{6,})\.parquet$")
 _VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?(\.(post|dev)[0-9]+)*(\+[a-z0-9.]+)?$")
 
 
-GAME_COLUMNS = ("rounds", "turns", "challenges", "decisions", "largest_steal", "capped")
-
-
 def chunk_file(index: int) -> str:
     """File name of chunk ``index`` inside ``games.parquet/``."""
     return f"chunk-{index:06d}.parquet"
 
 
-def games_schema(max_players: int) -> pa.Schema:
-    """Arrow schema of every chunk file (one row per game), the same for every table size.
+def games_schema(max_players: int, family: ResultColumns) -> pa.Schema:
+    """Arrow schema of every chunk file of a family's results (one row per game), the same for every table size.
 
-    Columns: ``game`` int64 (global game number), ``deal`` int64 (engine game
-    index: the shuffles and random streams), ``players`` int8, ``cycle`` int64,
-    ``lineup`` int32 (row of the design's line-ups at that size), ``rotation``
-    int8, ``first_dealer`` int8 (seat), then for each seat s < ``max_players``
-    ``seat_{s}_agent`` string, ``seat_{s}_total`` int64 (dollars) and
-    ``seat_{s}_win_share`` float64 (1/k for each of k winners, R-TIE) — null
-    for seats beyond the game's table size — then ``winner_agents`` string
-    (winners' agents joined by ","), ``rounds``, ``turns``, ``challenges``
-    int32, ``decisions`` int64, ``largest_steal`` int64 (dollars, the
-    largest set won by a challenger) and ``capped`` bool (the game was stopped
-    by the rules' ``max_rounds`` cap, not by R-GAME-END; chunks written before
-    this column existed read as False).
+    The common columns: ``game`` int64 (global game number), ``deal`` int64 (engine game index: the shuffles and
+    random streams), ``players`` int8, ``cycle`` int64, ``lineup`` int32 (row of the design's line-ups at that
+    size), ``rotation`` int8, then for each seat s < ``max_players`` ``seat_{s}_agent`` string,
+    ``seat_{s}_total`` int64 (in ``family.score_unit``: dollars, points) and ``seat_{s}_win_share`` float64 (1/k
+    for each of k winners, R-TIE, R-T-END) — null for seats beyond the game's table size — then
+    ``winner_agents`` string (winners' agents joined by ","), ``decisions`` int64 and ``capped`` bool (the
+    family's cap stopped the game, not its end rule); then the family's own columns in its words, with their
+    declared dtypes (``family.columns``: the classic game's ``first_dealer``, ``rounds``, ``turns``,
+    ``challenges``, ``largest_steal`` in dollars; the theft game's ``first_player``, ``turns``, ``thefts``,
+    ``cancelled``, ``largest_steal`` in points). The schema's metadata records the schema version and the family
+    (:mod:`cya_sim.results.upgrade`).
     """
     f = [pa.field("game", pa.int64()), pa.field("deal", pa.int64()), pa.field("players", pa.int8()),
-         pa.field("cycle", pa.int64()), pa.field("lineup", pa.int32()), pa.field("rotation", pa.int8()),
-         pa.field("first_dealer", pa.int8())]
+         pa.field("cycle", pa.int64()), pa.field("lineup", pa.int32()), pa.field("rotation", pa.int8())]
     f += [pa.field(f"seat_{s}_agent", pa.string()) for s in range(max_players)]
     f += [pa.field(f"seat_{s}_total", pa.int64()) for s in range(max_players)]
     f += [pa.field(f"seat_{s}_win_share", pa.float64()) for s in range(max_players)]
-    f += [pa.field("winner_agents", pa.string()), pa.field("rounds", pa.int32()), pa.field("turns", pa.int32()),
-          pa.field("challenges", pa.int32()), pa.field("decisions", pa.int64()), pa.field("largest_steal", pa.int64()),
-          pa.field("capped", pa.bool_())]
-    return pa.schema(f)
+    f += [pa.field("winner_agents", pa.string()), pa.field("decisions", pa.int64()), pa.field("capped", pa.bool_())]
+    f += [pa.field(c.name, pa.from_numpy_dtype(np.dtype(c.dtype))) for c in family.columns]
+    return pa.schema(f, metadata={VERSION_KEY: str(SCHEMA_VERSION).encode(), FAMILY_KEY: family.family.encode()})
+
+
+def result_columns_of(manifest: dict[str, Any]) -> ResultColumns:
+    """The result columns of a results folder's game family (:func:`cya_sim.results.upgrade.manifest_family`).
+
+    Raises:
+        FolderError: a family this cya-sim does not know (the known ones named).
+    """
+    name = manifest_family(manifest)
+    if name not in FAMILIES:
+        raise FolderError(f"the results are of game family {name!r}, which this cya-sim does not know; known: "
+                          f"{', '.join(FAMILIES)}")
+    return FAMILIES[name].result_columns()
+
+
+def family_of_games(games: pd.DataFrame, family: str | None = None) -> ResultColumns:
+    """The result columns of a frame of stored games' family: ``family`` when given, else the one
+    :func:`load_games` names (``games.attrs["family"]``), else the one family whose own columns the frame holds.
+
+    Raises:
+        ValueError: a family no module provides, or none found (the known ones listed).
+    """
+    name = family if family is not None else games.attrs.get("family")
+    if name is None:
+        held = [f for f, fam in FAMILIES.items() if set(fam.result_columns().names) <= set(games.columns)]
+        name = held[0] if len(held) == 1 else None
+    if name not in FAMILIES:
+        raise ValueError(f"family is {name!r}; give the game family of the games, one of: {', '.join(FAMILIES)}")
+    return FAMILIES[name].result_columns()
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
@@ -167,8 +205,9 @@ def _is_count(v: Any, lo: int = 0) -> bool:
 def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
     """Check every key of a manifest and that they agree with each other and with its stored TOML.
 
-    Checked: ``format`` (1 or 2), ``experiment`` (a dict with ``players``, a
-    non-empty list of ints >= 2; ``games`` >= 1; ``seed`` >= 0; ``agents``, a
+    Checked: ``format`` (the results schema version: 1, 2 or 3; a newer one is refused naming it and the versions
+    read), ``family`` (version 3: a known game family, the experiment's rules'), ``experiment`` (a dict with
+    ``players``, a non-empty list of ints >= 2; ``games`` >= 1; ``seed`` >= 0; ``agents``, a
     non-empty list of strings), ``experiment_toml`` (TOML whose seed, games,
     players and agents are the experiment's), ``seed`` (= the experiment's),
     ``chunk_size`` >= 1, ``n_chunks`` (= the plan's count), ``total_games``
@@ -185,8 +224,11 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
         return FolderError(f"{str(path)!r}: key {key!r} {why}; the manifest was changed by hand or "
                                "damaged (restore it, or give a new folder)")
 
-    if m.get("format") not in (1, 2):
-        raise bad("format", f"is {short_json(m.get('format'))}; this version reads 1 and 2")
+    fmt = m.get("format")
+    if _is_count(fmt, 1) and fmt not in READ_VERSIONS:
+        raise FolderError(f"{str(path)!r}: key 'format' is {fmt}: {refusal(fmt, 'classic', '')}")
+    if fmt not in READ_VERSIONS:
+        raise bad("format", f"is {short_json(fmt)}; expected a results schema version ({versions_text()})")
     e = m.get("experiment")
     if not isinstance(e, dict):
         raise bad("experiment", "is missing or not a table")
@@ -224,6 +266,10 @@ def validate_manifest(m: dict[str, Any], path: str | Path = MANIFEST) -> None:
         raise bad("n_chunks", f"is {short_json(m.get('n_chunks'))}, but chunks of {m['chunk_size']} games make {n}")
     if m.get("max_players") != max(players):
         raise bad("max_players", f"is {short_json(m.get('max_players'))}, but the largest table size is {max(players)}")
+    rules_family = manifest_family({"experiment": e})
+    if fmt >= 3 and m.get("family") != rules_family:
+        raise bad("family", f"is {short_json(m.get('family'))}, but the experiment's rules are of family "
+                  f"{short_json(rules_family)}")
     version = m.get("cya_sim_version")
     if not isinstance(version, str) or not _VERSION_RE.match(version):
         raise bad("cya_sim_version", f"is {short_json(version)}; expected the version of cya-sim that wrote the folder, "
@@ -448,14 +494,16 @@ def done_chunks(folder: str | Path, ranges: list[tuple[int, int]]) -> set[int]:
 
 
 def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """All stored games of a results folder, one row per game, in ``game`` order (:func:`games_schema`).
+    """All stored games of a results folder, one row per game, in ``game`` order, at the current schema
+    (:func:`games_schema` of the folder's family; ``df.attrs["family"]`` names the family).
 
     The chunk files are read one at a time with ``pyarrow.parquet`` into
     preallocated NumPy columns, so memory stays near the size of the result
     (about 130 MB per million 4-player games) instead of holding an Arrow copy
     too. ``seat_{s}_agent`` and ``winner_agents`` are pandas categoricals;
     per-seat columns of seats that some table sizes lack are float64 with NaN
-    there (as ``pandas.read_parquet`` gives them).
+    there (as ``pandas.read_parquet`` gives them). A chunk of an older schema version is read through
+    :func:`cya_sim.results.upgrade.upgrade_chunk`.
 
     Args:
         folder: a results folder.
@@ -465,10 +513,12 @@ def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataF
 
     Raises:
         FolderError: not a results folder; a damaged manifest; a file in ``games.parquet/`` that is
-            no planned chunk, or a damaged chunk (named; a resume replays it).
+            no planned chunk, or a damaged chunk (named; a resume replays it); a chunk this cya-sim cannot read
+            (a newer schema version, or an older one it cannot upgrade: :func:`cya_sim.results.upgrade.refusal`).
     """
     manifest = read_manifest(folder)
-    schema = games_schema(int(manifest["max_players"]))
+    family = result_columns_of(manifest)
+    schema = games_schema(int(manifest["max_players"]), family)
     names = schema.names if columns is None else ["game"] + [c for c in schema.names if c in columns and c != "game"]
     ranges = plan_of(manifest)
     check = check_chunks(folder, ranges)
@@ -494,12 +544,20 @@ def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataF
             out[name] = np.empty(n, typ.to_pandas_dtype())
     at = 0
     for f, k in zip(files, rows):
-        present = set(pq.read_schema(f).names)
-        t = pq.read_table(f, columns=[c for c in names if c in present])
+        stored = pq.read_schema(f)
+        try:
+            version = chunk_version(stored)
+        except ValueError as e:
+            raise FolderError(f"{str(f)!r} {e}; it was changed by hand or damaged") from None
+        why = refusal(version, family.family, Path(folder).as_posix())
+        if why:
+            raise FolderError(f"{str(f)!r}: {why}")
+        t = upgrade_chunk(pq.read_table(f, columns=[c for c in names if c in stored.names]), version)
+        lacking = [c for c in names if c not in t.column_names]
+        if lacking:
+            raise FolderError(f"{str(f)!r} lacks the column(s) {', '.join(lacking[:3])} of the {family.family} game's "
+                              "results; it was changed by hand or copied from another folder")
         for name in names:
-            if name not in present:  # a column added later (``capped``): its default in older chunks
-                out[name][at:at + k] = False
-                continue
             col = t.column(name)
             if name in cats:
                 codes = np.full(k, -1, np.int32)
@@ -519,6 +577,7 @@ def load_games(folder: str | Path, columns: list[str] | None = None) -> pd.DataF
     }, copy=False)
     if not df["game"].is_monotonic_increasing:
         df = df.sort_values("game", kind="stable").reset_index(drop=True)
+    df.attrs["family"] = family.family
     return df
 
 

@@ -10,7 +10,7 @@ folder's files (manifest, ``games.parquet/`` chunks, ``chunks.json``,
 Running the same experiment into the same folder again plays only the chunks
 whose file is missing or damaged (resume). Every game depends only on the
 seed, its global game number and the schedule
-(:class:`~cya_sim.runs.experiment.Schedule`), never on the executor, the workers or
+(:class:`~cya_sim.runs.schedule.Schedule`), never on the executor, the workers or
 the chunking, so a resumed or clustered run writes exactly the rows of an
 uninterrupted local one. Files follow the umask (like any file the user
 writes). Worker processes end within a second when the main process dies, and
@@ -45,7 +45,6 @@ from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RuleSet
 from cya_sim.results.folder import (
-    GAME_COLUMNS,
     GAMES_DIR,
     MANIFEST,
     MANIFEST_FORMAT,
@@ -66,16 +65,9 @@ from cya_sim.results.folder import (
     write_manifest,
     write_runs,
 )
-from cya_sim.runs.experiment import (
-    Experiment,
-    ExperimentError,
-    Schedule,
-    auto_chunk_size,
-    check_settings,
-    plan_chunks,
-    resolve_engine,
-    worker_count,
-)
+from cya_sim.results.upgrade import manifest_family, refusal
+from cya_sim.runs.experiment import Experiment, ExperimentError, check_settings, resolve_engine
+from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks, worker_count
 from cya_sim.runs.warmup import WarmUp, warm_up
 
 #: Seconds to wait for a Dask scheduler to answer before refusing ``run.scheduler``.
@@ -124,7 +116,8 @@ def play_chunk_games(task: ChunkTask, progress: Callable[[int], None] | None = N
 
 
 def chunk_table(task: ChunkTask, t: GameTable) -> pa.Table:
-    """The rows of one played chunk as an Arrow table of :func:`games_schema`.
+    """The rows of one played chunk as an Arrow table of :func:`games_schema`: the common columns and the
+    family's own (``t.family``), at the current results schema version.
 
     ``winner_agents`` is built once per distinct (seat map, winners) pattern
     (a few dozen per chunk), not once per game.
@@ -135,7 +128,6 @@ def chunk_table(task: ChunkTask, t: GameTable) -> pa.Table:
     cols: dict[str, Any] = {
         "game": g["game"], "deal": g["deal"], "players": np.full(n, p, np.int8), "cycle": g["cycle"],
         "lineup": g["lineup"], "rotation": g["rotation"].astype(np.int8),
-        "first_dealer": np.asarray(t.first_dealer, np.int8),
     }
     sa = np.asarray(t.seat_agent)
     for s in range(pmax):
@@ -155,9 +147,9 @@ def chunk_table(task: ChunkTask, t: GameTable) -> pa.Table:
     patterns, inverse = np.unique(key, axis=0, return_inverse=True)
     text = np.array([",".join(names[row[:p][row[p:] > 0]]) for row in patterns], dtype=object)
     cols["winner_agents"] = pa.array(text[inverse.reshape(-1)], pa.string())
-    for k in GAME_COLUMNS:
-        cols[k] = np.asarray(getattr(t, k))
-    return pa.table(cols, schema=games_schema(pmax))
+    cols["decisions"], cols["capped"] = t.decisions, t.capped
+    cols.update(t.columns)  # the family's own, as it declares them (t.family)
+    return pa.table(cols, schema=games_schema(pmax, t.family))
 
 
 def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -> pa.Table:
@@ -171,10 +163,13 @@ def play_chunk(task: ChunkTask, progress: Callable[[int], None] | None = None) -
 
 # -- the folder ------------------------------------------------------------------
 def manifest_of(exp: Experiment, chunk_size: int, n_chunks: int) -> dict[str, Any]:
-    """The manifest dict of an experiment run with a chunk size."""
+    """The manifest dict of an experiment run with a chunk size, at the current results schema version."""
+    from cya_sim.play.families import family_of
+
     return {
         "kind": MANIFEST_KIND,
         "format": MANIFEST_FORMAT,
+        "family": family_of(exp.rules).name,
         "experiment": exp.identity(),
         "experiment_toml": exp.to_toml(),
         "name": exp.name,
@@ -199,8 +194,10 @@ def check_folder(exp: Experiment) -> dict[str, Any] | None:
     Raises:
         ExperimentError (field ``out``): ``out`` is a file, holds files that
         are not cya-sim results, holds another experiment's results, has a
-        damaged manifest (the key is named) or a ``runs.json`` that is not a
-        list of runs; field ``run.chunk_size``: a chunk size other than the folder's.
+        damaged manifest (the key is named), a ``runs.json`` that is not a
+        list of runs, or games this cya-sim cannot read (:func:`cya_sim.results.upgrade.refusal`: a newer
+        schema version, the theft game's games of versions 1 and 2); field ``run.chunk_size``: a chunk size
+        other than the folder's.
     """
     out = Path(exp.out)
     if out.exists() and not out.is_dir():
@@ -213,6 +210,9 @@ def check_folder(exp: Experiment) -> dict[str, Any] | None:
         raise ExperimentError("out", f"folder {str(out)!r} holds files that are not cya-sim results ({shown}); "
                               "give a new or empty folder")
     m = read_manifest(out)
+    why = refusal(m["format"], manifest_family(m), out.as_posix())
+    if why:  # games this cya-sim cannot read: a resume would mix them with games it can
+        raise ExperimentError("out", f"folder {str(out)!r}: {why}")
     mine = json.loads(json.dumps(exp.identity()))
     stored = m["experiment"]
     if stored != mine:
@@ -505,7 +505,7 @@ def run_tasks(tasks: list[ChunkTask], workers: int, bar, play: Callable[..., Any
     returns to Python, where Ctrl-C is seen, but a worker is ended from here (:func:`_stop_workers`).
 
     Args:
-        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.experiment.worker_count`); 1 plays here
+        tasks: the chunks to play. workers: processes (:func:`~cya_sim.runs.schedule.worker_count`); 1 plays here
             (unless a compiled plug-in plays).
         bar: a tqdm bar, updated here as games finish: in this process per game; from worker processes
             as they report finished games through a queue (so a slow agent's rate shows within seconds),

@@ -70,64 +70,12 @@ import numpy as np
 SIBLING_CEILING = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "ceiling.py"
 
 
-def existing_file(text: str) -> Path:
-    """An argparse ``type``: ``text`` as the path of a readable file, else a one-line refusal naming it."""
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a file; give the path of a ceiling loop "
-                                         f"(a .py file), or leave --ceiling out to skip the ceiling")
-    return path
-
-
 def ceiling_path(given: Path | None) -> Path | None:
     """The ceiling loop a run measures: ``given`` (``--ceiling``), else :data:`SIBLING_CEILING` when that file
     exists, else None (the ceiling is skipped with a note; never an error)."""
     if given is not None:
         return Path(given)
     return SIBLING_CEILING if SIBLING_CEILING.is_file() else None
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``cya-sim bench`` to ``parser``."""
-    parser.add_argument("--games", type=int, default=200_000,
-                        help="games played on the batched engine (default 200000)")
-    parser.add_argument("--reference-games", type=int, default=300,
-                        help="games played on the reference engine (default 300)")
-    parser.add_argument("--ceiling", type=existing_file, default=None, metavar="PATH",
-                        help="a hand-compiled ceiling loop to compare with (a .py file with play_game, VAL, "
-                             "COUNT); default: the project's original shared/bench/ceiling.py beside the "
-                             "repository's folder if it exists, else the ceiling is skipped with a note")
-    parser.add_argument("--ceiling-games", type=int, default=100_000,
-                        help="games played by the ceiling loop (default 100000)")
-    parser.add_argument("--tournament-games", type=int, default=1_000_000,
-                        help="games of the all-cores tournament; 0 skips it (default 1000000)")
-    parser.add_argument("--tournament-agents", default="greedy,random,greedy,random",
-                        help="comma-separated agents of the tournament, one per seat (default greedy,random,greedy,random)")
-    parser.add_argument("--workers", type=int, default=None, help="tournament worker processes (default: all cores)")
-    parser.add_argument("--batch-size", type=int, default=256, help="rows of the batched engine (default 256)")
-    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    parser.add_argument("--no-compile", action="store_true",
-                        help="skip the cold-compile, cold-tournament and plug-in edit-loop measurements")
-    parser.add_argument("--strategy-games", type=int, default=40_000,
-                        help="games of card_counter x4 and of the plug-in example x4 (default 40000; 0 skips)")
-    parser.add_argument("--no-search", action="store_true", help="skip the ISMCTS speed measurement")
-    parser.add_argument("--baseline-games", type=int, default=20_000,
-                        help="games of experiments/baseline.toml's line-ups played to estimate its 1,000,000-game "
-                             "time (default 20000; 0 skips)")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--mcts", action="store_true",
-                        help="measure the ISMCTS/PIMC search instead (cya_sim.search.classic.bench)")
-    parser.add_argument("--mcts-iterations", type=int, default=20_000,
-                        help="ISMCTS iterations per timed search with --mcts (default 20,000)")
-    parser.add_argument("--env", action="store_true",
-                        help="measure the RL environments instead: the batched vector environment against "
-                             "Gymnasium's SyncVectorEnv (cya_sim.env.bench; needs .[rl])")
-    parser.add_argument("--rules", default=None, metavar="PRESET",
-                        help="measure greedy x P and random x P games/s of this preset (e.g. advanced, "
-                             "two_player_draft) against classic at the same table size instead (P = 4, or the "
-                             "preset's nearest allowed size); uses --games and --reference-games")
-    parser.add_argument("--env-seconds", type=float, default=10.0,
-                        help="CPU seconds per environment measured with --env (default 10)")
 
 
 def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
@@ -583,14 +531,3 @@ def run(args: argparse.Namespace) -> int:
     for n in res["notes"]:
         print(f"  note: {n}")
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m cya_sim.studies.bench``."""
-    parser = argparse.ArgumentParser(prog="cya-sim bench", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

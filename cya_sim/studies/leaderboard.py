@@ -337,15 +337,11 @@ def _extremes(t, k: int) -> dict[int, str]:
 
 def _subtable(t, keep: Sequence[int], k: int):
     """The games of ``t`` whose every seat holds an agent of ``keep``, re-indexed ``0..len(keep) - 1``."""
-    from dataclasses import fields
-
-    from cya_sim.engine.table import GameTable
-
     sa = np.asarray(t.seat_agent)
     rows = np.isin(sa, list(keep)).all(axis=1)
     remap = np.full(k, -1, np.int16)
     remap[list(keep)] = np.arange(len(keep))
-    sub = GameTable(**{f.name: getattr(t, f.name)[rows] for f in fields(t)})
+    sub = t.take(rows)
     return replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)]), int(rows.sum())
 
 

@@ -233,15 +233,26 @@ def payoff_table(counts: np.ndarray, sums: np.ndarray, seats: np.ndarray, labels
     return pd.DataFrame(rows)
 
 
-#: The columns of a stored game compared to detect aliases (:func:`find_aliases`): the game's counts; every seat's
-#: total and win share are added for the table size.
-ALIAS_GAME_COLUMNS = ("rounds", "turns", "challenges", "decisions", "largest_steal", "capped")
+#: The common columns of a stored game compared to detect aliases (:func:`find_aliases`); every seat's total and
+#: win share are added for the table size, and the game family's own columns (its counts, in its words).
+ALIAS_GAME_COLUMNS = ("decisions", "capped")
 
 
-def alias_columns(players: int) -> list[str]:
-    """The stored columns :func:`find_aliases` compares (and the seat agents and deal it keys on)."""
+def alias_columns(players: int, family: Sequence[str] = ()) -> list[str]:
+    """The stored columns :func:`find_aliases` compares (and the seat agents and deal it keys on); ``family``: the
+    names of the game family's own columns (``ResultColumns.names``)."""
     return (["deal"] + [f"seat_{s}_agent" for s in range(players)] + [f"seat_{s}_total" for s in range(players)]
-            + [f"seat_{s}_win_share" for s in range(players)] + list(ALIAS_GAME_COLUMNS))
+            + [f"seat_{s}_win_share" for s in range(players)] + list(ALIAS_GAME_COLUMNS) + list(family))
+
+
+def _family_columns(games: pd.DataFrame) -> list[str]:
+    """The game family's own columns the frame holds (none when it holds no family's: a frame built by hand)."""
+    from cya_sim.results.folder import family_of_games
+
+    try:
+        return [c for c in family_of_games(games).names if c in games.columns]
+    except ValueError:
+        return []
 
 
 def find_aliases(games: pd.DataFrame, agents: Sequence[str], players: int) -> list[tuple[int, int, int]]:
@@ -249,8 +260,9 @@ def find_aliases(games: pd.DataFrame, agents: Sequence[str], players: int) -> li
 
     Agents a and b (a before b in the pool) are aliases when every two games on the same duplicated deal whose
     seatings become equal once b is written as a — the same line-up with a and b exchanged in some seats —
-    have the same record: every seat's total (dollars) and win share and the game's rounds, turns,
-    challenges, decisions, largest steal and cap flag (``ALIAS_GAME_COLUMNS``), and at least one such pair was
+    have the same record: every seat's total and win share, the game's decisions and cap flag
+    (``ALIAS_GAME_COLUMNS``) and the family's own columns (the classic game's rounds, turns, challenges, largest
+    steal; the theft game's first player, turns, thefts...), and at least one such pair was
     played. The actions themselves are not stored, so this is identity of the game records, not a proof that
     the two policies choose the same action in every state; on duplicated deals two different policies almost
     never give identical records in every one of hundreds of games. An alias of an alias belongs to the
@@ -265,7 +277,7 @@ def find_aliases(games: pd.DataFrame, agents: Sequence[str], players: int) -> li
     seat = np.column_stack([games[f"seat_{s}_agent"].astype(str).map(codes_of).to_numpy().astype(np.int64)
                             for s in range(players)])
     rec_cols = ([f"seat_{s}_total" for s in range(players)] + [f"seat_{s}_win_share" for s in range(players)]
-                + [c for c in ALIAS_GAME_COLUMNS if c in games.columns])
+                + [c for c in ALIAS_GAME_COLUMNS if c in games.columns] + _family_columns(games))
     rec = games[rec_cols].to_numpy(np.float64)
     deal = games["deal"].to_numpy().astype(np.int64)
     rep = list(range(k))
@@ -516,7 +528,9 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
     check_study_folder(cfg.out, "cya-sim metagame", OWN_FILES)
     run_experiment(exp, progress=progress, command=command)
     p = cfg.players
-    games = load_games(exp.out, columns=["lineup"] + alias_columns(p))
+    from cya_sim.play.families import family_of
+
+    games = load_games(exp.out, columns=["lineup"] + alias_columns(p, family_of(exp.rules).result_columns().names))
     labels = tuple(exp.agents)
     counts, sums, seats = deal_sums(games, exp)
     found = find_aliases(games, labels, p)

@@ -36,16 +36,8 @@ from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
-from cya_sim.runs.experiment import (
-    Design,
-    Experiment,
-    RunOptions,
-    Schedule,
-    auto_chunk_size,
-    plan_chunks,
-    resolve_engine,
-    worker_count,
-)
+from cya_sim.runs.experiment import Design, Experiment, RunOptions, resolve_engine
+from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks, worker_count
 
 #: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
 EXPERIMENT_NAME = "tournament"
@@ -88,7 +80,7 @@ class TournamentConfig:
         engine: ``"batched"`` (default; falls back to ``"reference"`` with a
             note while the batched engine cannot be imported) or ``"reference"``.
         workers: local worker processes; None means every core this process
-            may use (:func:`default_workers`).
+            may use (:func:`cya_sim.runs.schedule.default_workers`).
             1 plays in this process.
         chunk_size: games per chunk (the unit of work); None picks one from
             G, the workers and the engine. Results do not depend on it.
@@ -322,13 +314,21 @@ def _as_tournament_error() -> Iterator[None]:
         raise TournamentError(_FIELD_OF.get(e.field, e.field), e.detail) from None
 
 
-def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
+def game_table(games: pd.DataFrame, names: Sequence[str], family: str | None = None) -> GameTable:
     """A :class:`GameTable` of stored games (:func:`cya_sim.results.folder.load_games` of one table size).
 
     Args:
         games: rows of :func:`cya_sim.results.folder.games_schema`, in game order, all of one table size P.
         names: (K,) agent names; ``seat_agent`` indexes them.
+        family: the games' family; default the one the frame names or holds
+            (:func:`cya_sim.results.folder.family_of_games`).
+
+    Raises:
+        ValueError: no known family (:func:`cya_sim.results.folder.family_of_games`).
     """
+    from cya_sim.results.folder import family_of_games
+
+    fam = family_of_games(games, family)
     p = int(games["players"].iloc[0]) if len(games) else 0
     idx = {n: i for i, n in enumerate(names)}
 
@@ -340,10 +340,11 @@ def game_table(games: pd.DataFrame, names: Sequence[str]) -> GameTable:
     return GameTable(
         game_index=games["game"].to_numpy(np.int64),
         seat_agent=seat,
-        first_dealer=games["first_dealer"].to_numpy(np.int16),
         totals=np.stack([games[f"seat_{s}_total"].to_numpy(np.int64) for s in range(p)], axis=1),
         win_share=np.stack([games[f"seat_{s}_win_share"].to_numpy(np.float64) for s in range(p)], axis=1),
-        **{k: games[k].to_numpy(np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")},
+        decisions=games["decisions"].to_numpy(np.int64),
+        family=fam,
+        columns={c.name: games[c.name].to_numpy(c.dtype) for c in fam.columns},
         capped=(games["capped"].to_numpy(bool) if "capped" in games else None),
     )
 
@@ -352,7 +353,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
     """Play a tournament, summarise it, and with ``config.out`` store it like an experiment run (resumable).
 
     Seats rotate (:func:`seat_assignment`); games run in the chunks of
-    :func:`cya_sim.runs.experiment.plan_chunks` on ``workers`` local processes
+    :func:`cya_sim.runs.schedule.plan_chunks` on ``workers`` local processes
     (:func:`cya_sim.runs.runner.run_tasks`); the table is in game order, so results
     are identical for any workers and chunk size. Wins are win shares (R-TIE
     ``share``). With ``out``: :func:`cya_sim.runs.runner.run_experiment` plays every
@@ -397,7 +398,7 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
         with _as_tournament_error(), folder_lock(config.out, command):
             manifest, resumed = prepare_folder(exp, engine, command)
             run = run_experiment(exp, progress=progress, command=command, prepared=(manifest, resumed))
-            table = game_table(load_games(config.out), names)
+            table = game_table(load_games(config.out), names)  # the family named by load_games
             files = tuple(build_report(config.out).files)
         chunk, elapsed = int(manifest["chunk_size"]), run.elapsed_s
         workers = max(1, run.workers)

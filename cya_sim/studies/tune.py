@@ -39,10 +39,11 @@ deals — an ``explicit`` experiment of the run layer (:mod:`cya_sim.runs.experi
 duplicate deals, seats rotated; the folder ``heldout/``, resumable like any
 run) — and compared there. The sampling unit is the deal: per deal, each arm's
 mean win share over its P rotations; a gain is the mean over deals of the
-paired per-deal difference with a Student-t interval on deals - 1 df
-(:func:`cya_sim.reports.stats.ratio_estimate`, as the tip study's paired
-effects), its two-sided t test, and Holm's (1979) adjustment over the family of
-comparisons of one run. Each arm's own win rate has the deal-clustered Wilson
+paired per-deal difference with a Student-t interval on deals - 1 df and its
+two-sided t test, or the exact bound when fewer than 10 deals differ or every
+deal gave the same difference (:func:`cya_sim.reports.stats.paired_difference`,
+the tip study's estimator too; never a zero-width interval), and Holm's (1979)
+adjustment over the family of comparisons of one run. Each arm's own win rate has the deal-clustered Wilson
 interval on the effective sample size. :func:`heldout_coverage` checks the
 paired interval's coverage on replications of real games.
 """
@@ -64,7 +65,7 @@ import pandas as pd
 
 from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES
-from cya_sim.reports.stats import estimate_from_sums, holm, ratio_estimate, t_test
+from cya_sim.reports.stats import estimate_from_sums, holm, paired_difference, ratio_estimate
 from cya_sim.results.folder import check_study_folder
 from cya_sim.runs.experiment import Experiment, RunOptions, parse_experiment
 
@@ -426,7 +427,7 @@ def lineup_seats(n_players: int, deals: int) -> tuple[np.ndarray, np.ndarray]:
     """(seat_agent (D*P, P) int16, rotation (D*P,) int64) of ``[candidate, field...]`` in every rotation.
 
     Agent 0 is the candidate; agents 1.. are the field positions; rotation r seats the candidate at seat r
-    (as :class:`cya_sim.runs.experiment.Schedule`).
+    (as :class:`cya_sim.runs.schedule.Schedule`).
     """
     p = n_players
     rot = np.tile(np.arange(p), deals)
@@ -722,30 +723,25 @@ def paired_gains(wins: np.ndarray, arms: Sequence[str], confidence: float = 0.95
 
     Returns:
         (arms table: ``arm``, ``win_rate``, ``low``, ``high``, ``deals``; gains table: ``versus``, ``gain``
-        (win-rate fraction, arm 0 minus the other), ``low``, ``high``, ``se``, ``p`` (two-sided t, deals - 1 df),
-        ``p_holm`` (Holm over the rows), ``deals``).
+        (win-rate fraction, arm 0 minus the other), ``low``, ``high``, ``se``, ``p`` (two-sided, H0: no
+        difference), ``deals``, ``rule`` and ``p_holm`` (Holm over the rows): the paired per-deal difference of
+        :func:`cya_sim.reports.stats.paired_difference`, the tip study's estimator (Student t on deals - 1 df, or
+        its exact bound when fewer than 10 deals differ or every deal gave the same difference; never a
+        zero-width interval)).
     """
     a, d = wins.shape
     rows = []
     for i in range(a):
         e = estimate_from_sums(wins[i], np.ones(d), confidence, proportion=True)
         rows.append({"arm": arms[i], "win_rate": e.value, "low": e.low, "high": e.high, "deals": d})
-    gains = [{"versus": arms[j], **paired_gain(wins[0] - wins[j], confidence), "deals": d} for j in range(1, a)]
-    g = pd.DataFrame(gains, columns=["versus", "gain", "low", "high", "se", "p", "deals"])
+    gains = []
+    for j in range(1, a):
+        g = paired_difference(wins[0] - wins[j], confidence)
+        gains.append({"versus": arms[j], "gain": g.value, "low": g.low, "high": g.high, "se": g.se, "p": g.p,
+                      "deals": d, "rule": g.rule})
+    g = pd.DataFrame(gains, columns=["versus", "gain", "low", "high", "se", "p", "deals", "rule"])
     g["p_holm"] = holm(g["p"].to_numpy(float)) if len(g) > 1 else g["p"]
     return pd.DataFrame(rows), g
-
-
-def paired_gain(diff: np.ndarray, confidence: float = 0.95) -> dict[str, float]:
-    """Mean of per-deal paired differences ``diff`` (D,) with its Student-t interval (deals - 1 df) and t test.
-
-    Returns:
-        dict ``gain``, ``low``, ``high``, ``se``, ``p`` (two-sided, H0: no difference); a zero spread gives a
-        zero-width interval at the mean.
-    """
-    e = ratio_estimate(np.asarray(diff, np.float64), 1.0, np.arange(len(diff)), confidence)
-    lo, hi = (e.low, e.high) if e.se > 0 else (e.value, e.value)
-    return {"gain": e.value, "low": lo, "high": hi, "se": e.se, "p": t_test(e)}
 
 
 def run_tune(cfg: TuneConfig, progress: bool = True, command: str | None = None) -> TuneResult:
@@ -874,11 +870,13 @@ def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) 
         lines += [f"| `{a.arm}` | {100 * a.win_rate:.2f}% | {100 * a.low:.2f} to {100 * a.high:.2f} |"
                   for a in r.arms.itertuples()]
         lines += ["", f"| gain of the best over | points | {conf}% interval | p | p (Holm) |", "|---|---|---|---|---|"]
-        lines += [f"| `{g.versus}` | {_pp(g.gain)} | {_pp(g.low)} to {_pp(g.high)} | {_pv(g.p)} | {_pv(g.p_holm)} |"
+        lines += [f"| `{g.versus}` | {_pp(g.gain)} | {_pp(g.low)} to {_pp(g.high)}"
+                  + ("" if g.rule == "t" else f" (exact bound: {g.rule})") + f" | {_pv(g.p)} | {_pv(g.p_holm)} |"
                   for g in r.heldout.itertuples()]
         lines += ["", ("The deal is the sampling unit (per deal, each arm's mean over its rotations); a gain is the "
-                       "mean paired per-deal difference with a Student-t interval on deals - 1 df; Holm (1979) over "
-                       "this table's rows.")]
+                       "mean paired per-deal difference with a Student-t interval on deals - 1 df (an exact bound, "
+                       "never of zero width, when fewer than 10 deals differ or every deal gave the same difference; "
+                       "docs/statistics.md); Holm (1979) over this table's rows.")]
     lines += ["", f"Command: `{command or 'python'}`; wall time of this invocation {r.elapsed_s:.0f} s.",
               "Files: study.db (optuna, resumable), trials.csv, heldout.csv, heldout_arms.csv, history.png, heldout/.",
               ""]
@@ -888,7 +886,8 @@ def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) 
 def heldout_coverage(reps: int = 200, deals: int = 30, players: int = 2, preset: str = "classic",
                      treatment: str = "heuristic(count=true)", control: str = "heuristic",
                      field: str = "greedy", seed: int = 7, confidence: float = 0.95) -> dict[str, float]:
-    """Coverage of the held-out paired-gain interval (:func:`paired_gain`) on replications of real games.
+    """Coverage of the held-out paired-gain interval (:func:`cya_sim.reports.stats.paired_difference`) on
+    replications of real games.
 
     ``reps`` disjoint replications of ``deals`` duplicated deals each (treatment and control against the
     field, every rotation); the truth is the gain pooled over all replications (its error is about
@@ -911,10 +910,10 @@ def heldout_coverage(reps: int = 200, deals: int = 30, players: int = 2, preset:
     truth = float((wt - wc).mean())
     cover, hw, rej = 0, [], 0
     for i in range(reps):
-        g = paired_gain(wt[i] - wc[i], confidence)
-        cover += g["low"] <= truth <= g["high"]
-        hw.append((g["high"] - g["low"]) / 2)
-        rej += bool(paired_gain(wt[i] - wc[i] - truth, confidence)["p"] < 1 - confidence)
+        g = paired_difference(wt[i] - wc[i], confidence)
+        cover += g.low <= truth <= g.high
+        hw.append((g.high - g.low) / 2)
+        rej += bool(paired_difference(wt[i] - wc[i] - truth, confidence, bound=1 + abs(truth)).p < 1 - confidence)
     return {"coverage": cover / reps, "reps": reps, "truth": truth, "half_width": float(np.mean(hw)),
             "rejections": rej / reps}
 

@@ -3,7 +3,7 @@
 Each *design* is a tournament users run (A/A line-ups, repeated agents,
 one-versus-field, duplicate deals), played for real on the batched engine:
 replication r is the games ``[r G, (r+1) G)`` of one long schedule built by
-:class:`cya_sim.runs.experiment.Schedule`, so replications are disjoint sets of
+:class:`cya_sim.runs.schedule.Schedule`, so replications are disjoint sets of
 independent games (and disjoint deals). Every replication is analysed by the
 statistics layer exactly as a report would be, and each 95% interval is
 checked against the truth:
@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -52,7 +52,8 @@ from cya_sim.reports.stats import (
     wald_test,
     wilson_interval,
 )
-from cya_sim.runs.experiment import Design, Schedule, design_lineups
+from cya_sim.runs.experiment import Design, design_lineups
+from cya_sim.runs.schedule import Schedule
 
 
 @dataclass(frozen=True)
@@ -124,8 +125,7 @@ def play_design(d: CoverageDesign, reps: int, seed: int = 11) -> list[GameTable]
     g = sched.games_of(0, d.games * reps)
     table = get_play_games("batched")(get_rules("classic"), list(d.specs), g["seat_agent"], root_key(seed),
                                       g["deal"])
-    return [GameTable(**{f.name: getattr(table, f.name)[r * d.games:(r + 1) * d.games] for f in fields(table)})
-            for r in range(reps)]
+    return [table.take(slice(r * d.games, (r + 1) * d.games)) for r in range(reps)]
 
 
 def _bt_point(table: GameTable, k: int) -> np.ndarray:

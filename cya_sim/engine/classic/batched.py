@@ -36,6 +36,7 @@ from cya_sim.engine.classic.layout import (
     G_TURNS,
     G_WINNERS,
 )
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.table import GameTable
 from cya_sim.game.classic.actions import ActionSpace
@@ -87,14 +88,17 @@ def init(rules, n_players: int, batch_size: int, key: int, game_indices=None, se
 
 
 def results(state: BatchState) -> GameTable:
-    """The :class:`GameTable` of the queued games, in queue order (finished games only are meaningful)."""
+    """The :class:`GameTable` of the queued games, in queue order (finished games only are meaningful).
+
+    The common columns and the classic family's own (:data:`cya_sim.engine.classic.results.CLASSIC_COLUMNS`),
+    each copied from the queue's array of the same name (``r_first_dealer``, ``r_rounds``...); totals in dollars.
+    """
     p = state.n_players
     q = state.queue
     bits = (q.r_winners[:, None] >> np.arange(p)[None, :]) & 1
     k = bits.sum(axis=1, keepdims=True)
     share = np.where(bits == 1, 1.0 / np.maximum(k, 1), 0.0)
     return GameTable(
-        game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(),
-        first_dealer=q.r_first_dealer.copy(), totals=q.r_totals.copy(), win_share=share,
-        rounds=q.r_rounds.copy(), turns=q.r_turns.copy(), challenges=q.r_challenges.copy(),
-        decisions=q.r_decisions.copy(), largest_steal=q.r_largest_steal.copy(), capped=q.r_capped.copy())
+        game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(), totals=q.r_totals.copy(),
+        win_share=share, decisions=q.r_decisions.copy(), family=CLASSIC_COLUMNS,
+        columns={c: getattr(q, f"r_{c}").copy() for c in CLASSIC_COLUMNS.names}, capped=q.r_capped.copy())

@@ -42,6 +42,7 @@ from cya_sim.engine.theft.layout import (
     G_WINNERS,
 )
 from cya_sim.engine.theft.reference import TheftIllegalActionError
+from cya_sim.engine.theft.results import THEFT_COLUMNS
 from cya_sim.game.theft.actions import TheftActionSpace
 
 __all__ = ["DEFAULT_BATCH_SIZE", "GAME", "BatchState", "TheftIllegalBatchActionError", "TheftQueue", "init",
@@ -101,19 +102,17 @@ def init(rules, n_players: int, batch_size: int, key: int, game_indices=None, se
 
 
 def results(state: BatchState) -> GameTable:
-    """The :class:`GameTable` of the queued games in queue order, with the columns of the theft reference play
-    (:func:`cya_sim.play.theft.reference.play_theft_games`): ``first_dealer`` = the seat before the first player,
-    ``totals`` = points (R-T-END), ``win_share`` = 1/k per tied winner, ``rounds`` = 1, ``turns``,
-    ``challenges`` = theft cards played, ``decisions``, ``largest_steal`` (points), ``capped``.
-    Thefts cancelled are ``state.r_cancelled`` (the shared table has no column for them)."""
+    """The :class:`GameTable` of the queued games in queue order, as the theft reference play gives it
+    (:func:`cya_sim.play.theft.reference.play_theft_games`): the common columns (``totals`` in points, R-T-END;
+    ``win_share`` 1/k per tied winner) and the theft game's own (:data:`cya_sim.engine.theft.results.THEFT_COLUMNS`:
+    first player, turns, thefts, cancelled thefts, largest steal), each copied from the queue's array of the same
+    name (``r_first_player``, ``r_thefts``...)."""
     p = state.n_players
     q = state.queue
     bits = (q.r_winners[:, None] >> np.arange(p)[None, :]) & 1
     k = bits.sum(axis=1, keepdims=True)
     share = np.where(bits == 1, 1.0 / np.maximum(k, 1), 0.0)
-    g = q.q_game_index.shape[0]
     return GameTable(
-        game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(),
-        first_dealer=((q.r_first_player.astype(np.int64) - 1) % p).astype(np.int16), totals=q.r_points.copy(),
-        win_share=share, rounds=np.ones(g, np.int64), turns=q.r_turns.copy(), challenges=q.r_thefts.copy(),
-        decisions=q.r_decisions.copy(), largest_steal=q.r_largest_steal.copy(), capped=q.r_capped.copy())
+        game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(), totals=q.r_points.copy(),
+        win_share=share, decisions=q.r_decisions.copy(), family=THEFT_COLUMNS,
+        columns={c: getattr(q, f"r_{c}").copy() for c in THEFT_COLUMNS.names}, capped=q.r_capped.copy())

@@ -56,11 +56,9 @@ import numpy as np
 
 from cya_sim.engine.classic.reference.observation import Observation
 from cya_sim.env import bounds
+from cya_sim.env.games import DEFAULT_STACK_DEPTH
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
-
-#: Stack depth of the default encoding: the top sets of each stack given one by one.
-DEFAULT_STACK_DEPTH = 8
 
 
 class ObservationEncoder:

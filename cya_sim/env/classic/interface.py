@@ -91,6 +91,11 @@ class ClassicGame(GameInterface):
 
         return batched_bridge
 
+    def spiel_state(self, game):
+        from cya_sim.env.classic.openspiel import CoverYourAssetsState
+
+        return CoverYourAssetsState(game)
+
     def max_game_length(self, n_players: int) -> int:
         from cya_sim.env import bounds
 

@@ -37,6 +37,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from agents.theft.compiled import new_theft_scratch
+from cya_sim.engine.batched.loops import reset_row
 from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.theft import batched
 from cya_sim.engine.theft.batched import TheftIllegalBatchActionError
@@ -149,7 +150,7 @@ def _finish(batch: Batch, seat: int, encode: Callable | None) -> Finished:
         q.q_game_index[b] = batch.next_game
         q.r_done[b] = False
         batch.next_game += 1
-        batched.reset_row(st.consts, st.rows, st.engine_rng, st.agent_rng, q, b, b)
+        reset_row(st.consts, st.rows, st.engine_rng, st.agent_rng, q, b, b)
     return out
 
 

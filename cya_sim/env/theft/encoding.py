@@ -43,7 +43,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from cya_sim.engine.theft.observation import TheftObservation
-from cya_sim.env.classic.encoding import DEFAULT_STACK_DEPTH
+from cya_sim.env.games import DEFAULT_STACK_DEPTH
 from cya_sim.game.jsontext import show
 from cya_sim.game.theft.rules import TheftRuleSet
 

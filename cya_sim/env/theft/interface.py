@@ -82,6 +82,11 @@ class TheftGame(GameInterface):
 
         return theft_batched_bridge
 
+    def spiel_state(self, game):
+        from cya_sim.env.theft.openspiel import TheftSpielState
+
+        return TheftSpielState(game)
+
     def max_game_length(self, n_players: int) -> int:
         """Most chance and player moves of one OpenSpiel theft game (:mod:`cya_sim.env.theft.openspiel`).
 

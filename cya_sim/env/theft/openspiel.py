@@ -1,7 +1,7 @@
 """The theft game (RULES.md §9) as states of the OpenSpiel game ``python_cover_your_assets`` (``rules="theft"``).
 
 ``pyspiel.load_game("python_cover_your_assets", {"rules": "theft", "players": P, "options": "..."})``
-gives a game whose states are :class:`TheftSpielState` (:mod:`cya_sim.env.classic.openspiel` chooses them through
+gives a game whose states are :class:`TheftSpielState` (:mod:`cya_sim.env.openspiel` chooses them through
 :class:`~cya_sim.env.theft.interface.TheftGame`). Sequential, imperfect information, explicit chance,
 constant-sum win shares (R-T-END: ties share the win), terminal rewards.
 
@@ -22,7 +22,7 @@ the reference engine's. A player action that would reshuffle is found by playing
 Observation (string and tensor): the seat's :class:`~cya_sim.engine.theft.observation.TheftObservation`
 (the tensor is :class:`~cya_sim.env.theft.encoding.TheftObservationEncoder`'s vector, the string
 :func:`theft_observation_text`). Information state (string only): perfect recall, as for the classic
-family (:func:`cya_sim.env.classic.openspiel.information_state_text`): the current observation, the player's
+family (:func:`cya_sim.env.openspiel.information_state_text`): the current observation, the player's
 own actions and a digest of its observation at each of its decisions with the action it took.
 :meth:`TheftSpielState.resample_from_infostate` samples the hidden cards (the other hands, the draw pile
 order, every asset card the player does not know: a face-down first card, and during set-up the other
@@ -47,7 +47,7 @@ from cya_sim.engine.theft.legal import legal_action_mask
 from cya_sim.engine.theft.observation import TheftObservation, observe
 from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.openspiel_recall import CheckedApply, Recall, Shared, chance_distribution
+from cya_sim.env.openspiel import SpielState
 
 
 class _NeedShuffle(Exception):
@@ -114,56 +114,34 @@ def theft_observation_text(obs: TheftObservation) -> str:
             f"theft[{th}] tt{obs.thefts_this_turn} final{obs.final_turns_left}")
 
 
-class TheftSpielState(CheckedApply, pyspiel.State):
-    """A theft game state: chance nodes for the first player, the deal and each reshuffle, then the
-    reference engine's game (module docstring)."""
+class TheftSpielState(SpielState):
+    """A theft game state (:class:`~cya_sim.env.openspiel.SpielState`): chance nodes for the first player, the deal
+    and each reshuffle, then the reference engine's game (module docstring)."""
+
+    FIRST_WHAT = "first player: seats"
+    CARDS_WHAT = "card types with copies left to place"
+    CHANCE_NOTE = " reshuffling"
 
     def __init__(self, game) -> None:
         super().__init__(game)
-        self._shared = Shared(game)
         self._box = _TheftBox(None)
         self.first = -1
         self.order: list[int] = []  # the cards chance has placed so far (top of the new draw pile first)
-        self.left: np.ndarray | None = None  # (T,) int64 copies of each type still to place; None: no shuffle on
         self.pile: list[int] | None = None  # a reshuffle: the discard pile in its order before the shuffle
         self.pending: int | None = None  # the player action waiting for the reshuffle it needs
-        self.recall = tuple(Recall.EMPTY for _ in range(game.n_players))
-
-    @property
-    def _g(self):
-        return self._shared.game
 
     @property
     def ts(self):
         """The reference :class:`~cya_sim.game.theft.state.TheftState` (None before the deal)."""
         return self._box.ts
 
+    ref = ts
+
     def _shuffling(self) -> bool:
-        return self.left is not None
+        return self._chance()
 
-    def current_player(self) -> int:
-        """The seat to act, CHANCE while chance deals or reshuffles, TERMINAL at the end."""
-        if self.ts is None or self._shuffling():
-            return pyspiel.PlayerId.CHANCE
-        if self.ts.winners is not None:
-            return pyspiel.PlayerId.TERMINAL
-        return self.ts.to_act
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """First player: seats, uniform. A shuffle: card types, copies left / cards left."""
-        return chance_distribution(self.first < 0, self._g.n_players, self.left)
-
-    def _legal_actions(self, player: int) -> list[int]:
-        if self.ts is None or self._shuffling() or player != self.ts.to_act:
-            return []
-        return [int(a) for a in np.flatnonzero(legal_action_mask(self.ts))]
-
-    def _check_outcome(self, action: int) -> None:
-        outcomes = [a for a, _ in self.chance_outcomes()]
-        if action not in outcomes:
-            what = "first player: seats" if self.first < 0 else "card types with copies left to place"
-            raise ValueError(f"chance outcome {action} is not one of chance_outcomes() ({what} "
-                             f"{', '.join(map(str, outcomes))})")
+    def _first_pending(self) -> bool:
+        return self.first < 0
 
     def _apply_action(self, action: int) -> None:
         g = self._g
@@ -219,42 +197,17 @@ class TheftSpielState(CheckedApply, pyspiel.State):
             return f"{'deal' if self.ts is None else 'reshuffle'} {self._g.rules.card_names[action]}"
         return self._g.space.name(action)
 
-    def is_terminal(self) -> bool:
-        """The game is over (R-T-END, or the ``max_turns`` safeguard)."""
-        return self.ts is not None and not self._shuffling() and self.ts.winners is not None
+    def _legal_mask(self, ref) -> np.ndarray:
+        return legal_action_mask(ref)
 
-    def returns(self) -> list[float]:
-        """Win shares at the end (1/k for each of the k winners, R-T-END), zeros before."""
-        p = self._g.n_players
-        if not self.is_terminal():
-            return [0.0] * p
-        w = self.ts.winners
-        return [1.0 / len(w) if s in w else 0.0 for s in range(p)]
+    def _observe(self, ref, player: int) -> TheftObservation:
+        return observe(ref, player)
 
-    def observation(self, player: int) -> TheftObservation | None:
-        """The observation of ``player`` (None before the deal)."""
-        return None if self.ts is None else observe(self.ts, player)
+    def _observation_text(self, obs: TheftObservation) -> str:
+        return theft_observation_text(obs)
 
-    def observation_text(self, player: int) -> str:
-        """The observation string of ``player`` (:func:`theft_observation_text`; ``dealing``/``reshuffling``
-        while chance shuffles)."""
-        obs = self.observation(player)
-        if obs is None:
-            return f"p{player} dealing"
-        return theft_observation_text(obs) + (" reshuffling" if self._shuffling() else "")
-
-    def resample_from_infostate(self, player: int, probability_sampler=None) -> TheftSpielState:
-        """A state with the same information state for ``player`` and its hidden cards sampled uniformly
-        (:func:`sample_hidden`); the other players' recalls, which hold what ``player`` cannot know, are
-        replaced by recalls derived from ``player``'s alone, as for the classic family."""
-        u = probability_sampler() if probability_sampler is not None else np.random.random()
-        rng = np.random.default_rng(int(u * 2**53))
-        new = self.clone()
-        if new.ts is not None and not new._shuffling() and new.ts.winners is None:
-            sample_hidden(new.ts, player, rng)
-        mine = self.recall[player]
-        new.recall = tuple(mine if q == player else mine.resampled(q) for q in range(len(self.recall)))
-        return new
+    def _sample_hidden(self, ref, player: int, rng: np.random.Generator) -> None:
+        sample_hidden(ref, player, rng)
 
     def __str__(self) -> str:
         """The whole state, one line per seat and its assets (:func:`cya_sim.render.state_text`, the full view:

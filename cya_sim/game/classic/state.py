@@ -104,7 +104,7 @@ class GameState:
         draft_piles: per draft pile (R-2P-DRAFT, R-3P-DRAFT) its cards, bottom first (top = last);
             empty without a draft. Under ``neighbours`` pile i lies between seats i and i+1.
         draft_down: per draft pile, whether its top card is still face-down (a pile taken from
-            this turn is turned up once the immediate challenge is settled, :mod:`.engine.reference.draft`).
+            this turn is turned up once the immediate challenge is settled, :mod:`cya_sim.engine.classic.reference.draft`).
         draft_offer: seats still to be asked whether they open the immediate challenge of the set
             just drafted, the one asked now first; empty outside that decision.
         draft_move: ``[chooser, target]`` while a Move turned up on a draft pile waits for ``chooser`` to

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cya_sim.engine.table import ResultColumns
 from cya_sim.play.family import GameFamily
 
 
@@ -30,6 +31,11 @@ class ClassicFamily(GameFamily):
         from agents.classic.registry import make_agent
 
         return make_agent(spec)
+
+    def result_columns(self) -> ResultColumns:
+        from cya_sim.engine.classic.results import CLASSIC_COLUMNS
+
+        return CLASSIC_COLUMNS
 
     def _play_games(self, engine: str) -> Callable:
         import cya_sim.play

@@ -8,6 +8,7 @@ import numpy as np
 
 from agents.classic.registry import make_agent
 from cya_sim.engine.classic.reference import play_game
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.game.rules import RuleSet
 
@@ -30,7 +31,9 @@ def play_games(
         progress: optional callable receiving the number of games just finished.
 
     Returns:
-        a :class:`~cya_sim.engine.table.GameTable` in the order of ``game_indices``.
+        a :class:`~cya_sim.engine.table.GameTable` in the order of ``game_indices``: totals in dollars and the
+        classic family's own columns (:data:`cya_sim.engine.classic.results.CLASSIC_COLUMNS`), each read from
+        the :class:`~cya_sim.engine.classic.reference.game.GameResult` attribute of its name.
 
     Raises:
         ValueError: unknown agent name; shapes that do not match.
@@ -46,20 +49,20 @@ def play_games(
     rules.check_players(p)
     for name in agents:
         make_agent(name)  # refuse unknown names before playing
-    cols = {k: np.zeros(g_n, np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")}
+    cols = {c.name: np.zeros(g_n, c.dtype) for c in CLASSIC_COLUMNS.columns}
+    decisions = np.zeros(g_n, np.int64)
     capped = np.zeros(g_n, bool)
-    first_dealer = np.zeros(g_n, np.int16)
     totals = np.zeros((g_n, p), np.int64)
     share = np.zeros((g_n, p), np.float64)
     for i in range(g_n):
         seats = [make_agent(agents[j]) for j in seat_agent[i]]
         r = play_game(rules, seats, key, int(game_indices[i]))
-        first_dealer[i] = r.first_dealer
         totals[i] = r.totals
         share[i] = r.win_shares
+        decisions[i] = r.decisions
         capped[i] = r.capped
-        for k, column in cols.items():
-            column[i] = getattr(r, k)
+        for name, column in cols.items():
+            column[i] = getattr(r, name)
         if progress is not None:
             progress(1)
-    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols, capped=capped)
+    return GameTable(game_indices, seat_agent, totals, share, decisions, CLASSIC_COLUMNS, cols, capped)

@@ -57,8 +57,7 @@ def play_theft_games_batched(rules: TheftRuleSet, agents: Sequence[str], seat_ag
 
     Returns:
         a :class:`~cya_sim.engine.table.GameTable` in the order of ``game_indices`` (and the state if asked):
-        ``first_dealer`` = the seat before the first player, ``totals`` = points, ``win_share``, ``rounds`` = 1,
-        ``turns``, ``challenges`` = theft cards played, ``decisions``, ``largest_steal`` (points), ``capped``.
+        totals in points and the theft game's own columns (:data:`cya_sim.engine.theft.results.THEFT_COLUMNS`).
 
     Raises:
         ValueError: unknown agent spec; shapes that do not match.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cya_sim.engine.table import ResultColumns
 from cya_sim.play.family import GameFamily
 
 
@@ -30,6 +31,11 @@ class TheftFamily(GameFamily):
         from agents.theft.registry import make_theft_agent
 
         return make_theft_agent(spec)
+
+    def result_columns(self) -> ResultColumns:
+        from cya_sim.engine.theft.results import THEFT_COLUMNS
+
+        return THEFT_COLUMNS
 
     def _play_games(self, engine: str) -> Callable:
         if engine == "reference":

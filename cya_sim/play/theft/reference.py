@@ -20,6 +20,7 @@ from cya_sim.engine.agent_calls import action_id, call_agent
 from cya_sim.engine.table import GameTable
 from cya_sim.engine.theft.observation import observe
 from cya_sim.engine.theft.reference import TheftIllegalActionError, apply_action, new_game
+from cya_sim.engine.theft.results import THEFT_COLUMNS
 from cya_sim.game.rng import stream_generator
 from cya_sim.game.theft.rules import TheftRuleSet
 from cya_sim.game.theft.state import TheftState
@@ -120,13 +121,11 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
 
     Same signature and result type as the classic engines' ``play_games``
     (:mod:`cya_sim.engine`), so a tournament pipeline can call it at its
-    engine-choice seam. The columns mean, for the theft game:
-    ``totals`` = points (R-T-END, not dollars); ``win_share`` = 1/k per tied
-    winner; ``first_dealer`` = the seat before the first player, so that turn
-    order is ``(first_dealer + 1 + q) % P`` as in the classic game; ``rounds`` = 1;
-    ``turns``; ``challenges`` = theft cards played; ``decisions``;
-    ``largest_steal`` = points of the largest asset a thief won; ``capped`` = stopped at
-    ``rules.max_turns`` (a safeguard, also warned about).
+    engine-choice seam: the common columns (``totals`` = points, R-T-END, not dollars; ``win_share`` = 1/k per
+    tied winner; ``decisions``; ``capped`` = stopped at ``rules.max_turns``, a safeguard, also warned about) and
+    the theft game's own (:data:`cya_sim.engine.theft.results.THEFT_COLUMNS`: ``first_player``, ``turns``,
+    ``thefts``, ``cancelled``, ``largest_steal`` in points), each read from the :class:`TheftGameResult`
+    attribute of its name.
 
     Args:
         rules: the theft rule set. agents: agent specs (``agents.theft.registry``).
@@ -153,8 +152,8 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
     rules.check_players(p)
     for name in agents:
         make_theft_agent(name)  # refuse unknown specs before playing
-    cols = {k: np.zeros(g_n, np.int64) for k in ("rounds", "turns", "challenges", "decisions", "largest_steal")}
-    first_dealer = np.zeros(g_n, np.int16)
+    cols = {c.name: np.zeros(g_n, c.dtype) for c in THEFT_COLUMNS.columns}
+    decisions = np.zeros(g_n, np.int64)
     totals = np.zeros((g_n, p), np.int64)
     share = np.zeros((g_n, p), np.float64)
     capped = []
@@ -162,14 +161,11 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
     for i in range(g_n):
         seats = [make_theft_agent(agents[j]) for j in seat_agent[i]]
         r = play_game(rules, seats, key, int(game_indices[i]))
-        first_dealer[i] = (r.first_player - 1) % p
         totals[i] = r.points
         share[i] = r.win_shares
-        cols["rounds"][i] = 1
-        cols["turns"][i] = r.turns
-        cols["challenges"][i] = r.thefts
-        cols["decisions"][i] = r.decisions
-        cols["largest_steal"][i] = r.largest_steal
+        decisions[i] = r.decisions
+        for name, column in cols.items():
+            column[i] = getattr(r, name)
         if r.capped:
             capped.append(int(game_indices[i]))
             capped_col[i] = True
@@ -179,4 +175,4 @@ def play_theft_games(rules: TheftRuleSet, agents: Sequence[str], seat_agent, key
         warnings.warn(f"{len(capped)} of {g_n} theft games stopped at the turn cap max_turns={rules.max_turns} "
                       f"(game indices {capped[:10]}{' ...' if len(capped) > 10 else ''})",
                       TheftTurnCapWarning, stacklevel=2)
-    return GameTable(game_indices, seat_agent, first_dealer, totals, share, **cols, capped=capped_col)
+    return GameTable(game_indices, seat_agent, totals, share, decisions, THEFT_COLUMNS, cols, capped_col)
