@@ -84,6 +84,18 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     overload(stub, inline="always")(ns["typer"])
 
 
+def implement_all(module, fields: tuple[str, ...], **fns) -> None:
+    """Register each of ``fns`` (stub name -> ``numba.njit`` function) as the implementation of the stub of that name
+    in ``module`` (this module, :mod:`agents.hooks` or :mod:`cya_sim.search.hooks`) for the constants records whose
+    field names are ``fields`` (:func:`implement`).
+
+    Raises:
+        AttributeError: a name that is not a hook of ``module``.
+    """
+    for name, fn in fns.items():
+        implement(getattr(module, name), fields, fn)
+
+
 def _matcher(fields: tuple[str, ...]):
     def is_game(k) -> bool:
         return isinstance(k, types.Record) and tuple(k.fields) == tuple(fields)

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -128,16 +130,34 @@ class CheckedApply:
         super().apply_action(int(action))
 
 
+@dataclass(frozen=True)
+class SpielParts:
+    """A family's functions on its reference state that its OpenSpiel states use.
+
+    legal_mask: ``state -> (A,) bool``. observe: ``(state, seat) ->`` the seat's observation. observation_text:
+    ``observation ->`` its canonical one-line text (equal texts = equal observations). sample_hidden:
+    ``(state, seat, numpy Generator)`` places the cards ``seat`` cannot see uniformly among the placements
+    consistent with its observation, in place.
+    """
+
+    legal_mask: Callable
+    observe: Callable
+    observation_text: Callable
+    sample_hidden: Callable
+
+
 class SpielState(CheckedApply, pyspiel.State):
     """What every family's OpenSpiel state shares: the game, each seat's recall, chance nodes while a shuffle is
     placed, then the family's reference state (``ref``) played by its reference engine.
 
-    A family's subclass gives its reference state (:attr:`ref`, None before the deal), whether chance is placing a
-    shuffle (:meth:`_chance`), whether the first seat is still to be drawn (:meth:`_first_pending`), its legal mask,
-    observation and observation text of a reference state, its ``sample_hidden``, the wording of its chance nodes
-    (:attr:`FIRST_WHAT`, :attr:`CARDS_WHAT`, :attr:`CHANCE_NOTE`) and its own ``_apply_action``,
-    ``_action_to_string`` and ``__str__``.
+    A family's subclass gives its reference state (:attr:`ref`, None before the deal), whether the first seat is
+    still to be drawn (:meth:`_first_pending`), its engine's functions (:attr:`parts`, a :class:`SpielParts`), the
+    wording of its chance nodes (:attr:`FIRST_WHAT`, :attr:`CARDS_WHAT`, :attr:`CHANCE_NOTE`) and its own
+    ``_apply_action``, ``_action_to_string`` and ``__str__``.
     """
+
+    #: The family's functions on a reference state (set by the family's module).
+    parts: SpielParts
 
     #: What the first chance node draws, and what a shuffle's chance nodes place (in refusals of an outcome).
     FIRST_WHAT = "first seat: seats"
@@ -168,18 +188,6 @@ class SpielState(CheckedApply, pyspiel.State):
         """The first seat (dealer, first player) is still to be drawn."""
         raise NotImplementedError
 
-    def _legal_mask(self, ref) -> np.ndarray:
-        raise NotImplementedError
-
-    def _observe(self, ref, player: int):
-        raise NotImplementedError
-
-    def _observation_text(self, obs) -> str:
-        raise NotImplementedError
-
-    def _sample_hidden(self, ref, player: int, rng: np.random.Generator) -> None:
-        raise NotImplementedError
-
     def current_player(self) -> int:
         """The seat to act, CHANCE while chance draws the first seat or places a shuffle, TERMINAL at the end."""
         if self.ref is None or self._chance():
@@ -195,7 +203,7 @@ class SpielState(CheckedApply, pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         if self.ref is None or self._chance() or player != self.ref.to_act:
             return []
-        return [int(a) for a in np.flatnonzero(self._legal_mask(self.ref))]
+        return [int(a) for a in np.flatnonzero(self.parts.legal_mask(self.ref))]
 
     def _check_outcome(self, action: int) -> None:
         """Refuse a chance outcome that :meth:`chance_outcomes` does not list (ValueError, nothing changes)."""
@@ -219,7 +227,7 @@ class SpielState(CheckedApply, pyspiel.State):
 
     def observation(self, player: int):
         """The observation of ``player`` (None before the deal)."""
-        return None if self.ref is None else self._observe(self.ref, player)
+        return None if self.ref is None else self.parts.observe(self.ref, player)
 
     def observation_text(self, player: int) -> str:
         """The observation string of ``player`` (the family's text; :attr:`CHANCE_NOTE` while chance shuffles,
@@ -227,7 +235,7 @@ class SpielState(CheckedApply, pyspiel.State):
         obs = self.observation(player)
         if obs is None:
             return f"p{player} dealing"
-        return self._observation_text(obs) + (self.CHANCE_NOTE if self._chance() else "")
+        return self.parts.observation_text(obs) + (self.CHANCE_NOTE if self._chance() else "")
 
     def resample_from_infostate(self, player: int, probability_sampler=None) -> SpielState:
         """A state with the same information state for ``player`` and its hidden cards sampled uniformly among the
@@ -239,7 +247,7 @@ class SpielState(CheckedApply, pyspiel.State):
         rng = np.random.default_rng(int(u * 2**53))
         new = self.clone()
         if new.ref is not None and not new._chance() and new.ref.winners is None:
-            self._sample_hidden(new.ref, player, rng)
+            self.parts.sample_hidden(new.ref, player, rng)
         mine = self.recall[player]
         new.recall = tuple(mine if q == player else mine.resampled(q) for q in range(len(self.recall)))
         return new

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from cya_sim.engine.jit import JIT
-from cya_sim.engine.pcg import next_double, seed_stream
+from cya_sim.engine.pcg import next_double, seed_stream, shuffle
 
 #: What a game's rollout and its ``ismcts_run``/``pimc_run`` return when a rollout decision was not legal: the
 #: rollout policy's scratch then holds the id (``sc.ids[0]``) and the seat (``sc.ids[1]``); :func:`refuse_rollout`.
@@ -149,3 +149,18 @@ def rng_state(seed: int, stream: int = 0) -> np.ndarray:
     st = np.zeros(4, np.uint64)
     seed_stream(st, np.uint64(seed & ((1 << 64) - 1)), int(stream) & ((1 << 62) - 1), 7)
     return st
+
+
+@njit(**JIT)
+def shuffled_rest(rem, t, cards, rng):
+    """The cards a determinization deals without constraint (RULES.md §10: the other hands, the draw pile), shuffled:
+    ``rem[c]`` cards of each type ``c < t`` laid out in type order into ``cards`` ((N,) int64) and shuffled uniformly
+    in place (Fisher–Yates, :func:`cya_sim.engine.pcg.shuffle`, drawing from ``rng``); their number. Shared by every
+    game's determinizer."""
+    k = 0
+    for c in range(t):
+        for _ in range(rem[c]):
+            cards[k] = c
+            k += 1
+    shuffle(cards[:k], rng)
+    return k

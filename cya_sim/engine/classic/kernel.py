@@ -828,6 +828,5 @@ def row_slots(K):
 
 
 # The classic family's implementation of the engine hooks (cya_sim.engine.hooks), chosen by its constants record.
-for _stub, _fn in ((hooks.new_game, new_game), (hooks.apply_action, apply_action), (hooks.is_legal, is_legal_inline),
-                   (hooks.legal_list, legal_list), (hooks.row_slots, row_slots)):
-    hooks.implement(_stub, CONSTS_DTYPE.names, _fn)
+hooks.implement_all(hooks, CONSTS_DTYPE.names, new_game=new_game, apply_action=apply_action, is_legal=is_legal_inline,
+                    legal_list=legal_list, row_slots=row_slots)

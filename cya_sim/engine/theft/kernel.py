@@ -739,8 +739,7 @@ def row_slots(K):
 
 
 # The theft game's implementation of the engine hooks (cya_sim.engine.hooks), chosen by its constants record.
-for _stub, _fn in ((hooks.new_game, new_game), (hooks.apply_action, apply_action), (hooks.is_legal, is_legal),
-                   (hooks.legal_list, legal_list), (hooks.row_slots, row_slots)):
-    hooks.implement(_stub, CONSTS_DTYPE.names, _fn)
+hooks.implement_all(hooks, CONSTS_DTYPE.names, new_game=new_game, apply_action=apply_action, is_legal=is_legal,
+                    legal_list=legal_list, row_slots=row_slots)
 
 __all__ = ["apply_action", "is_legal", "legal_list", "legal_mask", "new_game", "play_actions", "row_slots"]

@@ -41,7 +41,7 @@ from cya_sim.engine.classic.reference import apply_action, legal_action_mask, ne
 from cya_sim.engine.classic.reference.draft import face_up_top
 from cya_sim.engine.classic.reference.observation import Observation, observe
 from cya_sim.engine.classic.reference.setup import start_round
-from cya_sim.env.openspiel import SpielState
+from cya_sim.env.openspiel import SpielParts, SpielState
 
 
 class _ShuffleFeed:
@@ -151,18 +151,6 @@ class CoverYourAssetsState(SpielState):
         if player == pyspiel.PlayerId.CHANCE:
             return f"first dealer: seat {action}" if self.dealer < 0 else f"deal {self._g.rules.deck.names[action]}"
         return self._g.space.name(action)
-
-    def _legal_mask(self, ref) -> np.ndarray:
-        return legal_action_mask(ref)
-
-    def _observe(self, ref, player: int) -> Observation:
-        return observe(ref, player)
-
-    def _observation_text(self, obs: Observation) -> str:
-        return observation_text(obs)
-
-    def _sample_hidden(self, ref, player: int, rng: np.random.Generator) -> None:
-        sample_hidden(ref, player, rng)
 
     def __str__(self) -> str:
         """The whole state, one line per seat and its sets (:func:`cya_sim.render.state_text`, the full view:
@@ -309,3 +297,5 @@ def observation_text(obs: Observation) -> str:
             f"played{[int(x) for x in obs.played_this_turn]}{draft}")
 
 
+#: The classic family's functions its OpenSpiel states use.
+CoverYourAssetsState.parts = SpielParts(legal_action_mask, observe, observation_text, sample_hidden)

@@ -47,7 +47,7 @@ from cya_sim.engine.theft.legal import legal_action_mask
 from cya_sim.engine.theft.observation import TheftObservation, observe
 from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.env.errors import IllegalActionError
-from cya_sim.env.openspiel import SpielState
+from cya_sim.env.openspiel import SpielParts, SpielState
 
 
 class _NeedShuffle(Exception):
@@ -197,18 +197,6 @@ class TheftSpielState(SpielState):
             return f"{'deal' if self.ts is None else 'reshuffle'} {self._g.rules.card_names[action]}"
         return self._g.space.name(action)
 
-    def _legal_mask(self, ref) -> np.ndarray:
-        return legal_action_mask(ref)
-
-    def _observe(self, ref, player: int) -> TheftObservation:
-        return observe(ref, player)
-
-    def _observation_text(self, obs: TheftObservation) -> str:
-        return theft_observation_text(obs)
-
-    def _sample_hidden(self, ref, player: int, rng: np.random.Generator) -> None:
-        sample_hidden(ref, player, rng)
-
     def __str__(self) -> str:
         """The whole state, one line per seat and its assets (:func:`cya_sim.render.state_text`, the full view:
         every hand, a face-down card marked ``*``); ``dealing`` before the deal, and a line about the
@@ -257,3 +245,7 @@ def sample_hidden(ts, player: int, rng: np.random.Generator) -> None:
         ts.hands[s] = hand
         k += n
     ts.draw_pile = rest[k:]
+
+
+#: The theft family's functions its OpenSpiel states use.
+TheftSpielState.parts = SpielParts(legal_action_mask, observe, theft_observation_text, sample_hidden)

@@ -90,6 +90,7 @@ from cya_sim.engine.classic.reference.observation import Observation
 from cya_sim.engine.classic.seen import recount_seen
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double
+from cya_sim.search.tree import shuffled_rest
 
 #: The row of the search's batch state that holds the observation.
 TEMPLATE = 0
@@ -410,16 +411,7 @@ def sample_flat(K, G0, G, I, rng, rem, cards, slot_card, wts):
             G[L[B_SVALUE] + st] += v
             G[L[B_SVAL] + I.slot_owner[i]] += v
     # the rest: a uniform shuffle, dealt to the opponents in seat order, then the draw pile
-    k = 0
-    for c in range(t):
-        for _ in range(rem[c]):
-            cards[k] = c
-            k += 1
-    for i in range(k - 1, 0, -1):
-        j = int(next_double(rng) * (i + 1))
-        tmp = cards[i]
-        cards[i] = cards[j]
-        cards[j] = tmp
+    shuffled_rest(rem, t, cards, rng)
     pos = 0
     p = cfg[C_P]
     for s in range(p):

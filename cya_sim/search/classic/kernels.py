@@ -46,7 +46,7 @@ from cya_sim.engine.classic.layout import (
     G_WINNERS,
 )
 from cya_sim.engine.classic.seen import recount_seen
-from cya_sim.engine.hooks import implement
+from cya_sim.engine.hooks import implement_all
 from cya_sim.engine.jit import JIT
 from cya_sim.search import hooks
 from cya_sim.search.classic.determinize import sample_flat
@@ -145,9 +145,8 @@ def rollout_on(K, G, round0, utility_kind):
 
 
 # The classic family's implementation of the search hooks (cya_sim.search.hooks), chosen by its constants record.
-for _stub, _fn in ((hooks.sample, sample), (hooks.tree_round, tree_round), (hooks.in_tree, in_tree),
-                   (hooks.edge_key, edge_key), (hooks.rollout_on, rollout_on), (hooks.utility, utility)):
-    implement(_stub, CONSTS_DTYPE.names, _fn)
+implement_all(hooks, CONSTS_DTYPE.names, sample=sample, tree_round=tree_round, in_tree=in_tree, edge_key=edge_key,
+              rollout_on=rollout_on, utility=utility)
 
 #: The shared kernels (:mod:`cya_sim.search.kernels`), named here with the classic hooks registered.
 __all__ = ["MAX_EXTRA_ROUNDS", "UTIL_SHARE", "UTIL_WIN", "edge_key", "in_tree", "ismcts_run", "pimc_run", "rollout",

@@ -93,6 +93,7 @@ from cya_sim.engine.theft.layout import (
     row_width,
 )
 from cya_sim.engine.theft.observation import TheftObservation
+from cya_sim.search.tree import shuffled_rest
 
 TheftInfoSet = namedtuple("TheftInfoSet", [
     "observer", "unseen", "hand_sizes", "draw_size", "n_asset_types", "slot_pos", "slot_val", "points0",
@@ -258,16 +259,7 @@ def sample_row(K, G0, G, I, rng, rem, cards):
         a_left -= 1
         G[I.slot_pos[i]] = card
         G[I.slot_val[i]] += K.values[card]
-    n = 0
-    for c in range(t):
-        for _ in range(rem[c]):
-            cards[n] = c
-            n += 1
-    for i in range(n - 1, 0, -1):
-        j = int(next_double(rng) * (i + 1))
-        x = cards[i]
-        cards[i] = cards[j]
-        cards[j] = x
+    shuffled_rest(rem, t, cards, rng)
     pos = 0
     for s in range(cfg[C_P]):
         if s == I.observer:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from cya_sim.engine.hooks import implement
+from cya_sim.engine.hooks import implement_all
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.theft.layout import B_POINTS, C_A_BUILD, C_N, C_P, CONSTS_DTYPE, G_DONE, G_TO_ACT, G_WINNERS
 from cya_sim.search import hooks
@@ -91,9 +91,8 @@ def rollout_on(K, G, round0, utility_kind):
 
 
 # The theft game's implementation of the search hooks (cya_sim.search.hooks), chosen by its constants record.
-for _stub, _fn in ((hooks.sample, sample), (hooks.tree_round, tree_round), (hooks.in_tree, in_tree),
-                   (hooks.edge_key, edge_key), (hooks.rollout_on, rollout_on), (hooks.utility, utility)):
-    implement(_stub, CONSTS_DTYPE.names, _fn)
+implement_all(hooks, CONSTS_DTYPE.names, sample=sample, tree_round=tree_round, in_tree=in_tree, edge_key=edge_key,
+              rollout_on=rollout_on, utility=utility)
 
 #: The shared kernels (:mod:`cya_sim.search.kernels`), named here with the theft hooks registered.
 __all__ = ["UTIL_SHARE", "UTIL_WIN", "edge_key", "in_tree", "ismcts_run", "pimc_run", "rollout", "rollout_on", "sample",
