@@ -30,6 +30,8 @@ import inspect
 from numba import types
 from numba.extending import overload
 
+from cya_sim.engine.jit import JIT
+
 
 def new_game(K, G, rng):
     """Deal a new game into row ``G`` from the engine stream ``rng`` (compiled code only)."""
@@ -81,7 +83,7 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     args = ", ".join(names)
     ns = {"fn": fn, "_is_game": _matcher(fields)}
     exec(f"def typer({args}):\n    if _is_game(K):\n        return lambda {args}: fn({args})\n", ns)  # noqa: S102
-    overload(stub, inline="always")(ns["typer"])
+    overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
 
 
 def implement_all(module, fields: tuple[str, ...], **fns) -> None:

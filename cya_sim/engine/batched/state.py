@@ -67,7 +67,8 @@ class BatchState:
     queue: the game's queue (:attr:`BatchGame.queue_type`).
 
     Every scalar and block of the layout reads as a NumPy view by name (``state.to_act`` (B,), ``state.hands``
-    (B, P, T), ... all int64; writes go through), and so does every queue field.
+    (B, P, T), ... all int64; writes go through), and so does every queue field; a layout's ``DERIVED`` fields
+    (name -> ``(consts, rows) ->`` array) read as copies made from the rows (the classic ``gave_up``).
     """
 
     game: BatchGame
@@ -84,6 +85,9 @@ class BatchState:
     def __getattr__(self, name: str):
         d = self.__dict__
         lo = d["game"].layout if "game" in d else None
+        derived = getattr(lo, "DERIVED", {})
+        if "rows" in d and name in derived:  # a copy made from the rows: computed at each read, never kept
+            return derived[name](d["consts"], d["rows"])
         if "rows" in d and (name in lo.SCALARS or name in lo.BLOCKS):
             view = lo.field_view(d["consts"], d["rows"], name)
         elif "queue" in d and name in d["queue"]._fields:

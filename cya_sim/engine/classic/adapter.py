@@ -114,7 +114,7 @@ def reference_observation(state: BatchState, row: int):
         round=int(state.round[b]), dealer=int(state.dealer[b]), current_player=int(state.current_player[b]),
         phase="challenge" if state.ch_active[b] else ("draft_move" if int(row[G_DRAFT_MOVE]) else
                                                       ("draft_offer" if int(state.draft_offer[b]) else "turn")),
-        challenge=ch, unseen=(k.deck_counts[:int(k.cfg[C_T])] - hand - seen).astype(np.int16), gave_up=_gave_up(state, b),
+        challenge=ch, unseen=(k.deck_counts[:int(k.cfg[C_T])] - hand - seen).astype(np.int16), gave_up=state.gave_up[b],
         legal_action_mask=mask, draft_tops=tops, draft_sizes=sizes, draft_reach=reach,
         draft_offer=tuple(int(x) - 1 for x in (state.draft_offer[b], state.draft_offer2[b]) if x),
         removed=removed,
@@ -125,9 +125,3 @@ def reference_observation(state: BatchState, row: int):
         draft_move=(seat, int(row[G_DRAFT_MOVE]) - 1) if int(row[G_DRAFT_MOVE]) else (),
         draft_then=tuple(int(row[g]) - 1 for g in (G_DRAFT_THEN0, G_DRAFT_THEN1) if int(row[g])),
     )
-
-
-def _gave_up(state: BatchState, b: int) -> np.ndarray:
-    """(P, T) bool of row ``b``'s public give-up record (bit c of ``gave_up_mask``, RULES.md §10)."""
-    t = int(state.consts.cfg[C_T])
-    return ((state.gave_up_mask[b, :, None] >> np.arange(t)) & 1).astype(bool)

@@ -342,3 +342,12 @@ def field_view(k: Consts, rows: np.ndarray, name: str) -> np.ndarray:
     size = int(np.prod(dims))
     return rows[..., start:start + size].reshape(rows.shape[:-1] + dims)
 
+
+def gave_up(k: Consts, rows: np.ndarray) -> np.ndarray:
+    """(B, P, T) bool copy of the public give-up record of the rows (bit c of ``gave_up_mask``, RULES.md §10)."""
+    t = int(k.cfg[C_T])
+    return ((field_view(k, rows, "gave_up_mask")[..., None] >> np.arange(t)) & 1).astype(bool)
+
+
+#: Fields read from the rows as copies, not views (the batched state's ``state.gave_up``).
+DERIVED = {"gave_up": gave_up}
