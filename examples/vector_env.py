@@ -12,7 +12,7 @@ for _ in range(200):
     masks = envs.action_masks()  # (256, A) bool
     actions = np.argmax(rng.random(masks.shape) * masks, axis=1)  # uniform over the legal actions
     obs, reward, terminated, truncated, info = envs.step(actions)
-    wins, games = wins + reward.sum(), games + terminated.sum()
     if terminated.any():  # SAME_STEP autoreset: obs is the next game's; the finished game's last is in final_obs
+        wins, games = wins + info["final_share"][terminated].sum(), games + terminated.sum()
         last = info["final_obs"][np.flatnonzero(terminated)[0]]
 print(f"{games} games finished; a random learner's win share: {wins / games:.3f}; a final_obs {last.shape}")

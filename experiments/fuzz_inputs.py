@@ -438,9 +438,11 @@ def run_plugin_params(case: Any) -> tuple[str, str]:
 
 ENV_ARGS = {
     "aec": ("rules", "n_players", "reward", "render_mode", "seat_names", "stack_depth"),
-    "gym": ("rules", "n_players", "seat", "opponents", "reward", "illegal_action", "render_mode", "stack_depth"),
+    "gym": ("rules", "n_players", "seat", "opponents", "reward", "observation", "illegal_action", "render_mode",
+            "stack_depth"),
     "pettingzoo": ("rules", "n_players", "reward", "render_mode", "seat_names", "stack_depth", "illegal_action"),
-    "vector": ("num_envs", "rules", "n_players", "seat", "opponents", "reward", "stack_depth"),
+    "vector": ("num_envs", "rules", "n_players", "seat", "opponents", "reward", "observation", "stack_depth",
+               "render_mode"),
     "sb3": ("num_envs", "rules", "n_players", "seat", "opponents", "reward", "dense_weight"),
     "openspiel": ("players", "rules", "rounds", "max_rounds", "options"),
 }

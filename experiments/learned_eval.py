@@ -18,7 +18,6 @@ import argparse
 import json
 import shlex
 import sys
-import time
 from pathlib import Path
 
 
@@ -33,11 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     a = p.parse_args(argv)
 
-    from cya_sim.results.folder import load_games
+    from cya_sim.results.folder import first_command, load_games, read_runs
     from cya_sim.runs.runner import run_experiment
     from cya_sim.studies.tune import TuneConfig, arms_of, heldout_experiment, paired_gains, per_deal_wins
 
-    t0 = time.time()
     spec = f"agents.learned_models.{a.model}:decide"
     cfg = TuneConfig(agent="card_counter", field=(a.field,), players=a.players, out=Path(f"results/learned-{a.model}"),
                      heldout_deals=a.deals, compare=("greedy",), seed=a.seed, workers=a.workers)
@@ -48,8 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     arms = arms_of(cfg, spec)
     _d, wins = per_deal_wins(games, a.players, len(arms))
     arm_t, gains = paired_gains(wins, arms)
-    command = "python experiments/learned_eval.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    doc = {"command": command, "wall_s": round(time.time() - t0, 1), "field": a.field, "players": a.players,
+    # the first run's command: this run's command line, times and wall seconds are in the held-out folder's run log
+    # (runs.json), so a replay with the same games rewrites this record byte for byte
+    doc = {"command": first_command(read_runs(exp.out)), "field": a.field, "players": a.players,
            "deals": int(wins.shape[1]), "seed": a.seed, "arms": arm_t.to_dict("records"),
            "gains": gains.to_dict("records"), "adjustment": "Holm (1979) over the gains"}
     out = Path("agents/learned_models") / f"{a.model}_heldout.json"

@@ -123,8 +123,11 @@ def run(games: int, seed: int) -> tuple[pd.DataFrame, dict]:
 
 
 def plot(df: pd.DataFrame, path: Path) -> None:
-    """Two panels: mean turns per game and greedy's win share per game, per variant and line-up, 95% intervals."""
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    """Two panels: mean turns per game and greedy's win share per game (%), per variant and line-up, 95% intervals;
+    the legend under the panels, outside the data."""
+    from matplotlib.ticker import PercentFormatter
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.0), sharey=True, layout="constrained")
     labels = [v for v, _ in VARIANTS]
     y = np.arange(len(labels))
     for k, (lname, marker) in enumerate(zip(LINEUPS, ("o", "s"))):
@@ -132,17 +135,19 @@ def plot(df: pd.DataFrame, path: Path) -> None:
         off = (k - 0.5) * 0.25
         axes[0].errorbar(d.turns_mean, y + off, xerr=[d.turns_mean - d.turns_ci_low, d.turns_ci_high - d.turns_mean],
                          fmt=marker, capsize=3, label=lname)
-        axes[1].errorbar(d.greedy_share, y + off,
-                         xerr=[d.greedy_share - d.greedy_ci_low, d.greedy_ci_high - d.greedy_share],
+        axes[1].errorbar(100 * d.greedy_share, y + off, xerr=[100 * (d.greedy_share - d.greedy_ci_low),
+                                                               100 * (d.greedy_ci_high - d.greedy_share)],
                          fmt=marker, capsize=3, label=lname)
-    axes[1].axvline(0.5, ls="--", c="grey", lw=1)
+    axes[1].axvline(50, ls="--", c="grey", lw=1, label="fair share of 2 seats of 4 (50%)")
+    axes[1].xaxis.set_major_formatter(PercentFormatter(100, decimals=0))
     axes[0].set_yticks(y, labels)
     axes[0].invert_yaxis()
+    for ax in axes:
+        ax.grid(axis="x", color="0.92")
     axes[0].set_xlabel("turns per game (mean, 95% t interval)")
-    axes[1].set_xlabel("greedy's win share per game (2 of 4 seats; fair = 0.5)")
-    axes[0].legend(loc="lower right", fontsize=8)
+    axes[1].set_xlabel("greedy's win share per game (2 of 4 seats; 95% t interval)")
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     fig.suptitle(f"Theft game (RULES.md §9): the seed's open choices, 4 players, {int(df.games.iloc[0]):,} games each")
-    fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -180,9 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2000, help="games per variant and line-up (default 2000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=HERE / "theft_choices", help="path stem of the outputs")
+    ap.add_argument("--replot", action="store_true",
+                    help="redraw the plot from the CSV of --out (no game is played)")
     args = ap.parse_args(argv)
-    df, _ = run(args.games, args.seed)
     stem = args.out
+    if args.replot:
+        plot(pd.read_csv(stem.with_suffix(".csv")), stem.with_suffix(".png"))
+        print(f"wrote {stem.with_suffix('.png')}")
+        return 0
+    df, _ = run(args.games, args.seed)
     stem.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(stem.with_suffix(".csv"), index=False)
     plot(df, stem.with_suffix(".png"))

@@ -71,7 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dense-weight", type=float, default=1.0,
                    help="factor of the change in total ($M) in the dense reward (default 1)")
     p.add_argument("--out", type=Path, default=Path("agents/learned_models/classic_2p"))
+    p.add_argument("--replot", action="store_true", help="redraw NAME_curve.png from NAME_curve.csv (no training)")
     a = p.parse_args(argv)
+    if a.replot:
+        print(f"wrote {replot(a.out)}")
+        return 0
 
     import torch
     from sb3_contrib import MaskablePPO
@@ -133,21 +137,43 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _plot(df, a, path: Path) -> None:
+    """The learning curve: the held-out win share (%) of the deterministic policy at each evaluation with its 95%
+    interval (1.96 standard errors), against the environment steps (thousands), and the fair share 1/P."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.errorbar(df["steps"], df["win_share"], yerr=1.96 * df["se"], fmt="o-", ms=3, capsize=2)
-    ax.axhline(1 / a.players, color="0.6", ls="--", lw=1, label=f"fair share 1/{a.players}")
-    ax.set_xlabel("environment steps (learner decisions)")
-    ax.set_ylabel(f"win share vs {a.opponents}")
-    ax.set_title(f"MaskablePPO, {a.players} players, seed {a.seed} ({a.eval_games} fresh games per point)",
-                 fontsize=9)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    ax.errorbar(df["steps"], 100 * df["win_share"], yerr=196 * df["se"], fmt="o-", ms=3, capsize=2,
+                label=f"win share, {a.eval_games:,} fresh games per point (95% interval)")
+    ax.axhline(100 / a.players, color="0.6", ls="--", lw=1, label=f"fair share 1/{a.players}")
+    top = max(100 / a.players, float((100 * df["win_share"] + 196 * df["se"]).max()))
+    ax.set_ylim(-0.04 * top, 1.12 * top)
+    ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=0))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k" if x else "0"))
+    ax.set_xlabel("environment steps (learner decisions)", fontsize=9)
+    ax.set_ylabel(f"win share vs {a.opponents}", fontsize=9)
+    ax.set_title(f"MaskablePPO, {a.players} players, seed {a.seed}: held-out win share while training", fontsize=9)
+    ax.grid(color="0.93")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=8, frameon=False)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def replot(out: Path) -> Path:
+    """Redraw ``NAME_curve.png`` from the committed ``NAME_curve.csv`` and ``NAME_train.json`` (no training)."""
+    import pandas as pd
+
+    df = pd.read_csv(out.with_name(out.name + "_curve.csv"))
+    train = json.loads(out.with_name(out.name + "_train.json").read_text())
+    words = shlex.split(train.get("command", ""))
+    games = int(words[words.index("--eval-games") + 1]) if "--eval-games" in words else 2000
+    a = argparse.Namespace(players=train["players"], opponents=train["opponents"], seed=train["seed"], eval_games=games)
+    path = out.with_name(out.name + "_curve.png")
+    _plot(df, a, path)
+    return path
 
 
 if __name__ == "__main__":

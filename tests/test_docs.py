@@ -88,11 +88,12 @@ def test_no_page_speaks_of_how_the_project_was_built(site):
 
 def test_images_are_the_committed_plots():
     """The plots shown in the docs are copies of the committed results' files, byte for byte."""
-    for name, source in (("win_rates.png", "results/example/win_rates.png"), ("forest.png", "results/tips/forest.png")):
+    for name, source in (("win_rates.png", "results/example/win_rates.png"), ("forest.png", "results/tips/forest.png"),
+                         ("rl_recipe.png", "experiments/rl_recipe.png")):
         assert (DOCS / "img" / name).read_bytes() == (ROOT / source).read_bytes(), name
     shown = {m for page in PAGES for m in re.findall(r"\]\((?:\.\./)*img/([^)]+)\)", page_text(DOCS / page))}
     # table.png is a drawing of a game, not a plot: tests/test_render.py checks it is what docs/play.md's command draws
-    assert shown == {"win_rates.png", "forest.png", "table.png"}
+    assert shown == {"win_rates.png", "forest.png", "table.png", "rl_recipe.png"}
 
 
 def test_every_block_is_accounted_for():

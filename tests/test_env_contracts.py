@@ -188,7 +188,7 @@ def test_aec_reports_the_round_cap_as_a_truncation_with_a_flag():
 
 
 def test_gym_reports_the_round_cap_as_a_truncation_with_a_flag():
-    env = CoverYourAssetsGym(rules=CAPPED, n_players=4, opponents="random")
+    env = CoverYourAssetsGym(rules=CAPPED, n_players=4, opponents="random", reward="win_share")
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     while True:
@@ -207,7 +207,7 @@ def test_gym_reports_the_round_cap_as_a_truncation_with_a_flag():
 
 
 def test_vector_env_reports_the_round_cap_as_a_truncation_with_a_flag():
-    vec = CoverYourAssetsVectorEnv(num_envs=4, rules=CAPPED, n_players=4, opponents="random")
+    vec = CoverYourAssetsVectorEnv(num_envs=4, rules=CAPPED, n_players=4, opponents="random", reward="win_share")
     vec.reset(seed=3)
     rng = np.random.default_rng(0)
     seen = 0
@@ -534,7 +534,7 @@ def test_theft_turn_cap_is_a_truncation_in_every_env():
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
     assert env.game.capped and all(env.truncations.values()) and not any(env.terminations.values())
     assert all(env.infos[a]["capped"] is True for a in env.agents)
-    g = CoverYourAssetsGym(rules=THEFT_CAPPED, n_players=3, opponents="random")
+    g = CoverYourAssetsGym(rules=THEFT_CAPPED, n_players=3, opponents="random", reward="win_share")
     g.reset(seed=3)
     while True:
         _, reward, terminated, truncated, info = g.step(int(rng.choice(np.flatnonzero(g.action_masks()))))

@@ -221,7 +221,7 @@ def test_make_vec_accepts_the_standard_keywords_at_the_envs_values():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"max_episode_steps": 2}, r"^max_episode_steps: 2; allowed: None \(.*vectorization_mode=\"sync\""),
-    ({"render_mode": "ansi"}, r"^render_mode: 'ansi'; allowed: None \(.*vectorization_mode=\"sync\""),
+    ({"render_mode": "ansi"}, r"^render_mode: 'ansi'; allowed: None, 'rgb_array' \(.*vectorization_mode=\"sync\""),
     ({"disable_env_checker": "yes"}, r"^disable_env_checker: 'yes'; allowed: None, True, False"),
 ])
 def test_make_vec_refuses_what_the_batched_env_cannot_honour_in_one_line(kwargs, message):
@@ -291,7 +291,8 @@ def test_the_notebooks_runner_without_nbclient_says_what_to_install_in_one_line(
 # -- 6. the documentation a user meets -----------------------------------------------------------------------------
 def test_api_reference_covers_the_pettingzoo_module_and_the_sb3_adapter():
     page = (ROOT / "docs" / "api" / "env.md").read_text(encoding="utf-8")
-    for module in ("cover_your_assets_v0", "aec", "gym", "vector", "sb3", "openspiel", "registration", "errors"):
+    for module in ("cover_your_assets_v0", "aec", "gym", "vector", "features", "rewards", "sb3", "openspiel",
+                   "registration", "errors"):
         assert f"\n::: cya_sim.env.{module}\n" in page, module
 
 

@@ -27,7 +27,7 @@ def test_gymnasium_check_env_passes(kwargs):
 
 
 def test_action_masks_are_the_learners_legal_actions_and_reward_is_the_win_share():
-    env = CoverYourAssetsGym(opponents="greedy")
+    env = CoverYourAssetsGym(opponents="greedy", reward="win_share")
     obs, info = env.reset(seed=3)
     assert obs.shape == env.observation_space.shape and obs.dtype == np.float32
     rng = np.random.default_rng(0)
@@ -70,12 +70,17 @@ def test_bad_arguments_name_the_field():
         CoverYourAssetsVectorEnv(num_envs=0)
 
 
-@pytest.mark.parametrize(("opponents", "seat"), [("greedy,card_counter", 0), ("random,heuristic", 2)])
-def test_vector_env_equals_the_single_game_env_row_by_row(opponents, seat):
+@pytest.mark.parametrize(("opponents", "seat", "kwargs"), [
+    ("greedy,card_counter", 0, {}),  # the defaults: view features, margin reward
+    ("random,heuristic", 2, {"observation": "table", "reward": "total_change"}),
+    ("card_counter", 1, {"observation": "table", "reward": "win_share"}),
+])
+def test_vector_env_equals_the_single_game_env_row_by_row(opponents, seat, kwargs):
+    """Observations, masks, rewards (exactly: one formula, :func:`cya_sim.env.rewards.standing`) and game ends."""
     b = 3
-    vec = CoverYourAssetsVectorEnv(num_envs=b, opponents=opponents, seat=seat)
+    vec = CoverYourAssetsVectorEnv(num_envs=b, opponents=opponents, seat=seat, **kwargs)
     obs, info = vec.reset(seed=5)
-    singles = [CoverYourAssetsGym(opponents=opponents, seat=seat) for _ in range(b)]
+    singles = [CoverYourAssetsGym(opponents=opponents, seat=seat, **kwargs) for _ in range(b)]
     single_obs = [e.reset(seed=5, options={"game": i})[0] for i, e in enumerate(singles)]
     rng = np.random.default_rng(1)
     ended = 0

@@ -61,8 +61,7 @@ def test_quick_board_end_to_end(tmp_path):
         assert mine["rating_se"].to_numpy() == pytest.approx(want["rating_se"].to_numpy())
     # rerunning resumes: nothing is replayed and the table is the same
     assert leaderboard_main([str(BOARD), "--quick", "--out", str(tmp_path / "lb"), "--quiet"]) == 0
-    pd.testing.assert_frame_equal(r.drop(columns="cell_wall_s"),
-                                  pd.read_csv(tmp_path / "lb" / "ratings.csv").drop(columns="cell_wall_s"))
+    pd.testing.assert_frame_equal(r, pd.read_csv(tmp_path / "lb" / "ratings.csv"))
 
 
 def test_an_agent_that_never_finishes_ahead_is_set_aside():
@@ -200,7 +199,7 @@ def test_two_agents_where_one_never_wins_get_bounds_not_nan_everywhere_unexplain
     assert r.loc["random", "rating_bound"] == "-inf" and r.loc["greedy", "rating_bound"] == "+inf"
     assert "fewer than two agents are left to rate" in r["note"].iloc[0]
     board = parse_board({"agents": agents, "players": [2], "cycles": 3})
-    rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games), cell_wall_s=0.0)
+    rt = r.reset_index().assign(preset="classic", players=2, cell_games=len(games))
     md = report_markdown(board, BoardResult(rt, 0.0))
     assert "| `random` | −∞ (never ahead) |" in md and "| `greedy` | +∞ (never behind) |" in md
 
@@ -220,3 +219,39 @@ def test_the_full_board_is_checked_when_the_quick_form_runs():
     doc = {"agents": ["greedy", "random", "card_counter"], "players": "x", "quick": {"players": [2], "cycles": 1}}
     with pytest.raises(LeaderboardError, match=r"^the full board \(without \[quick\]\) is refused: players: give"):
         parse_board(doc, quick=True)
+
+
+def test_the_figure_shares_one_axis_clips_an_outlier_with_its_value_and_marks_what_is_missing():
+    """random at -1,044 Elo squashed every other panel: one axis for all panels, random at the edge with its
+    rating printed, -inf for an agent never ahead, 'not in this cell' for an agent a cell does not hold, and a
+    key for a long spec; every text at least 8 pt inside the figure."""
+    import sys
+
+    from cya_sim.studies.leaderboard import figure
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_console_and_plots import check_figure
+
+    long = "heuristic(cover_min=70000, pair_first=false, count=true, save_wild=true, wild_first=true)"
+    board = parse_board({"agents": ["greedy", "random", "card_counter", long], "presets": ["classic"],
+                         "players": [2, 3], "cycles": 1, "agents_by_cell": {"classic-2p": ["pimc(iterations=50)"]}})
+    rows = []
+    for p, random_rating in ((2, np.nan), (3, -1044.0)):
+        agents = board.cell_agents("classic", p)
+        for a, r in zip(agents, (0.0, random_rating, 120.0, -60.0, 30.0)):
+            rows.append({"preset": "classic", "players": p, "agent": a, "rating": r, "rating_se": 40.0,
+                         "rating_ci_low": r - 80, "rating_ci_high": r + 80,
+                         "rating_bound": "-inf" if a == "random" and p == 2 else "", "cell_games": 100,
+                         "note": ""})
+    fig = figure(board, pd.DataFrame(rows))
+    check_figure(fig)
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert len(axes) == 2 and len({ax.get_xlim() for ax in axes}) == 1
+    lo, hi = axes[0].get_xlim()
+    assert -300 < lo < -140 and 200 < hi < 300  # the others' intervals, not random's -1,044
+    texts = [[t.get_text() for t in ax.texts] for ax in axes]
+    assert "−∞ (never ahead)" in texts[0] and "-1044 [-1124, -964]" in texts[1]
+    assert "not in this cell" in texts[1]  # pimc plays only at 2 players
+    labels = [t.get_text() for t in axes[0].get_yticklabels()]
+    assert "heuristic [a]" in labels and any(t.get_text() == f"[a] {long}" for t in fig.findobj(
+        __import__("matplotlib.text", fromlist=["Text"]).Text))

@@ -166,6 +166,84 @@ def test_gym_and_pettingzoo_envs_render_rgb_array(rules):
         CoverYourAssetsGym(rules, n_players=2, render_mode="rgb")
 
 
+@pytest.mark.parametrize(("rules", "players", "opponents"), [("classic", 2, "greedy"),
+                                                              ("theft", 3, "greedy,defender")])
+def test_vector_env_renders_a_frame_per_row_equal_to_the_single_envs_frame(rules, players, opponents):
+    """Gymnasium's ``VectorEnv.render``: a tuple of B ``(H, W, 3) uint8`` frames, row b's table as the learner sees
+    it: the single environment's picture of the same game and position, through games ended and restarted."""
+    import gymnasium as gym
+
+    import cya_sim.env  # noqa: F401  (registers cya_sim/CoverYourAssets-v0)
+    from cya_sim.env.gym import CoverYourAssetsGym
+
+    b = 3
+    vec = gym.make_vec("cya_sim/CoverYourAssets-v0", num_envs=b, rules=rules, n_players=players, opponents=opponents,
+                       render_mode="rgb_array")
+    assert vec.metadata["render_modes"] == ["rgb_array"] and vec.render_mode == "rgb_array"
+    _obs, info = vec.reset(seed=4)
+    singles = [CoverYourAssetsGym(rules, n_players=players, opponents=opponents, render_mode="rgb_array")
+               for _ in range(b)]
+    for i, e in enumerate(singles):
+        e.reset(seed=4, options={"game": i})
+    rng = np.random.default_rng(3)
+    ended = 0
+    for step in range(160):
+        if step % 23 == 0 or ended and step % 5 == 0:
+            frames = vec.render()
+            assert isinstance(frames, tuple) and len(frames) == b
+            for i in range(b):
+                assert frames[i].dtype == np.uint8 and frames[i].shape[1:] == (1000, 3)
+                np.testing.assert_array_equal(frames[i], singles[i].render())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in vec.action_masks()])
+        _obs, _r, terminated, truncated, info = vec.step(actions)
+        for i in range(b):
+            *_, t, tr, _ = singles[i].step(int(actions[i]))
+            assert (t, tr) == (bool(terminated[i]), bool(truncated[i]))
+            if t or tr:
+                ended += 1
+                singles[i].reset(options={"game": int(info["game"][i])})
+    assert ended >= 2
+    vec.reset(seed=4)  # a new reset with the same seed: the rows' games start over, and so do the pictures
+    fresh = CoverYourAssetsGym(rules, n_players=players, opponents=opponents, render_mode="rgb_array")
+    fresh.reset(seed=4, options={"game": 1})
+    np.testing.assert_array_equal(vec.render()[1], fresh.render())
+
+
+def test_vector_env_render_needs_a_reset_and_a_render_mode():
+    from gymnasium.error import ResetNeeded
+
+    from cya_sim.env.vector import CoverYourAssetsVectorEnv
+
+    vec = CoverYourAssetsVectorEnv(num_envs=2, n_players=2, opponents="greedy", render_mode="rgb_array")
+    with pytest.raises(ResetNeeded, match="reset"):
+        vec.render()
+    plain = CoverYourAssetsVectorEnv(num_envs=2, n_players=2, opponents="greedy")
+    plain.reset(seed=1)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert plain.render() is None
+    with pytest.raises(ValueError, match=r"^render_mode: 'human'; allowed: None, 'rgb_array'"):
+        CoverYourAssetsVectorEnv(num_envs=2, n_players=2, opponents="greedy", render_mode="human")
+
+
+def test_the_training_env_and_the_sb3_adapter_render_too():
+    """:class:`~cya_sim.env.sb3.ViewFeatureVectorEnv` inherits the frames; SB3's ``get_images`` hands them on."""
+    from cya_sim.env.sb3 import ViewFeatureVectorEnv, make_sb3_vec_env
+
+    venv = ViewFeatureVectorEnv(num_envs=2, n_players=2, opponents="greedy", render_mode="rgb_array")
+    venv.reset(seed=2)
+    venv.step(np.argmax(venv.action_masks(), axis=1))
+    frames = venv.render()
+    assert len(frames) == 2 and frames[0].dtype == np.uint8
+    pytest.importorskip("stable_baselines3", reason="the train extra (pip install -e '.[train]') is not installed")
+    sb3 = make_sb3_vec_env(ViewFeatureVectorEnv(num_envs=2, n_players=2, opponents="greedy", render_mode="rgb_array"),
+                           seed=2)
+    sb3.reset()
+    sb3.step(np.argmax(sb3.action_masks(), axis=1))
+    images = sb3.get_images()
+    np.testing.assert_array_equal(images[0], frames[0])  # the same game and action: the same picture
+    assert sb3.render(mode="rgb_array").ndim == 3  # SB3 tiles the rows' frames into one picture
+
+
 @pytest.mark.parametrize("params", [{"players": 3, "rounds": 1}, {"players": 3, "rules": "theft"}])
 def test_openspiel_str_is_the_whole_state_on_several_lines(params):
     pyspiel = pytest.importorskip("pyspiel")

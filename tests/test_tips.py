@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbclient
@@ -120,9 +121,16 @@ def test_small_study_end_to_end_aa_inert_report_and_notebook(tmp_path, monkeypat
     assert np.allclose(hd["win_diff"], hd["win_a"] - hd["win_b"])
     assert "hiding against revealing against inferring opponents" in text
     assert (r.big_pot_pooled["units"] == 3).all()  # 3 traced deals x 1 preset x 1 field per table size
-    # a second run resumes (nothing to play) and gives the same table; so does analysing what is on disk
+    # a second run resumes (nothing to play) and gives the same table, and every file of the study byte for byte:
+    # only its run log (runs.json, with the wall times) changes; so does analysing what is on disk
+    def files() -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != "runs.json"}
+
+    before = files()
+    assert "timings.csv" not in before and "play time (s)" not in text and "Play time (sum" not in text
     again = run_study(study, progress=False).verdicts
     pd.testing.assert_frame_equal(again, r.verdicts)
+    assert files() == before and len(json.loads((out / "runs.json").read_text())) == 2
     only = run_study(study, progress=False, play=False)
     assert only.missing == () and only.verdicts.equals(r.verdicts)
 
@@ -271,37 +279,46 @@ def test_only_runs_single_cells_with_the_full_studys_seeds_and_refuses_unknown_n
     assert e.value.field == "only"
 
 
-def test_forest_plot_of_the_committed_study_is_one_panel_per_tip_and_readable():
-    """results/tips (420 rows): one panel per tip, the 30 contexts named once per row of panels, inert rows
-    without whiskers, every row label inside the figure, and a title naming presets, fields, sizes and deals."""
-    from matplotlib.collections import LineCollection
+def test_forest_plot_of_the_committed_study_is_one_scale_for_every_panel_and_readable():
+    """results/tips (420 rows): one panel per preset and field, the 14 tips named once per row of panels, the table
+    sizes as markers inside a tip's row, inert rows without whiskers, one x axis for every panel on which a ±0.5 pp
+    effect is drawn smaller than a −35 pp one, text of at least 8 pt inside the figure, and a title naming
+    presets, fields, sizes and deals."""
+    from matplotlib.text import Text
 
+    from cya_sim.reports.plots import MIN_FONT
     from cya_sim.studies.tips import forest_figure
 
     v = pd.read_csv(ROOT / "results" / "tips" / "verdicts.csv")
     fig = forest_figure(v, 0.5)
     fig.canvas.draw()
     axes = fig.axes
-    assert [ax.get_title() for ax in axes] == list(dict.fromkeys(v["tip"]))
+    tips = list(dict.fromkeys(v["tip"]))
+    assert [ax.get_title() for ax in axes] == [f"{pr} · against P−1 {f}" for f in ("greedy", "card_counter")
+                                               for pr in ("classic", "guide", "basic")]
     w, h = fig.get_size_inches()
-    assert h < 25 and w < 17  # 14 panels of 30 rows, not one column of 420
-    first = axes[0]
-    labels = [t for t in first.get_yticklabels() if t.get_text()]
-    top = max(labels, key=lambda t: t.get_position()[1])
-    assert len(labels) == 30 and top.get_text() == "classic · vs greedy · 2p"  # the top row is the first context
-    fig_box = fig.bbox
-    assert all(t.get_window_extent().x0 >= fig_box.x0 for t in labels)
+    assert h < 18 and w < 14  # 6 panels of 14 tips (was 14 panels of 30 rows, 6 px labels)
+    labels = [t for t in axes[0].get_yticklabels() if t.get_text()]
+    assert [t.get_text() for t in sorted(labels, key=lambda t: -t.get_position()[1])] == tips
     assert not [t.get_text() for t in axes[1].get_yticklabels() if t.get_text() and t.get_visible()]
-    # AA-CHECK is inert in every context: 30 crosses and no whisker at all
-    aa = axes[0]
-    assert sum(len(line.get_xdata()) for line in aa.lines if line.get_marker() == "x") == 30
-    assert not [c for c in aa.collections if isinstance(c, LineCollection) and len(c.get_segments())]
-    # a tip with intervals: one whisker per non-inert row, spanning win_low..win_high in pp
-    sub = v[v["tip"] == "TIP-BACKUP"]
-    ax = axes[list(dict.fromkeys(v["tip"])).index("TIP-BACKUP")]
-    segs = [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments()]
-    assert len(segs) == int((~sub["inert"]).sum())
-    assert np.allclose(sorted(s[0][0] for s in segs), sorted(100 * sub.loc[~sub["inert"], "win_low"]))
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert min(t.get_fontsize() for t in texts) >= MIN_FONT
+    box = fig.bbox
+    assert all(box.x0 - 1 <= t.get_window_extent().x0 and t.get_window_extent().x1 <= box.x1 + 1 for t in labels)
+    # one scale: every panel the same limits, linear within ±1 pp and logarithmic beyond
+    assert len({ax.get_xlim() for ax in axes}) == 1 and {ax.get_xscale() for ax in axes} == {"symlog"}
+    zero, half, big = axes[0].transData.transform([(0, 0), (0.5, 0), (-35, 0)])[:, 0]
+    assert 0 < half - zero < (zero - big) / 5
+    # AA-CHECK is inert in every context: a cross per table size in every panel, no whisker
+    aa = [ln for ax in axes for ln in ax.lines if ln.get_marker() == "x"]
+    assert sum(len(ln.get_xdata()) for ln in aa) >= 30
+    # a tip with intervals: one whisker per non-inert row of a panel, spanning win_low..win_high in pp
+    sub = v[(v["tip"] == "TIP-BACKUP") & (v["preset"] == "classic") & (v["field"] == "greedy") & ~v["inert"]]
+    y0 = len(tips) - 1 - tips.index("TIP-BACKUP")
+    segs = [ln for ln in axes[0].lines if ln.get_marker() in ("None", "", None) and len(ln.get_xdata()) == 2
+            and abs(ln.get_ydata()[0] - y0) < 0.45 and ln.get_ydata()[0] == ln.get_ydata()[1]]
+    assert len(segs) == len(sub)
+    assert np.allclose(sorted(ln.get_xdata()[0] for ln in segs), sorted(100 * sub["win_low"]))
     title = fig._suptitle.get_text()
     assert "presets classic, guide, basic" in title and "2–6 players" in title and "deals per context" in title
     from cya_sim.studies.tips.figures import _range_text

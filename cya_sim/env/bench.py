@@ -2,8 +2,9 @@
 ``SyncVectorEnv`` over the single-game environment, measured side by side in one run.
 
 Both play 4-player classic with the learner at seat 0 choosing uniformly among its legal actions and
-the opponents given by ``--env-opponents``; a step is one learner decision in one game (the opponents'
-decisions between two learner decisions are part of it). Speeds are per CPU second of this process
+the opponents given by ``--env-opponents``, observing the §10 table vector (``observation="table"``, the
+costlier observation to build; the view features of the default are cheaper) with the sparse win share; a step
+is one learner decision in one game (the opponents' decisions between two learner decisions are part of it). Speeds are per CPU second of this process
 (one thread), with wall seconds reported too.
 """
 
@@ -39,9 +40,10 @@ def env_speed(num_envs: int = 256, sync_envs: int = 8, seconds: float = 10.0,
     from cya_sim.env.vector import CoverYourAssetsVectorEnv
 
     rng = np.random.default_rng(seed)
+    setting = {"observation": "table", "reward": "win_share"}
     out: dict = {"rules": "classic", "players": 4, "learner_seat": 0, "opponents": opponents,
-                 "learner_policy": "uniform over legal actions"}
-    vec = CoverYourAssetsVectorEnv(num_envs=num_envs, opponents=opponents)
+                 "learner_policy": "uniform over legal actions", **setting}
+    vec = CoverYourAssetsVectorEnv(num_envs=num_envs, opponents=opponents, **setting)
     t0 = time.perf_counter()
     vec.reset(seed=seed)
     vec.step(_random_legal(vec.action_masks(), rng))  # compile or load the numba cache outside the timing
@@ -54,7 +56,7 @@ def env_speed(num_envs: int = 256, sync_envs: int = 8, seconds: float = 10.0,
     n, cpu, wall = _run(vstep, seconds)
     out.update(vector_num_envs=num_envs, vector_steps=n, vector_steps_per_s=n / cpu, vector_steps_per_wall_s=n / wall)
 
-    sync = SyncVectorEnv([lambda: CoverYourAssetsGym(opponents=opponents) for _ in range(sync_envs)])
+    sync = SyncVectorEnv([lambda: CoverYourAssetsGym(opponents=opponents, **setting) for _ in range(sync_envs)])
     sync.reset(seed=seed)
 
     def sstep() -> int:

@@ -106,6 +106,12 @@ class GameInterface(ABC):
         """(P,) int64 running totals, in :attr:`score_unit`."""
         raise NotImplementedError
 
+    def running_scores(self, state) -> np.ndarray:
+        """(P,) int64 each seat's score as it stands, in :attr:`score_unit`: what it would have if the game were
+        scored now (the reward ``margin_change``, :mod:`cya_sim.env.rewards`). The totals, for a game that scores
+        as it goes."""
+        return self.totals(state)
+
     @abstractmethod
     def observe(self, state, seat: int):
         """What ``seat`` may see (RULES.md §10); has ``legal_action_mask`` (A,) bool, all false unless ``seat``
@@ -166,7 +172,7 @@ class GameInterface(ABC):
     @abstractmethod
     def bridge(self) -> ModuleType:
         """The module joining the vector env to this game's batched engine (:mod:`cya_sim.env.classic.batched_bridge`'s
-        functions: ``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``)."""
+        functions: ``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``, ``totals``, ``running_scores``)."""
         raise NotImplementedError
 
     @abstractmethod
@@ -178,7 +184,6 @@ class GameInterface(ABC):
     def max_game_length(self, n_players: int) -> int:
         """Most chance and player moves of one game of this game's OpenSpiel form."""
         raise NotImplementedError
-
 
 
 def game_interface(rules: Any) -> GameInterface:

@@ -23,8 +23,8 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
 
 from agents.spec import split_agent_list
 from cya_sim.engine.agent_calls import call_agent
-from cya_sim.env.classic.interface import ClassicGame
 from cya_sim.env.errors import IllegalActionError
+from cya_sim.env.features import make_encoder
 from cya_sim.env.game import (
     EnvGame,
     check_int,
@@ -35,6 +35,7 @@ from cya_sim.env.game import (
     resolve_rules,
 )
 from cya_sim.env.games import DEFAULT_STACK_DEPTH, GameInterface, game_interface
+from cya_sim.env.rewards import DEFAULT_REWARD, check_reward, reward_unit, standing, uses_running_scores
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
 
@@ -60,7 +61,7 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
             known agents), a learned model trained for other rules or another table size (``n_seats + 1``), or an agent that reads the hidden game state (``oracle``): the environments give
             agents observations only.
     """
-    kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
+    kind = kind if kind is not None else game_interface(resolve_rules("classic"))
     given = opponents is not None
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
@@ -96,8 +97,16 @@ class CoverYourAssetsGym(gym.Env):
         opponents: agent specs for the other seats, comma-separated, cycled in seat order, at most P - 1 of
             them (default ``greedy,card_counter``, cut to P - 1; for the theft game its own agents,
             ``greedy,defender``).
-        reward: ``win_share`` (1/k at game end for each of k winners, R-TIE, R-T-END) or ``total_change``
-            (also the change of the seat's total: in $M at each round end; in points for the theft game).
+        reward: ``margin_change`` (the default), ``total_change`` or ``win_share`` (:mod:`cya_sim.env.rewards`):
+            each ends with the win share (1/k at game end for each of k winners, R-TIE, R-T-END);
+            ``margin_change`` adds at each step the change of the learner's margin (its total plus its stack's
+            value, R-SCORE, minus the mean of the other seats') in units of $100,000, ``total_change`` the change
+            of its total (at each round end) in $M (both in points for the theft game); ``win_share`` is the
+            sparse win share alone.
+        observation: ``features`` (the learned agent's view features, a fifth to a seventh of the table vector's length
+            and scaled to about one), ``table`` (the §10 vector) or None (the default): ``features`` where they
+            encode the rules (the classic family without the advanced cards and draft piles), else ``table``
+            (:mod:`cya_sim.env.features`). ``env.observation`` is the one chosen.
         illegal_action: ``end`` (default): an illegal action ends the episode with reward -1 and
             ``info["illegal_action"]`` naming the seat, game and action; ``raise``: raise
             :class:`~cya_sim.env.game.IllegalActionError` with that message.
@@ -106,10 +115,11 @@ class CoverYourAssetsGym(gym.Env):
             they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``) or ``rgb_array``
             (:meth:`render` returns the table as the learner's seat sees it, RULES.md §10: an
             ``(H, W, 3) uint8`` array 1000 pixels wide, :func:`cya_sim.render.rgb_array`).
-        stack_depth: see :class:`~cya_sim.env.classic.encoding.ObservationEncoder`.
+        stack_depth: see :class:`~cya_sim.env.classic.encoding.ObservationEncoder` (the ``table`` observation's).
 
     Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
-    (:meth:`~cya_sim.env.classic.encoding.ObservationEncoder.space`), action ``Discrete(A)``. The legal action
+    (:meth:`~cya_sim.env.classic.encoding.ObservationEncoder.space`,
+    :meth:`~cya_sim.env.features.ViewFeatureEncoder.space`), action ``Discrete(A)``. The legal action
     mask is ``info["action_mask"]`` ((A,) int8, 1 = legal: PettingZoo's convention and what Gymnasium's
     ``Discrete.sample(mask=...)`` takes) and :meth:`action_masks` ((A,) bool, the method sb3-contrib's
     MaskablePPO calls; through wrappers ``env.get_wrapper_attr("action_masks")()``). Seeding as :class:`~cya_sim.env.aec.CoverYourAssetsAEC`: ``reset(seed=S)`` is
@@ -117,12 +127,12 @@ class CoverYourAssetsGym(gym.Env):
 
     Ending: ``terminated`` when the game ends by R-GAME-END (R-T-END); ``truncated`` (and
     ``info["capped"] = True``) when the rules' ``max_rounds`` safeguard stopped it
-    (RuleSet.max_rounds; the theft game's ``max_turns``; not a rule of the game); the reward is the
-    win share either way.
+    (RuleSet.max_rounds; the theft game's ``max_turns``; not a rule of the game); the reward ends with
+    the win share either way.
 
     Raises:
-        ValueError: bad seat (an integer from 0 to P-1; 1.5 and True are refused), opponents, reward,
-            illegal_action or render_mode (naming the field); in :meth:`reset`, a seed or game that is
+        ValueError: bad seat (an integer from 0 to P-1; 1.5 and True are refused), opponents, reward, observation
+            (``features`` for rules they do not encode among them), illegal_action or render_mode (naming the field); in :meth:`reset`, a seed or game that is
             not None or an integer from 0 to 2**63 - 1.
         RulesError: unknown preset or a table size the rules do not allow.
         gymnasium.error.ResetNeeded: :meth:`step` or :meth:`action_masks` before the first :meth:`reset`.
@@ -133,13 +143,13 @@ class CoverYourAssetsGym(gym.Env):
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, rules: str | RuleSet = "classic", n_players: int = 4, seat: int = 0,
-                 opponents: str | None = None, reward: str = "win_share", illegal_action: str = "end",
-                 render_mode: str | None = None, stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
+                 opponents: str | None = None, reward: str = DEFAULT_REWARD, observation: str | None = None,
+                 illegal_action: str = "end", render_mode: str | None = None,
+                 stack_depth: int | None = DEFAULT_STACK_DEPTH) -> None:
         self.rules = resolve_rules(rules)
         n_players = check_players(self.rules, n_players)
         seat = check_int(seat, "seat", 0, n_players - 1)
-        if reward not in ("win_share", "total_change"):
-            raise ValueError(f"reward: {reward!r}; allowed: win_share, total_change")
+        reward = check_reward(reward)
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action: {illegal_action!r}; allowed: {', '.join(ILLEGAL)}")
         if render_mode not in (None, "ansi", "human", "rgb_array"):
@@ -147,13 +157,14 @@ class CoverYourAssetsGym(gym.Env):
         self.n_players, self.seat, self.reward_kind, self.illegal_action = n_players, seat, reward, illegal_action
         self.render_mode = render_mode
         kind = game_interface(self.rules)
+        self._unit = reward_unit(kind, reward)
         specs = opponent_specs(opponents, n_players - 1, kind)
         self.seat_specs = specs[:seat] + ["learner"] + specs[seat:]
         self._opponents = {s: kind.make_agent(self.seat_specs[s]) for s in range(n_players) if s != seat}
         self._lines: list[str] = []
         self.game = EnvGame(self.rules, n_players, self.seat_specs,
                             log=self._lines.append if render_mode is not None else None)
-        self.encoder = kind.encoder(n_players, stack_depth)
+        self.observation, self.encoder = make_encoder(kind, n_players, observation, stack_depth)
         self.observation_space = self.encoder.space()
         self.action_space = spaces.Discrete(self.game.space.size)
         self._mask = np.zeros(self.game.space.size, bool)
@@ -209,7 +220,7 @@ class CoverYourAssetsGym(gym.Env):
         """Apply the learner's action, play the opponents to its next decision or the game end.
 
         Returns:
-            (obs, reward, terminated, truncated, info); reward at game end (see ``reward``).
+            (obs, reward, terminated, truncated, info); reward as ``reward`` says (class docstring).
 
         Raises:
             IllegalActionError: with ``illegal_action="raise"``, an action outside the mask or anything but
@@ -221,7 +232,7 @@ class CoverYourAssetsGym(gym.Env):
         g = self.game
         if not g.started:
             raise ResetNeeded("call reset() before step()")
-        before = g.totals()
+        before = self._standing()
         try:
             g.step(action, who="learner")
         except IllegalActionError as e:
@@ -231,9 +242,7 @@ class CoverYourAssetsGym(gym.Env):
             self._render_human()
             return obs, -1.0, True, False, {**info, "illegal_action": str(e)}
         self._play_opponents()
-        reward = 0.0
-        if self.reward_kind == "total_change":
-            reward += float(g.totals()[self.seat] - before[self.seat]) * g.kind.total_scale  # $M, or points
+        reward = float(self._standing() - before) / self._unit  # $M, or points; 0.0 for win_share
         if g.over:
             reward += float(g.win_shares()[self.seat])
         obs, info = self._obs_info()
@@ -242,6 +251,12 @@ class CoverYourAssetsGym(gym.Env):
             info["capped"] = True
         self._render_human()
         return obs, reward, g.over and not capped, capped, info
+
+    def _standing(self) -> float:
+        """The learner's standing whose changes the reward pays (:func:`cya_sim.env.rewards.standing`)."""
+        g = self.game
+        scores = g.kind.running_scores(g.state) if uses_running_scores(self.reward_kind) else g.totals()
+        return float(standing(self.reward_kind, scores, self.seat))
 
     def _render_human(self) -> None:
         if self.render_mode == "human":

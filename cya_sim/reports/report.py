@@ -19,9 +19,11 @@ from cya_sim.engine.table import ResultColumns
 from cya_sim.play.families import FAMILIES
 from cya_sim.reports.analysis import Analysis, analyse
 from cya_sim.reports.comparisons import PAIRWISE_DOC
+from cya_sim.reports.numbers import estimate_interval, percent_interval
 from cya_sim.reports.plots import plots_of, save_all
 from cya_sim.reports.stats import ADJUSTMENT, SUMMARY_DOC
 from cya_sim.results.folder import (
+    first_command,
     games_schema,
     load_games,
     read_manifest,
@@ -135,39 +137,42 @@ def build_report(folder: str | Path, confidence: float = 0.95) -> Report:
     return Report(folder, analysis, tuple(written), len(games) == total, len(games), total, family.score_unit)
 
 
-def score_text(v: float, unit: str = "dollars") -> str:
-    """A total as text: ``$1,150,214`` in dollars (the classic family), ``29.3`` in points (the theft game)."""
-    if not np.isfinite(v):
-        return "–"
-    return f"${v:,.0f}" if unit == "dollars" else f"{v:,.1f}"
-
-
 def _cells(s: pd.DataFrame, unit: str = "dollars") -> pd.DataFrame:
     """The labelled cells of a summary (:data:`cya_sim.reports.stats.SUMMARY_COLUMNS`) as text, one row per agent.
 
-    ``unit``: ``dollars`` or ``points`` (the rules' ``score_unit``), for the mean total and its interval.
+    ``unit``: ``dollars`` or ``points`` (the rules' ``score_unit``), for the mean total and its interval. Each
+    estimate and its interval share the decimals of :func:`cya_sim.reports.numbers.decimals_apart` (per row), so
+    an estimate prints equal to a bound only when it is equal to it.
     """
     total = "mean total" if unit == "dollars" else f"mean total ({unit})"
     per_game = s["seat_games"] / s["games"].where(s["games"] > 0)
+    game = [percent_interval(*v) for v in zip(s["game_win_rate"], s["game_win_rate_ci_low"],
+                                              s["game_win_rate_ci_high"])]
+    seat = [percent_interval(*v) for v in zip(s["seat_share"], s["seat_share_ci_low"], s["seat_share_ci_high"])]
+    money = [score_interval(*v, unit=unit) for v in zip(s["mean_total"], s["mean_total_ci_low"],
+                                                        s["mean_total_ci_high"])]
     return pd.DataFrame({
         "agent": s["agent"].astype(str),
         "seats/game": [f"{v:.3g}" if np.isfinite(v) else "–" for v in per_game],
         "games": s["games"].map("{:,}".format),
-        "per-game win rate": s["game_win_rate"].map(_pct),
-        "95% CI": [_ci(lo, hi) for lo, hi in zip(s["game_win_rate_ci_low"], s["game_win_rate_ci_high"])],
+        "per-game win rate": [e for e, _ in game],
+        "95% CI": [ci for _, ci in game],
         "fair": s["game_win_rate_fair"].map(_pct),
-        "per-seat share": s["seat_share"].map(_pct),
-        "95% CI ": [_ci(lo, hi) for lo, hi in zip(s["seat_share_ci_low"], s["seat_share_ci_high"])],
+        "per-seat share": [e for e, _ in seat],
+        "95% CI ": [ci for _, ci in seat],
         "fair ": s["seat_share_fair"].map(_pct),
         "p vs fair (Holm)": s["p_holm"].map(_p),
-        total: s["mean_total"].map(lambda v: score_text(v, unit)),
-        "95% CI  ": [f"[{score_text(lo, unit)}, {score_text(hi, unit)}]" if np.isfinite(lo) else "–"
-                     for lo, hi in zip(s["mean_total_ci_low"], s["mean_total_ci_high"])],
-    })
+        total: [e for e, _ in money],
+        "95% CI  ": [ci for _, ci in money],
+    }, index=s.index)
 
 
-def _ci(lo: float, hi: float) -> str:
-    return f"[{_pct(lo)}, {_pct(hi)}]" if np.isfinite(lo) else "–"
+def score_interval(v: float, low: float, high: float, unit: str = "dollars") -> tuple[str, str]:
+    """A mean total and its interval as text: whole dollars (``$1,150,214``) or points to one decimal, more
+    decimals only where the estimate would print equal to a bound it is not equal to."""
+    if unit == "dollars":
+        return estimate_interval(v, low, high, decimals=0, prefix="$", thousands=True)
+    return estimate_interval(v, low, high, decimals=1, thousands=True)
 
 
 #: The legend printed under every console summary and REPORT.md's win-rate table.
@@ -199,6 +204,13 @@ def console_summary(summary: pd.DataFrame, unit: str = "dollars") -> str:
     out = [line([c.strip() for c in cols])]
     out += [line(list(r)) for r in cells.itertuples(index=False)]
     return "\n".join(out)
+
+
+#: Where REPORT.md sends the reader for how and when the games were played: the run log changes with every run
+#: (a replay, a resume) while the report stays byte for byte the same when the games are.
+RUN_LOG_NOTE = ("The command line, start and end times (UTC), engine, executor, chunks, wall time, games per second and "
+                "peak memory of every run into this folder are in its run log, `runs.json` (a resumed or replayed run "
+                "adds an entry there and changes nothing else when the games are the same).")
 
 
 def md_table(df: pd.DataFrame, formats: dict[str, str] | None = None) -> str:
@@ -258,18 +270,14 @@ def report_markdown(folder: Path, manifest: dict, runs: list[dict], a: Analysis,
         "",
         "```sh",
     ]
-    first = next((r["command"] for r in runs if r.get("command")), None)
+    first = first_command(runs)
     if first:
         lines.append(first)
     lines += [f"# or, from the copy of the experiment kept with the results (seed {manifest['seed']}):",
               f"cya-sim tournament {folder.as_posix()}/{EXPERIMENT_COPY} --out NEW_FOLDER",
               f"cya-sim report {folder.as_posix()}   # rebuild this report from the stored games", "```", ""]
     if runs:
-        lines += ["Runs into this folder:", "",
-                  md_table(pd.DataFrame([{k: r.get(k) for k in ("finished_utc", "resumed", "engine", "executor",
-                                                                "chunks_played", "chunks_skipped", "games_played",
-                                                                "elapsed_s", "games_per_s", "peak_rss_mb")}
-                                         for r in runs])), ""]
+        lines += [RUN_LOG_NOTE, ""]
     for p in sorted(a.games):
         lines += _size_section(p, a, a.family.score_unit)
     lines += ["## Files", ""]
@@ -316,15 +324,18 @@ def _size_section(p: int, a: Analysis, unit: str = "dollars") -> list[str]:
     out += ["### Head to head", "", "![pairwise](pairwise.png)", ""]
     if len(pw):
         keep = pw[pw["agent"] < pw["opponent"]]
+        ahead = [percent_interval(*v) for v in zip(keep["ahead_share"], keep["ahead_share_ci_low"],
+                                                   keep["ahead_share_ci_high"])]
+        diff = [percent_interval(*v, signed=True) for v in zip(keep["seat_share_diff"], keep["seat_share_diff_ci_low"],
+                                                              keep["seat_share_diff_ci_high"])]
         tab = pd.DataFrame({
             "A": keep["agent"], "B": keep["opponent"], "games": keep["games"].map("{:,}".format),
             "comparisons": keep["comparisons"].map("{:,}".format),
             "A ahead": keep["ahead"].map("{:,}".format), "B ahead": keep["behind"].map("{:,}".format),
-            "ties": keep["ties"].map("{:,}".format), "share A ahead": keep["ahead_share"].map(_pct),
-            "95% CI": [_ci(lo, hi) for lo, hi in zip(keep["ahead_share_ci_low"], keep["ahead_share_ci_high"])],
-            "seat share A − B": keep["seat_share_diff"].map(lambda v: f"{v:+.1%}" if np.isfinite(v) else "–"),
-            "95% CI ": [f"[{lo:+.1%}, {hi:+.1%}]" if np.isfinite(lo) else "–"
-                        for lo, hi in zip(keep["seat_share_diff_ci_low"], keep["seat_share_diff_ci_high"])],
+            "ties": keep["ties"].map("{:,}".format), "share A ahead": [e for e, _ in ahead],
+            "95% CI": [ci for _, ci in ahead],
+            "seat share A − B": [e for e, _ in diff],
+            "95% CI ": [ci for _, ci in diff],
             "p (two-sided, raw)": keep["p_value"].map(_p), "p (Holm)": keep["p_holm"].map(_p),
         })
         out += [md_table(tab), "", ("share A ahead: share of pairs (seat of A, seat of B) in the games where both "

@@ -610,6 +610,28 @@ def read_runs(folder: str | Path, strict: bool = False) -> list[dict[str, Any]]:
         return []
 
 
+def first_command(runs: list[dict[str, Any]]) -> str | None:
+    """The command line of the first entry of a run log (:func:`read_runs`) that recorded one; None when none did.
+
+    Later runs (a resume, a replay) append to the log and do not change it, so a report that names it stays byte
+    for byte the same when the results are.
+    """
+    return next((r["command"] for r in runs if r.get("command")), None)
+
+
+def record_run(folder: str | Path, entry: dict[str, Any]) -> None:
+    """Append ``entry`` (command line, times, wall seconds...) to the run log ``runs.json`` of a study's folder.
+
+    The run log is the one file of a folder that a replay with the same results changes; tables, plots and
+    REPORT.md keep no time or command line of their own (they name :func:`first_command` at most).
+
+    Raises:
+        FolderError: the run log is there but is not a list of runs (it is never replaced). OSError: from writing.
+    """
+    out = Path(folder)
+    write_runs(out, read_runs(out, strict=True) + [entry])
+
+
 def write_manifest(folder: str | Path, manifest: dict[str, Any]) -> None:
     """Write ``manifest.json`` atomically (:func:`write_atomic`) and create ``games.parquet/``.
 

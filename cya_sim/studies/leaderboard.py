@@ -41,13 +41,16 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from cya_sim import __version__
 from cya_sim.game.limits import MAX_SEED
+from cya_sim.reports.numbers import estimate_interval, percent_interval
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
 from cya_sim.tomltext import TomlTextError, load_toml
 
@@ -393,16 +396,17 @@ def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame
 
 @dataclass
 class BoardResult:
-    """Ratings of every cell: ``ratings`` (one row per cell and agent, with ``preset``, ``players``) and the wall
-    seconds of this invocation."""
+    """Ratings of every cell: ``ratings`` (one row per cell and agent, with ``preset``, ``players``), the wall
+    seconds of this invocation, and the first command line of the folder's run log (REPORT.md names it)."""
 
     ratings: pd.DataFrame
     elapsed_s: float
+    first_command: str | None = None
 
 
 #: Every file and folder a leaderboard run writes into its results folder (a folder holding anything else is
-#: refused).
-OWN_FILES = frozenset({"cells", "ratings.csv", "leaderboard.png", "REPORT.md", "result.json"})
+#: refused). ``runs.json`` is the run log: the one file a replay with the same results changes.
+OWN_FILES = frozenset({"cells", "ratings.csv", "leaderboard.png", "REPORT.md", "result.json", "runs.json"})
 
 
 def run_board(board: Board, progress: bool = True, command: str | None = None) -> BoardResult:
@@ -412,14 +416,15 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
         LeaderboardError, ExperimentError: a refused board or folder (before any game of that cell).
         FolderError: ``board.out`` holds files that are not this study's (nothing played or written).
     """
-    from cya_sim.results.folder import check_study_folder, load_games
+    from cya_sim.results.folder import check_study_folder, first_command, load_games, read_runs, record_run
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
+    started = datetime.now(UTC).isoformat(timespec="seconds")
     check_board(board)
     check_study_folder(board.out, "cya-sim leaderboard", OWN_FILES)
     exps = [(preset, p, cell_experiment(board, preset, p)) for preset in board.presets for p in board.players]
-    rows = []
+    rows, cells = [], {}
     for preset, p, exp in exps:
         r = run_experiment(exp, progress=progress, command=command)
         games = load_games(exp.out)
@@ -427,55 +432,119 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
         rated.insert(0, "players", p)
         rated.insert(0, "preset", preset)
         rated["cell_games"] = len(games)
-        rated["cell_wall_s"] = round(r.elapsed_s, 1)
         rows.append(rated)
+        cells[f"{preset}-{p}p"] = {"games_played": r.games_played, "wall_s": round(r.elapsed_s, 1)}
     ratings = pd.concat(rows, ignore_index=True)
-    res = BoardResult(ratings, time.perf_counter() - t0)
     board.out.mkdir(parents=True, exist_ok=True)
-    ratings.to_csv(board.out / "ratings.csv", index=False)
-    figure(board, ratings).savefig(board.out / "leaderboard.png", dpi=100)
-    (board.out / "REPORT.md").write_text(report_markdown(board, res, command))
-    (board.out / "result.json").write_text(json.dumps({"command": command, "wall_s": round(res.elapsed_s, 1),
-                                                       "games": {f"{pr}-{p}p": int(e.games) for pr, p, e in exps}},
-                                                      indent=2) + "\n")
+    record_run(board.out, {"started_utc": started, "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+                           "command": command, "cya_sim_version": __version__,
+                           "wall_s": round(time.perf_counter() - t0, 1), "cells": cells})
+    res = BoardResult(ratings, time.perf_counter() - t0, first_command(read_runs(board.out)))
+    write_outputs(board, res)
     return res
 
 
-def figure(board: Board, ratings: pd.DataFrame):
-    """One panel per cell: every agent's rating with its 95% interval, agents in the board's order."""
-    import matplotlib
+def write_outputs(board: Board, res: BoardResult) -> None:
+    """Write ``ratings.csv``, ``leaderboard.png``, ``REPORT.md`` and ``result.json`` into ``board.out``: nothing
+    of when or how long (that is the run log's, ``runs.json``), so a replay with the same games writes the same
+    bytes."""
+    res.ratings.to_csv(board.out / "ratings.csv", index=False)
+    figure(board, res.ratings).savefig(board.out / "leaderboard.png")
+    (board.out / "REPORT.md").write_text(report_markdown(board, res, res.first_command))
+    games = res.ratings.groupby(["preset", "players"], sort=False)["cell_games"].first()
+    (board.out / "result.json").write_text(json.dumps({"games": {f"{pr}-{p}p": int(n) for (pr, p), n in
+                                                                 games.items()}}, indent=2) + "\n")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def _axis_range(ratings: pd.DataFrame) -> tuple[float, float]:
+    """The x range shared by every panel: every interval except those of outlying ratings (beyond 2 interquartile
+    ranges of the quartiles of all the board's ratings; they are drawn clipped, with their numbers), padded."""
+    r = ratings["rating"].to_numpy(float)
+    ok = np.isfinite(r)
+    if not ok.any():
+        return -100.0, 100.0
+    q1, q3 = np.percentile(r[ok], [25, 75])
+    iqr = max(q3 - q1, 50.0)
+    inside = ok & (r >= q1 - 2 * iqr) & (r <= q3 + 2 * iqr)
+    lo = float(np.nanmin(np.append(ratings["rating_ci_low"].to_numpy(float)[inside], 0.0)))
+    hi = float(np.nanmax(np.append(ratings["rating_ci_high"].to_numpy(float)[inside], 0.0)))
+    pad = 0.06 * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def figure(board: Board, ratings: pd.DataFrame):
+    """One panel per cell (rows: presets, columns: table sizes): every agent's rating with its 95% interval, agents
+    in the board's order, on one Elo axis shared by every panel (so a difference reads the same in each).
+
+    An outlying rating (``random``: hundreds of Elo below the rest) would squash the others: the shared axis covers
+    every other interval (:func:`_axis_range`), and an outlier is a triangle on the frame's edge pointing to it,
+    with its rating and interval printed; an agent that never finished ahead (behind) of anyone has no finite
+    rating (Ford 1957) and reads ``−∞ (never ahead)`` (``+∞``) at the edge; an agent that is not in a cell reads
+    ``not in this cell``. Long specs are named by a key under the panels (:func:`agent_labels`).
+
+    Returns:
+        a matplotlib ``Figure`` on an Agg canvas.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from cya_sim.reports.plots import DPI, MIN_FONT, agent_labels, with_key
 
     cells = [(pr, p) for pr in board.presets for p in board.players]
-    cols = len(board.players)
-    rows = len(board.presets)
+    cols, rows = len(board.players), len(board.presets)
     names = list(dict.fromkeys(a for pr, p in cells for a in board.cell_agents(pr, p)))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 0.32 * len(names) * rows + 1.2 * rows),
-                             squeeze=False, sharey=True)
+    labels, key = agent_labels(names)
+    lo, hi = _axis_range(ratings)
+    width = 3.3 * cols + 1.6
+    fig = Figure(dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    top = with_key(fig, key, width, 0.27 * len(names) * rows + 1.2 * rows + 0.5)
+    axes = top.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
     y = np.arange(len(names))[::-1]
+    grey = "0.45"
     for ax, (pr, p) in zip(axes.ravel(), cells, strict=False):
         c = ratings[(ratings["preset"] == pr) & (ratings["players"] == p)].set_index("agent").reindex(names)
-        ax.errorbar(c["rating"], y, xerr=[c["rating"] - c["rating_ci_low"], c["rating_ci_high"] - c["rating"]],
-                    fmt="o", ms=4, capsize=2)
-        ax.axvline(0, color="0.7", lw=0.8)
-        ax.set_title(f"{pr}, {p} players", fontsize=9)
-        ax.set_xlabel("Bradley–Terry (Elo scale)", fontsize=8)
+        mine = set(board.cell_agents(pr, p))
+        for yy, a in zip(y, names):
+            row = c.loc[a]
+            r, rl, rh = (float(row[k]) for k in ("rating", "rating_ci_low", "rating_ci_high"))
+            bound = row.get("rating_bound", "") if isinstance(row.get("rating_bound", ""), str) else ""
+            if a not in mine:
+                ax.text((lo + hi) / 2, yy, "not in this cell", ha="center", va="center", fontsize=MIN_FONT,
+                        color=grey, style="italic")
+            elif bound in ("-inf", "+inf") or (not np.isfinite(r) and "never finished ahead" in str(row.get("note"))
+                                               and a in str(row.get("note")).split(":")[0]):
+                left = bound != "+inf"
+                ax.plot([lo if left else hi], [yy], marker="<" if left else ">", ms=7, color="C3", clip_on=False)
+                ax.text(lo + 0.03 * (hi - lo) if left else hi - 0.03 * (hi - lo), yy,
+                        "−∞ (never ahead)" if left else "+∞ (never behind)", ha="left" if left else "right",
+                        va="center", fontsize=MIN_FONT, color="C3")
+            elif not np.isfinite(r):
+                ax.text((lo + hi) / 2, yy, "n/a (no rating)", ha="center", va="center", fontsize=MIN_FONT, color=grey)
+            elif r < lo or r > hi:
+                left = r < lo
+                ax.plot([lo if left else hi], [yy], marker="<" if left else ">", ms=7, color="C3", clip_on=False)
+                est, ci = estimate_interval(r, rl, rh, decimals=0)
+                ax.text(lo + 0.03 * (hi - lo) if left else hi - 0.03 * (hi - lo), yy, f"{est} {ci}",
+                        ha="left" if left else "right", va="center", fontsize=MIN_FONT, color="C3")
+            else:
+                ax.errorbar([r], [yy], xerr=[[r - rl], [rh - r]], fmt="o", ms=4, capsize=2, color="C0",
+                            ecolor="C0", elinewidth=1.4)
+        ax.axvline(0, color="0.7", lw=0.8, zorder=0)
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(-0.7, len(names) - 0.3)
+        ax.grid(axis="x", color="0.92", zorder=0)
+        ax.set_title(f"{pr}, {p} players ({int(c['cell_games'].dropna().iloc[0]):,} games)"
+                     if c["cell_games"].notna().any() else f"{pr}, {p} players", fontsize=9)
+        ax.tick_params(labelsize=MIN_FONT + 0.5)
+        if ax in axes[-1]:
+            ax.set_xlabel(f"Bradley–Terry rating (Elo scale, {board.agents[0]} = 0)", fontsize=9)
     for r in range(rows):
-        axes[r, 0].set_yticks(y)
-        axes[r, 0].set_yticklabels([_short(a) for a in names], fontsize=7)
-    fig.suptitle(f"{board.name}: Bradley–Terry ratings with 95% clustered intervals (anchor {board.agents[0]} = 0)",
-                 fontsize=9)
-    fig.tight_layout()
+        axes[r, 0].set_yticks(y, [labels[a] for a in names], fontsize=MIN_FONT + 0.5)
+    unit = "deal" if board.duplicate else "game"
+    top.suptitle(f"{board.name}: Bradley–Terry ratings with 95% {unit}-clustered intervals\n(one axis for all "
+                 "panels; ◀: beyond it, value printed)", fontsize=10)
     return fig
-
-
-def _short(a: str) -> str:
-    """A label that fits a plot's axis: long parameter lists cut, plug-in paths to their module's last part."""
-    if ":" in a:
-        a = a.split(":")[0].split(".")[-1]
-    return a if len(a) <= 34 else a[:31] + "..."
 
 
 def _cell_text(row: pd.Series | None) -> str:
@@ -486,7 +555,7 @@ def _cell_text(row: pd.Series | None) -> str:
         return "−∞ (never ahead)" if bound == "-inf" else "+∞ (never behind)"
     if not np.isfinite(row["rating"]):
         return "n/a"
-    return f"{row['rating']:.0f} [{row['rating_ci_low']:.0f}, {row['rating_ci_high']:.0f}]"
+    return " ".join(estimate_interval(row["rating"], row["rating_ci_low"], row["rating_ci_high"], decimals=0))
 
 
 def report_markdown(board: Board, r: BoardResult, command: str | None = None) -> str:
@@ -515,18 +584,18 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
         vals = []
         for pr, p in cells:
             row = row_of(pr, p, a)
-            vals.append("-" if row is None else f"{100 * row['game_win_rate']:.1f}% "
-                        f"[{100 * row['game_win_rate_ci_low']:.1f}, {100 * row['game_win_rate_ci_high']:.1f}]")
+            vals.append("-" if row is None else " ".join(percent_interval(
+                row["game_win_rate"], row["game_win_rate_ci_low"], row["game_win_rate_ci_high"])))
         lines.append(f"| `{a}` | " + " | ".join(vals) + " |")
     notes = rt.loc[rt["note"] != "", ["preset", "players", "note"]].drop_duplicates()
     for n in notes.itertuples():
         lines.append(f"\nNote ({n.preset}, {n.players}p): {n.note}")
     games = rt.groupby(["preset", "players"])["cell_games"].first()
-    wall = rt.groupby(["preset", "players"])["cell_wall_s"].first()
-    lines += ["", "Games per cell (wall seconds of its last run): "
-              + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,} ({wall[(pr, p)]:.0f} s)" for pr, p in cells)
+    lines += ["", "Games per cell: " + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,}" for pr, p in cells)
               + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}.", "",
-              f"Command: `{command or 'python'}`; wall time of this invocation {r.elapsed_s:.0f} s.", ""]
+              (f"Command (the first run's): `{command or 'python'}`. Every run's command line, times and wall seconds "
+              "(per cell too) are in the run log, `runs.json`; a replay with the same games adds an entry there "
+              "and rewrites every other file byte for byte."), ""]
     return "\n".join(lines)
 
 

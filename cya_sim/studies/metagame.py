@@ -40,12 +40,14 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from cya_sim import __version__
 from cya_sim.reports.egt import (
     ProfileGame,
     all_profiles,
@@ -55,6 +57,7 @@ from cya_sim.reports.egt import (
     replicator,
     symmetric_nash,
 )
+from cya_sim.reports.numbers import decimals_apart
 from cya_sim.reports.stats import estimate_from_sums
 from cya_sim.runs.experiment import Experiment, RunOptions, design_lineups, parse_experiment
 
@@ -505,7 +508,7 @@ def _fitness(game: ProfileGame, x: np.ndarray) -> np.ndarray:
 
 
 #: Every file and folder a metagame run writes into its results folder (a folder holding anything else is refused).
-OWN_FILES = frozenset({"games", "payoffs.csv", "mix.csv", "dominance.csv", "openspiel_hpt.npy", "result.json",
+OWN_FILES = frozenset({"games", "payoffs.csv", "mix.csv", "dominance.csv", "openspiel_hpt.npy", "result.json", "runs.json",
                        "response_graph.png", "replicator.png", "REPORT.md"})
 
 
@@ -520,10 +523,11 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
         FolderError: ``cfg.out`` holds files that are not this study's (nothing played or written).
         KeyboardInterrupt: Ctrl-C; finished chunks of games are kept and a rerun resumes.
     """
-    from cya_sim.results.folder import check_study_folder, load_games
+    from cya_sim.results.folder import check_study_folder, first_command, load_games, read_runs, record_run
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
+    started = datetime.now(UTC).isoformat(timespec="seconds")
     exp = check_config(cfg)
     check_study_folder(cfg.out, "cya-sim metagame", OWN_FILES)
     run_experiment(exp, progress=progress, command=command)
@@ -547,78 +551,115 @@ def run_metagame(cfg: MetagameConfig, progress: bool = True, command: str | None
         j = r.mix.index[r.mix["agent"] == rep][0]
         r.mix.loc[j, "aliases"] = "; ".join(x for x in (r.mix.loc[j, "aliases"], alias) if x)
     r.elapsed_s = time.perf_counter() - t0
-    write_outputs(cfg, r, command)
+    record_run(cfg.out, {"started_utc": started, "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+                         "command": command, "cya_sim_version": __version__, "wall_s": round(r.elapsed_s, 1)})
+    write_outputs(cfg, r, first_command(read_runs(cfg.out)))
     return r
 
 
 def response_graph_figure(r: MetagameResult, m: int):
     """The α-Rank response graph: node area ~ α-Rank mass, an arrow s -> r where a mutant r fixates in a population
-    of s more often than a neutral one (rho > 1/m), its width ~ log(rho m)."""
-    import matplotlib
+    of s more often than a neutral one (rho > 1/m), its width ~ log(rho m).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Every agent has its own colour (the same in :func:`replicator_figure`) and its label outside its node, with its
+    α-Rank mass; a spec longer than :data:`cya_sim.reports.plots.LABEL_MAX` is its family and a key letter, the
+    whole spec in the key under the graph, so two specs of one family stay apart.
+
+    Returns:
+        a matplotlib ``Figure`` on an Agg canvas.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from cya_sim.reports.plots import DPI, MIN_FONT, agent_colours, agent_labels, with_key
 
     labels = r.game.labels
     k = len(labels)
+    names, key = agent_labels(labels)
+    colours = agent_colours(labels)
     ang = np.pi / 2 - 2 * np.pi * np.arange(k) / k
     pos = np.column_stack([np.cos(ang), np.sin(ang)])
-    fig, ax = plt.subplots(figsize=(6, 6))
+    fig = Figure(dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = with_key(fig, key, 6.4, 5.2).subplots()
     pi = r.mix["alpharank"].to_numpy()
-    area = 300 + 3000 * pi
+    area = 250 + 2500 * pi
     rad = np.sqrt(area / np.pi) + 3  # points
     for s in range(k):
         for t in range(k):
             if s != t and r.rho[s, t] > 1.0 / m:
                 width = 0.5 + min(4.0, math.log(r.rho[s, t] * m))
-                ax.annotate("", xy=pos[t] * 0.85, xytext=pos[s] * 0.85,
-                            arrowprops={"arrowstyle": "-|>", "lw": width, "color": "0.35", "mutation_scale": 18,
+                ax.annotate("", xy=pos[t] * 0.8, xytext=pos[s] * 0.8,
+                            arrowprops={"arrowstyle": "-|>", "lw": width, "color": "0.45", "mutation_scale": 16,
                                         "shrinkA": rad[s], "shrinkB": rad[t], "connectionstyle": "arc3,rad=0.08"})
-    ax.scatter(pos[:, 0] * 0.85, pos[:, 1] * 0.85, s=area, color="C0", zorder=3)
+    ax.scatter(pos[:, 0] * 0.8, pos[:, 1] * 0.8, s=area, c=[colours[a] for a in labels], zorder=3,
+               edgecolors="white", linewidths=1.5)
     for j in range(k):
-        ax.text(pos[j, 0] * 1.12, pos[j, 1] * 1.12, f"{labels[j][:28]}\nα-Rank {pi[j]:.2f}", ha="center",
-                va="center", fontsize=8)
-    ax.set_xlim(-1.5, 1.5)
-    ax.set_ylim(-1.4, 1.4)
+        x, y = pos[j] * (0.8 + 0.06 + rad[j] / 110)  # outside the node: about 110 points per unit of the axes
+        ax.text(x, y, f"{names[labels[j]]}\nα-Rank {number_text(pi[j], 2)}", fontsize=MIN_FONT + 0.5, zorder=4,
+                ha="center" if abs(pos[j, 0]) < 0.3 else ("left" if pos[j, 0] > 0 else "right"),
+                va="center" if abs(pos[j, 1]) < 0.3 else ("bottom" if pos[j, 1] > 0 else "top"),
+                color=colours[labels[j]], bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
+    ax.set_xlim(-1.75, 1.75)
+    ax.set_ylim(-1.25, 1.6)  # room above the top node for its label, under the title
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(f"response graph ({r.game.n_players} players; arrow s→r: r invades s, ρ > 1/m, m={m})", fontsize=9)
-    fig.tight_layout()
+    ax.set_title(f"α-Rank response graph, {r.game.n_players} players (arrow s→r: a mutant r fixates in a population "
+                 f"of s,\nρ > 1/m, m = {m}; width ~ log(ρm); node area ~ α-Rank mass)", fontsize=9)
     return fig
 
 
 def replicator_figure(r: MetagameResult):
-    """Replicator trajectories (each agent's share over time) from the barycentre and from near each vertex."""
-    import matplotlib
+    """Replicator trajectories (each agent's share over time) from the barycentre and from 90% of each agent (up to
+    five), one panel each, on one share axis (0 to 1, padded so a share at 0 or 1 is whole); each agent keeps the
+    colour of :func:`response_graph_figure` and a line style of its own, and one legend (with the key of long
+    specs) sits under the panels.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Returns:
+        a matplotlib ``Figure`` on an Agg canvas.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from cya_sim.reports.plots import DPI, MIN_FONT, agent_colours, agent_labels, with_key
 
     g = r.game
     k = g.n_strategies
-    starts = [("barycentre", np.full(k, 1.0 / k))]
+    names, key = agent_labels(g.labels)
+    colours = agent_colours(g.labels)
+    styles = ("-", "--", "-.", (0, (6, 1.5, 1.5, 1.5, 1.5, 1.5)), ":")  # with the colours: each agent its own
+    starts = [("the barycentre (equal shares)", np.full(k, 1.0 / k))]
     for j in range(k):
         x0 = np.full(k, 0.1 / (k - 1))
         x0[j] = 0.9
-        starts.append((f"90% {g.labels[j][:20]}", x0))
+        starts.append((f"90% {names[g.labels[j]]}", x0))
     starts = starts[:6]
     n = len(starts)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 2.8 * rows), squeeze=False, sharey=True)
+    fig = Figure(dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    top = with_key(fig, key, 4.0 * cols, 2.9 * rows + 0.9)
+    axes = top.subplots(rows, cols, squeeze=False, sharey=True, sharex=True)
     for ax, (name, x0) in zip(axes.ravel(), starts, strict=False):
         t, xs = replicator(g, x0, 1000.0, 301)
         for j in range(k):
-            ax.plot(t, xs[:, j], color=f"C{j}", label=g.labels[j][:30])
+            ax.plot(t, xs[:, j], color=colours[g.labels[j]], ls=styles[j % len(styles)], lw=1.6,
+                    label=names[g.labels[j]])
         ax.set_title(f"from {name}", fontsize=9)
         ax.set_xscale("symlog", linthresh=1.0)
-        ax.set_xlabel("time (1/payoff; log scale past 1)")
+        ax.set_ylim(-0.04, 1.04)
+        ax.tick_params(labelsize=MIN_FONT + 0.5, labelbottom=True)
+        ax.grid(color="0.93")
     for ax in axes.ravel()[n:]:
-        ax.axis("off")
-    axes[0, 0].set_ylabel("share of the population")
-    axes[0, 0].legend(fontsize=7)
-    fig.suptitle(f"symmetric replicator dynamics, {g.n_players} players", fontsize=10)
-    fig.tight_layout()
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (1/payoff; log scale past 1)", fontsize=9)
+    for row in axes:
+        row[0].set_ylabel("share of the population", fontsize=9)
+    top.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=min(k, 3),
+               fontsize=MIN_FONT + 0.5, frameon=False)
+    top.suptitle(f"Symmetric replicator dynamics, {g.n_players} players (payoff: per-seat win share)", fontsize=10)
     return fig
 
 
@@ -638,7 +679,9 @@ def _json_safe(v: Any) -> Any:
 
 
 def write_outputs(cfg: MetagameConfig, r: MetagameResult, command: str | None = None) -> None:
-    """Write the tables, plots, ``result.json``, ``openspiel_hpt.npy`` and ``REPORT.md``.
+    """Write the tables, plots, ``result.json``, ``openspiel_hpt.npy`` and ``REPORT.md``: nothing of when or how long
+    (that is the run log's, ``runs.json``), so a replay with the same games writes the same bytes. ``command``: the
+    first run's command line, named in REPORT.md.
 
     ``openspiel_hpt.npy``: the solvers' game (aliases merged) as OpenSpiel's heuristic payoff table, an (L, 2K)
     float64 array (:func:`cya_sim.reports.egt.openspiel_hpt`), strategies in the order of ``result.json``'s
@@ -660,10 +703,10 @@ def write_outputs(cfg: MetagameConfig, r: MetagameResult, command: str | None = 
                               "K (K - 1) ordered pairs"),
            "openspiel_hpt": "openspiel_hpt.npy: (L, 2K) heuristic payoff table, strategies in the order of "
                             "'strategies'",
-           "mix": r.mix.to_dict("records"), "command": command, "wall_s": round(r.elapsed_s, 1)}
+           "mix": r.mix.to_dict("records")}
     (out / "result.json").write_text(json.dumps(_json_safe(doc), indent=2, allow_nan=False) + "\n")
-    response_graph_figure(r, cfg.m).savefig(out / "response_graph.png", dpi=110)
-    replicator_figure(r).savefig(out / "replicator.png", dpi=100)
+    response_graph_figure(r, cfg.m).savefig(out / "response_graph.png")
+    replicator_figure(r).savefig(out / "replicator.png")
     (out / "REPORT.md").write_text(report_markdown(cfg, r, command))
 
 
@@ -683,9 +726,11 @@ def report_markdown(cfg: MetagameConfig, r: MetagameResult, command: str | None 
                "| dominated by |"), "|---|---|---|---|---|---|---|---|"]
     for m in r.mix.itertuples():
         name = f"`{m.agent}`" + (f" (= `{'`, `'.join(m.aliases.split('; '))}`)" if m.aliases else "")
-        lines.append(f"| {name} | {number_text(m.nash)} | {interval_text(m.nash_low, m.nash_high, b)} | "
-                     f"{_share(m.in_support) if b else '-'} | {number_text(m.alpharank)} | "
-                     f"{interval_text(m.alpharank_low, m.alpharank_high, b)} | {number_text(m.fitness, 4)} | "
+        dn = decimals_apart([m.nash, m.nash_low, m.nash_high], 3)  # an estimate never reads equal to a bound it
+        da = decimals_apart([m.alpharank, m.alpharank_low, m.alpharank_high], 3)  # is not equal to
+        lines.append(f"| {name} | {number_text(m.nash, dn)} | {interval_text(m.nash_low, m.nash_high, b, dn)} | "
+                     f"{_share(m.in_support) if b else '-'} | {number_text(m.alpharank, da)} | "
+                     f"{interval_text(m.alpharank_low, m.alpharank_high, b, da)} | {number_text(m.fitness, 4)} | "
                      f"{m.dominated_by or '-'} |")
     intervals = (f"Intervals: percentile bootstrap over deals ({b} replications), per agent, not simultaneous; "
                  f"'in support' is the share of replications with weight > {SUPPORT_MIN}." if b else
@@ -701,7 +746,9 @@ def report_markdown(cfg: MetagameConfig, r: MetagameResult, command: str | None 
               ("Plots: response_graph.png (α-Rank), replicator.png. Tables: payoffs.csv (every line-up, deal-clustered "
                "intervals), mix.csv, dominance.csv; openspiel_hpt.npy: the game as OpenSpiel's heuristic payoff table "
                "(strategies in the order of the table above). Games: games/ (resumable)."), "",
-              f"Command: `{command or 'python'}`; wall time {r.elapsed_s:.0f} s.", ""]
+              (f"Command (the first run's): `{command or 'python'}`. Every run's command line, times and wall seconds "
+               "are in the run log, `runs.json`; a replay with the same games adds an entry there and rewrites every "
+               "other file byte for byte."), ""]
     return "\n".join(lines)
 
 

@@ -57,14 +57,17 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
 import numpy as np
 import pandas as pd
 
+from cya_sim import __version__
 from cya_sim.errors import FieldError
 from cya_sim.game.limits import MAX_GAMES
+from cya_sim.reports.numbers import decimals_apart
 from cya_sim.reports.stats import estimate_from_sums, holm, paired_difference, ratio_estimate
 from cya_sim.results.folder import check_study_folder
 from cya_sim.runs.experiment import Experiment, RunOptions, parse_experiment
@@ -77,7 +80,7 @@ CONFIG_FILE = "tune.json"
 RESULT_FILE = "result.json"
 #: Every file and folder a tuning run writes into its results folder (a folder holding anything else is refused).
 OWN_FILES = frozenset({CONFIG_FILE, RESULT_FILE, "study.db", "study.db-journal", "heldout", "trials.csv",
-                       "heldout.csv", "heldout_arms.csv", "history.png", "REPORT.md"})
+                       "heldout.csv", "heldout_arms.csv", "history.png", "REPORT.md", "runs.json"})
 STUDY_NAME = "cya-sim-tune"
 #: Keys of :class:`TuneConfig` that fix the study (a resume must match them).
 IDENTITY_KEYS = ("agent", "field", "players", "preset", "options", "space", "trial_deals", "seed", "sampler")
@@ -752,10 +755,11 @@ def run_tune(cfg: TuneConfig, progress: bool = True, command: str | None = None)
         TuneError, ExperimentError: a refused input or folder (nothing played).
         FolderError: ``cfg.out`` is a file or holds files that are not this study's (nothing written).
     """
-    from cya_sim.results.folder import folder_lock, load_games
+    from cya_sim.results.folder import first_command, folder_lock, load_games, read_runs, record_run
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
+    started = datetime.now(UTC).isoformat(timespec="seconds")
     exp0 = check_config(cfg)
     check_study_folder(cfg.out, "cya-sim tune", OWN_FILES)  # before the lock file is made
     with folder_lock(cfg.out, command):
@@ -778,7 +782,9 @@ def run_tune(cfg: TuneConfig, progress: bool = True, command: str | None = None)
             arms_t, gains = paired_gains(wins, arms, cfg.confidence)
         res = TuneResult(best, base, float(best_t.value), base_value, trials, gains, arms_t,
                          time.perf_counter() - t0)
-        write_outputs(cfg, res, command)
+        record_run(cfg.out, {"started_utc": started, "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+                             "command": command, "cya_sim_version": __version__, "wall_s": round(res.elapsed_s, 1)})
+        write_outputs(cfg, res, first_command(read_runs(cfg.out)))
     return res
 
 
@@ -795,48 +801,87 @@ def _check_heldout_folder(exp: Experiment) -> None:
 
 
 def write_outputs(cfg: TuneConfig, r: TuneResult, command: str | None = None) -> None:
-    """Write ``result.json``, ``trials.csv``, ``heldout.csv``, ``heldout_arms.csv``, ``history.png``, ``REPORT.md``."""
+    """Write ``result.json``, ``trials.csv``, ``heldout.csv``, ``heldout_arms.csv``, ``history.png``, ``REPORT.md``:
+    nothing of when or how long (that is the run log's, ``runs.json``), so a replay with the same results writes the
+    same bytes. ``command``: the first run's command line, named in REPORT.md."""
     out = cfg.out
     r.trials.to_csv(out / "trials.csv", index=False)
     if len(r.heldout):
         r.heldout.to_csv(out / "heldout.csv", index=False)
         r.arms.to_csv(out / "heldout_arms.csv", index=False)
     doc = {"best": r.best, "baseline": r.baseline, "best_in_sample": r.best_value,
-           "baseline_in_sample": r.baseline_value, "trials": len(r.trials), "command": command,
-           "wall_s": round(r.elapsed_s, 1), "heldout_arms": r.arms.to_dict("records"),
+           "baseline_in_sample": r.baseline_value, "trials": len(r.trials), "heldout_arms": r.arms.to_dict("records"),
            "heldout_gains": r.heldout.to_dict("records"), "adjustment": "Holm (1979) over the gains of this run"}
     (out / RESULT_FILE).write_text(json.dumps(doc, indent=2, default=float) + "\n")
-    history_figure(r, cfg).savefig(out / "history.png", dpi=110)
+    history_figure(r, cfg).savefig(out / "history.png")
     (out / "REPORT.md").write_text(report_markdown(cfg, r, command))
 
 
 def history_figure(r: TuneResult, cfg: TuneConfig):
-    """Optimisation history: every trial's in-sample win rate, the running best, the baseline, and the held-out
-    win rates of the best and the baseline with their intervals (at the right edge)."""
-    import matplotlib
+    """Optimisation history (left): every trial's in-sample win rate, the running best and the baseline; held-out
+    (right): each arm's win rate on the fresh deals with its 95% interval, as a dot plot with the estimate and
+    interval printed beside it (:func:`cya_sim.reports.numbers.percent_interval`).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Win rates are in percent on axes padded so 0% is inside the frame; a spec longer than
+    :data:`cya_sim.reports.plots.LABEL_MAX` is its family and a key letter (the whole spec in the key under the
+    panels); the legend sits under the trials' panel.
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    Returns:
+        a matplotlib ``Figure`` on an Agg canvas.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    from cya_sim.reports.numbers import percent_interval
+    from cya_sim.reports.plots import DPI, MIN_FONT, agent_labels, with_key
+
     t = r.trials
+    arms = list(r.arms["arm"]) if len(r.arms) else []
+    names, key = agent_labels([r.best, r.baseline, *arms])
+    fig = Figure(dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    top = with_key(fig, key, 10.0, 4.4)
+    ax, side = top.subplots(1, 2, width_ratios=[2.3, 1.7] if arms else [3, 0.01])
     if len(t):
-        ax.scatter(t["number"], t["value"], s=10, color="0.55", label="trial (tuning deals)")
-        ax.plot(t["number"], t["value"].cummax(), color="C0", label="best so far (in-sample, biased up)")
+        ax.scatter(t["number"], 100 * t["value"], s=10, color="0.55", label="trial (tuning deals, in-sample)", zorder=2)
+        ax.plot(t["number"], 100 * t["value"].cummax(), color="C0", lw=1.6, label="best so far (in-sample, biased up)")
     if np.isfinite(r.baseline_value):
-        ax.axhline(r.baseline_value, color="C1", ls="--", lw=1, label=f"baseline {r.baseline} (in-sample)")
-    if len(r.arms):
-        x = (t["number"].max() if len(t) else 0) + 2
-        for i, row in r.arms.iterrows():
-            ax.errorbar([x + i * 1.5], [row["win_rate"]], yerr=[[row["win_rate"] - row["low"]],
-                        [row["high"] - row["win_rate"]]], fmt="o", color=f"C{2 + i}", capsize=3,
-                        label=f"held-out: {row['arm'][:40]}")
-    ax.set_xlabel("trial")
-    ax.set_ylabel("win rate vs field")
-    ax.set_title(f"tune {cfg.agent} vs {','.join(cfg.field)} ({cfg.players}p, {cfg.preset}), {cfg.sampler}",
-                 fontsize=9)
-    ax.legend(fontsize=7, loc="best", framealpha=0.8)
-    fig.tight_layout()
+        ax.axhline(100 * r.baseline_value, color="C1", ls="--", lw=1.2,
+                   label=f"baseline {names[r.baseline]} (in-sample)")
+    top_value = max(float(np.nanmax(100 * t["value"].to_numpy(float), initial=0.0)) if len(t) else 0.0, 1.0)
+    ax.set_ylim(-0.04 * top_value, 1.06 * top_value)
+    ax.yaxis.set_major_locator(MaxNLocator(steps=[1, 2, 5, 10]))
+    ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=None))
+    ax.grid(axis="y", color="0.93")
+    ax.set_xlabel("trial", fontsize=9)
+    ax.set_ylabel("in-sample win rate against the field", fontsize=9)
+    ax.set_title(f"tune {cfg.agent} vs {', '.join(cfg.field)} ({cfg.players} players, {cfg.preset}), {cfg.sampler}:\n"
+                 f"{len(t)} trials on {cfg.trial_deals:,} tuning deals", fontsize=9, loc="left")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, fontsize=MIN_FONT, frameon=False)
+    if arms:
+        rows = r.arms.reset_index(drop=True)
+        y = np.arange(len(arms))[::-1]
+        w, lo, hi = (100 * rows[k].to_numpy(float) for k in ("win_rate", "low", "high"))
+        side.errorbar(w, y, xerr=np.clip(np.vstack([w - lo, hi - w]), 0, None), fmt="o", ms=5, capsize=3,
+                      color="C2", elinewidth=1.6)
+        for yy, row in zip(y, rows.itertuples()):
+            side.annotate(" ".join(percent_interval(row.win_rate, row.low, row.high, decimals=2)), xy=(1.02, yy),
+                          xycoords=("axes fraction", "data"), va="center", ha="left", fontsize=MIN_FONT, color="C2")
+        side.set_yticks(y, [names[a] for a in arms], fontsize=MIN_FONT + 0.5)
+        side.set_ylim(-0.6, len(arms) - 0.4)
+        span = max(float(np.nanmax(hi)) - min(0.0, float(np.nanmin(lo))), 1.0)
+        side.set_xlim(min(0.0, float(np.nanmin(lo))) - 0.05 * span, float(np.nanmax(hi)) + 0.08 * span)
+        side.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
+        side.xaxis.set_major_formatter(PercentFormatter(100, decimals=None))
+        side.set_xlabel("held-out win rate (95% deal-clustered interval)", fontsize=9)
+        side.set_title(f"held-out: {int(rows['deals'].iloc[0]):,} fresh deals, every arm in every seat", fontsize=9,
+                       loc="left")
+        side.grid(axis="x", color="0.93")
+    else:
+        side.set_visible(False)
+    for a in (ax, side):
+        a.tick_params(labelsize=MIN_FONT + 0.5)
     return fig
 
 
@@ -867,8 +912,9 @@ def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) 
         conf = round(100 * cfg.confidence)
         lines += [f"## Held-out: {int(r.arms['deals'].iloc[0]):,} fresh duplicated deals, every arm in every seat", "",
                   f"| arm | win rate | {conf}% interval |", "|---|---|---|"]
-        lines += [f"| `{a.arm}` | {100 * a.win_rate:.2f}% | {100 * a.low:.2f} to {100 * a.high:.2f} |"
-                  for a in r.arms.itertuples()]
+        for a in r.arms.itertuples():  # two decimals, more where an estimate would read equal to a bound it is not
+            d = decimals_apart([100 * a.win_rate, 100 * a.low, 100 * a.high], 2)
+            lines.append(f"| `{a.arm}` | {100 * a.win_rate:.{d}f}% | {100 * a.low:.{d}f} to {100 * a.high:.{d}f} |")
         lines += ["", f"| gain of the best over | points | {conf}% interval | p | p (Holm) |", "|---|---|---|---|---|"]
         lines += [f"| `{g.versus}` | {_pp(g.gain)} | {_pp(g.low)} to {_pp(g.high)}"
                   + ("" if g.rule == "t" else f" (exact bound: {g.rule})") + f" | {_pv(g.p)} | {_pv(g.p_holm)} |"
@@ -877,8 +923,11 @@ def report_markdown(cfg: TuneConfig, r: TuneResult, command: str | None = None) 
                        "mean paired per-deal difference with a Student-t interval on deals - 1 df (an exact bound, "
                        "never of zero width, when fewer than 10 deals differ or every deal gave the same difference; "
                        "docs/statistics.md); Holm (1979) over this table's rows.")]
-    lines += ["", f"Command: `{command or 'python'}`; wall time of this invocation {r.elapsed_s:.0f} s.",
-              "Files: study.db (optuna, resumable), trials.csv, heldout.csv, heldout_arms.csv, history.png, heldout/.",
+    lines += ["", (f"Command (the first run's): `{command or 'python'}`. Every run's command line, times and wall "
+                   "seconds are in the run log, `runs.json`; a replay with the same results adds an entry there and "
+                   "rewrites every other file byte for byte."),
+              ("Files: study.db (optuna, resumable), trials.csv, heldout.csv, heldout_arms.csv, history.png, heldout/, "
+              "runs.json."),
               ""]
     return "\n".join(lines)
 

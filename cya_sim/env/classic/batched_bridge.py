@@ -165,6 +165,13 @@ def totals(batch: Batch) -> np.ndarray:
     return batch.state.totals.copy()
 
 
+def running_scores(batch: Batch) -> np.ndarray:
+    """(B, P) int64 each seat's score as it stands in each row's game, in dollars: its total plus the value of its
+    stack, which R-SCORE adds at the round's end (:meth:`cya_sim.env.games.GameInterface.running_scores`)."""
+    st = batch.state
+    return st.totals + st.stack_value
+
+
 def _final_observations(batch: Batch, rows: np.ndarray, seat: int) -> ObservationBatch:
     """The ``seat`` observation of the finished games in ``rows`` (idle rows keep their last position).
 

@@ -41,6 +41,14 @@ class ClassicGame(GameInterface):
     def totals(self, state) -> np.ndarray:
         return np.array(state.totals, np.int64)
 
+    def running_scores(self, state) -> np.ndarray:
+        """The totals plus, during a round, the value of each seat's stack, which R-SCORE adds at the round's end."""
+        out = self.totals(state)
+        if state.winners is None:  # at the end the last round's stacks are in the totals already
+            v = self.rules.deck.values
+            out += np.array([sum(b.value(v) for b in stack) for stack in state.stacks], np.int64)
+        return out
+
     def observe(self, state, seat: int):
         from cya_sim.engine.classic.reference import observation
 

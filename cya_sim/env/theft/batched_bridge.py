@@ -1,7 +1,7 @@
 """Every use the vector environment makes of the compiled theft engine, in one module (RULES.md §9).
 
 The theft game's counterpart of :mod:`cya_sim.env.classic.batched_bridge`, with the same functions
-(``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``), which
+(``new_batch``, ``advance``, ``observe``, ``step``, ``game_index``, ``totals``, ``running_scores``), which
 :class:`~cya_sim.env.vector.CoverYourAssetsVectorEnv` reaches through
 :attr:`cya_sim.env.theft.interface.TheftGame.bridge`.
 
@@ -41,7 +41,7 @@ from cya_sim.engine.batched.loops import reset_row
 from cya_sim.engine.batched.state import BatchState
 from cya_sim.engine.theft import batched
 from cya_sim.engine.theft.batched import TheftIllegalBatchActionError
-from cya_sim.engine.theft.layout import G_TO_ACT
+from cya_sim.engine.theft.layout import A_VALUE, G_TO_ACT
 from cya_sim.engine.theft.observation import observe as reference_observe
 from cya_sim.engine.theft.rows import row_to_state
 from cya_sim.env.classic.batched_bridge import Finished
@@ -132,6 +132,17 @@ def observe(batch: Batch) -> SimpleNamespace:
 def game_index(batch: Batch) -> np.ndarray:
     """(B,) int64 global game index of each row's game."""
     return batch.state.game_index.copy()
+
+
+def totals(batch: Batch) -> np.ndarray:
+    """(B, P) int64 points of each seat's assets in each row's game as they stand (R-T-END sums them at the end, as
+    :func:`cya_sim.engine.theft.kernel` does; the reference state's ``scores()`` during the game)."""
+    st = batch.state
+    held = np.arange(st.assets.shape[2])[None, None, :] < st.n_assets[:, :, None]  # (B, P, S) slots in use
+    return np.where(held, st.assets[..., A_VALUE], 0).sum(2)
+
+
+running_scores = totals  # the score as it stands is the points (cya_sim.env.games.GameInterface.running_scores)
 
 
 def _finish(batch: Batch, seat: int, encode: Callable | None) -> Finished:

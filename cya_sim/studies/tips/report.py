@@ -70,11 +70,11 @@ def write_report(study: Study, r: StudyResult, command: str | None = None) -> Pa
         the path of REPORT.md.
     """
     out = study.out
-    for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings", "hide", "plan", "big_pot_pooled"):
-        if k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings") or len(getattr(r, k)):
+    for k in ("verdicts", "rounds", "big_pot", "fact_1360", "hide", "plan", "big_pot_pooled"):
+        if k in ("verdicts", "rounds", "big_pot", "fact_1360") or len(getattr(r, k)):
             getattr(r, k).to_csv(out / f"{k}.csv", index=False)
-    forest_figure(r.verdicts, study.margin_pp).savefig(out / "forest.png", dpi=110)
-    heatmap_figure(r.verdicts).savefig(out / "heatmap.png", dpi=110)
+    forest_figure(r.verdicts, study.margin_pp).savefig(out / "forest.png")
+    heatmap_figure(r.verdicts).savefig(out / "heatmap.png")
     md = (header_lines(study, r, command) + verdict_lines(study, r) + big_pot_lines(study, r) + hide_lines(study, r)
           + wild_use_lines(study, r) + fact_1360_lines(r) + fact_rounds_lines(r) + plan_lines(study, r)
           + timings_lines(study, r))
@@ -89,7 +89,6 @@ def header_lines(study: Study, r: StudyResult, command: str | None = None) -> li
     t = r.timings
     games = int(t["games"].sum()) if len(t) else 0
     hide_games = int(r.hide.drop_duplicates("players")["games"].sum()) if len(r.hide) else 0
-    hide_s = float(r.hide.drop_duplicates("players")["play_s"].sum()) if len(r.hide) else 0.0
     cnt = v["verdict"].value_counts()
     only_at = "".join(f" ({pr} at {', '.join(map(str, s))} players only)" for pr, s in study.players_by_preset.items())
     deals = (f"the deals planned from the pilot (two-stage allocation, table below; {min(study.planned.values()):,}"
@@ -101,7 +100,8 @@ def header_lines(study: Study, r: StudyResult, command: str | None = None) -> li
               f"({len(study.arms)} arms) in every rotation (deals x {len(study.arms)} x P games per context): "
               f"{games:,} games in all, seed {study.seed}"
               + (f"; and {hide_games:,} games of the TIP-HIDE-WILD comparison" if hide_games else "") + ". "
-              f"Play time (sum over contexts of the runs' wall time): {t['play_s'].sum() + hide_s:,.0f} s."
+              "Every run's command line, times and wall seconds (per context too) are in the run log, `runs.json`; "
+              "a replay with the same games adds an entry there and rewrites every other file byte for byte."
               + (f" **Not analysed (cells not complete on disk): {', '.join(r.missing)}.**" if r.missing else ""))
     method = (f"Effects are treatment minus control, paired on deals (the sampling unit), with 95% Student-t "
               f"intervals on deals - 1 df; p is the two-sided t test of no difference, TOST p the equivalence test "
@@ -109,7 +109,8 @@ def header_lines(study: Study, r: StudyResult, command: str | None = None) -> li
               f"{int((~v['inert']).sum())} non-inert tip x context rows. Verdicts: "
               + ", ".join(f"{k} {cnt.get(k, 0)}" for k in VERDICTS) + ".")
     return [f"# Tip study `{study.name}`" + (" (quick form)" if study.quick else ""), "",
-            f"Command: `{command or 'cya-sim tips ' + str(study.source)}`", "", played, "", method, "",
+            f"Command (the first run's): `{command or 'cya-sim tips ' + str(study.source)}`", "", played, "", method,
+            "",
             half_width_text(study, r), "",
             ("*Decisions changed*: paired games (same deal, same rotation) of the first "
              f"{study.log_deals} deals replayed with action logs whose logs differ — each has one decision "
@@ -259,13 +260,13 @@ def plan_lines(study: Study, r: StudyResult) -> list[str]:
 
 
 def timings_lines(study: Study, r: StudyResult) -> list[str]:
-    """Deals, games, play time and the win-rate half-widths of each context."""
+    """Deals, games and the win-rate half-widths of each context (the play times are in the run log, runs.json)."""
     v = r.verdicts
     rows = []
     for x in r.timings.itertuples():
         h = v[(v["preset"] == x.preset) & (v["field"] == x.field) & (v["players"] == x.players) & ~v["inert"]]
         hw_cell = f"{h['half_width_pp'].max():.2f} / {h['half_width_pp'].median():.2f}" if len(h) else "—"
         rows.append([x.preset, x.field, x.players, f"{study.deals_of(x.preset, x.field, x.players):,}",
-                     f"{x.games:,}", f"{x.play_s:,.1f}", hw_cell])
-    return ["", "## Games and time per context", ""] + _table(
-        ["preset", "field", "P", "deals", "games", "play time (s)", "win-rate half-width, largest / median (pp)"], rows)
+                     f"{x.games:,}", hw_cell])
+    return ["", "## Games per context", "", "Play times per context: the run log, `runs.json`.", ""] + _table(
+        ["preset", "field", "P", "deals", "games", "win-rate half-width, largest / median (pp)"], rows)

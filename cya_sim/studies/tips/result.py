@@ -21,7 +21,9 @@ class StudyResult:
         fact_1360: FACT-1360 per cell: rounds checked, invariant failures, largest round score (dollars).
         missing: cells not analysed because they are not complete on disk (``play=False`` only).
         timings: per cell: games, ``play_s`` (wall seconds of play over its finished runs, ``runs.json``),
-            ``this_run_s``, ``log_s`` (the logged replays), ``trace_s`` (the reference replays).
+            ``this_run_s``, ``log_s`` (the logged replays), ``trace_s`` (the reference replays); kept in the
+            study's run log (``runs.json``), not in a table, so a replay rewrites the tables byte for byte (a
+            folder written before keeps a ``timings.csv``, read back when present).
         hide: the TIP-HIDE-WILD contrasts (:func:`hide_effects`). plan: the deals plan (:func:`plan_deals`).
         big_pot_pooled: TIP-BIG-POT per table size over every preset and field (units: cell x deal).
     """
@@ -46,8 +48,8 @@ def load_result(folder: str | Path) -> StudyResult:
     f = Path(folder)
     if not (f / "verdicts.csv").exists():
         raise FileNotFoundError(f"{str(f)!r} holds no verdicts.csv; run `cya-sim tips` into it first")
-    read = {k: pd.read_csv(f / f"{k}.csv") for k in ("verdicts", "rounds", "big_pot", "fact_1360", "timings")}
-    for k in ("hide", "plan", "big_pot_pooled"):
+    read = {k: pd.read_csv(f / f"{k}.csv") for k in ("verdicts", "rounds", "big_pot", "fact_1360")}
+    for k in ("timings", "hide", "plan", "big_pot_pooled"):
         if (f / f"{k}.csv").exists():
             read[k] = pd.read_csv(f / f"{k}.csv")
     return StudyResult(**read)

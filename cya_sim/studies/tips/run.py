@@ -8,10 +8,12 @@ What each step computes is in its module: the cells (:mod:`~cya_sim.studies.tips
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
 
+from cya_sim import __version__
 from cya_sim.runs.experiment import Experiment, ExperimentError
 from cya_sim.studies.tips.design import Study, hide_experiments
 from cya_sim.studies.tips.effects import (
@@ -46,7 +48,8 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
     """Play every cell (resuming finished chunks), replay the logged and traced samples, analyse, write the report.
 
     Args:
-        study: the study. progress: progress bars. command: recorded in the runs and REPORT.md.
+        study: the study. progress: progress bars. command: recorded in the run logs (``runs.json`` of the study
+            and of each cell, with the wall times); REPORT.md names the first run's.
         play: False analyses only the cells already complete on disk and plays nothing; the report
             then names the missing cells (``StudyResult.missing``).
 
@@ -57,9 +60,10 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
     Raises:
         ExperimentError: a cell's folder is refused (named). Errors of the engines propagate; a rerun resumes.
     """
-    from cya_sim.results.folder import load_games, read_runs
+    from cya_sim.results.folder import first_command, load_games, read_runs, record_run
     from cya_sim.runs.runner import run_experiment
 
+    started, t_start = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     study.out.mkdir(parents=True, exist_ok=True)
     effects, rounds, bigpot, facts, traces, timings, missing = [], [], [], [], [], [], []
     for cell in study.cells():
@@ -109,7 +113,15 @@ def run_study(study: Study, progress: bool = True, command: str | None = None, p
     hide = hide_effects(per_deal, study.confidence, study.margin_pp)
     if len(hide):
         hide["games"] = [hide_time[p][0] for p in hide["players"]]
-        hide["play_s"] = [hide_time[p][1] for p in hide["players"]]
+    # the wall times go to the run log (runs.json), never into the tables or REPORT.md: a replay with the same games
+    # rewrites those byte for byte
+    record_run(study.out, {"started_utc": started, "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+                           "command": command, "cya_sim_version": __version__,
+                           "wall_s": round(time.perf_counter() - t_start, 1),
+                           "contexts": [{k: (round(x, 3) if isinstance(x, float) else x) for k, x in t.items()}
+                                        for t in timings],
+                           "hide_play_s": {str(p): round(s_, 3) for p, (_g, s_) in hide_time.items()}})
+    command = first_command(read_runs(study.out))
     result = StudyResult(finish(pd.concat(effects, ignore_index=True), study.confidence), pd.DataFrame(rounds),
                          pd.DataFrame(bigpot), pd.DataFrame(facts), pd.DataFrame(timings), tuple(missing),
                          hide=hide,
