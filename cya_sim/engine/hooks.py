@@ -66,6 +66,14 @@ def record_result(K, G, Q, q):
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+#: The hooks inlined into the shared loops (:func:`implement`). Measured with ``cya-sim bench --no-compile`` (2 cores,
+#: load 1.5-2.5, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where main's loops,
+#: before they were shared, gave 58-60k and 179-189k; these four inlined, 55-61k and 163-178k. The price: the cold
+#: compile of the classic play loop (``runs.warmup.warm_up``, greedy and random) takes 44 CPU-s instead of 31-33
+#: (main's: 29-30).
+INLINED = ("row_slots", "is_legal", "apply_action", "act")
+
+
 def implement(stub, fields: tuple[str, ...], fn) -> None:
     """Register ``fn`` as ``stub``'s implementation for the constants records whose field names are ``fields``.
 
@@ -76,14 +84,20 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
             decks may widen the record's arrays, never rename them, so every record of the game matches.
         fn: a ``numba.njit`` function with the stub's arguments, in order.
 
-    The overload is inlined into the shared loop (``inline="always"``): what is inlined is a call of ``fn``, which
-    stays a separately compiled function, as a direct call of it was before the loops were shared.
+    The implementation is a one-line function calling ``fn``. The hooks of :data:`INLINED` (what every decision of
+    the play loop and of the search's rollouts runs) are inlined into each shared loop (``inline="always"``), as the
+    classic loop inlined them before the loops were shared; the others are called: compiled once per game with the
+    options of :data:`cya_sim.engine.jit.JIT` but no cache of their own (defined by ``exec``; their machine code is
+    cached within each shared loop that calls them).
     """
     names = list(inspect.signature(stub).parameters)
     args = ", ".join(names)
     ns = {"fn": fn, "_is_game": _matcher(fields)}
     exec(f"def typer({args}):\n    if _is_game(K):\n        return lambda {args}: fn({args})\n", ns)  # noqa: S102
-    overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
+    if stub.__name__ in INLINED:
+        overload(stub, inline="always")(ns["typer"])
+    else:
+        overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
 
 
 def implement_all(module, fields: tuple[str, ...], **fns) -> None:
