@@ -7,7 +7,8 @@ same ``--field`` (default ``card_counter``) on the same fresh deals (seed ``--se
 learning-curve deal: those used seeds 1 and 10,001), every rotation — the held-out design of ``cya-sim tune``
 (:func:`cya_sim.studies.tune.heldout_experiment`, an explicit experiment of the run layer in
 ``results/learned-MODEL/heldout/``, resumable). The gains of the learned agent over each other arm are paired
-per deal (Student t on deals - 1 df) with Holm's adjustment over the two; at 2 players against a
+per deal (Student t on deals - 1 df) with Holm's adjustment over them (two, plus one per ``--compare`` arm: another
+model on the same deals, e.g. a retrain against the committed model); at 2 players against a
 ``card_counter`` field the ``card_counter`` arm is exactly 1/2, so the gain over it is the head-to-head
 margin. Writes ``agents/learned_models/MODEL_heldout.json``.
 """
@@ -30,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--compare", action="append", default=[], metavar="SPEC",
+                   help="another arm on the same deals (repeatable), e.g. a committed model to compare a retrain with")
     a = p.parse_args(argv)
 
     from cya_sim.results.folder import first_command, load_games, read_runs
@@ -38,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
     spec = f"agents.learned_models.{a.model}:decide"
     cfg = TuneConfig(agent="card_counter", field=(a.field,), players=a.players, out=Path(f"results/learned-{a.model}"),
-                     heldout_deals=a.deals, compare=("greedy",), seed=a.seed, workers=a.workers)
+                     heldout_deals=a.deals, compare=("greedy", *a.compare), seed=a.seed, workers=a.workers)
     exp = heldout_experiment(cfg, spec)
     run_experiment(exp, progress=True, command="python experiments/learned_eval.py " + shlex.join(argv or sys.argv[1:]))
     games = load_games(exp.out, columns=["lineup", "deal", "rotation"]

@@ -52,6 +52,10 @@ NOT_RUN = {
     "python experiments/train_learned.py": "needs the train extra (torch, stable-baselines3, sb3-contrib), which "
                                            "the test environment does not install; tests/test_learned.py trains a "
                                            "few steps when it is present",
+    "cya-sim exploit": "trains a best response: needs the train extra (torch, stable-baselines3, sb3-contrib), which "
+                       "the test environment does not install; tests/test_exploit.py runs a small one when present",
+    "python experiments/make_champion.py": "rewrites the committed agents/learned_models/champion.*; "
+                                           "tests/test_learned_models.py checks its members and refusals",
     "cya-sim tournament experiments/baseline.toml --scheduler tcp://10.0.0.5:8786":
         "needs a Dask scheduler at the example address (the Dask executor has its own tests)",
 }

@@ -130,6 +130,8 @@ GAME_SPECIFIC = {
     "cya_sim.studies.validation": "coverage checks on simulated classic games",
     "cya_sim.studies.bench": "measures the engines and the search themselves",
     "cya_sim.studies.bench_theft": "measures the theft game's engines themselves",
+    "cya_sim.studies.learn": "trains the classic family's learned agents and writes them as plug-ins (agents.classic.learned)",
+    "cya_sim.studies.exploit": "its best response is a classic-family learned agent, written as one (agents.classic.learned)",
 }
 
 

@@ -12,7 +12,14 @@ import pytest
 from cya_sim.cli.leaderboard import leaderboard_main
 from cya_sim.reports.ratings import bradley_terry
 from cya_sim.results.folder import load_games
-from cya_sim.studies.leaderboard import LeaderboardError, lineups, load_board, parse_board, rate_cell
+from cya_sim.studies.leaderboard import (
+    LeaderboardError,
+    cell_experiment,
+    lineups,
+    load_board,
+    parse_board,
+    rate_cell,
+)
 from cya_sim.studies.tournament import game_table
 
 BOARD = Path(__file__).resolve().parents[1] / "experiments" / "leaderboard.toml"
@@ -93,10 +100,20 @@ def test_an_agent_that_never_finishes_ahead_is_set_aside():
      "not a cell"),
     ({"agents": ["greedy", "random"], "players": [2], "agents_by_cell": {"classic-2p": ["greedy"]}}, "already"),
     ({"agents": ["greedy", "random"], "bogus": 1}, "unknown key 'bogus'"),
+    ({"agents": ["greedy", "random"], "presets": ["classic", "advanced"], "players": [3],
+      "agents_by_cell": {"classic-3p": ["card_counter"]}}, "players: 3 seats but only 2 agents in cell advanced-3p"),
 ])
 def test_board_refusals(doc, message):
     with pytest.raises(LeaderboardError, match=message):
         parse_board(doc)
+
+
+def test_a_cells_own_agents_count_toward_its_seats():
+    """A 3-seat cell of a 2-agent board is accepted when the cell adds a third agent (its line-up: all three)."""
+    b = parse_board({"agents": ["greedy", "random"], "players": [2, 3],
+                     "agents_by_cell": {"classic-3p": ["card_counter"]}})
+    assert b.cell_agents("classic", 3) == ("greedy", "random", "card_counter")
+    assert cell_experiment(b, "classic", 3).design.tables == (("greedy", "random", "card_counter"),)
 
 
 def test_cli_refuses_an_unknown_agent_in_one_line(tmp_path, capsys):
@@ -255,3 +272,70 @@ def test_the_figure_shares_one_axis_clips_an_outlier_with_its_value_and_marks_wh
     labels = [t.get_text() for t in axes[0].get_yticklabels()]
     assert "heuristic [a]" in labels and any(t.get_text() == f"[a] {long}" for t in fig.findobj(
         __import__("matplotlib.text", fromlist=["Text"]).Text))
+
+
+def test_alias_deals_is_checked_and_zero_plays_no_probe():
+    with pytest.raises(LeaderboardError, match="alias_deals: give an integer from 0 to 1,000,000; got -1"):
+        parse_board({"agents": ["greedy", "random"], "players": [2], "cycles": 1, "alias_deals": -1})
+    from cya_sim.studies.leaderboard import alias_probe
+
+    b = parse_board({"agents": ["greedy", "random"], "players": [2], "cycles": 1, "alias_deals": 0})
+    assert alias_probe(b, "classic", 2) is None
+    assert parse_board({"agents": ["greedy", "random"], "players": [2], "cycles": 1}).alias_deals == 30
+
+
+def test_a_board_reports_both_ratings_the_head_to_head_the_alias_once_and_the_games_to_resolve_25_elo(tmp_path):
+    """A 3-player board of duplicated deals with greedy and the default heuristic (one strategy): the heuristic is
+    found by the probe and rated as greedy; the win-based rating and every pair's difference are those of
+    board_analysis.differences / bradley_terry on the cell's games with the heuristic's seats given to greedy."""
+    import json
+
+    from cya_sim.studies.board_analysis import differences, resolution
+
+    f = tmp_path / "b.toml"
+    f.write_text('name = "t"\nseed = 9\nagents = ["greedy", "card_counter", "heuristic", "wild_hoarder"]\n'
+                 'players = [3]\ncycles = 12\nduplicate = true\nalias_deals = 6\n')
+    out = tmp_path / "o"
+    assert leaderboard_main([str(f), "--out", str(out), "--quiet"]) == 0
+    r = pd.read_csv(out / "ratings.csv", keep_default_na=False, na_values=[""])
+    r = r.set_index("agent")
+    old = ["preset", "players", "rating", "rating_se", "rating_ci_low", "rating_ci_high", "rating_bound", "games",
+           "deals", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high", "game_win_rate_fair", "note",
+           "cell_games"]
+    assert list(r.columns[:len(old)]) == old  # the columns of before come first, in their order
+    assert r.loc["heuristic", "alias_of"] == "greedy" and np.isnan(r.loc["heuristic", "rating"])
+    assert np.isnan(r.loc["heuristic", "win_rating"]) and r["alias_of"].fillna("").tolist().count("greedy") == 1
+    # the expected fits: the cell's games, deal as unit, heuristic's seats given to greedy, heuristic dropped
+    games = load_games(out / "cells" / "classic-3p")
+    kept = ["greedy", "card_counter", "wild_hoarder"]
+    seats = {f"seat_{s}_agent": games[f"seat_{s}_agent"].astype(str).replace("heuristic", "greedy") for s in range(3)}
+    t = game_table(games.assign(**seats), kept)
+    t.game_index = games["deal"].to_numpy(np.int64)
+    for order, pre in (("total", ""), ("win", "win_")):
+        want = bradley_terry(t, kept, order=order).set_index("agent")
+        for col in ("rating", "rating_se", "rating_ci_low", "rating_ci_high"):
+            assert r.loc[kept, pre + col].to_numpy(float) == pytest.approx(want[col].to_numpy(), abs=1e-9)
+        d = differences(t, kept, order=order)
+        assert r.loc["card_counter", pre + "rating"] == pytest.approx(
+            -d.loc[(d["agent"] == "greedy") & (d["versus"] == "card_counter"), "difference"].item())
+    assert not np.allclose(r.loc[kept, "win_rating"], r.loc[kept, "rating"])  # at 3 players they differ
+    h = pd.read_csv(out / "head_to_head.csv")
+    assert list(h.columns[:3]) == ["preset", "players", "order"] and "heuristic" not in set(h["agent"]) | set(h["versus"])
+    for order in ("total", "win"):
+        d = differences(t, kept, order=order)
+        mine = h[h["order"] == order].reset_index(drop=True)
+        assert list(zip(mine["agent"], mine["versus"])) == list(zip(d["agent"], d["versus"]))
+        for col in ("difference", "low", "high", "units_for_delta"):
+            assert mine[col].to_numpy() == pytest.approx(d[col].to_numpy())
+        assert (mine["games_for_delta"] == np.ceil(mine["units_for_delta"] * len(games) / 12)).all()
+    res = json.loads((out / "result.json").read_text())
+    x = res["aliases"]["classic-3p"][0]
+    assert x["alias"] == "heuristic" and x["representative"] == "greedy" and x["pairs_compared"] >= 6 * 3
+    assert x["unmerged_low"] <= x["unmerged_difference"] <= x["unmerged_high"]  # the two rated apart, for the record
+    assert res["resolve_25_elo"]["classic-3p"]["total"]["max_units"] == resolution(
+        differences(t, kept))["max_units"]
+    md = (out / "REPORT.md").read_text()
+    for label in ("**Finishing-order rating**", "**Win-based rating**", "wins only", "## Head to head",
+                  "## Resolution: 25 Elo", "- classic 3p: `heuristic` plays as `greedy`"):
+        assert label in md
+    assert "| `heuristic` | alias |\n" in md and md.count("plays as `") == 1

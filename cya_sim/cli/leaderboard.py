@@ -1,7 +1,8 @@
 """Command line of ``cya-sim leaderboard [BOARD.toml] [--quick] [--out DIR] [--workers N]``.
 
-Plays (or resumes) every cell of the board file (:mod:`cya_sim.studies.leaderboard`), rates the agents with
-Bradley–Terry and deal-clustered intervals, and writes ``ratings.csv``, ``leaderboard.png`` and ``REPORT.md``.
+Plays (or resumes) every cell of the board file and its alias probe (:mod:`cya_sim.studies.leaderboard`), rates
+the agents with Bradley–Terry by finishing order and by wins, deal-clustered intervals, and writes ``ratings.csv``,
+``head_to_head.csv``, ``leaderboard.png``, ``REPORT.md`` and ``result.json``.
 A refused input prints one line and exits with status 2 before any game is played.
 """
 
@@ -21,7 +22,8 @@ def leaderboard_parser() -> argparse.ArgumentParser:
     p = ExitingParser(prog="cya-sim leaderboard", description=(
         "Rate every agent of a board file at every table size and rule preset: seats rotated, every game on its own "
         "deal (or duplicated deals with duplicate = true), "
-        "Bradley–Terry ratings with clustered 95% intervals; writes REPORT.md, ratings.csv and "
+        "Bradley–Terry ratings by finishing order and by wins with clustered 95% intervals, aliases (agents "
+        "that play alike) rated once, every pair's difference; writes REPORT.md, ratings.csv, head_to_head.csv and "
         "leaderboard.png. Rerunning resumes finished cells."))
     p.add_argument("board", nargs="?", type=Path, default=DEFAULT_BOARD,
                    help=f"the board TOML file (default {DEFAULT_BOARD})")

@@ -232,6 +232,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                                     "`cya-sim metagame --help`)", add_help=False)
     sub.add_parser("leaderboard", help="rate every agent of a board file at every table size and preset (see "
                                        "`cya-sim leaderboard --help`)", add_help=False)
+    sub.add_parser("exploit", help="how exploitable an agent is: a best response trained against it (see "
+                                   "`cya-sim exploit --help`)", add_help=False)
 
     rules = sub.add_parser("rules", help="print a preset's options and deck",
                            description="Print every option of a rule preset and its deck. What each option means, and the rule "
@@ -533,6 +535,10 @@ def _dispatch(argv: list[str]) -> int:
         from cya_sim.cli.leaderboard import leaderboard_main
 
         return leaderboard_main(argv[1:])
+    if argv[:1] == ["exploit"]:
+        from cya_sim.cli.exploit import exploit_main
+
+        return exploit_main(argv[1:])
     if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
         from cya_sim.cli.experiment import tournament_main
 

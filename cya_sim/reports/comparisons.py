@@ -51,20 +51,49 @@ SEAT_COLUMNS = ("position", "agent", "seat", "games", "wins", "win_rate", "win_r
                 "effect", "effect_ci_low", "effect_ci_high", "F", "df_num", "df_den", "p_value", "p_holm")
 
 
-def ahead_counts(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
+#: What decides who finished ahead of whom in a pair of seats (:func:`seat_outcomes`): ``"total"`` — the final
+#: totals (R-SCORE), the finishing order; ``"win"`` — the win shares (R-TIE): a winner is ahead of every seat
+#: that did not win, co-winners tie, and two seats that did not win are not compared (position-1 rank-breaking,
+#: consistent for the first place of a Plackett–Luce model: Azari Soufiani, Chen, Parkes & Xia 2014).
+ORDERS = ("total", "win")
+
+
+def seat_outcomes(table: GameTable, i: int, j: int, order: str = "total") -> tuple[np.ndarray, np.ndarray]:
+    """Seat i against seat j in every game, under ``order`` (:data:`ORDERS`).
+
+    Returns:
+        (compared (G,) bool: the pair counts as a comparison (under ``"win"``, at least one of the two won);
+        outcome (G,) float64: 1 seat i ahead, 0.5 a tie, 0 behind).
+
+    Raises:
+        ValueError: an ``order`` not in :data:`ORDERS`.
+    """
+    if order == "total":
+        v = np.asarray(table.totals)
+        compared = np.ones(v.shape[0], bool)
+    elif order == "win":
+        v = np.asarray(table.win_share, np.float64)
+        compared = (v[:, i] > 0) | (v[:, j] > 0)
+    else:
+        raise ValueError(f"order: {order!r}; allowed: {', '.join(ORDERS)}")
+    w = np.where(v[:, i] > v[:, j], 1.0, np.where(v[:, i] == v[:, j], 0.5, 0.0))
+    return compared, w
+
+
+def ahead_counts(table: GameTable, n_agents: int, order: str = "total") -> tuple[np.ndarray, np.ndarray]:
     """Counts of finishing ahead, from every pair of seats of every game.
 
     Args:
         table: games; ``seat_agent`` (G, P) indexes the agents.
-        n_agents: K.
+        n_agents: K. order: what "ahead" means (:data:`ORDERS`; default the finishing order by total).
 
     Returns:
         (ahead, ties): (K, K) int64. ``ahead[a, b]`` = comparisons in which
-        agent a finished ahead of agent b (higher final total); ``ties[a, b]``
-        = equal totals (symmetric). Pairs of seats held by one agent are skipped.
+        agent a finished ahead of agent b (higher final total, or won where b did not); ``ties[a, b]``
+        = equal totals (co-winners) (symmetric). Pairs of seats held by one agent are skipped, and under
+        ``"win"`` pairs of two seats that did not win.
     """
     seat_agent = np.asarray(table.seat_agent, dtype=np.int64)
-    totals = np.asarray(table.totals)
     k = n_agents
     ahead = np.zeros(k * k, np.int64)
     ties = np.zeros(k * k, np.int64)
@@ -72,11 +101,11 @@ def ahead_counts(table: GameTable, n_agents: int) -> tuple[np.ndarray, np.ndarra
     for i in range(p):
         for j in range(i + 1, p):
             a, b = seat_agent[:, i], seat_agent[:, j]
-            diff = a != b
-            ti, tj = totals[:, i], totals[:, j]
-            np.add.at(ahead, (a * k + b)[diff & (ti > tj)], 1)
-            np.add.at(ahead, (b * k + a)[diff & (tj > ti)], 1)
-            tie = diff & (ti == tj)
+            compared, w = seat_outcomes(table, i, j, order)
+            diff = (a != b) & compared
+            np.add.at(ahead, (a * k + b)[diff & (w == 1.0)], 1)
+            np.add.at(ahead, (b * k + a)[diff & (w == 0.0)], 1)
+            tie = diff & (w == 0.5)
             np.add.at(ties, (a * k + b)[tie], 1)
             np.add.at(ties, (b * k + a)[tie], 1)
     return ahead.reshape(k, k), ties.reshape(k, k)

@@ -11,6 +11,7 @@ A *board file* names the agents, the rule presets, the table sizes and the dupli
     players = [2, 4, 6]
     cycles = {2 = 8, 4 = 5, 6 = 5}      # per table size (or one int): each plays every line-up in every rotation
     duplicate = false                   # true: the games of a cycle share one deal (then the deal is the unit)
+    alias_deals = 30                    # deals of each cell's alias probe (0: no probe)
     workers = 1
     [agents_by_cell]                    # optional: agents only in some cells, "preset-Pp" = [specs]
     classic-2p = ["agents.learned_models.classic_2p:decide"]
@@ -25,13 +26,27 @@ orders of the pool (the written order and a stride through it; a window already 
 every agent sits in up to 2P line-ups against up to 2(P - 1) different neighbours and the comparison graph is
 connected; every deal is played by every line-up in every rotation.
 
-Ratings (:func:`cya_sim.reports.ratings.bradley_terry`): Bradley–Terry (1952) over every pair of seats of
-a game held by different agents (who finished with the higher total; full rank-breaking of the finishing
-order, consistent for Plackett–Luce strengths, Azari Soufiani et al. 2014), on the Elo scale with the
-first agent at 0, and the sandwich covariance clustered by game, or by deal under duplicate deals
-(Liang & Zeger 1986). The intervals are
-per rating (95%, normal), not simultaneous. The per-game win rate of each agent with its deal-clustered
-Wilson interval (:func:`cya_sim.reports.stats.summarize`) stands beside it.
+Ratings (:func:`cya_sim.reports.ratings.bradley_terry`), two per agent and cell, on the Elo scale with the
+first agent at 0 and the sandwich covariance clustered by game, or by deal under duplicate deals (Liang & Zeger
+1986); the intervals are per rating (95%, normal), not simultaneous:
+
+* the *finishing-order* rating (``rating``): Bradley–Terry (1952) over every pair of seats of a game held by
+  different agents (who finished with the higher total; full rank-breaking of the finishing order, consistent
+  for Plackett–Luce strengths, Azari Soufiani et al. 2014);
+* the *win-based* rating (``win_rating``): each winner against every other seat of its game, co-winners a
+  tie, two seats that did not win not compared — wins only. At 2 players the two are one rating; at 3 and more
+  an agent that often finishes second rates higher by finishing order than by wins.
+
+The per-game win rate of each agent with its deal-clustered Wilson interval
+(:func:`cya_sim.reports.stats.summarize`) stands beside them. Per cell also
+(:mod:`cya_sim.studies.board_analysis`): the *alias probe* (``aliases/<preset>-<P>p/``: ``alias_deals``
+duplicated deals on which each agent in turn sits against the anchor in every other seat — deals x K x P games,
+a small share of a cell of compiled agents; a board whose anchor searches may set ``alias_deals = 0``), whose
+identical game records make two agents one strategy, rated once (the later a row with ``alias_of``); every
+pair's rating difference with its own interval, by both orders (``head_to_head.csv``); and the deals (games)
+a cell of the same design would need to resolve 25 Elo. The probe is played rather than read from the
+cell's own games because a cell's line-ups at 4 and 6 players (one line-up in its rotations) never seat two
+agents in exchanged seats on one deal, so the cell's games cannot show that two agents play alike.
 """
 
 from __future__ import annotations
@@ -52,10 +67,11 @@ from cya_sim import __version__
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.reports.numbers import estimate_interval, percent_interval
 from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
+from cya_sim.studies.board_analysis import ALIAS_DEALS
 from cya_sim.tomltext import TomlTextError, load_toml
 
 BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
-              "agents_by_cell", "workers", "quick")
+              "agents_by_cell", "alias_deals", "workers", "quick")
 
 
 class LeaderboardError(ValueError):
@@ -69,7 +85,8 @@ class Board:
     Attributes:
         name, seed, out. agents: (K,) specs, K >= 2, the first the anchor. presets: rule presets.
         players: table sizes. cycles: per table size. duplicate: games of a cycle share a deal.
-        agents_by_cell: ``"preset-Pp"`` -> extra specs of that cell. workers: local processes.
+        agents_by_cell: ``"preset-Pp"`` -> extra specs of that cell. alias_deals: deals of each cell's alias
+        probe (0: none). workers: local processes.
     """
 
     name: str
@@ -81,6 +98,7 @@ class Board:
     cycles: dict[int, int]
     duplicate: bool = False
     agents_by_cell: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    alias_deals: int = ALIAS_DEALS
     workers: int = 1
 
     def cell_agents(self, preset: str, p: int) -> tuple[str, ...]:
@@ -210,10 +228,6 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
                                f"got {_shown(players)}")
     if len(set(players)) < len(players):
         raise LeaderboardError(f"players: {next(p for i, p in enumerate(players) if p in players[:i])} is given twice")
-    for p in players:
-        if p > len(agents):
-            raise LeaderboardError(f"players: {p} seats but only {len(agents)} agents; every seat of a line-up "
-                                   "holds a different agent")
     duplicate = d.get("duplicate", False)
     if not isinstance(duplicate, bool):
         raise LeaderboardError(f"duplicate: give true or false; got {_shown(duplicate)}")
@@ -252,11 +266,19 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
         if both:
             raise LeaderboardError(f"agents_by_cell.{k}: {both[0]!r} is already in agents")
         by_cell[k] = extra_specs
+    for p in players:  # per cell: the board's agents and the cell's own
+        for pr in presets:
+            n = len(agents) + len(by_cell.get(f"{pr}-{p}p", ()))
+            if p > n:
+                raise LeaderboardError(f"players: {p} seats but only {n} agents"
+                                       + (f" in cell {pr}-{p}p" if by_cell else "")
+                                       + "; every seat of a line-up holds a different agent")
     seed = _int_field(d, "seed", 1, 0, MAX_SEED)
     workers = _int_field(d, "workers", 1, 1, MAX_WORKERS)
+    alias_deals = _int_field(d, "alias_deals", ALIAS_DEALS, 0, MAX_CYCLES)
     return Board(name=name, seed=seed, out=Path(out), agents=tuple(agents),
                  presets=tuple(presets), players=tuple(players), cycles=cycles, duplicate=duplicate,
-                 agents_by_cell=by_cell, workers=workers)
+                 agents_by_cell=by_cell, alias_deals=alias_deals, workers=workers)
 
 
 def lineups(k: int, p: int) -> list[list[int]]:
@@ -290,51 +312,167 @@ def cell_experiment(board: Board, preset: str, p: int) -> Experiment:
     return replace(exp, run=RunOptions(engine="batched", workers=board.workers))
 
 
-def rate_cell(games: pd.DataFrame, agents: Sequence[str]) -> pd.DataFrame:
-    """Bradley–Terry ratings and win rates of one cell's games, the deal as the sampling unit (the game, when
-    every game has its own deal).
+def alias_probe(board: Board, preset: str, p: int) -> Experiment | None:
+    """The alias probe of cell (preset, P) in ``aliases/<preset>-<P>p/`` (:func:`cya_sim.studies.board_analysis.
+    alias_probe_experiment`: ``board.alias_deals`` duplicated deals, each agent of the cell against the anchor), or
+    None when ``alias_deals`` is 0.
 
-    Returns:
-        one row per agent: ``agent``, ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high`` (Elo scale,
-        first agent 0; NaN with a ``note`` when the ratings are undefined), ``rating_bound`` (``-inf``: the agent
-        never finished ahead of anyone, ``+inf``: never behind, so it is set aside and the others are rated without
-        it; else empty), ``game_win_rate`` with
-        ``game_win_rate_ci_low``/``_high`` and ``game_win_rate_fair``, ``games``, ``deals``.
+    Raises:
+        ExperimentError: as :func:`cell_experiment`.
     """
-    from cya_sim.reports.ratings import RatingUndefinedError, bradley_terry
-    from cya_sim.reports.stats import summarize
+    from cya_sim.studies.board_analysis import alias_probe_experiment
+
+    if board.alias_deals == 0:
+        return None
+    return alias_probe_experiment(f"{board.name}-{preset}-{p}p", board.seed, board.out / "aliases" / f"{preset}-{p}p",
+                                  preset, p, board.cell_agents(preset, p), deals=board.alias_deals,
+                                  workers=board.workers)
+
+
+#: The rating orders of a cell: ``total`` (finishing order by final total; ``rating`` in ``ratings.csv``) and ``win``
+#: (wins only; ``win_rating``) (:data:`cya_sim.reports.comparisons.ORDERS`).
+ORDERS = ("total", "win")
+
+
+def _cell_tables(games: pd.DataFrame, agents: Sequence[str], aliases: Sequence[tuple[int, int, int]]):
+    """(the cell's games as a table, the deal as unit; the same with every alias's seats given to its representative
+    and the aliases dropped from the agents; the remaining agents' names)."""
+    from cya_sim.studies.board_analysis import merge_aliases
     from cya_sim.studies.tournament import game_table
 
     t = game_table(games, list(agents))
     t = replace(t, game_index=games["deal"].to_numpy(np.int64))  # the deal is the unit (= the game without duplicates)
+    gone = {b for _a, b, _n in aliases}
+    keep = [i for i in range(len(agents)) if i not in gone]
+    merged = _subtable(merge_aliases(t, aliases), keep, len(agents))[0] if gone else t
+    return t, merged, [agents[i] for i in keep]
+
+
+def rate_cell(games: pd.DataFrame, agents: Sequence[str],
+              aliases: Sequence[tuple[int, int, int]] = ()) -> pd.DataFrame:
+    """Bradley–Terry ratings, by finishing order and by wins, and win rates of one cell's games, the deal as the
+    sampling unit (the game, when every game has its own deal).
+
+    Args:
+        games: the cell's stored games. agents: (K,) the cell's specs, the first the anchor. aliases:
+            ``(representative, alias, pairs)`` of :func:`cya_sim.studies.board_analysis.probe_aliases`: an alias's
+            seats count as its representative's and the alias is not rated.
+
+    Returns:
+        one row per agent: ``agent``, ``rating``, ``rating_se``, ``rating_ci_low``, ``rating_ci_high`` (the
+        finishing-order rating, Elo scale, first agent 0; NaN with a ``note`` when the ratings are undefined, and for
+        an alias), ``rating_bound`` (``-inf``: the agent never finished ahead of anyone, ``+inf``: never behind, so
+        it is set aside and the others are rated without it; else empty), ``game_win_rate`` with
+        ``game_win_rate_ci_low``/``_high`` and ``game_win_rate_fair``, ``games``, ``deals``, ``note``; then
+        ``alias_of`` (the representative's spec, else empty) and the win-based rating ``win_rating``,
+        ``win_rating_se``, ``win_rating_ci_low``, ``win_rating_ci_high``, ``win_rating_bound`` (``-inf``: never
+        won, ``+inf``: never lost), ``win_note``.
+    """
+    from cya_sim.reports.stats import summarize
+
+    t, merged, names = _cell_tables(games, agents, aliases)
     s = summarize(t, list(agents))
-    note = ""
-    try:
-        bt = bradley_terry(t, list(agents)).assign(rating_bound="")
-    except RatingUndefinedError as e:
-        bt, note = _rate_without_extremes(t, list(agents), str(e))
-    out = bt.merge(s[["agent", "games", "units", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high",
-                      "game_win_rate_fair"]], on="agent")
-    out = out.rename(columns={"units": "deals"})
-    out["note"] = note
+    fits = {order: _rate(merged, names, order) for order in ORDERS}
+    out = pd.DataFrame({"agent": list(agents)}).merge(fits["total"][0], on="agent", how="left")
+    out = out.merge(s[["agent", "games", "units", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high",
+                       "game_win_rate_fair"]], on="agent").rename(columns={"units": "deals"})
+    out["rating_bound"] = out["rating_bound"].fillna("")
+    out["note"] = fits["total"][1]
+    out["alias_of"] = ""
+    for rep, alias, _n in aliases:
+        out.loc[alias, "alias_of"] = agents[rep]
+    win = pd.DataFrame({"agent": list(agents)}).merge(fits["win"][0], on="agent", how="left")
+    for c in ("rating", "rating_se", "rating_ci_low", "rating_ci_high", "rating_bound"):
+        out["win_" + c] = win[c].fillna("").to_numpy() if c == "rating_bound" else win[c].to_numpy()
+    out["win_note"] = fits["win"][1]
     return out
 
 
-def _extremes(t, k: int) -> dict[int, str]:
-    """Agents of ``t`` (indices < k) that never finished ahead of (``"never finished ahead"``), or never behind
-    (``"never finished behind"``), any other agent they met (ties count half each way); agents absent from ``t`` are
-    not named."""
+def alias_rows(games: pd.DataFrame, agents: Sequence[str],
+               aliases: Sequence[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """The aliases of one cell as reported: ``representative``, ``alias`` (specs), ``pairs_compared`` (probe games
+    compared), and ``unmerged_difference``, ``unmerged_low``, ``unmerged_high``: the finishing-order rating
+    difference (Elo, representative minus alias, 95% interval) the cell's own games give the two when rated as two
+    agents (None when they did not both get a finite rating) — the same strategy at two places of the line-ups, so
+    anything but about 0 is what the design itself adds to a rating (its seats' neighbours)."""
+    from cya_sim.studies.board_analysis import differences
+
+    t, _m, _n = _cell_tables(games, agents, ())
+    sub, keep = _rateable(t, agents, "total")
+    try:
+        d = differences(sub, [agents[i] for i in keep]).set_index(["agent", "versus"])
+    except ValueError:
+        d = None
+    out = []
+    for a, b, n in aliases:
+        row = {"representative": agents[a], "alias": agents[b], "pairs_compared": int(n), "unmerged_difference": None,
+               "unmerged_low": None, "unmerged_high": None}
+        if d is not None and (agents[a], agents[b]) in d.index:
+            x = d.loc[(agents[a], agents[b])]
+            row |= {"unmerged_difference": round(float(x["difference"]), 1), "unmerged_low": round(float(x["low"]), 1),
+                    "unmerged_high": round(float(x["high"]), 1)}
+        out.append(row)
+    return out
+
+
+def _alias_text(x: Mapping[str, Any]) -> str:
+    """One alias of REPORT.md (:func:`alias_rows`)."""
+    t = f"`{x['alias']}` plays as `{x['representative']}` ({x['pairs_compared']:,} pairs of games compared, all identical)"
+    if x["unmerged_difference"] is not None:
+        t += (f"; rated as two agents on the cell's games they would be "
+              f"{_interval(x['unmerged_difference'], x['unmerged_low'], x['unmerged_high'])} Elo apart")
+    return t
+
+
+def head_to_head(games: pd.DataFrame, agents: Sequence[str],
+                 aliases: Sequence[tuple[int, int, int]] = ()) -> pd.DataFrame:
+    """Every pair's rating difference in one cell with the interval of the difference, by finishing order and by
+    wins (:func:`cya_sim.studies.board_analysis.differences`; aliases merged as in :func:`rate_cell`; an agent with
+    no finite rating left out, as there).
+
+    Returns:
+        one row per order and unordered pair: ``order`` (``total``, ``win``), ``agent``, ``versus``, ``difference``,
+        ``se``, ``low``, ``high`` (Elo, agent minus versus), ``p``, ``units_for_delta`` (deals, or games without
+        duplicate deals, a cell of this design needs to resolve 25 Elo), ``games_for_delta`` (the same in games).
+    """
+    from cya_sim.studies.board_analysis import differences
+
+    _t, merged, names = _cell_tables(games, agents, aliases)
+    per_unit = len(games) / max(int(games["deal"].nunique()), 1)
+    parts = []
+    for order in ORDERS:
+        sub, keep = _rateable(merged, names, order)
+        if len(keep) < 2:
+            continue
+        try:
+            d = differences(sub, [names[i] for i in keep], order=order)
+        except ValueError:  # groups that never met, or no finite rating with no single agent to blame
+            continue
+        parts.append(d)
+    if not parts:
+        return pd.DataFrame(columns=["order", "agent", "versus", "difference", "se", "low", "high", "p",
+                                     "units_for_delta", "games_for_delta"])
+    out = pd.concat(parts, ignore_index=True)
+    out["games_for_delta"] = np.ceil(out["units_for_delta"] * per_unit).astype(np.int64)
+    return out[["order", *[c for c in out.columns if c != "order"]]]
+
+
+def _extremes(t, k: int, order: str = "total") -> dict[int, str]:
+    """Agents of ``t`` (indices < k) that never finished ahead of (``"never finished ahead"``; by wins ``"never
+    won"``), or never behind (``"never finished behind"``; ``"never lost"``), any other agent they met (ties count
+    half each way); agents absent from ``t`` are not named."""
     from cya_sim.reports.comparisons import ahead_counts
 
-    ahead, ties = ahead_counts(t, k)
+    ahead, ties = ahead_counts(t, k, order)
     w = ahead + ties / 2.0
     met = (ahead + ahead.T + ties).sum(axis=1) > 0
+    never = ("never finished ahead", "never finished behind") if order == "total" else ("never won", "never lost")
     out: dict[int, str] = {}
     for a in range(k):
         if met[a] and w[a].sum() == 0:
-            out[a] = "never finished ahead"
+            out[a] = never[0]
         elif met[a] and w[:, a].sum() == 0:
-            out[a] = "never finished behind"
+            out[a] = never[1]
     return out
 
 
@@ -348,14 +486,48 @@ def _subtable(t, keep: Sequence[int], k: int):
     return replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)]), int(rows.sum())
 
 
-def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame, str]:
+def _set_aside(t, k: int, order: str):
+    """(the agents kept, ``{set-aside agent: why}``, the games of the kept agents re-indexed, their count): agents
+    without a finite rating (:func:`_extremes`) set aside until none is left among the rest."""
+    keep, aside, sub, n_games = list(range(k)), {}, t, len(np.asarray(t.seat_agent))
+    while len(keep) >= 2:
+        ext = _extremes(sub, len(keep), order)
+        if not ext:
+            break
+        aside.update({keep[i]: kind for i, kind in ext.items()})
+        keep = [a for a in keep if a not in aside]
+        sub, n_games = _subtable(t, keep, k)
+    return keep, aside, sub, n_games
+
+
+def _rateable(t, agents: Sequence[str], order: str):
+    """(the games to rate, the agents rated in them): all of ``t``, or without the agents set aside when the
+    ratings are not finite (:func:`_set_aside`)."""
+    if not _extremes(t, len(agents), order):
+        return t, list(range(len(agents)))
+    keep, _aside, sub, _n = _set_aside(t, len(agents), order)
+    return sub, keep
+
+
+def _rate(t, agents: list[str], order: str) -> tuple[pd.DataFrame, str]:
+    """The ratings of one order (:func:`cya_sim.reports.ratings.bradley_terry`), or, when they are not finite,
+    those of :func:`_rate_without_extremes`; and the note."""
+    from cya_sim.reports.ratings import RatingUndefinedError, bradley_terry
+
+    try:
+        return bradley_terry(t, agents, order=order).assign(rating_bound=""), ""
+    except RatingUndefinedError as e:
+        return _rate_without_extremes(t, agents, str(e), order)
+
+
+def _rate_without_extremes(t, agents: list[str], why: str, order: str = "total") -> tuple[pd.DataFrame, str]:
     """Ratings when the maximum-likelihood estimate is not finite (Ford 1957).
 
     An agent that never finished ahead of anyone has the rating −∞ (never behind: +∞) at the maximum of the
     likelihood; it is set aside (rating NaN, ``rating_bound`` ``-inf`` or ``+inf``) and the others are rated on
     the games without it — the very fit of a board without that agent. Setting aside repeats while the rest still
     has such an agent. When the anchor (the first agent) is set aside, the first remaining agent is the anchor
-    (the note says so).
+    (the note says so). By wins (``order="win"``) the same, for an agent that never won (never lost).
 
     Returns:
         (ratings of every agent: NaN for the set-aside ones, and for all when no two agents remain rateable;
@@ -366,25 +538,18 @@ def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame
     k = len(agents)
     nan = pd.DataFrame({"agent": agents, "rating": np.nan, "rating_se": np.nan, "rating_ci_low": np.nan,
                         "rating_ci_high": np.nan, "rating_bound": ""})
-    keep, aside, sub, n_games = list(range(k)), {}, t, len(np.asarray(t.seat_agent))
-    while len(keep) >= 2:
-        ext = _extremes(sub, len(keep))
-        if not ext:
-            break
-        aside.update({keep[i]: kind for i, kind in ext.items()})
-        keep = [a for a in keep if a not in aside]
-        sub, n_games = _subtable(t, keep, k)
+    keep, aside, sub, n_games = _set_aside(t, k, order)
     if not aside:  # no single agent to blame (groups that never met both ways): no rating at all
         return nan, why
-    bounds = {a: ("-inf" if kind == "never finished ahead" else "+inf") for a, kind in aside.items()}
+    bounds = {a: ("-inf" if kind in ("never finished ahead", "never won") else "+inf") for a, kind in aside.items()}
     nan["rating_bound"] = [bounds.get(a, "") for a in range(k)]
     names = "; ".join(f"{agents[a]}: {kind}" for a, kind in aside.items())
     head = (f"{names} (of any other agent it met), so no finite rating (its maximum-likelihood rating is "
-            "-inf, or +inf for never behind; Ford 1957)")
+            f"-inf, or +inf for {'never behind' if order == 'total' else 'never lost'}; Ford 1957)")
     if len(keep) < 2:
         return nan, f"{head}; fewer than two agents are left to rate"
     try:
-        bt = bradley_terry(sub, [agents[a] for a in keep])
+        bt = bradley_terry(sub, [agents[a] for a in keep], order=order)
     except ValueError as e:
         return nan, f"{head}; the others: {' '.join(str(e).split())}"
     out = nan.set_index("agent")
@@ -397,20 +562,26 @@ def _rate_without_extremes(t, agents: list[str], why: str) -> tuple[pd.DataFrame
 @dataclass
 class BoardResult:
     """Ratings of every cell: ``ratings`` (one row per cell and agent, with ``preset``, ``players``), the wall
-    seconds of this invocation, and the first command line of the folder's run log (REPORT.md names it)."""
+    seconds of this invocation, the first command line of the folder's run log (REPORT.md names it),
+    ``head_to_head`` (:func:`head_to_head` of every cell, with ``preset``, ``players``, ``cell_games``) and
+    ``aliases`` (``"preset-Pp"`` -> :func:`alias_rows` of the cell; cells without a probe absent)."""
 
     ratings: pd.DataFrame
     elapsed_s: float
     first_command: str | None = None
+    head_to_head: pd.DataFrame | None = None
+    aliases: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 #: Every file and folder a leaderboard run writes into its results folder (a folder holding anything else is
 #: refused). ``runs.json`` is the run log: the one file a replay with the same results changes.
-OWN_FILES = frozenset({"cells", "ratings.csv", "leaderboard.png", "REPORT.md", "result.json", "runs.json"})
+OWN_FILES = frozenset({"cells", "aliases", "ratings.csv", "head_to_head.csv", "leaderboard.png", "REPORT.md",
+                       "result.json", "runs.json"})
 
 
 def run_board(board: Board, progress: bool = True, command: str | None = None) -> BoardResult:
-    """Play (or resume) every cell, rate each, write ``ratings.csv``, ``leaderboard.png``, ``REPORT.md``.
+    """Play (or resume) every cell and its alias probe, rate each, write ``ratings.csv``, ``head_to_head.csv``,
+    ``leaderboard.png``, ``REPORT.md``, ``result.json``.
 
     Raises:
         LeaderboardError, ExperimentError: a refused board or folder (before any game of that cell).
@@ -423,37 +594,67 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
     started = datetime.now(UTC).isoformat(timespec="seconds")
     check_board(board)
     check_study_folder(board.out, "cya-sim leaderboard", OWN_FILES)
-    exps = [(preset, p, cell_experiment(board, preset, p)) for preset in board.presets for p in board.players]
-    rows, cells = [], {}
-    for preset, p, exp in exps:
+    from cya_sim.studies.board_analysis import probe_aliases
+
+    exps = [(preset, p, cell_experiment(board, preset, p), alias_probe(board, preset, p))
+            for preset in board.presets for p in board.players]
+    rows, pairs, cells, found = [], [], {}, {}
+    for preset, p, exp, probe in exps:
         r = run_experiment(exp, progress=progress, command=command)
         games = load_games(exp.out)
-        rated = rate_cell(games, exp.agents)
+        cell = f"{preset}-{p}p"
+        cells[cell] = {"games_played": r.games_played, "wall_s": round(r.elapsed_s, 1)}
+        aliases: list[tuple[int, int, int]] = []
+        if probe is not None:
+            pr = run_experiment(probe, progress=progress, command=command)
+            aliases = probe_aliases(load_games(probe.out), exp.agents, p)
+            found[cell] = alias_rows(games, exp.agents, aliases)
+            cells[cell]["alias_probe"] = {"games_played": pr.games_played, "wall_s": round(pr.elapsed_s, 1)}
+        rated = rate_cell(games, exp.agents, aliases)
         rated.insert(0, "players", p)
         rated.insert(0, "preset", preset)
-        rated["cell_games"] = len(games)
+        rated.insert(rated.columns.get_loc("note") + 1, "cell_games", len(games))  # the columns of old stay first
         rows.append(rated)
-        cells[f"{preset}-{p}p"] = {"games_played": r.games_played, "wall_s": round(r.elapsed_s, 1)}
+        h2h = head_to_head(games, exp.agents, aliases)
+        pairs.append(h2h.assign(preset=preset, players=p, cell_games=len(games)))
     ratings = pd.concat(rows, ignore_index=True)
+    h2h = pd.concat(pairs, ignore_index=True)
+    h2h = h2h[["preset", "players", *[c for c in h2h.columns if c not in ("preset", "players")]]]
     board.out.mkdir(parents=True, exist_ok=True)
     record_run(board.out, {"started_utc": started, "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
                            "command": command, "cya_sim_version": __version__,
                            "wall_s": round(time.perf_counter() - t0, 1), "cells": cells})
-    res = BoardResult(ratings, time.perf_counter() - t0, first_command(read_runs(board.out)))
+    res = BoardResult(ratings, time.perf_counter() - t0, first_command(read_runs(board.out)), h2h, found)
     write_outputs(board, res)
     return res
 
 
 def write_outputs(board: Board, res: BoardResult) -> None:
-    """Write ``ratings.csv``, ``leaderboard.png``, ``REPORT.md`` and ``result.json`` into ``board.out``: nothing
-    of when or how long (that is the run log's, ``runs.json``), so a replay with the same games writes the same
-    bytes."""
+    """Write ``ratings.csv``, ``head_to_head.csv``, ``leaderboard.png``, ``REPORT.md`` and ``result.json`` into
+    ``board.out``: nothing of when or how long (that is the run log's, ``runs.json``), so a replay with the same
+    games writes the same bytes."""
     res.ratings.to_csv(board.out / "ratings.csv", index=False)
+    if res.head_to_head is not None:
+        res.head_to_head.to_csv(board.out / "head_to_head.csv", index=False)
     figure(board, res.ratings).savefig(board.out / "leaderboard.png")
     (board.out / "REPORT.md").write_text(report_markdown(board, res, res.first_command))
     games = res.ratings.groupby(["preset", "players"], sort=False)["cell_games"].first()
-    (board.out / "result.json").write_text(json.dumps({"games": {f"{pr}-{p}p": int(n) for (pr, p), n in
-                                                                 games.items()}}, indent=2) + "\n")
+    doc: dict[str, Any] = {"games": {f"{pr}-{p}p": int(n) for (pr, p), n in games.items()}}
+    if res.aliases:
+        doc["aliases"] = res.aliases
+    if res.head_to_head is not None:
+        doc["resolve_25_elo"] = {f"{pr}-{p}p": {o: _resolution(g) for o, g in c.groupby("order", sort=False)}
+                                 for (pr, p), c in res.head_to_head.groupby(["preset", "players"], sort=False)}
+    (board.out / "result.json").write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def _resolution(diffs: pd.DataFrame) -> dict[str, Any]:
+    """:func:`cya_sim.studies.board_analysis.resolution` of one cell and order, with the same in games."""
+    from cya_sim.studies.board_analysis import resolution
+
+    r = resolution(diffs)
+    g = diffs["games_for_delta"].to_numpy(np.int64)
+    return {**r, "median_games": int(np.median(g)), "max_games": int(g[diffs["units_for_delta"].to_numpy().argmax()])}
 
 
 def _axis_range(ratings: pd.DataFrame) -> tuple[float, float]:
@@ -480,7 +681,8 @@ def figure(board: Board, ratings: pd.DataFrame):
     every other interval (:func:`_axis_range`), and an outlier is a triangle on the frame's edge pointing to it,
     with its rating and interval printed; an agent that never finished ahead (behind) of anyone has no finite
     rating (Ford 1957) and reads ``−∞ (never ahead)`` (``+∞``) at the edge; an agent that is not in a cell reads
-    ``not in this cell``. Long specs are named by a key under the panels (:func:`agent_labels`).
+    ``not in this cell``, an alias (:func:`rate_cell`) ``alias of`` its representative. Long specs are named by a key
+    under the panels (:func:`agent_labels`). The finishing-order rating only (the win-based one is in REPORT.md).
 
     Returns:
         a matplotlib ``Figure`` on an Agg canvas.
@@ -509,8 +711,12 @@ def figure(board: Board, ratings: pd.DataFrame):
             row = c.loc[a]
             r, rl, rh = (float(row[k]) for k in ("rating", "rating_ci_low", "rating_ci_high"))
             bound = row.get("rating_bound", "") if isinstance(row.get("rating_bound", ""), str) else ""
+            alias = row.get("alias_of", "")
             if a not in mine:
                 ax.text((lo + hi) / 2, yy, "not in this cell", ha="center", va="center", fontsize=MIN_FONT,
+                        color=grey, style="italic")
+            elif isinstance(alias, str) and alias:
+                ax.text((lo + hi) / 2, yy, f"alias of {labels[alias]}", ha="center", va="center", fontsize=MIN_FONT,
                         color=grey, style="italic")
             elif bound in ("-inf", "+inf") or (not np.isfinite(r) and "never finished ahead" in str(row.get("note"))
                                                and a in str(row.get("note")).split(":")[0]):
@@ -538,46 +744,69 @@ def figure(board: Board, ratings: pd.DataFrame):
                      if c["cell_games"].notna().any() else f"{pr}, {p} players", fontsize=9)
         ax.tick_params(labelsize=MIN_FONT + 0.5)
         if ax in axes[-1]:
-            ax.set_xlabel(f"Bradley–Terry rating (Elo scale, {board.agents[0]} = 0)", fontsize=9)
+            ax.set_xlabel(f"rating (Elo, {labels[board.agents[0]]} = 0)", fontsize=9)  # short: one per panel
     for r in range(rows):
         axes[r, 0].set_yticks(y, [labels[a] for a in names], fontsize=MIN_FONT + 0.5)
     unit = "deal" if board.duplicate else "game"
-    top.suptitle(f"{board.name}: Bradley–Terry ratings with 95% {unit}-clustered intervals\n(one axis for all "
-                 "panels; ◀: beyond it, value printed)", fontsize=10)
+    top.suptitle(f"{board.name}: Bradley–Terry ratings by finishing order, 95% {unit}-clustered intervals\n"
+                 "(one axis for all panels; ◀: beyond it, value printed)", fontsize=10)
     return fig
 
 
-def _cell_text(row: pd.Series | None) -> str:
+def _cell_text(row: pd.Series | None, pre: str = "") -> str:
+    """One rating of REPORT.md (``pre``: ``""`` finishing order, ``"win_"`` wins only)."""
     if row is None:
         return "-"
-    bound = row.get("rating_bound", "")
+    if isinstance(row.get("alias_of"), str) and row["alias_of"]:
+        return "alias"
+    bound = row.get(pre + "rating_bound", "")
     if isinstance(bound, str) and bound in ("-inf", "+inf"):
-        return "−∞ (never ahead)" if bound == "-inf" else "+∞ (never behind)"
-    if not np.isfinite(row["rating"]):
+        never = ("never ahead", "never behind") if pre == "" else ("never won", "never lost")
+        return f"−∞ ({never[0]})" if bound == "-inf" else f"+∞ ({never[1]})"
+    if not np.isfinite(row[pre + "rating"]):
         return "n/a"
-    return " ".join(estimate_interval(row["rating"], row["rating_ci_low"], row["rating_ci_high"], decimals=0))
+    if not np.isfinite(row[pre + "rating_se"]):
+        return f"{row[pre + 'rating']:.0f} (too few wins for an interval)"
+    return " ".join(estimate_interval(row[pre + "rating"], row[pre + "rating_ci_low"], row[pre + "rating_ci_high"],
+                                      decimals=0))
+
+
+def _interval(est: float, low: float, high: float) -> str:
+    return " ".join(estimate_interval(est, low, high, decimals=0))
 
 
 def report_markdown(board: Board, r: BoardResult, command: str | None = None) -> str:
-    """REPORT.md: a table of ratings (rows agents, columns cells), win rates, and how it was made."""
+    """REPORT.md: the finishing-order and the win-based ratings (rows agents, columns cells), win rates, aliases,
+    every pair's difference with its interval and the deals (games) that would resolve 25 Elo, and how it was
+    made."""
     rt = r.ratings
     cells = [(pr, p) for pr in board.presets for p in board.players]
     head = "| agent | " + " | ".join(f"{pr} {p}p" for pr, p in cells) + " |"
     unit = "deal" if board.duplicate else "game"
     names = list(dict.fromkeys(a for pr, p in cells for a in board.cell_agents(pr, p)))
-    lines = [f"# {board.name}", "",
-             ("Bradley–Terry ratings (Elo scale, anchor "
-              f"`{board.agents[0]}` = 0) with 95% {unit}-clustered intervals, per cell; seats rotated"
-              + ("; duplicated deals." if board.duplicate else "; every game on its own deal.")
-              + " Each interval is for one rating (not simultaneous); '-': not in that cell."), "",
-             head, "|---|" + "---|" * len(cells)]
 
     def row_of(pr: str, p: int, a: str) -> pd.Series | None:
         m = rt[(rt["preset"] == pr) & (rt["players"] == p) & (rt["agent"] == a)]
         return m.iloc[0] if len(m) else None
 
-    for a in names:
-        lines.append(f"| `{a}` | " + " | ".join(_cell_text(row_of(pr, p, a)) for pr, p in cells) + " |")
+    def rating_table(pre: str) -> list[str]:
+        return [head, "|---|" + "---|" * len(cells)] + [
+            f"| `{a}` | " + " | ".join(_cell_text(row_of(pr, p, a), pre) for pr, p in cells) + " |" for a in names]
+
+    has_win = "win_rating" in rt.columns
+    lines = [f"# {board.name}", "",
+             ("**Finishing-order rating**: Bradley–Terry over every pair of seats of a game (who finished with the "
+              "higher total), Elo scale, anchor "
+              f"`{board.agents[0]}` = 0, with 95% {unit}-clustered intervals, per cell; seats rotated"
+              + ("; duplicated deals." if board.duplicate else "; every game on its own deal.")
+              + " Each interval is for one rating (not simultaneous); '-': not in that cell"
+              + ("; 'alias': plays as an earlier agent (below), rated as that one." if "alias_of" in rt.columns
+                 else ".")), "", *rating_table("")]
+    if has_win:
+        lines += ["", ("**Win-based rating**: Bradley–Terry over wins only (each game's winner against every other "
+                       "seat, co-winners a tie, two seats that did not win not compared), same anchor and intervals. "
+                       "At 2 players it is the finishing-order rating; at 3 and more players an agent that often "
+                       "finishes second rates higher by finishing order than by wins."), "", *rating_table("win_")]
     lines += ["", (f"Per-game win rate with its {unit}-clustered 95% interval in brackets (every agent holds one "
                    "seat of P, so the fair rate is 1/P):"), "", head, "|---|" + "---|" * len(cells)]
     for a in names:
@@ -590,12 +819,61 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     notes = rt.loc[rt["note"] != "", ["preset", "players", "note"]].drop_duplicates()
     for n in notes.itertuples():
         lines.append(f"\nNote ({n.preset}, {n.players}p): {n.note}")
+    if has_win:
+        for n in rt.loc[rt["win_note"] != "", ["preset", "players", "win_note"]].drop_duplicates().itertuples():
+            lines.append(f"\nNote ({n.preset}, {n.players}p, wins only): {n.win_note}")
+    if board.alias_deals:
+        lines += ["", "## Aliases", "", (f"Each cell's alias probe (`aliases/<cell>/`): {board.alias_deals} "
+                  "duplicated deals on which each agent in turn sits against the anchor in every other seat, in "
+                  "every rotation. Two agents whose games on the same deals have identical records (every seat's "
+                  "total and win share, the decisions, rounds, turns, challenges, largest steal) are one strategy "
+                  "(identity of the game records, not a proof that the policies agree in every state): the later "
+                  "is rated as the earlier, once."), ""]
+        for pr, p in cells:
+            found = r.aliases.get(f"{pr}-{p}p", [])
+            lines.append(f"- {pr} {p}p: " + ("; ".join(_alias_text(x) for x in found) if found else "none"))
+    h = r.head_to_head
+    if h is not None and len(h):
+        lines += ["", "## Head to head", "", ("Every pair's rating difference (row agent minus column agent, Elo) "
+                  f"with the 95% interval of the difference ({unit}-clustered covariance of the fit, not two "
+                  "overlapping intervals), by finishing order and by wins only; and the "
+                  f"{unit}s (games) a cell of the same design needs to tell 25 Elo apart (two-sided 5% test, 80% "
+                  "power, finishing order; the error shrinks as one over the square root of the "
+                  f"{unit}s)."), ""]
+        for pr, p in cells:
+            c = h[(h["preset"] == pr) & (h["players"] == p)]
+            if not len(c):
+                continue
+            lines += [f"### {pr} {p}p", "", (f"| agent | versus | finishing order | wins only | {unit}s (games) "
+                      "for 25 Elo |"), "|---|---|---|---|---|"]
+            win = c[c["order"] == "win"].set_index(["agent", "versus"])
+            for d in c[c["order"] == "total"].itertuples():
+                w = win.loc[(d.agent, d.versus)] if (d.agent, d.versus) in win.index else None
+                lines.append(f"| `{d.agent}` | `{d.versus}` | {_interval(d.difference, d.low, d.high)} | "
+                             + ("-" if w is None else _interval(w["difference"], w["low"], w["high"]))
+                             + f" | {d.units_for_delta:,} ({d.games_for_delta:,}) |")
+            lines.append("")
+        lines += ["## Resolution: 25 Elo", "", ("The games a cell of the same design would need so that two agents "
+                  "25 Elo apart are told apart (two-sided 5%, 80% power), from each cell's own covariance: the "
+                  "median over its pairs and the hardest pair."), "",
+                  f"| cell | games played | order | median {unit}s (games) | hardest pair | its {unit}s (games) |",
+                  "|---|---|---|---|---|---|"]
+        for (pr, p), c in h.groupby(["preset", "players"], sort=False):
+            for o, g in c.groupby("order", sort=False):
+                x = _resolution(g)
+                lines.append(f"| {pr} {p}p | {int(g['cell_games'].iloc[0]):,} | "
+                             f"{'finishing order' if o == 'total' else 'wins only'} | "
+                             f"{x['median_units']:,} ({x['median_games']:,}) | `{x['hardest'].replace(' vs ', '` vs `')}` | "
+                             f"{x['max_units']:,} ({x['max_games']:,}) |")
     games = rt.groupby(["preset", "players"])["cell_games"].first()
     lines += ["", "Games per cell: " + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,}" for pr, p in cells)
-              + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}.", "",
+              + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}"
+              + (f"; alias probe {board.alias_deals} deals a cell." if board.alias_deals else "."), "",
               (f"Command (the first run's): `{command or 'python'}`. Every run's command line, times and wall seconds "
               "(per cell too) are in the run log, `runs.json`; a replay with the same games adds an entry there "
-              "and rewrites every other file byte for byte."), ""]
+              "and rewrites every other file byte for byte. `ratings.csv`: both ratings of every agent and cell "
+              "(`rating*`: finishing order, `win_rating*`: wins only, `alias_of`); `head_to_head.csv`: every "
+              "pair's differences."), ""]
     return "\n".join(lines)
 
 
@@ -608,7 +886,8 @@ def check_board(board: Board) -> None:
     for preset in board.presets:
         for p in board.players:
             cell_experiment(board, preset, p)
+            alias_probe(board, preset, p)
 
 
-__all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "cell_experiment", "check_board", "lineups", "load_board",
-           "parse_board", "rate_cell", "run_board"]
+__all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "alias_probe", "cell_experiment", "check_board",
+           "head_to_head", "lineups", "load_board", "parse_board", "rate_cell", "run_board"]

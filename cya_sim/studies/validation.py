@@ -128,9 +128,10 @@ def play_design(d: CoverageDesign, reps: int, seed: int = 11) -> list[GameTable]
     return [table.take(slice(r * d.games, (r + 1) * d.games)) for r in range(reps)]
 
 
-def _bt_point(table: GameTable, k: int) -> np.ndarray:
-    """Bradley–Terry logits (first = 0) by the aggregated GLM, for a pooled truth."""
-    ahead, ties = ahead_counts(table, k)
+def _bt_point(table: GameTable, k: int, order: str = "total") -> np.ndarray:
+    """Bradley–Terry logits (first = 0) by the aggregated GLM, for a pooled truth (``order``: as
+    :func:`cya_sim.reports.ratings.bradley_terry`)."""
+    ahead, ties = ahead_counts(table, k, order)
     w = ahead + ties / 2
     rows, y = [], []
     for a in range(k):
@@ -162,6 +163,13 @@ def _quantities(t: GameTable, k: int, p: int) -> dict[str, float]:
     beta = _bt_point(t, k) if k > 1 else np.zeros(1)
     for a in range(1, k):
         out[f"rating[{a}]"] = beta[a]
+    if k > 1:
+        try:
+            beta = _bt_point(t, k, "win")
+        except ValueError:  # an agent that never won: no finite win-based rating
+            beta = np.full(k, np.nan)
+        for a in range(1, k):
+            out[f"rating_win[{a}]"] = beta[a]
     out["mean_rounds"] = float(np.mean(t.rounds))
     return out
 
@@ -237,6 +245,17 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
             for a in range(1, k):
                 cover("Bradley-Terry rating", r["rating_ci_low"].iloc[a], r["rating_ci_high"].iloc[a],
                       truth[f"rating[{a}]"] * scale, fixed)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = bradley_terry(t, list(d.labels), order="win")
+        except ValueError:  # an agent that never won (or never lost) in this replication: no finite rating
+            r = None
+        if r is not None:
+            for a in range(1, k):  # no interval with too few wins (MIN_WINS_FOR_INTERVAL): no event
+                if np.isfinite(truth[f"rating_win[{a}]"]) and np.isfinite(r["rating_se"].iloc[a]):
+                    cover("Bradley-Terry win-based rating", r["rating_ci_low"].iloc[a], r["rating_ci_high"].iloc[a],
+                          truth[f"rating_win[{a}]"] * scale, fixed)
     seat = position_test(t, "seat")
     test("test: seat (chair) effect, adjusted, clustered score test", seat["p_value"])
     sa = np.asarray(t.seat_agent)

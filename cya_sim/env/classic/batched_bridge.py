@@ -172,6 +172,26 @@ def running_scores(batch: Batch) -> np.ndarray:
     return st.totals + st.stack_value
 
 
+def rows_of(batch: Batch) -> tuple[object, np.ndarray]:
+    """The batched engine's constants (``Consts``) and its (B, W) int64 game rows, read in place: what the play
+    loop builds a plug-in's view from (:func:`agents.classic.learned.rows_features`). Nothing here writes them."""
+    return batch.state.consts, batch.state.rows
+
+
+def seat_streams(batch: Batch, seat: int) -> np.ndarray:
+    """(B, 4) uint64 the random streams of ``seat`` in every row, in place (a compiled agent deciding for that seat
+    draws from them, as it would sitting there)."""
+    return batch.state.agent_rng[:, seat]
+
+
+def reference_observation_of(batch: Batch, row: int):
+    """The reference :class:`~cya_sim.engine.classic.reference.observation.Observation` of the seat to act in ``row``
+    (:func:`cya_sim.engine.classic.adapter.reference_observation`; for a Python agent's ``act``)."""
+    from cya_sim.engine.classic.adapter import reference_observation
+
+    return reference_observation(batch.state, row)
+
+
 def _final_observations(batch: Batch, rows: np.ndarray, seat: int) -> ObservationBatch:
     """The ``seat`` observation of the finished games in ``rows`` (idle rows keep their last position).
 
