@@ -67,10 +67,10 @@ def record_result(K, G, Q, q):
 
 
 #: The hooks inlined into the shared loops (:func:`implement`). Measured with ``cya-sim bench --no-compile`` (2 cores,
-#: load 1.5-2.5, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where main's loops,
-#: before they were shared, gave 58-60k and 179-189k; these four inlined, 55-61k and 163-178k. The price: the cold
-#: compile of the classic play loop (``runs.warmup.warm_up``, greedy and random) takes 44 CPU-s instead of 31-33
-#: (main's: 29-30).
+#: load 1.5-2.6, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where main's loops,
+#: before they were shared, gave 58-62k and 181-191k; these four inlined, 59-61k and 175-187k. The price: the cold
+#: compile of the classic play loop (``runs.warmup.warm_up``, greedy and random) takes 36 CPU-s, main's 29 (none
+#: inlined: 31-33; inlined through a wrapper function: 44).
 INLINED = ("row_slots", "is_legal", "apply_action", "act")
 
 
@@ -94,7 +94,9 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     args = ", ".join(names)
     ns = {"fn": fn, "_is_game": _matcher(fields)}
     exec(f"def typer({args}):\n    if _is_game(K):\n        return lambda {args}: fn({args})\n", ns)  # noqa: S102
-    if stub.__name__ in INLINED:
+    if stub.__name__ in INLINED:  # fn's own Python body is inlined: no wrapper compiled on the way
+        ns["fn"] = fn.py_func
+        exec(f"def typer({args}):\n    if _is_game(K):\n        return fn\n", ns)  # noqa: S102
         overload(stub, inline="always")(ns["typer"])
     else:
         overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
