@@ -84,11 +84,11 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
             decks may widen the record's arrays, never rename them, so every record of the game matches.
         fn: a ``numba.njit`` function with the stub's arguments, in order.
 
-    The implementation is a one-line function calling ``fn``. The hooks of :data:`INLINED` (what every decision of
-    the play loop and of the search's rollouts runs) are inlined into each shared loop (``inline="always"``), as the
-    classic loop inlined them before the loops were shared; the others are called: compiled once per game with the
-    options of :data:`cya_sim.engine.jit.JIT` but no cache of their own (defined by ``exec``; their machine code is
-    cached within each shared loop that calls them).
+    For the hooks of :data:`INLINED` (what every decision of the play loop and of the search's rollouts runs) the
+    implementation is ``fn``'s own Python body, inlined into each shared loop (``inline="always"``), as the classic
+    loop inlined them before the loops were shared. The others are a one-line function calling ``fn``, compiled once
+    per game with the options of :data:`cya_sim.engine.jit.JIT` but no cache of its own (defined by ``exec``; its
+    machine code is cached within each shared loop that calls it).
     """
     names = list(inspect.signature(stub).parameters)
     args = ", ".join(names)
