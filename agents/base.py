@@ -6,14 +6,14 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from cya_sim.engine.reference.observation import Observation
+from cya_sim.engine.classic.reference.observation import Observation
 
 
 @runtime_checkable
 class Agent(Protocol):
     """A policy for one seat.
 
-    ``act`` gets the seat's :class:`~cya_sim.engine.reference.observation.Observation` (its
+    ``act`` gets the seat's :class:`~cya_sim.engine.classic.reference.observation.Observation` (its
     ``legal_action_mask`` is ``(A,) bool``) and the seat's own
     ``numpy.random.Generator``, and returns one action id that is legal under
     the mask. An agent never sees the game state.

@@ -1,6 +1,6 @@
 """The C calling convention of a view policy: compiled once on its own, called by address from cached loops.
 
-A **view policy** decides from one seat's agent view (:mod:`agents.view`). The compiled play loop
+A **view policy** decides from one seat's agent view (:mod:`agents.classic.view`). The compiled play loop
 (:mod:`cya_sim.play.loop`) and the search's rollouts (:mod:`cya_sim.search.kernels`) build that view and
 call the policy through a C function pointer, so that the loops are compiled once and cached for every
 policy — the built-in ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle`` and every user
@@ -14,11 +14,11 @@ data: the loop's machine code holds no reference to any policy, and numba caches
 The signature (:data:`VIEW_SIG`), every array C-contiguous, passed as its data pointer::
 
     int64 policy(float64 *params,  /* (N_AGENT_PARAMS,) the agent's numbers */
-                 int64 *hdr,       /* (N_HDR,)        agents.view H_* scalars */
+                 int64 *hdr,       /* (N_HDR,)        agents.classic.view H_* scalars */
                  int64 *hand,      /* (T,)            cards of each type in hand */
                  int64 *values,    /* (T,)            face values, dollars */
                  int64 *unseen,    /* (T,)            cards of each type the seat has not seen */
-                 int64 *seats,     /* (P, N_SEATCOL)  agents.view S_* columns */
+                 int64 *seats,     /* (P, N_SEATCOL)  agents.classic.view S_* columns */
                  uint8 *gave_up,   /* (P, T) bool     the public give-up record */
                  uint8 *mask,      /* (A,) bool       the legal action mask */
                  uint64 *rng,      /* (4,)            the seat's PCG64 stream, advanced in place */
@@ -39,9 +39,9 @@ from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
-from agents.view import N_HDR, N_SEATCOL
+from agents.classic.view import N_HDR, N_SEATCOL
 
-#: Width of a compiled agent's parameter row (``agents.registry.compiled_params``).
+#: Width of a compiled agent's parameter row (``agents.classic.registry.compiled_params``).
 N_AGENT_PARAMS = 16
 
 #: What a generated C entry returns when the plug-in raised (numba's C entries cannot raise: an exception would

@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 PACKAGE_DIRS = (PACKAGE, PACKAGE.parent / "agents")
 #: The folders probed for a writable ``__pycache__``: where the play loop's and the agents' kernels live.
-PROBED_DIRS = (PACKAGE / "engine" / "compiled", PACKAGE / "play", PACKAGE.parent / "agents")
+PROBED_DIRS = (PACKAGE / "engine", PACKAGE / "play", PACKAGE.parent / "agents")
 #: What to do when no folder at all can hold numba's cache (the one line the command line prints).
 NO_CACHE_FOLDER = ("numba cannot cache the compiled engine: the installed sources, the home folder's cache and the "
                    "temporary folder are all read-only; set NUMBA_CACHE_DIR (or CYA_SIM_CACHE_DIR) to a writable "

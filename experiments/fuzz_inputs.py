@@ -187,7 +187,7 @@ def _played_state(game: str, rng: random.Random):
     from cya_sim.game.rng import root_key
 
     if game == "classic":
-        from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
+        from cya_sim.engine.classic.reference import apply_action, legal_action_mask, new_game
         from cya_sim.game.rules import get_rules
 
         preset = rng.choice(["classic", "classic", "advanced", "basic", "two_player_draft"])
@@ -197,7 +197,7 @@ def _played_state(game: str, rng: random.Random):
     else:
         from cya_sim.engine.theft.legal import legal_action_mask
         from cya_sim.engine.theft.reference import apply_action, new_game
-        from cya_sim.game.theft.rules import THEFT_PRESETS
+        from cya_sim.game.theft.rules import PRESETS as THEFT_PRESETS
 
         rules = THEFT_PRESETS["theft"].with_options(max_turns=rng.choice([1000, 3, 8]))
         s = new_game(rules, rng.randint(2, 4), root_key(rng.randint(0, 10**6)), 0)
@@ -226,7 +226,7 @@ def _CLASSIC_FIELDS(p: int) -> dict[str, list]:
 def _gen_position(game: str) -> Callable[[random.Random], Any]:
     def gen(rng: random.Random) -> Any:
         if game == "classic":
-            from cya_sim.game.position import state_to_dict
+            from cya_sim.game.classic.position import state_to_dict
         else:
             from cya_sim.game.theft.position import state_to_dict
         d = state_to_dict(_played_state(game, rng))
@@ -251,9 +251,9 @@ def _run_position(game: str) -> Callable[[Any], tuple[str, str]]:
         import numpy as np
 
         if game == "classic":
-            from cya_sim.engine.reference import apply_action, legal_action_mask
-            from cya_sim.game.position import PositionError as Err
-            from cya_sim.game.position import loads
+            from cya_sim.engine.classic.reference import apply_action, legal_action_mask
+            from cya_sim.game.classic.position import PositionError as Err
+            from cya_sim.game.classic.position import loads
         else:
             from cya_sim.engine.theft.legal import legal_action_mask
             from cya_sim.engine.theft.reference import apply_action
@@ -308,8 +308,8 @@ def gen_position_text(rng: random.Random) -> Any:
 
 def run_position_text(case: Any) -> tuple[str, str]:
     if case["game"] == "classic":
-        from cya_sim.game.position import PositionError as Err
-        from cya_sim.game.position import loads
+        from cya_sim.game.classic.position import PositionError as Err
+        from cya_sim.game.classic.position import loads
     else:
         from cya_sim.game.theft.position import TheftPositionError as Err
         from cya_sim.game.theft.position import loads
@@ -669,7 +669,7 @@ def run_compiled_plugins(case: Any) -> tuple[str, str]:
 
 
 FAMILIES = {f.name: f for f in [
-    Family("classic_position", "mutated classic positions of played games (cya_sim.game.position)",
+    Family("classic_position", "mutated classic positions of played games (cya_sim.game.classic.position)",
            _gen_position("classic"), _run_position("classic")),
     Family("theft_position", "mutated theft positions of played games (cya_sim.game.theft.position)",
            _gen_position("theft"), _run_position("theft")),

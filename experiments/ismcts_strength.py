@@ -38,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from cya_sim.search.search import DEFAULT_C_UCB
+from cya_sim.search.classic.search import DEFAULT_C_UCB
 from cya_sim.studies.tournament import TournamentConfig, run_tournament
 
 HERE = Path(__file__).resolve().parent

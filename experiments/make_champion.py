@@ -1,5 +1,5 @@
 """Write the champion: one plug-in that plays, at every table size under the classic and the advanced rules, the
-learned network chosen for that cell (:func:`agents.learned.write_bundle`).
+learned network chosen for that cell (:func:`agents.classic.learned.write_bundle`).
 
     python experiments/make_champion.py
 
@@ -32,7 +32,7 @@ MEMBERS = {
 
 def main() -> int:
     """Write the bundle; returns 0."""
-    from agents.learned import write_bundle
+    from agents.classic.learned import write_bundle
 
     py = write_bundle(MODELS / "champion", [MODELS / m for m in MEMBERS.values()])
     for cell, m in MEMBERS.items():

@@ -2,7 +2,7 @@
 
 Each deal is played twice with the seats swapped (duplicate deals): the same chance outcomes (first
 dealer, deck order), once with our ``ismcts`` at seat 0 and OpenSpiel's ``ISMCTSBot`` at seat 1, once
-the other way round. The game is the OpenSpiel registration of :mod:`cya_sim.env.openspiel`
+the other way round. The game is the OpenSpiel registration of :mod:`cya_sim.env.classic.openspiel`
 (2 players, one round by default so the pure-Python OpenSpiel bot finishes in the time).
 
 - ours: ``ismcts(iterations=N)`` with its defaults (greedy rollouts to the end of the round,
@@ -33,7 +33,7 @@ def play(game, deal: int, our_seat: int, iterations: int, seed: int) -> float:
     """One game of deal ``deal``; our ``ismcts`` at ``our_seat``; returns our win share."""
     from open_spiel.python.algorithms import ismcts, mcts
 
-    from agents.registry import make_agent
+    from agents.classic.registry import make_agent
 
     chance = np.random.default_rng([seed, deal])  # same chance outcomes for both games of the deal
     ours = make_agent(f"ismcts(iterations={iterations}, seed={seed * 1000 + deal})")
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
 
     import pyspiel
 
-    import cya_sim.engine.reference  # noqa: F401  (import order of the agents package)
+    import cya_sim.engine.classic.reference  # noqa: F401  (import order of the agents package)
     from cya_sim.env.openspiel import register_openspiel
 
     register_openspiel()

@@ -45,7 +45,7 @@ from statsmodels.stats.multitest import multipletests
 
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
-from cya_sim.play.theft_reference import TheftTurnCapWarning, play_theft_games
+from cya_sim.play.theft.reference import TheftTurnCapWarning, play_theft_games
 
 HERE = Path(__file__).resolve().parent
 

@@ -12,15 +12,15 @@ search agent distilled into a network, :func:`cya_sim.studies.learn.imitate`), t
 (0: the distilled network as it is).
 
 The procedure is :mod:`cya_sim.studies.learn`: the learner plays seat 0 against ``--opponents`` (compiled agents)
-on :class:`cya_sim.env.learner.LearnerVectorEnv` (observations: :func:`agents.learned.features` of its view as the
+on :class:`cya_sim.env.classic.learner.LearnerVectorEnv` (observations: :func:`agents.classic.learned.features` of its view as the
 play loop builds it, classic or advanced rules; reward ``dense``: change in its total in $M plus the final win
 share). Every ``--eval-every`` steps the deterministic policy plays ``--eval-games`` fresh games (seed
 ``seed + 10_000``, never a training deal): the learning curve (``NAME_curve.csv``, ``NAME_curve.png``). At the end
 the policy network (``F -> 64 -> 64 -> A``, tanh) is exported to numpy (``NAME.npz``) with a generated plug-in
-module ``NAME.py`` (:func:`agents.learned.write_plugin`), named like any agent: ``agents.learned_models.NAME:decide``;
+module ``NAME.py`` (:func:`agents.classic.learned.write_plugin`), named like any agent: ``agents.learned_models.NAME:decide``;
 no torch at play time. The ``.npz`` records what the model was trained for (the rules' preset and digest, the
 table size, the observation encoding): named at another table size or under other rules it is refused in one line
-before any game (:func:`agents.learned.check_setting`). torch runs on one thread: the same command gives the same
+before any game (:func:`agents.classic.learned.check_setting`). torch runs on one thread: the same command gives the same
 weights, bit for bit (checked for the committed ``classic_4p``: docs/strategy.md).
 """
 

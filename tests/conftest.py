@@ -1,6 +1,6 @@
 """Shared helpers for the rule-by-rule tests: small JSON positions and readable actions.
 
-Positions are written as dicts in the :mod:`cya_sim.game.position` format. Writing
+Positions are written as dicts in the :mod:`cya_sim.game.classic.position` format. Writing
 all 110 cards by hand would hide what a test is about, so :func:`position`
 takes only the cards that matter and puts every other card of the deck in
 play, in card-type order, at the bottom of the discard pile (``rest="discard"``,
@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cya_sim.engine.reference import apply_action, legal_action_mask
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.game.position import FORMAT, VERSION, state_from_dict
+from cya_sim.engine.classic.reference import apply_action, legal_action_mask
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.game.classic.position import FORMAT, VERSION, state_from_dict
+from cya_sim.game.classic.state import GameState
 from cya_sim.game.rules import get_rules
-from cya_sim.game.state import GameState
 
 POSITIONS = Path(__file__).parent / "positions"
 #: The project's own rules specification and tip list (at the repository's root).

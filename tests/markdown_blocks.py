@@ -159,7 +159,7 @@ def script(code: str, all_blocks: list[tuple[str, str]]) -> str:
         agent = next(text for lang, text in all_blocks if lang == "python" and "class PeacefulAgent" in text)
         prelude = textwrap.dedent(f"""
             import sys, types
-            import cya_sim.engine.reference
+            import cya_sim.engine.classic.reference
             import agents
             _m = types.ModuleType("agents.peaceful")
             exec({agent!r}, _m.__dict__)

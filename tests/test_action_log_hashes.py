@@ -74,13 +74,13 @@ def case_hash(preset: str, players: int, agents: tuple[str, ...], games: int, en
     key = root_key(21)
     h = hashlib.sha256()
     if engine == "batched":
-        from cya_sim.play.batched import play_games
+        from cya_sim.play.classic.batched import play_games
 
         table, state = play_games(rules, list(agents), seat_agent, key, idx, log_cap=4000, return_state=True)
         for g in range(games):
             h.update(np.ascontiguousarray(state.log_actions[g, : state.log_len[g]], np.int16).tobytes())
     else:
-        from cya_sim.play.reference import play_games
+        from cya_sim.play.classic.reference import play_games
 
         table = play_games(rules, list(agents), seat_agent, key, idx)
     for col in ("first_dealer", "totals", "win_share", "rounds", "turns", "challenges", "decisions",

@@ -1,4 +1,4 @@
-"""The probabilities of agents/probability.py against hand-computed values (issue: card_counter)."""
+"""The probabilities of agents/classic/probability.py against hand-computed values (issue: card_counter)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from agents.probability import expected_hidden_value, hypergeom_pmf, log_comb, p_at_most, p_holds_none
+from agents.classic.probability import expected_hidden_value, hypergeom_pmf, log_comb, p_at_most, p_holds_none
 
 
 def test_log_comb_matches_math_comb():
@@ -54,7 +54,7 @@ def test_log_comb_lookup_is_bit_identical_to_compiled_lgamma():
     """The ln i! table (LN_FACT) holds what compiled ``math.lgamma`` gives, so card_counter decides as before."""
     from numba import njit
 
-    from agents.probability import LN_FACT_SIZE
+    from agents.classic.probability import LN_FACT_SIZE
 
     @njit
     def direct(n, k):

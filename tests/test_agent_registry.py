@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE
-from agents.heuristic import HeuristicAgent, HeuristicConfig
-from agents.random_agent import RandomAgent
-from agents.registry import compiled_params, compiled_policy, is_cheating, make_agent
+from agents.classic.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE
+from agents.classic.heuristic import HeuristicAgent, HeuristicConfig
+from agents.classic.random_agent import RandomAgent
+from agents.classic.registry import compiled_params, compiled_policy, is_cheating, make_agent
 from agents.spec import parse_agent_spec
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
@@ -44,11 +44,11 @@ def test_make_agent_with_parameters_and_unknown_parameters():
 
 
 def test_module_class_path_builds_a_third_party_agent():
-    assert isinstance(make_agent("agents.random_agent:RandomAgent"), RandomAgent)
+    assert isinstance(make_agent("agents.classic.random_agent:RandomAgent"), RandomAgent)
     with pytest.raises(ValueError, match="cannot import module"):
         make_agent("no_such_module:Agent")
     with pytest.raises(ValueError, match="has no 'Nope'"):
-        make_agent("agents.random_agent:Nope")
+        make_agent("agents.classic.random_agent:Nope")
 
 
 def test_compiled_forms_and_parameters():
@@ -56,7 +56,7 @@ def test_compiled_forms_and_parameters():
     assert compiled_policy("wild_hoarder") == POLICY_HEURISTIC
     assert compiled_policy("card_counter(min_gain=5000)") == POLICY_CARD_COUNTER
     assert compiled_policy("oracle(cheats=true)") == POLICY_ORACLE
-    assert compiled_policy("agents.random_agent:RandomAgent") is None
+    assert compiled_policy("agents.classic.random_agent:RandomAgent") is None
     p = compiled_params("heuristic(count=true)")
     np.testing.assert_array_equal(p[:14], HeuristicConfig(count=True).to_array())
     assert compiled_params("card_counter(min_gain=5000)")[0] == 5000
@@ -71,7 +71,7 @@ def test_oracle_is_only_available_labelled():
 
 def test_parameterised_and_plugin_agents_play_identically_in_both_engines():
     agents = ["heuristic(pair_first=false, cover=true)", "card_counter(min_gain=2000)",
-              "agents.greedy:GreedyAgent", "oracle(cheats=true)"]
+              "agents.classic.greedy:GreedyAgent", "oracle(cheats=true)"]
     seat_agent = np.array([np.roll([0, 1, 2, 3], g) for g in range(8)], np.int16)
     games = np.arange(8)
     a = get_play_games("batched")(get_rules(), agents, seat_agent, root_key(8), games)
@@ -83,7 +83,7 @@ def test_unknown_agent_parameter_lists_the_allowed_ones():
     """A parameter the agent does not take is named, with the parameters it does take."""
     import pytest as _pytest
 
-    from agents.registry import make_agent as _make
+    from agents.classic.registry import make_agent as _make
 
     with _pytest.raises(ValueError, match=r"unknown parameter\(s\) bogus; ismcts takes: iterations, time_s"):
         _make("ismcts(iterations=20, bogus=1)")

@@ -1,4 +1,4 @@
-"""The built-in agents under the advanced rules (RULES.md §6, agents/advanced.py): one position per new decision.
+"""The built-in agents under the advanced rules (RULES.md §6, agents/classic/advanced.py): one position per new decision.
 
 Each position is played by ``greedy``, ``heuristic`` and ``card_counter`` (the §6 layer is the same for all
 three) and the chosen action is checked; ``random`` only ever picks legal actions (tests/test_batched_invariants.py).
@@ -25,9 +25,9 @@ from conftest import (
     state_of,
 )
 
-from agents import make_agent
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.engine.reference.observation import observe
+from agents.classic.registry import make_agent
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.engine.classic.reference.observation import observe
 
 AGENTS = ["greedy", "heuristic", "card_counter"]
 

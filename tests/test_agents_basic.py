@@ -21,10 +21,13 @@ from conftest import (
     state_of,
 )
 
-from agents import Agent, GreedyAgent, RandomAgent, agent_names, make_agent
-from cya_sim.engine.reference import apply_action, new_game, play_game
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.engine.reference.observation import observe
+from agents import Agent
+from agents.classic.greedy import GreedyAgent
+from agents.classic.random_agent import RandomAgent
+from agents.classic.registry import agent_names, make_agent
+from cya_sim.engine.classic.reference import apply_action, new_game, play_game
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 

@@ -2,8 +2,8 @@
 
 Games are played on the reference engine; the same action sequence is stepped
 through the batched engine, and at every decision the agent view built from
-the batch state (agents.compiled_strategy.view_row) must equal the view built
-from the reference observation (agents.view.build_view), and every strategy
+the batch state (agents.classic.compiled_strategy.view_row) must equal the view built
+from the reference observation (agents.classic.view.build_view), and every strategy
 agent must choose the same action from both.
 """
 
@@ -12,16 +12,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.card_counter import CardCounterAgent
-from agents.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE, act_once, new_scratch
-from agents.compiled_strategy import strategy_address, view_row
-from agents.heuristic import HeuristicAgent, HeuristicConfig
-from agents.oracle import OracleAgent
-from agents.random_agent import RandomAgent
-from agents.view import build_view
-from cya_sim.engine.batched import api
-from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference.observation import observe
+from agents.classic.card_counter import CardCounterAgent
+from agents.classic.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE, act_once, new_scratch
+from agents.classic.compiled_strategy import strategy_address, view_row
+from agents.classic.heuristic import HeuristicAgent, HeuristicConfig
+from agents.classic.oracle import OracleAgent
+from agents.classic.random_agent import RandomAgent
+from agents.classic.view import build_view
+from cya_sim.engine.classic import batched as api
+from cya_sim.engine.classic.reference import apply_action, new_game
+from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 

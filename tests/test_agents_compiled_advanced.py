@@ -1,9 +1,9 @@
 """``greedy`` under the advanced rules (RULES.md §6): the row-reading compiled form equals the view form at every decision.
 
-:func:`agents.compiled_advanced.greedy_advanced_act` takes ``greedy``'s §6 decision from the game row
+:func:`agents.classic.compiled_advanced.greedy_advanced_act` takes ``greedy``'s §6 decision from the game row
 without building the agent view; the ``heuristic`` view policy with ``greedy``'s switches
-(:func:`agents.compiled.policy_act` with its C address) takes it over the view (``advanced_first``, ``heuristic_decide``, ``advanced_last``, the
-same functions the single-game :class:`agents.greedy.GreedyAgent` runs). These tests play games in
+(:func:`agents.classic.compiled.policy_act` with its C address) takes it over the view (``advanced_first``, ``heuristic_decide``, ``advanced_last``, the
+same functions the single-game :class:`agents.classic.greedy.GreedyAgent` runs). These tests play games in
 which every decision is asked of both and one of the two answers, or a uniformly random legal
 action, is played, so that the positions reach every §6 decision (Swap, Move, deep challenges,
 improve, two cards owed, ``end_turn``, hands of only action cards). Every answer must be equal and
@@ -21,10 +21,11 @@ from numba import njit
 
 # A compiled harness of its own (the rules kernel inlined once, the view policy called by its C address):
 # about 6 s to compile on a cold cache since the kernel no longer inlines its callees at numba's IR level.
-from agents.compiled import GREEDY_AS_HEURISTIC, POLICY_VIEW, new_scratch, policy_act
-from agents.compiled_advanced import covers, greedy_advanced_act
-from agents.compiled_strategy import STRATEGY_HEURISTIC, strategy_address
-from cya_sim.engine.compiled.layout import (
+from agents.classic.compiled import GREEDY_AS_HEURISTIC, POLICY_VIEW, new_scratch, policy_act
+from agents.classic.compiled_advanced import covers, greedy_advanced_act
+from agents.classic.compiled_strategy import STRATEGY_HEURISTIC, strategy_address
+from cya_sim.engine.classic.kernel import apply_action, is_legal, legal_list, new_game
+from cya_sim.engine.classic.layout import (
     C_ADV_DC,
     C_ADV_END,
     C_ADV_IM,
@@ -42,8 +43,7 @@ from cya_sim.engine.compiled.layout import (
     make_consts,
     row_width,
 )
-from cya_sim.engine.compiled.pcg import next_double, seed_stream
-from cya_sim.engine.compiled.rules import apply_action, is_legal, legal_list, new_game
+from cya_sim.engine.pcg import next_double, seed_stream
 from cya_sim.game.rules import get_rules
 
 #: Kinds of decision counted (index into the ``kinds`` array).

@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 from conftest import AUTO, BANK, GOLD, JEWELS, PIGGY, SILVER, STOCKS, act, state_of
 
-from agents.card_counter import CardCounterAgent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.oracle import OracleAgent
-from agents.random_agent import RandomAgent
-from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.engine.reference.observation import observe
+from agents.classic.card_counter import CardCounterAgent
+from agents.classic.greedy import GreedyAgent
+from agents.classic.heuristic import HeuristicAgent
+from agents.classic.oracle import OracleAgent
+from agents.classic.random_agent import RandomAgent
+from cya_sim.engine.classic.reference.legal import action_space, legal_action_mask
+from cya_sim.engine.classic.reference.observation import observe
 
 RNG = np.random.default_rng(0)
 TWO = "two_player_draft"

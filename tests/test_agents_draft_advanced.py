@@ -1,7 +1,7 @@
 """The built-in agents on the drafts with the advanced rules (§7 with §6): one position per new decision.
 
 The new decision is the choice for a Move turned up on a draft pile (``draft_move``, a seat that may not be
-on turn; agents/advanced.py :func:`~agents.advanced.draft_move_choice`, the same for ``greedy``, ``heuristic``,
+on turn; agents/classic/advanced.py :func:`~agents.classic.advanced.draft_move_choice`, the same for ``greedy``, ``heuristic``,
 ``card_counter`` and ``oracle``); a Penny Jar in the immediate challenge goes through the §6 layer's rules.
 The compiled forms make the same choices (tests/test_agents_compiled.py, tests/test_batched_differential.py).
 """
@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 from conftest import AUTO, BANK, GOLD, HOME, JEWELS, MOVE, PENNY, PIGGY, SILVER, STOCKS, act, cset, state_of
 
-from agents import make_agent
-from agents.compiled import GreedyBatchAgent
-from cya_sim.engine.batched import observe as batch_observe
-from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.engine.reference.observation import observe
-from cya_sim.search.determinize import TEMPLATE, Determinizer, rng_state
+from agents.classic.compiled import GreedyBatchAgent
+from agents.classic.registry import make_agent
+from cya_sim.engine.classic.batch_observation import observe as batch_observe
+from cya_sim.engine.classic.reference.legal import action_space, legal_action_mask
+from cya_sim.engine.classic.reference.observation import observe
+from cya_sim.search.classic.determinize import TEMPLATE, Determinizer
+from cya_sim.search.tree import rng_state
 
 AGENTS = ["greedy", "heuristic", "card_counter", "oracle(cheats=true)"]
 TWO = "two_player_draft_advanced"

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.compiled import act_once, new_scratch
-from agents.registry import policy_of
-from cya_sim.engine.batched import api
-from cya_sim.engine.compiled.rules import legal_mask
+from agents.classic.compiled import act_once, new_scratch
+from agents.classic.registry import policy_of
+from cya_sim.engine.classic import batched as api
+from cya_sim.engine.classic.kernel import legal_mask
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
 

@@ -23,12 +23,12 @@ from conftest import (
     state_of,
 )
 
-from agents.card_counter import CardCounterAgent
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent, HeuristicConfig, WildHoarderAgent
-from agents.oracle import OracleAgent
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.engine.reference.observation import observe
+from agents.classic.card_counter import CardCounterAgent
+from agents.classic.greedy import GreedyAgent
+from agents.classic.heuristic import HeuristicAgent, HeuristicConfig, WildHoarderAgent
+from agents.classic.oracle import OracleAgent
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.engine.classic.reference.observation import observe
 
 RNG = np.random.default_rng(0)
 
@@ -207,8 +207,8 @@ def _alternate(first, second, players):
 @pytest.mark.parametrize("preset", ["classic", "guide", "basic"])
 def test_heuristic_with_default_switches_is_greedy_game_by_game(preset):
     """``greedy`` is expressible as ``heuristic()``: the same actions in whole games."""
-    from agents.random_agent import RandomAgent
-    from cya_sim.engine.reference import play_game
+    from agents.classic.random_agent import RandomAgent
+    from cya_sim.engine.classic.reference import play_game
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
 

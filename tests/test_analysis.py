@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
-from cya_sim.engine.classic_results import CLASSIC_COLUMNS
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.analysis import analyse, cluster_variance, table_of, turn_order_shares
 from cya_sim.reports.comparisons import ahead_counts, pairwise_table, position_of, position_test

@@ -8,18 +8,20 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, RandomAgent
-from agents.compiled import GreedyBatchAgent, RandomBatchAgent
-from agents.registry import REGISTRY
-from cya_sim.engine.batched import BatchState, IllegalActionError, init, observe, results, step
-from cya_sim.engine.batched.adapter import reference_observation
-from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference.observation import observe as reference_observe
+from agents.classic.compiled import GreedyBatchAgent, RandomBatchAgent
+from agents.classic.greedy import GreedyAgent
+from agents.classic.random_agent import RandomAgent
+from agents.classic.registry import REGISTRY
+from cya_sim.engine.classic.adapter import reference_observation
+from cya_sim.engine.classic.batch_observation import observe
+from cya_sim.engine.classic.batched import BatchState, IllegalActionError, init, results, step
+from cya_sim.engine.classic.reference import apply_action, new_game
+from cya_sim.engine.classic.reference.observation import observe as reference_observe
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 from cya_sim.play import get_play_games
-from cya_sim.play.batched import play_games
-from cya_sim.play.reference import play_games as reference_play_games
+from cya_sim.play.classic.batched import play_games
+from cya_sim.play.classic.reference import play_games as reference_play_games
 
 KEY = root_key(4242)
 
@@ -226,7 +228,7 @@ def test_refuses_bad_arguments():
 
 def test_cache_guard_drops_stale_numba_caches_once(tmp_path, monkeypatch):
     """Editing a kernel source deletes the cached machine code once (numba does not track inlined kernels)."""
-    from cya_sim.engine.compiled import cache_guard
+    from cya_sim.engine import cache_guard
 
     here = tmp_path / "cya_sim" / "engine" / "compiled"
     agents_dir = tmp_path / "agents"
@@ -235,18 +237,18 @@ def test_cache_guard_drops_stale_numba_caches_once(tmp_path, monkeypatch):
     src = here / "kernels.py"
     src.write_text("a = 1\n")
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setattr(cache_guard, "_HERE", here)
-    monkeypatch.setattr(cache_guard, "FOLDERS", (here, agents_dir))
+    monkeypatch.setattr(cache_guard, "_PKG", tmp_path / "cya_sim")
+    monkeypatch.setattr(cache_guard, "FLOORS", (here, agents_dir))
+    monkeypatch.setattr(cache_guard, "SHARED", ())
     monkeypatch.setattr(cache_guard, "_TESTS", tmp_path / "tests")
-    monkeypatch.setattr(cache_guard, "SOURCES", (src,))
     cached = [here / "__pycache__" / "kernels.f-1.py311.nbi", agents_dir / "__pycache__" / "compiled.g-2.py311.nbc",
               tmp_path / "tests" / "__pycache__" / "test_batched_x.h-3.py311.nbi"]
     other = tmp_path / "tests" / "__pycache__" / "test_other.k-1.py311.nbi"
     for f in cached + [other]:
         f.write_text("x")
-    assert cache_guard.invalidate_stale_caches() is True
+    assert cache_guard.invalidate_stale_caches("compiled") is True
     assert not any(f.exists() for f in cached) and other.exists()
     cached[0].write_text("x")
-    assert cache_guard.invalidate_stale_caches() is False and cached[0].exists()
+    assert cache_guard.invalidate_stale_caches("compiled") is False and cached[0].exists()
     src.write_text("a = 2\n")
-    assert cache_guard.invalidate_stale_caches() is True and not cached[0].exists()
+    assert cache_guard.invalidate_stale_caches("compiled") is True and not cached[0].exists()

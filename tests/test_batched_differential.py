@@ -25,7 +25,7 @@ game counts; random and greedy agents, all-random, all-greedy and mixed tables):
   games in all (``CYA_DIFF_AGENT_SCALE`` multiplies them).
 
 On a mismatch the message gives the key, the game index, the step and the reference position
-before that step as JSON (:func:`cya_sim.game.position.dumps`).
+before that step as JSON (:func:`cya_sim.game.classic.position.dumps`).
 
 The slow tests (``pytest -m slow``) play 1,000,000 games per preset group on the batched engine
 (batch sizes 256 and 1 must give equal tables) with one game in 250 also played on the reference
@@ -41,14 +41,14 @@ import os
 import numpy as np
 import pytest
 
-from agents import make_agent
-from cya_sim.engine.batched import init
-from cya_sim.engine.reference import apply_action, legal_action_mask, new_game, play_game
-from cya_sim.engine.reference.game import result_of
+from agents.classic.registry import make_agent
+from cya_sim.engine.classic.batched import init
+from cya_sim.engine.classic.reference import apply_action, legal_action_mask, new_game, play_game
+from cya_sim.engine.classic.reference.game import result_of
 from cya_sim.engine.table import GameTable
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
-from cya_sim.play.batched import play_games as batched_play_games
+from cya_sim.play.classic.batched import play_games as batched_play_games
 
 PRESETS = ("classic", "guide", "basic")
 SIZES = (2, 3, 4, 5, 6)
@@ -90,7 +90,7 @@ def seatings(n_games: int, n_players: int, seed: int) -> np.ndarray:
 def position_report(rules, n_players, key, game_index, seats, actions, step, what) -> str:
     """Key, game index, seats, ``what`` happened at ``step``, and the reference position before ``step``
     (``actions[:step]`` applied to the game's deal) as JSON."""
-    from cya_sim.game.position import dumps
+    from cya_sim.game.classic.position import dumps
 
     state = new_game(rules, n_players, key, game_index)
     for a in actions[:step]:
@@ -360,7 +360,7 @@ def test_differential_custom_deck_with_value_ties():
     held; its tie-breaks (lowest action id among equal values) must still be
     the reference agent's on a deck where many pairs tie.
     """
-    from cya_sim.game.rules.deck import Deck
+    from cya_sim.game.classic.rules.deck import Deck
 
     entries = [{"name": f"a{i}", "kind": "asset", "value": v, "copies": c}
                for i, (v, c) in enumerate([(20_000, 6), (5_000, 8), (20_000, 6), (10_000, 8), (5_000, 8),

@@ -28,11 +28,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from agents.compiled import new_scratch, policy_act
-from agents.registry import policy_of
-from cya_sim.engine.batched import init, results
+from agents.classic.compiled import new_scratch, policy_act
+from agents.classic.registry import policy_of
 from cya_sim.engine.batched.loops import finish_and_refill
-from cya_sim.engine.compiled.layout import (
+from cya_sim.engine.classic.batched import init, results
+from cya_sim.engine.classic.kernel import apply_action, is_legal
+from cya_sim.engine.classic.layout import (
     B_ADV_REMOVED,
     B_CHCARDS,
     B_DECK,
@@ -63,7 +64,6 @@ from cya_sim.engine.compiled.layout import (
     G_ROUND_AUDIT,
     G_TO_ACT,
 )
-from cya_sim.engine.compiled.rules import apply_action, is_legal
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
 

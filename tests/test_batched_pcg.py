@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cya_sim.engine.compiled import pcg
-from cya_sim.engine.compiled.intrinsics import cttz, mulhi64
+from cya_sim.engine import pcg
+from cya_sim.engine.intrinsics import cttz, mulhi64
 from cya_sim.game.rng import root_key, shuffle_in_place, stream_generator, stream_state
 
 CASES = [(0, 0, 0), (1, 0, 1), (12345, 7, 3), (2**63 + 5, 999_999, 0), (2**64 - 1, 2**40, 12)]

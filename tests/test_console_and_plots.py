@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from cya_sim.engine.classic_results import CLASSIC_COLUMNS
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.numbers import decimals_apart, estimate_interval, percent_interval
 from cya_sim.reports.plots import (

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cya_sim.engine import MAX_BATCHED_CARD_TYPES, batched_refusal
+from cya_sim.engine.classic.layout import MAX_BATCHED_CARD_TYPES, batched_refusal
+from cya_sim.game.classic.rules.deck import Deck
 from cya_sim.game.rules import get_rules
-from cya_sim.game.rules.deck import Deck
 
 
 def _rules_with_types(n_assets: int, n_wilds: int = 2):

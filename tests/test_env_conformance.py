@@ -286,8 +286,8 @@ def test_openspiel_games_stay_within_max_game_length(preset, players):
 def _reference_recall(game, history: list[int], player: int) -> tuple[str, list[int]]:
     """Replay ``history`` and chain, at each of ``player``'s decisions, its observation (from
     ``observe``, not the state) and its action: the perfect-recall digest, recomputed independently."""
-    from cya_sim.engine.reference.observation import observe
-    from cya_sim.env.openspiel import observation_key
+    from cya_sim.engine.classic.reference.observation import observe
+    from cya_sim.env.classic.openspiel import observation_key
 
     state = game.new_initial_state()
     digest, actions = bytes(16), []
@@ -338,8 +338,8 @@ def test_information_state_is_the_players_observations_and_actions_perfect_recal
 def test_view_key_is_a_function_of_the_observation():
     """The fast key read from the state equals the key built from the §10 observation (no hidden card in it)."""
     pyspiel = pytest.importorskip("pyspiel")
-    from cya_sim.engine.reference.observation import observe
-    from cya_sim.env.openspiel import observation_key, view_key
+    from cya_sim.engine.classic.reference.observation import observe
+    from cya_sim.env.classic.openspiel import observation_key, view_key
 
     for params in ({"players": 4, "rules": "advanced", "rounds": 1}, {"players": 3, "rules": "three_player_draft",
                                                                       "rounds": 1}):
@@ -537,7 +537,9 @@ def test_theft_openspiel_ismcts_runs_on_resampled_states_that_keep_the_informati
 def test_the_game_interface_is_chosen_once_from_the_rule_set():
     from types import SimpleNamespace
 
-    from cya_sim.env.games import GAMES, ClassicGame, TheftGame, game_interface
+    from cya_sim.env.classic.interface import ClassicGame
+    from cya_sim.env.games import GAMES, game_interface
+    from cya_sim.env.theft.interface import TheftGame
 
     assert set(GAMES) == {"classic", "theft"}
     assert type(game_interface(get_rules("advanced"))) is ClassicGame

@@ -25,7 +25,7 @@ from gymnasium.error import ResetNeeded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cya_sim.engine.batched import IllegalActionError as BatchedIllegalActionError
+from cya_sim.engine.classic.batched import IllegalActionError as BatchedIllegalActionError
 from cya_sim.env import CoverYourAssetsAEC, CoverYourAssetsGym, CoverYourAssetsVectorEnv, IllegalActionError
 from cya_sim.game.rules import get_rules
 
@@ -487,8 +487,8 @@ def test_theft_envs_before_reset_raise_reset_needed_and_refuse_bad_seeds():
 def test_theft_envs_take_theft_agents_only():
     with pytest.raises(ValueError, match=r"^opponents: .*card_counter"):
         CoverYourAssetsGym(rules="theft", n_players=3, opponents="card_counter")
-    with pytest.raises(ValueError, match=r"^opponents: 'agents.theft:TheftGreedyAgent' has no compiled form"):
-        CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="agents.theft:TheftGreedyAgent")
+    with pytest.raises(ValueError, match=r"^opponents: 'agents.theft.registry:TheftGreedyAgent' has no compiled form"):
+        CoverYourAssetsVectorEnv(num_envs=2, rules="theft", n_players=3, opponents="agents.theft.registry:TheftGreedyAgent")
     env = CoverYourAssetsGym(rules="theft", n_players=3)  # the theft game's default opponents
     assert env.seat_specs == ["learner", "greedy", "defender"]
 

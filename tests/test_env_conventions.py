@@ -137,8 +137,8 @@ CAPPED = get_rules("classic", max_rounds=1)  # after one round nobody has $1,000
 
 
 def test_sb3_infos_give_the_finished_games_last_view_features_and_time_limit_truncated_on_capped_games():
-    from agents.learned import features
-    from agents.view import build_view
+    from agents.classic.learned import features
+    from agents.classic.view import build_view
     from cya_sim.env.sb3 import ViewFeatureVectorEnv, sb3_infos
 
     venv = ViewFeatureVectorEnv(num_envs=2, rules=CAPPED, n_players=2, opponents="random")

@@ -11,7 +11,7 @@ pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env
 
-from cya_sim.engine.batched import IllegalActionError as BatchedIllegalActionError
+from cya_sim.engine.classic.batched import IllegalActionError as BatchedIllegalActionError
 from cya_sim.env import CoverYourAssetsGym, CoverYourAssetsVectorEnv, IllegalActionError
 
 

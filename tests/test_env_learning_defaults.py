@@ -12,9 +12,9 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 
 import cya_sim.env  # noqa: F401  (registers the Gymnasium id)
-from agents.learned import n_features
+from agents.classic.learned import n_features
 from cya_sim.env import CoverYourAssetsGym, CoverYourAssetsVectorEnv
-from cya_sim.env.encoding import ObservationEncoder
+from cya_sim.env.classic.encoding import ObservationEncoder
 from cya_sim.env.features import ViewFeatureEncoder
 from cya_sim.env.registration import GYM_ID
 from cya_sim.game.rules import get_rules

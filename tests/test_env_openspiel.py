@@ -10,8 +10,9 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import agents  # noqa: F401  (before the env modules: the agents package imports the engine first)
-from cya_sim.engine.reference import play_game
-from cya_sim.env.openspiel import _ShuffleFeed, register_openspiel
+from cya_sim.engine.classic.reference import play_game
+from cya_sim.env.classic.openspiel import _ShuffleFeed
+from cya_sim.env.openspiel import register_openspiel
 from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
 from cya_sim.game.rules import get_rules
 
@@ -53,7 +54,7 @@ def test_shuffle_feed_gives_the_uniforms_of_any_order():
 def test_chance_outcomes_of_the_engines_shuffles_replay_cya_sim_play_game():
     """Feeding chance the engine's own shuffles (stream 0) and the seats the agent streams of play_game
     gives the very game of the reference engine, round after round (R-SETUP, R-NEW-ROUND)."""
-    from agents import make_agent
+    from agents.classic.registry import make_agent
 
     rules, p, key, g = get_rules("classic"), 3, 12345, 7
     expected = play_game(rules, [make_agent("random") for _ in range(p)], key, g)

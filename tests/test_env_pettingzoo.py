@@ -32,7 +32,7 @@ def test_pettingzoo_seed_test_passes():
 
 def random_games(env: CoverYourAssetsAEC, seed: int, games: int) -> tuple[np.ndarray, np.ndarray]:
     """A random agent written against the PettingZoo API: uniform over ``action_mask`` with the
-    seat's own stream (``env.agent_rng``), the draw the built-in ``random`` makes (agents/random_agent.py).
+    seat's own stream (``env.agent_rng``), the draw the built-in ``random`` makes (agents/classic/random_agent.py).
     Returns (G, P) final totals in dollars and (G, P) win shares read from the rewards."""
     totals, shares = [], []
     for g in range(games):

@@ -62,7 +62,7 @@ def _scripted(answers):
 
 def test_several_human_seats_see_only_public_narration_and_their_own_hand():
     lines: list[str] = []
-    from agents import make_agent
+    from agents.classic.registry import make_agent
 
     rules = get_rules("classic")
     status = play_human(rules, [make_agent("random")] * 3, [0, 2], 3, 0, ask=_scripted(["1"] * 10_000),
@@ -76,7 +76,7 @@ def test_several_human_seats_see_only_public_narration_and_their_own_hand():
 
 
 def test_input_closed_abandons_the_game_with_status_1():
-    from agents import make_agent
+    from agents.classic.registry import make_agent
 
     def closed(prompt: str) -> str:
         raise EOFError
@@ -96,7 +96,7 @@ def test_a_human_seat_outside_the_table_is_refused(capsys):
 def test_a_human_game_under_the_advanced_rules_is_narrated_to_the_end(preset, players):
     """R-ADV-TWO, R-ADV-IMPROVE, R-ADV-SWAP, R-ADV-MOVE, R-ADV-DEEP, R-ADV-PENNY at the terminal: every §6 action
     of a whole game gets its own line (the narration once read every unknown kind as a give-up and crashed)."""
-    from agents import make_agent
+    from agents.classic.registry import make_agent
 
     lines: list[str] = []
     answers = itertools.cycle(["1", "2", "3"])  # the human's picks vary, so it plays the §6 actions too
@@ -162,7 +162,7 @@ def test_theft_human_game_through_the_cli_shows_only_what_the_seat_may_see(monke
 
 
 def test_theft_several_human_seats_see_public_narration_only():
-    from agents.theft import make_theft_agent
+    from agents.theft.registry import make_theft_agent
 
     lines: list[str] = []
     status = play_human(get_rules("theft"), [make_theft_agent("greedy")] * 3, [0, 2], 5, 1,

@@ -175,7 +175,7 @@ def test_round_robin_lineups():
 
 
 def test_round_robin_without_repeats_uses_every_subset(monkeypatch):
-    from agents import registry
+    from agents.classic import registry
 
     for extra in ("x1", "x2", "x3"):
         monkeypatch.setitem(registry.REGISTRY, extra, registry.REGISTRY["random"])

@@ -389,8 +389,8 @@ def test_fuzz_experiment_bytes(work, capsys, data):
 
 # -- positions ------------------------------------------------------------------------------------------------
 def _valid_position() -> dict:
-    from cya_sim.engine.reference import new_game
-    from cya_sim.game.position import state_to_dict
+    from cya_sim.engine.classic.reference import new_game
+    from cya_sim.game.classic.position import state_to_dict
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
 
@@ -407,7 +407,7 @@ def _valid_theft_position() -> dict:
     from cya_sim.engine.theft.reference import new_game
     from cya_sim.game.rng import root_key
     from cya_sim.game.theft.position import state_to_dict
-    from cya_sim.game.theft.rules import THEFT_PRESETS
+    from cya_sim.game.theft.rules import PRESETS as THEFT_PRESETS
 
     return state_to_dict(new_game(THEFT_PRESETS["theft"], 3, root_key(1), 0))
 
@@ -442,7 +442,7 @@ def test_fuzz_positions_load_or_position_error(doc):
 
 
 def _position_loads_or_refuses(doc) -> None:
-    from cya_sim.game.position import PositionError, loads
+    from cya_sim.game.classic.position import PositionError, loads
 
     try:
         text = json.dumps(doc)
@@ -467,7 +467,7 @@ position_texts = st.one_of(
 @DEFAULT
 @given(text=position_texts)
 def test_fuzz_position_text(text):
-    from cya_sim.game.position import PositionError, loads
+    from cya_sim.game.classic.position import PositionError, loads
 
     with alarm(TIMEOUT_S), pytest.raises(PositionError):
         loads(text)

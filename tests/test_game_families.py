@@ -13,7 +13,8 @@ import pytest
 from cya_sim.engine.table import COMMON_COLUMNS, COMMON_NAMES
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
-from cya_sim.play.families import FAMILIES, GameFamily, family_of
+from cya_sim.play.families import FAMILIES, family_of
+from cya_sim.play.family import GameFamily
 from cya_sim.play.kernels import Kernel
 
 #: One preset of each family, with two of its agents.

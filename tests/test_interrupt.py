@@ -106,7 +106,7 @@ def test_sigint_stops_every_worker_of_a_100_million_game_run_within_10_s(tmp_pat
 @pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
 def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path):
     """With one worker the main process plays: the compiled loop returns to Python every few thousand games
-    (``cya_sim.play.batched.COMPILED_SLICE``), where Ctrl-C is seen; before, one call played a whole chunk."""
+    (``cya_sim.play.classic.batched.COMPILED_SLICE``), where Ctrl-C is seen; before, one call played a whole chunk."""
     out = tmp_path / "one"
     cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "100000000", "--workers", "1",
            "--chunk-size", "50000000", "--out", str(out)]

@@ -18,11 +18,11 @@ import os
 import numpy as np
 import pytest
 
-from agents import RandomAgent
-from cya_sim.engine.reference import IllegalActionError, apply_action, new_game, play_game
-from cya_sim.engine.reference.legal import action_space, legal_action_mask
-from cya_sim.engine.reference.observation import observe
-from cya_sim.game.position import dumps, state_to_dict
+from agents.classic.random_agent import RandomAgent
+from cya_sim.engine.classic.reference import IllegalActionError, apply_action, new_game, play_game
+from cya_sim.engine.classic.reference.legal import action_space, legal_action_mask
+from cya_sim.engine.classic.reference.observation import observe
+from cya_sim.game.classic.position import dumps, state_to_dict
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 

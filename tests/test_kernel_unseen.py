@@ -3,17 +3,17 @@
 The compiled kernel keeps, in each game row's ``B_SEEN_PUBLIC`` and ``B_SEEN_PRIVATE`` blocks,
 what every seat has seen this round outside its hand, so that its unseen cards (RULES.md §10
 "unseen"; R-HIDDEN-WILD for what stays hidden) come without a recount
-(:func:`~cya_sim.engine.compiled.seen.unseen_of`); the rules call
-:func:`~cya_sim.engine.compiled.seen.reveal` at every event. These tests recompute it from scratch — "cards in play minus what
+(:func:`~cya_sim.engine.classic.seen.unseen_of`); the rules call
+:func:`~cya_sim.engine.classic.seen.reveal` at every event. These tests recompute it from scratch — "cards in play minus what
 the seat has seen": its own hand, the discard pile, the challenge cards shown and every set card
 except a first card hidden from it — and compare it with the kept block for **every seat at every
 decision** of many random games, for every preset, several table sizes and ``hidden_wilds``
 true and false, the two- and three-player drafts (§7) and the advanced rules (§6) included; and in games continued from the search's determinizations (whose blocks are
-rebuilt by :func:`~cya_sim.engine.compiled.seen.recount_seen`). A rule event that shows a card
+rebuilt by :func:`~cya_sim.engine.classic.seen.recount_seen`). A rule event that shows a card
 without calling ``reveal`` (e.g. a new rule merged without it) fails here.
 
 The from-scratch count is deliberately the other formula than the kernel's
-:func:`~cya_sim.engine.compiled.seen.count_unseen` (which counts where the unseen cards are);
+:func:`~cya_sim.engine.classic.seen.count_unseen` (which counts where the unseen cards are);
 both are checked.
 """
 
@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from cya_sim.engine.compiled.layout import (
+from cya_sim.engine.classic.kernel import apply_action, legal_list, new_game
+from cya_sim.engine.classic.layout import (
     B_ADV_REMOVED,
     B_CHCARDS,
     B_DECK,
@@ -48,9 +49,8 @@ from cya_sim.engine.compiled.layout import (
     make_consts,
     row_width,
 )
-from cya_sim.engine.compiled.pcg import next_double, seed_stream
-from cya_sim.engine.compiled.rules import apply_action, legal_list, new_game
-from cya_sim.engine.compiled.seen import count_unseen, unseen_of
+from cya_sim.engine.classic.seen import count_unseen, unseen_of
+from cya_sim.engine.pcg import next_double, seed_stream
 from cya_sim.game.rules import get_rules
 
 CASES = ([(preset, p) for preset in ("classic", "guide", "basic") for p in (2, 3, 4, 6)] + [("classic", 9), ("classic", 12)]
@@ -154,11 +154,11 @@ def test_kept_unseen_equals_recount_at_every_decision(preset, players, hidden):
                                              ("two_player_draft_advanced", 2), ("three_player_draft_advanced", 3)])
 def test_kept_unseen_from_determinizations(preset, players):
     """The search's determinizations rebuild the seen counts (recount_seen); the rules keep it from there to the round's end."""
-    from agents.greedy import GreedyAgent
-    from cya_sim.engine.reference import apply_action as ref_apply
-    from cya_sim.engine.reference import new_game as ref_new_game
-    from cya_sim.engine.reference.observation import observe
-    from cya_sim.search.determinize import Determinizer
+    from agents.classic.greedy import GreedyAgent
+    from cya_sim.engine.classic.reference import apply_action as ref_apply
+    from cya_sim.engine.classic.reference import new_game as ref_new_game
+    from cya_sim.engine.classic.reference.observation import observe
+    from cya_sim.search.classic.determinize import Determinizer
 
     rules = get_rules(preset)
     checked = 0

@@ -130,8 +130,8 @@ GAME_SPECIFIC = {
     "cya_sim.studies.validation": "coverage checks on simulated classic games",
     "cya_sim.studies.bench": "measures the engines and the search themselves",
     "cya_sim.studies.bench_theft": "measures the theft game's engines themselves",
-    "cya_sim.studies.learn": "trains the classic family's learned agents and writes them as plug-ins (agents.learned)",
-    "cya_sim.studies.exploit": "its best response is a classic-family learned agent, written as one (agents.learned)",
+    "cya_sim.studies.learn": "trains the classic family's learned agents and writes them as plug-ins (agents.classic.learned)",
+    "cya_sim.studies.exploit": "its best response is a classic-family learned agent, written as one (agents.classic.learned)",
 }
 
 
@@ -151,9 +151,9 @@ def test_consumers_reach_a_game_only_through_the_protocol():
 def test_layer_check_catches_an_upward_import(tmp_path):
     """The check itself: an engine module importing agents is reported."""
     f = tmp_path / "x.py"
-    f.write_text("def f():\n    from agents.registry import make_agent\n")
+    f.write_text("def f():\n    from agents.classic.registry import make_agent\n")
     found = [t for _, t in imports_of("cya_sim.engine.batched.x", f)]
-    assert "agents.registry" in found and layer_of("agents.registry") > layer_of("cya_sim.engine.batched.x")
+    assert "agents.classic.registry" in found and layer_of("agents.classic.registry") > layer_of("cya_sim.engine.batched.x")
 
 
 def test_engines_do_not_enumerate_agents():
@@ -163,7 +163,7 @@ def test_engines_do_not_enumerate_agents():
 
 
 @pytest.mark.parametrize(("module", "toolkit"), [
-    ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.batched", None),
+    ("agents", None), ("cya_sim.engine.batched", None), ("cya_sim.search", None), ("cya_sim.play.classic.batched", None),
     ("cya_sim.results.folder", None), ("cya_sim.runs.runner", None), ("cya_sim.reports.report", None),
     ("cya_sim.studies.tournament", None), ("cya_sim.play.families", None), ("cya_sim.env.games", None),
     ("cya_sim.env.terminal", None), ("cya_sim.env.vector", "gymnasium"), ("cya_sim.env.openspiel", "pyspiel"),

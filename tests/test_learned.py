@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.learned import features, n_features, write_plugin
-from agents.view import build_view
-from cya_sim.engine.batched.adapter import reference_observation
+from agents.classic.learned import features, n_features, write_plugin
+from agents.classic.view import build_view
+from cya_sim.engine.classic.adapter import reference_observation
 from cya_sim.env.sb3 import ViewFeatureVectorEnv
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
@@ -127,7 +127,7 @@ COMMITTED_WEIGHTS = {"classic_2p": "78c6942ee9cda551ac08644641b0100ff775db837bec
 
 @pytest.mark.parametrize("name, players", [("classic_2p", 2), ("classic_4p", 4)])
 def test_committed_models_record_rules_table_size_and_encoding(name, players):
-    from agents.learned import ENCODING, rules_digest, trained_for
+    from agents.classic.learned import ENCODING, rules_digest, trained_for
 
     with np.load(MODELS / f"{name}.npz") as f:
         rec = trained_for(f)
@@ -149,7 +149,7 @@ def test_committed_weights_are_the_trained_bytes():
                                                     (2, "advanced", "other rules"),
                                                     (3, "guide", "other rules and table size")])
 def test_a_learned_model_elsewhere_is_refused_in_one_line_naming_both_settings(players, preset, other):
-    from agents.learned import LearnedSettingError, check_setting, rules_digest
+    from agents.classic.learned import LearnedSettingError, check_setting, rules_digest
 
     spec = "agents.learned_models.classic_2p:decide"
     rules = get_rules(preset)

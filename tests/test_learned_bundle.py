@@ -1,4 +1,4 @@
-"""A bundle of learned models (agents.learned.write_bundle): each network plays in its own setting exactly as its
+"""A bundle of learned models (agents.classic.learned.write_bundle): each network plays in its own setting exactly as its
 own plug-in does, on both engines; any other setting is refused in one line; a bundle that could not tell two
 members apart is refused when written."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.learned import LearnedSettingError, check_setting, write_bundle
+from agents.classic.learned import LearnedSettingError, check_setting, write_bundle
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
 from cya_sim.play.families import family_of

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.learned import LearnedSettingError, check_setting, n_features, rules_digest, trained_for
-from cya_sim.game.actions import ActionSpace
+from agents.classic.learned import LearnedSettingError, check_setting, n_features, rules_digest, trained_for
+from cya_sim.game.classic.actions import ActionSpace
 from cya_sim.game.rules import get_rules
 
 MODELS = Path(__file__).resolve().parents[1] / "agents" / "learned_models"

@@ -1,4 +1,4 @@
-"""The learned agents' training environment (cya_sim.env.learner): its features are the play loop's view features
+"""The learned agents' training environment (cya_sim.env.classic.learner): its features are the play loop's view features
 under the classic and the advanced rules, equal to the committed models' training environment on the classic game,
 and it refuses what the features do not encode."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.learned import features, n_features
-from agents.view import build_view
-from cya_sim.engine.batched.adapter import reference_observation
-from cya_sim.env.learner import LearnerVectorEnv
+from agents.classic.learned import features, n_features
+from agents.classic.view import build_view
+from cya_sim.engine.classic.adapter import reference_observation
+from cya_sim.env.classic.learner import LearnerVectorEnv
 from cya_sim.env.sb3 import ViewFeatureVectorEnv
 from cya_sim.game.rules import get_rules
 

@@ -285,7 +285,7 @@ def test_metagame_refuses_each_number_out_of_range_in_one_line_before_any_game(t
 @pytest.fixture(scope="module")
 def alias_run(tmp_path_factory):
     """One small 2-player metagame whose pool holds an alias (``heuristic``'s defaults are ``greedy``,
-    agents/heuristic.py), with --bootstrap 0; returns (exit code, console, out folder)."""
+    agents/classic/heuristic.py), with --bootstrap 0; returns (exit code, console, out folder)."""
     out = tmp_path_factory.mktemp("alias") / "m"
     proc = subprocess.run([sys.executable, "-m", "cya_sim.cli.main", "metagame", "--pool", "greedy,heuristic,random",
                            "--players", "2", "--deals", "12", "--bootstrap", "0", "--alpha", "20", "--population",

@@ -22,10 +22,10 @@ from conftest import (
     state_of,
 )
 
-from agents import make_agent
-from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference.observation import Observation, observe
-from cya_sim.game.position import state_from_dict
+from agents.classic.registry import make_agent
+from cya_sim.engine.classic.reference import apply_action, new_game
+from cya_sim.engine.classic.reference.observation import Observation, observe
+from cya_sim.game.classic.position import state_from_dict
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 

@@ -24,8 +24,7 @@ from playthroughs.generate import COMMAND, FOLDER, SEED, path_of, playthrough
 
 from cya_sim.env.games import game_interface
 from cya_sim.game.rng import root_key
-from cya_sim.game.rules import get_rules
-from cya_sim.game.rules.presets import preset_names
+from cya_sim.game.rules import get_rules, preset_names
 from cya_sim.play.families import family_of
 
 #: Lines of the unified diff shown in a failure message.

@@ -83,12 +83,12 @@ def installed_plugin(tmp_path_factory):
 
 # The loops are compiled once for every plug-in (agents/view_abi.py): the plug-in compiles on its own, in seconds.
 def test_plugin_plays_in_both_engines_and_as_rollout(installed_plugin):
-    from agents.registry import compiled_policy
-    from cya_sim.engine.reference.observation import observe
+    from agents.classic.registry import compiled_policy
+    from cya_sim.engine.classic.reference.observation import observe
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
     from cya_sim.play import get_play_games
-    from cya_sim.search import ismcts_search
+    from cya_sim.search.classic import ismcts_search
 
     assert "lay_best" in {ep.name for ep in entry_points(group="cya_sim.agents")}
     assert callable(getattr(compiled_policy("lay_best"), "py_func", None))  # a compiled plug-in
@@ -100,7 +100,7 @@ def test_plugin_plays_in_both_engines_and_as_rollout(installed_plugin):
     ref = get_play_games("reference")(rules, agents, sa, root_key(12), np.arange(g))
     assert ours.equals(ref)
     assert np.allclose(ours.win_share.sum(axis=1), 1.0)
-    from cya_sim.engine.reference import new_game
+    from cya_sim.engine.classic.reference import new_game
 
     state = new_game(rules, 4, root_key(3), 0)
     obs = observe(state, state.to_act)

@@ -264,7 +264,7 @@ def test_user_modules_follow_the_plugins_imports_into_the_users_tree_only(tmp_pa
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "policy.py").write_text("import numpy as np\nimport json\nfrom numba import njit\nfrom . import util\n"
-                                   "from agents.view import uniform\n")
+                                   "from agents.classic.view import uniform\n")
     (pkg / "util.py").write_text(f"from pkg_{tag}.deep import K\n")
     (pkg / "deep.py").write_text("K = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -290,10 +290,10 @@ def test_an_agent_that_writes_into_its_legal_action_mask_is_refused_not_played(p
 
 
 def test_the_observation_mask_is_read_only_on_every_engine_path():
-    from cya_sim.engine.batched import init
-    from cya_sim.engine.batched.adapter import reference_observation
-    from cya_sim.engine.reference import new_game
-    from cya_sim.engine.reference.observation import observe
+    from cya_sim.engine.classic.adapter import reference_observation
+    from cya_sim.engine.classic.batched import init
+    from cya_sim.engine.classic.reference import new_game
+    from cya_sim.engine.classic.reference.observation import observe
     from cya_sim.engine.theft.observation import observe as theft_observe
     from cya_sim.engine.theft.reference import new_game as theft_new_game
     from cya_sim.game.rng import root_key
@@ -315,11 +315,11 @@ def test_the_observation_mask_is_read_only_on_every_engine_path():
 @pytest.mark.parametrize("func", ["out_of_range", "illegal", "raiser"])
 @pytest.mark.parametrize("search", ["ismcts", "pimc"])
 def test_a_classic_rollout_plugin_with_a_bad_decision_is_refused_naming_it_as_rollout(plugins, func, search):
-    from cya_sim.engine.reference import new_game
-    from cya_sim.engine.reference.observation import observe
+    from cya_sim.engine.classic.reference import new_game
+    from cya_sim.engine.classic.reference.observation import observe
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
-    from cya_sim.search.search import ismcts_search, pimc_search
+    from cya_sim.search.classic.search import ismcts_search, pimc_search
     from cya_sim.search.tree import RolloutError
 
     st = new_game(get_rules("classic"), 3, root_key(4), 0)

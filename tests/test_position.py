@@ -1,4 +1,4 @@
-"""Positions as JSON (cya_sim.game.position): exact round trips, defaults, and every kind of malformed
+"""Positions as JSON (cya_sim.game.classic.position): exact round trips, defaults, and every kind of malformed
 position refused with an error naming the field."""
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from conftest import (
     sets,
 )
 
-from agents import make_agent
-from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference.observation import observe
-from cya_sim.game.position import (
+from agents.classic.registry import make_agent
+from cya_sim.engine.classic.reference import apply_action, new_game
+from cya_sim.engine.classic.reference.observation import observe
+from cya_sim.game.classic.position import (
     FORMAT,
     PositionError,
     dumps,
@@ -434,7 +434,7 @@ def test_loads_refuses_deep_nesting_and_huge_integers_as_a_position_error(text, 
 def test_r_2p_draft_action_card_face_up_on_a_pile_is_refused():
     """R-2P-DRAFT with §6: a Swap turned up is carried out at once, so it never lies face up on a pile (issue 23:
     such impossible draft piles were accepted); face down (its pile in draft_down) it is a position mid-turn."""
-    from cya_sim.game.rules.advanced import SWAP
+    from cya_sim.game.classic.rules.advanced import SWAP
 
     piles = [[JEWELS, SWAP], [STOCKS], [PIGGY]]
     d = position(players=2, preset="two_player_draft_advanced", hands=[[JEWELS], [PIGGY]], draft_piles=piles)

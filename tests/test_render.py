@@ -15,10 +15,10 @@ import pytest
 
 import agents  # noqa: F401  (the agents package imports the engine first)
 from cya_sim.cli.main import main
-from cya_sim.engine.reference.observation import observe
+from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.engine.theft.observation import observe as theft_observe
 from cya_sim.env.game import EnvGame
-from cya_sim.game.position import dumps
+from cya_sim.game.classic.position import dumps
 from cya_sim.game.rules import get_rules
 from cya_sim.play.families import family_of
 from cya_sim.render import rgb_array, save_png, save_svg, state_text, svg_text
@@ -331,7 +331,7 @@ def test_the_docs_picture_is_what_the_documented_command_draws(tmp_path, capsys)
 
 @pytest.mark.parametrize(("preset", "players"), [("two_player_draft", 2), ("three_player_draft_advanced", 3)])
 def test_draft_piles_show_their_face_up_tops_to_a_seat_and_every_top_in_the_full_view(preset, players):
-    from cya_sim.engine.reference.draft import face_up_top
+    from cya_sim.engine.classic.reference.draft import face_up_top
 
     st = _play_until(preset, players, 3, lambda s: bool(s.draft_offer) and any(s.draft_down)).state
     assert st.draft_offer and any(st.draft_down), "seed 3 drafts a set whose pile is not turned up yet"

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cya_sim.cli.experiment import report_main, tournament_main
-from cya_sim.engine.classic_results import CLASSIC_COLUMNS
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.theft.results import THEFT_COLUMNS
 from cya_sim.reports.report import build_report
 from cya_sim.results.folder import (

@@ -14,14 +14,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents import make_agent
+from agents.classic.registry import make_agent
 from cya_sim.cli.main import describe_error, main
 from cya_sim.engine.agent_calls import AgentError
-from cya_sim.engine.reference import IllegalActionError, apply_action, new_game, play_game
+from cya_sim.engine.classic.reference import IllegalActionError, apply_action, new_game, play_game
+from cya_sim.game.classic.rules.ruleset import DEFAULT_MAX_ROUNDS, MAX_TARGET_SCORE
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import Deck, DeckError, RulesError, get_rules, load_deck
-from cya_sim.game.rules.ruleset import DEFAULT_MAX_ROUNDS, MAX_TARGET_SCORE
-from cya_sim.play.reference import play_games
+from cya_sim.play.classic.reference import play_games
 
 AGENTS = '''
 import numpy as np
@@ -135,7 +135,7 @@ def test_discarding_agents_stop_at_the_round_cap_and_are_flagged(user_agents):
 
 def test_round_cap_same_games_on_both_engines():
     """The cap is one rule implemented twice: the batched engine stops and flags the very same games."""
-    from cya_sim.play.batched import play_games as batched_games
+    from cya_sim.play.classic.batched import play_games as batched_games
 
     rules = get_rules("classic", max_rounds=2)
     seat = np.array([[(g + s) % 2 for s in range(4)] for g in range(24)], np.int16)
@@ -360,7 +360,7 @@ def test_non_utf8_experiment_file_names_the_file(tmp_path, capsys):
 
 
 def test_non_utf8_and_odd_position_files():
-    from cya_sim.game.position import PositionError, load_position, loads
+    from cya_sim.game.classic.position import PositionError, load_position, loads
 
     with pytest.raises(PositionError, match="not UTF-8"):
         import tempfile
@@ -409,7 +409,7 @@ def test_reference_step_refuses_non_integers(action):
 
 
 def test_batched_step_refuses_float_actions():
-    from cya_sim.engine.batched import init, step
+    from cya_sim.engine.classic.batched import init, step
 
     state = init(get_rules("classic"), 4, 2, root_key(1), agents=("random",))
     with pytest.raises(ValueError, match="integer action ids; got dtype float64"):
@@ -452,9 +452,9 @@ def test_theft_agent_failures_name_agent_seat_and_game(user_agents, capsys, agen
 
 def test_theft_agent_returning_numpy_integers_plays():
     """The checks refuse only non-integers: NumPy integers are ids (as in the classic family)."""
-    from agents.theft import make_theft_agent
-    from cya_sim.game.theft.rules import THEFT_PRESETS
-    from cya_sim.play.theft_reference import play_game as play_theft
+    from agents.theft.registry import make_theft_agent
+    from cya_sim.game.theft.rules import PRESETS as THEFT_PRESETS
+    from cya_sim.play.theft.reference import play_game as play_theft
 
     class Numpy:
         name = "numpy"

@@ -28,7 +28,7 @@ from conftest import (
     state_of,
 )
 
-from cya_sim.engine.reference import new_game
+from cya_sim.engine.classic.reference import new_game
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
 

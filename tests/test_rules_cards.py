@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents import make_agent
-from cya_sim.engine.reference import new_game, play_game
+from agents.classic.registry import make_agent
+from cya_sim.engine.classic.reference import new_game, play_game
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import Deck, DeckError, RulesError, deck_2011, get_rules, load_deck
 

@@ -1,7 +1,7 @@
 """RULES.md §7 small tables: R-2P-DRAFT and R-3P-DRAFT, one hand-built position per sub-rule.
 
 The simulator's readings where the rules are silent are listed in
-:mod:`cya_sim.engine.reference.draft` (set-up order, reach order, who is asked first,
+:mod:`cya_sim.engine.classic.reference.draft` (set-up order, reach order, who is asked first,
 when the piles turn up); the tests below pin each of them.
 """
 
@@ -26,10 +26,10 @@ from conftest import (
     state_of,
 )
 
-from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
-from cya_sim.engine.reference.draft import leftover_value
-from cya_sim.engine.reference.observation import observe
-from cya_sim.game.position import dumps, loads
+from cya_sim.engine.classic.reference import apply_action, legal_action_mask, new_game
+from cya_sim.engine.classic.reference.draft import leftover_value
+from cya_sim.engine.classic.reference.observation import observe
+from cya_sim.game.classic.position import dumps, loads
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, get_rules
 

@@ -1,7 +1,7 @@
 """RULES.md §7 with §6: the drafts played with the advanced cards and actions (presets
 ``two_player_draft_advanced``, ``three_player_draft_advanced``), one hand-built position per reading.
 
-The readings (seed 000 lines 21 and 25) are listed in :mod:`cya_sim.engine.reference.draft`: an action card
+The readings (seed 000 lines 21 and 25) are listed in :mod:`cya_sim.engine.classic.reference.draft`: an action card
 turned up on a draft pile is carried out at once by the two players beside it and leaves the game; Swap
 exchanges their top sets; for Move the 2-player opponent of the mover (3 players: the mover) chooses how the
 mover's stack (3 players: the other neighbour's stack) moves; at set-up it acts on nothing. R-ADV-PENNY and
@@ -31,11 +31,11 @@ from conftest import (
     state_of,
 )
 
-from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
-from cya_sim.engine.reference.draft import deal_piles, leftover_value
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.engine.reference.observation import observe
-from cya_sim.game.position import dumps, loads
+from cya_sim.engine.classic.reference import apply_action, legal_action_mask, new_game
+from cya_sim.engine.classic.reference.draft import deal_piles, leftover_value
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.engine.classic.reference.observation import observe
+from cya_sim.game.classic.position import dumps, loads
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
 

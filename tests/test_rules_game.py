@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from conftest import BANK, GOLD, HOME, JEWELS, POSITIONS, SILVER, STOCKS, act, cset, state_of
 
-from cya_sim.engine.reference.game import result_of
-from cya_sim.game.position import load_position
+from cya_sim.engine.classic.reference.game import result_of
+from cya_sim.game.classic.position import load_position
 
 # stacks worth $70,000 / $45,000 / $0
 STACKS = [[cset(STOCKS, STOCKS, GOLD, STOCKS)], [cset(HOME, HOME, SILVER)], []]

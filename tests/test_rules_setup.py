@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import BANK, GOLD, JEWELS, STOCKS, act, cset, hand, sets, state_of
 
-from cya_sim.engine.reference import legal_action_mask, new_game
+from cya_sim.engine.classic.reference import legal_action_mask, new_game
 from cya_sim.game.rng import root_key, shuffle_in_place, stream_generator
 from cya_sim.game.rules import RulesError, deck_2011, get_rules
 

@@ -22,9 +22,9 @@ from conftest import (
     state_of,
 )
 
-from cya_sim.engine.reference import IllegalActionError, apply_action
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.game.position import dumps
+from cya_sim.engine.classic.reference import IllegalActionError, apply_action
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.game.classic.position import dumps
 
 
 def _three_player_turn():

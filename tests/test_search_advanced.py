@@ -27,9 +27,9 @@ from conftest import (
     state_of,
 )
 
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.engine.reference.observation import observe
-from cya_sim.search import ismcts_search, pimc_search
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.engine.classic.reference.observation import observe
+from cya_sim.search.classic import ismcts_search, pimc_search
 
 ITERATIONS = 400
 

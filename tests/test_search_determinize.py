@@ -13,16 +13,17 @@ from collections import Counter
 import numpy as np
 from conftest import BANK, COINS, GOLD, JEWELS, PENNY, PIGGY, SILVER, STOCKS, SWAP, cset, state_of
 
-from cya_sim.engine.compiled.layout import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_SVALUE
-from cya_sim.engine.reference import apply_action, new_game
-from cya_sim.engine.reference.observation import observe
+from cya_sim.engine.classic.layout import B_DECK, B_HANDS, B_SCARD0, B_SVAL, B_SVALUE
+from cya_sim.engine.classic.reference import apply_action, new_game
+from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.game.rules import get_rules
-from cya_sim.search.determinize import Determinizer, rng_state
+from cya_sim.search.classic.determinize import Determinizer
+from cya_sim.search.tree import rng_state
 
 
 def _mid_game(key=7, steps=40, players=4):
     """A classic game after ``steps`` greedy actions (hidden set cards, a real draw pile)."""
-    from agents.greedy import GreedyAgent
+    from agents.classic.greedy import GreedyAgent
 
     state = new_game(get_rules("classic"), players, key, 0)
     g = GreedyAgent()
@@ -173,7 +174,7 @@ def test_inconsistent_observation_is_refused():
 
 def test_template_carries_the_public_give_up_record_and_samples_keep_it():
     """RULES.md §10: who gave up a challenge is public; the ``card_counter`` rollout reads it from the flat game."""
-    from cya_sim.engine.compiled.layout import B_GAVEUP
+    from cya_sim.engine.classic.layout import B_GAVEUP
 
     state = _mid_game()
     state.gave_up[2][3] = True  # seat 2 gave up a challenge over asset type 3 (and drew nothing since)
@@ -270,9 +271,9 @@ def test_draft_move_choice_exactly_uniform_and_kept():
     face-down draft card, the draw card, and the hand card hidden beneath the drafted Jewels: Jewels or a wild)."""
     from conftest import AUTO, MOVE, act
 
-    from cya_sim.engine.compiled.layout import C_A, G_DRAFT_MOVE, G_DRAFT_THEN0, G_TO_ACT
-    from cya_sim.engine.compiled.rules import apply_action as kernel_apply
-    from cya_sim.engine.compiled.rules import legal_list
+    from cya_sim.engine.classic.kernel import apply_action as kernel_apply
+    from cya_sim.engine.classic.kernel import legal_list
+    from cya_sim.engine.classic.layout import C_A, G_DRAFT_MOVE, G_DRAFT_THEN0, G_TO_ACT
 
     pub = [[0, 1], [0, 1]]
     s = state_of(players=2, preset="two_player_draft_advanced", hands=[[JEWELS, PIGGY], [AUTO]],

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from conftest import AUTO, BANK, CASH, GOLD, HOME, JEWELS, PIGGY, SILVER, STAMPS, STOCKS, cset, state_of
 
-from cya_sim.engine.reference import apply_action, new_game, play_game
-from cya_sim.engine.reference.legal import action_space
-from cya_sim.engine.reference.observation import observe
+from cya_sim.engine.classic.reference import apply_action, new_game, play_game
+from cya_sim.engine.classic.reference.legal import action_space
+from cya_sim.engine.classic.reference.observation import observe
 from cya_sim.game.rules import get_rules
-from cya_sim.search import ismcts_search, pimc_search
-from cya_sim.search.agent import ISMCTSAgent, PIMCAgent
+from cya_sim.search.classic import ismcts_search, pimc_search
+from cya_sim.search.classic.agent import ISMCTSAgent, PIMCAgent
 
 PUB2 = [[0, 1], [0, 1], [0, 1], [0, 1], [0, 1]]
 
@@ -38,7 +38,7 @@ def _steal_position():
 
 
 def _mid_game(key=21, steps=35, players=4):
-    from agents.greedy import GreedyAgent
+    from agents.classic.greedy import GreedyAgent
 
     state = new_game(get_rules("classic"), players, key, 0)
     g = GreedyAgent()
@@ -98,7 +98,7 @@ def test_search_returns_only_legal_actions_and_same_seed_same_decisions():
 def test_whole_game_same_seed_same_decisions_and_timing_recorded():
     """Same tournament key and seats -> the same game; every action was legal (play_game checks the mask)."""
     rules = get_rules("classic", end_condition="rounds:1")
-    from agents.greedy import GreedyAgent
+    from agents.classic.greedy import GreedyAgent
 
     def play():
         agents = [ISMCTSAgent(iterations=30, seed=3), GreedyAgent(), PIMCAgent(iterations=30, seed=3), GreedyAgent()]
@@ -139,8 +139,8 @@ def test_time_budget_and_win_utility_run():
 
 def test_agents_play_through_the_reference_tournament_path(monkeypatch):
     """Registered by name, the search agents play ``play_games`` like any other agent (issue 6, item 4)."""
-    from agents import registry
-    from cya_sim.play.reference import play_games
+    from agents.classic import registry
+    from cya_sim.play.classic.reference import play_games
 
     monkeypatch.setitem(registry.REGISTRY, "ismcts", lambda: ISMCTSAgent(iterations=20))
     monkeypatch.setitem(registry.REGISTRY, "pimc", lambda: PIMCAgent(iterations=20))
@@ -169,7 +169,7 @@ def test_card_counter_rollout_legal_and_same_seed_same_decisions():
     rules = get_rules("classic", end_condition="rounds:1")
     agents = [ISMCTSAgent(iterations=20, rollout="card_counter", seed=1),
               PIMCAgent(iterations=20, rollout="card_counter", seed=1)]
-    from agents.card_counter import CardCounterAgent
+    from agents.classic.card_counter import CardCounterAgent
     r = play_game(rules, agents + [CardCounterAgent(), CardCounterAgent()], 7, 0)
     assert abs(sum(r.win_shares) - 1.0) < 1e-9
 
@@ -182,7 +182,7 @@ def test_unknown_rollout_is_refused_listing_the_allowed_policies():
 @pytest.mark.parametrize("bad", [0, -5, 2.5, True, "10"])
 def test_ismcts_max_nodes_refused_up_front(bad):
     """A bad tree capacity is refused when the agent is made, naming the parameter (not mid-tournament)."""
-    from cya_sim.search.agent import ISMCTSAgent
+    from cya_sim.search.classic.agent import ISMCTSAgent
 
     with pytest.raises(ValueError, match="max_nodes"):
         ISMCTSAgent(iterations=10, max_nodes=bad)

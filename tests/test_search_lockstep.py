@@ -2,8 +2,8 @@
 
 Lockstep test: a game of the batched engine is played with random legal
 actions up to a random point (checking at every step that the ordered legal
-ids of :func:`~cya_sim.engine.compiled.rules.legal_list` are exactly the ids
-:func:`~cya_sim.engine.compiled.rules.is_legal` accepts, R-TURN). Then a copy
+ids of :func:`~cya_sim.engine.classic.kernel.legal_list` are exactly the ids
+:func:`~cya_sim.engine.classic.kernel.is_legal` accepts, R-TURN). Then a copy
 of its row and of its engine stream is played to the end of the game by the
 search's rollout (:func:`cya_sim.search.kernels.rollout`, ``win`` utility) with
 a compiled policy, while the batched engine plays the original with the same
@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.compiled import N_AGENT_PARAMS, POLICY_GREEDY, new_scratch
-from agents.registry import policy_of
-from cya_sim.engine.batched import init, step
-from cya_sim.engine.compiled.layout import C_A, G_DONE, G_QUEUE_POS, G_ROUND, G_TO_ACT
-from cya_sim.engine.compiled.rules import is_legal, legal_list
+from agents.classic.compiled import N_AGENT_PARAMS, POLICY_GREEDY, new_scratch
+from agents.classic.registry import policy_of
+from cya_sim.engine.classic.batched import init, step
+from cya_sim.engine.classic.kernel import is_legal, legal_list
+from cya_sim.engine.classic.layout import C_A, G_DONE, G_QUEUE_POS, G_ROUND, G_TO_ACT
 from cya_sim.game.rules import get_rules
 from cya_sim.play.loop import advance
-from cya_sim.search.kernels import UTIL_WIN, rollout
+from cya_sim.search.classic.kernels import UTIL_WIN, rollout
 
 
 def _lockstep(preset: str, players: int, games: int, seed: int) -> int:

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from theft_helpers import asset, tstate
 
-from agents.theft import make_theft_agent
+from agents.theft.registry import make_theft_agent
 from cya_sim.engine.theft.legal import action_space
 from cya_sim.engine.theft.observation import observe
 from cya_sim.game.rng import root_key
 from cya_sim.game.theft.rules import TheftRuleSet
-from cya_sim.play.theft_batched import play_theft_games_batched
-from cya_sim.play.theft_reference import play_theft_games
+from cya_sim.play.theft.batched import play_theft_games_batched
+from cya_sim.play.theft.reference import play_theft_games
 from cya_sim.search.theft.agent import TheftISMCTSAgent, TheftPIMCAgent
 from cya_sim.search.theft.search import theft_ismcts_search, theft_pimc_search
 
@@ -131,13 +131,13 @@ def test_search_by_time_returns_a_legal_action():
 
 def test_cache_guard_covers_the_theft_search_kernels():
     """numba's disk cache keys a function on its own file only: an edit to the theft rules kernel or to the search
-    tree must drop the theft search kernels' caches too (:mod:`cya_sim.engine.theft.cache_guard`)."""
+    tree must drop the theft search kernels' caches too (:mod:`cya_sim.engine.cache_guard`)."""
     from pathlib import Path
 
-    from cya_sim.engine.theft import cache_guard
+    from cya_sim.engine import cache_guard
     from cya_sim.search import tree
     from cya_sim.search.theft import kernels
 
-    sources = set(cache_guard.SOURCES)
+    sources = set(cache_guard.sources_of("theft"))
     assert {Path(kernels.__file__).resolve(), Path(tree.__file__).resolve()} <= sources
-    assert any(d == Path(kernels.__file__).resolve().parent / "__pycache__" for d, _ in cache_guard._CACHES)
+    assert any(d == Path(kernels.__file__).resolve().parent / "__pycache__" for d, _ in cache_guard.caches_of("theft"))

@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 from theft_helpers import asset, tstate
 
-from agents.theft import make_theft_agent
+from agents.theft.registry import make_theft_agent
 from cya_sim.engine.theft.layout import B_DECK, C_NC, C_P, C_T, G_FIRST, field_view
 from cya_sim.engine.theft.observation import observe
 from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.engine.theft.rows import row_to_state
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.theft.rules import TheftRuleSet
-from cya_sim.search.determinize import rng_state
 from cya_sim.search.theft.determinize import TheftDeterminizer
+from cya_sim.search.tree import rng_state
 
 OPTION_LINES = [{}, {"compulsory_defence": True, "gold_theft_cancel": "single_gold"},
                 {"end_of_turn": "keep", "give_up_pair_only": True}]

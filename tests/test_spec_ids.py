@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from conftest import RULES_MD, SHARED_RULES_MD, SHARED_TIPS_MD, TIPS_MD
 
+from cya_sim.game.classic.rules import PRESETS
+from cya_sim.game.classic.rules.ruleset import option_names
 from cya_sim.game.rules import get_rules
-from cya_sim.game.rules.presets import PRESETS
-from cya_sim.game.rules.ruleset import option_names
-from cya_sim.game.theft.rules import TheftRuleSet, theft_option_names
+from cya_sim.game.theft.rules import TheftRuleSet
+from cya_sim.game.theft.rules import option_names as theft_option_names
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where IDs are cited: the package, the agents, the tests, the experiments, the docs, and the root's text files.

@@ -12,7 +12,7 @@ from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
 from statsmodels.stats.multitest import multipletests
 
-from cya_sim.engine.classic_results import CLASSIC_COLUMNS
+from cya_sim.engine.classic.results import CLASSIC_COLUMNS
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.stats import (
     SUMMARY_COLUMNS,

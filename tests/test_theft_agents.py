@@ -1,4 +1,4 @@
-"""The theft game's agents (agents/theft.py), from hand-built positions (RULES.md §9)."""
+"""The theft game's agents (agents/theft/registry.py), from hand-built positions (RULES.md §9)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from theft_helpers import asset, tstate
 
-from agents.theft import make_theft_agent, theft_agent_names
+from agents.theft.registry import make_theft_agent, theft_agent_names
 from cya_sim.engine.theft.legal import action_space
 from cya_sim.engine.theft.observation import observe
 from cya_sim.game.theft.state import PendingTheft

@@ -75,7 +75,7 @@ def test_tournament_theft_writes_the_usual_outputs(tmp_path, capsys):
     import pandas as pd
 
     from cya_sim.game.rng import root_key
-    from cya_sim.play.theft_reference import play_theft_games
+    from cya_sim.play.theft.reference import play_theft_games
 
     out = tmp_path / "t"
     assert main(["tournament", "--rules", "theft", "--agents", "greedy,defender", "--players", "3", "--games", "24",

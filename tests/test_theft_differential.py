@@ -13,7 +13,7 @@ limits, a small deck that reshuffles often, the turn cap) and table sizes 2–6,
   largest steal and turn-cap flag. ``CYA_THEFT_DIFF_GAMES`` games in all (default 10,400: 800 per option
   line, 160 per table size).
 - **Agent play** (:func:`compare_games`): both engines play with their own agents (the reference with the
-  Python classes of :mod:`agents.theft`) and the action lists must be equal step by step — the check that
+  Python classes of :mod:`agents.theft.registry`) and the action lists must be equal step by step — the check that
   the compiled agents choose as the Python ones. ``CYA_THEFT_DIFF_AGENT_GAMES`` games per option line
   (default 100).
 
@@ -28,15 +28,15 @@ import os
 import numpy as np
 import pytest
 
-from agents.theft import make_theft_agent
+from agents.theft.registry import make_theft_agent
 from cya_sim.engine.table import GameTable
 from cya_sim.engine.theft.legal import action_space, legal_action_mask
 from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.engine.theft.results import THEFT_COLUMNS
 from cya_sim.game.rng import root_key
 from cya_sim.game.theft.rules import TheftRuleSet
-from cya_sim.play.theft_batched import play_theft_games_batched
-from cya_sim.play.theft_reference import play_game
+from cya_sim.play.theft.batched import play_theft_games_batched
+from cya_sim.play.theft.reference import play_game
 
 AGENTS = ["random", "greedy", "defender"]
 SIZES = (2, 3, 4, 5, 6)
@@ -108,7 +108,7 @@ def _result_text(ref, table: GameTable, cancelled: np.ndarray, i: int) -> str:
 def replay_one(rules, n_players, key, game_index, seats, actions, table, cancelled, i) -> str | None:
     """Replay one game's ``actions`` on the reference engine from its deal; None when every action is legal there
     and the results equal row ``i`` of the batched ``table``, else the failure report."""
-    from cya_sim.play.theft_reference import _result
+    from cya_sim.play.theft.reference import _result
 
     ref = new_game(rules, n_players, key, game_index)
     for step, a in enumerate(actions):
@@ -200,7 +200,7 @@ def test_theft_replay_differential(name, options):
 @pytest.mark.parametrize(("name", "options"), OPTIONS, ids=[o[0] for o in OPTIONS])
 def test_theft_agents_choose_alike(name, options):
     """R-T-SETUP … R-T-END: both engines play with their own random/greedy/defender agents: the same actions step by
-    step (the compiled agents decide as agents/theft.py), the same results."""
+    step (the compiled agents decide as agents/theft/registry.py), the same results."""
     rules = rules_of(options)
     row = [o[0] for o in OPTIONS].index(name)
     per_size = max(1, AGENT_GAMES // len(SIZES))

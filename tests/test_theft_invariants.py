@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.theft import make_theft_agent
+from agents.theft.registry import make_theft_agent
 from cya_sim.engine.table import GameTable
 from cya_sim.engine.theft.legal import legal_action_mask
 from cya_sim.engine.theft.observation import observe
@@ -15,7 +15,7 @@ from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.theft.position import dumps, loads
 from cya_sim.game.theft.rules import TheftRuleSet
-from cya_sim.play.theft_reference import TheftTurnCapWarning, play_game, play_theft_games
+from cya_sim.play.theft.reference import TheftTurnCapWarning, play_game, play_theft_games
 
 VARIANTS = [
     {},
@@ -146,7 +146,7 @@ def test_theft_and_classic_modules_stay_apart():
     neutral = ("cya_sim", "cya_sim.cache", "cya_sim.game", "cya_sim.game.errors", "cya_sim.game.rng",
                "cya_sim.game.jsontext", "cya_sim.game.limits", "cya_sim.engine")
     assert all(m in neutral or m.startswith(("cya_sim.game.theft", "cya_sim.engine.theft")) for m in theft), theft
-    classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.reference"], capture_output=True, text=True,
+    classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.classic.reference"], capture_output=True, text=True,
                              check=True).stdout.split()
     assert [m for m in classic if "theft" in m] == ["cya_sim.game.theft", "cya_sim.game.theft.rules"], classic
 

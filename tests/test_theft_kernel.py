@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from theft_helpers import asset, tstate
 
-from agents.theft import make_theft_agent
-from agents.theft_compiled import POLICY_DEFENDER, POLICY_GREEDY, POLICY_RANDOM, act_once, new_theft_scratch
-from agents.theft_view import build_view, build_view_row
-from cya_sim.engine.compiled.pcg import stream_array
+from agents.theft.compiled import POLICY_DEFENDER, POLICY_GREEDY, POLICY_RANDOM, act_once, new_theft_scratch
+from agents.theft.registry import make_theft_agent
+from agents.theft.view import build_view, build_view_row
+from cya_sim.engine.pcg import stream_array
 from cya_sim.engine.theft import kernel as kn
 from cya_sim.engine.theft.layout import C_A, make_consts, row_width
 from cya_sim.engine.theft.legal import action_space, legal_action_mask
@@ -77,7 +77,7 @@ def test_r_t_setup_same_deal_and_first_player_as_reference():
 @pytest.mark.parametrize("options", OPTION_LINES, ids=lambda o: ",".join(o) or "default")
 def test_random_walks_state_mask_agents_and_view_equal_reference(options):
     """Random legal actions in both engines: after every action the row equals the reference state (R-T-SETUP …
-    R-T-END, reshuffles included), the masks agree, ``greedy`` and ``defender`` pick what agents/theft.py picks,
+    R-T-END, reshuffles included), the masks agree, ``greedy`` and ``defender`` pick what agents/theft/registry.py picks,
     ``random`` draws the same number from the same stream, and every seat's compiled view equals the view of its
     reference observation (RULES.md §10)."""
     rules = _rules(options)
@@ -184,7 +184,7 @@ def test_batched_step_api_refuses_illegal_and_non_integer_actions():
         step(st, np.array([action_space(rules).end_turn, 0]))
     with pytest.raises(ValueError, match="integer action ids"):
         step(st, np.zeros(2, float))
-    from cya_sim.play.theft_batched import play_theft_games_batched
+    from cya_sim.play.theft.batched import play_theft_games_batched
 
     sa = np.random.default_rng(0).integers(0, 3, (300, 4))
     a = play_theft_games_batched(rules, ["random", "greedy", "defender"], sa, KEY, np.arange(300), batch_size=256)
@@ -194,8 +194,8 @@ def test_batched_step_api_refuses_illegal_and_non_integer_actions():
 
 PLUGIN = textwrap.dedent('''
     import numba
-    from agents.theft_view import H_A, H_A_BUILD, H_A_END, H_A_THEFT
-    from agents.view import uniform
+    from agents.theft.view import H_A, H_A_BUILD, H_A_END, H_A_THEFT
+    from agents.classic.view import uniform
 
 
     @numba.njit(cache=True)
@@ -229,11 +229,11 @@ PLUGIN = textwrap.dedent('''
 
 
 def test_theft_plugin_plays_alike_on_both_engines(tmp_path, monkeypatch):
-    """A compiled theft plug-in (``module:function`` over the theft agent view, agents/theft_view.py) plays on the
+    """A compiled theft plug-in (``module:function`` over the theft agent view, agents/theft/view.py) plays on the
     batched engine through its C address and on the reference engine through TheftViewPolicyAgent: the same games,
     parameters included."""
-    from cya_sim.play.theft_batched import play_theft_games_batched
-    from cya_sim.play.theft_reference import play_theft_games
+    from cya_sim.play.theft.batched import play_theft_games_batched
+    from cya_sim.play.theft.reference import play_theft_games
 
     (tmp_path / "my_theft_plugin.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -275,8 +275,8 @@ class StubbornTheftAgent:
 def test_python_theft_agent_on_the_batched_engine_equals_reference():
     """A ``module:Class`` theft agent plays on the batched engine step by step (its observation read from the row):
     the same games as the reference play."""
-    from cya_sim.play.theft_batched import play_theft_games_batched
-    from cya_sim.play.theft_reference import play_theft_games
+    from cya_sim.play.theft.batched import play_theft_games_batched
+    from cya_sim.play.theft.reference import play_theft_games
 
     rules = TheftRuleSet()
     agents = ["test_theft_kernel:StubbornTheftAgent", "random", "defender"]
@@ -290,8 +290,8 @@ def test_theft_engine_choice_and_warm_up():
     """``family_of(rules).play_games`` plays theft on the batched engine when asked and on the reference when asked;
     ``resolve_engine`` resolves ``auto`` to batched; the warm-up lists the theft play loop."""
     from cya_sim.play.families import family_of
-    from cya_sim.play.theft_batched import play_theft_games_batched
-    from cya_sim.play.theft_reference import play_theft_games
+    from cya_sim.play.theft.batched import play_theft_games_batched
+    from cya_sim.play.theft.reference import play_theft_games
     from cya_sim.runs.experiment import resolve_engine
     from cya_sim.runs.warmup import kernels_for
 
@@ -312,8 +312,8 @@ def test_agents_readme_theft_plugin_example_plays_alike_on_both_engines(tmp_path
     import re
     from pathlib import Path
 
-    from cya_sim.play.theft_batched import play_theft_games_batched
-    from cya_sim.play.theft_reference import play_theft_games
+    from cya_sim.play.theft.batched import play_theft_games_batched
+    from cya_sim.play.theft.reference import play_theft_games
 
     text = (Path(__file__).resolve().parents[1] / "agents" / "README.md").read_text()
     src = re.search(r"<!-- theft-plugin-example -->\s*```python\n(.*?)```", text, re.DOTALL).group(1)

@@ -270,7 +270,7 @@ def test_r_t_turn_cancel_pair_value_option():
 def test_r_t_turn_new_defence_options_play_whole_games(options):
     """Every agent plays whole games under the four defence readings without an illegal action; the card count
     holds (R-T-DECK), and under ``compulsory_defence`` no seat ever lets an asset pass while it could cancel."""
-    from agents.theft import make_theft_agent
+    from agents.theft.registry import make_theft_agent
     from cya_sim.engine.theft.legal import legal_action_mask
 
     rules = get_rules("theft", **options)

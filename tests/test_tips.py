@@ -175,8 +175,8 @@ def test_cli_refuses_a_bad_study_field_in_one_line(tmp_path, capsys):
 
 def test_card_counter_infer_hidden_switch_parameters_and_refusal():
     """TIP-HIDE-WILD's opponent switch (R-HIDDEN-WILD): the default infers (parameter 0.0, the agent as before)."""
-    from agents.card_counter import CardCounterAgent
-    from agents.registry import compiled_params
+    from agents.classic.card_counter import CardCounterAgent
+    from agents.classic.registry import compiled_params
 
     assert list(CardCounterAgent()._params) == [0.0, 0.0]
     assert list(CardCounterAgent(infer_hidden=False)._params) == [0.0, 1.0]
@@ -189,7 +189,7 @@ def test_card_counter_infer_hidden_switch_parameters_and_refusal():
 def test_hide_wild_conditions_share_their_deals():
     """The three conditions of a table size have one seed; a deal does not depend on hidden_wilds (R-HIDDEN-WILD
     changes what is seen, not what is dealt), so the contrasts are paired on the same cards."""
-    from cya_sim.engine.reference.setup import new_game
+    from cya_sim.engine.classic.reference.setup import new_game
     from cya_sim.game.rng import root_key
 
     study = parse_study(_small_study(Path("unused")))

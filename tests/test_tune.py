@@ -171,7 +171,7 @@ def test_heldout_interval_covers_on_real_games_many_replications():
 def test_tune_a_compiled_plugin_keeps_its_parameter_order(tmp_path, monkeypatch):
     (tmp_path / "tune_plug.py").write_text(textwrap.dedent('''
         from numba import njit
-        from agents.view import uniform
+        from agents.classic.view import uniform
 
         @njit(cache=True)
         def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):

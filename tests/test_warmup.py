@@ -29,7 +29,7 @@ def test_kernels_for_lists_what_a_run_needs():
     assert labels(['ismcts(rollout="card_counter")', "greedy"], "reference") == [
         "card_counter", "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
     assert labels(["greedy", "random"], "reference") == []
-    # greedy under the advanced rules with draft piles is the heuristic view policy (agents.registry.policy_of)
+    # greedy under the advanced rules with draft piles is the heuristic view policy (agents.classic.registry.policy_of)
     assert labels(["greedy"], "batched", "two_player_draft_advanced") == [
         "play loop (the rules kernel, greedy, random)", "heuristic"]
     assert kernels_for([get_rules("theft")], [3], ["greedy"], "reference") == []
@@ -66,11 +66,11 @@ _PLAN = textwrap.dedent("""
     import json
     import numpy as np
     from numba.core import event
-    from agents.compiled import new_scratch
-    from cya_sim.engine.compiled.layout import make_consts, row_width
+    from agents.classic.compiled import new_scratch
+    from cya_sim.engine.classic.layout import make_consts, row_width
     from cya_sim.game.rules import get_rules
-    from cya_sim.play.loop import callee_plan
-    from cya_sim.play.kernels import _build_loop
+    from cya_sim.play.classic.kernels import callee_plan
+    from cya_sim.play.classic.kernels import build_play_loop as _build_loop
     rules = get_rules("classic")
     k = make_consts(rules, 4)
     plan = callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg))
@@ -90,7 +90,7 @@ _PLAN = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_callee_plan_matches_the_loops_calls(tmp_path):
-    """Every function of :func:`cya_sim.play.loop.callee_plan`, compiled first with the plan's types, is found in the
+    """Every function of :func:`cya_sim.play.classic.kernels.callee_plan`, compiled first with the plan's types, is found in the
     cache when the play loop is compiled: none is compiled again (a plan with other types would be)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), CYA_SIM_CACHE_DIR=str(tmp_path / "cya"))
     out = subprocess.run([sys.executable, "-c", _PLAN], env=env, capture_output=True, text=True, timeout=900,

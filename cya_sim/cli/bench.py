@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "time (default 20000; 0 skips)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--mcts", action="store_true",
-                        help="measure the ISMCTS/PIMC search instead (cya_sim.search.bench)")
+                        help="measure the ISMCTS/PIMC search instead (cya_sim.search.classic.bench)")
     parser.add_argument("--mcts-iterations", type=int_at_least(1, "mcts iterations"), default=20_000,
                         help="ISMCTS iterations per timed search with --mcts (default 20,000)")
     parser.add_argument("--env", action="store_true",

@@ -562,9 +562,9 @@ def _dispatch(argv: list[str]) -> int:
 #: Exceptions that report what the user gave (an input, a file, an agent), by qualified class name
 #: (matched along the class's MRO, so no module is imported just to name its error class).
 USER_ERRORS = frozenset({
-    "cya_sim.game.errors.RulesError", "cya_sim.game.rules.deck.DeckError", "agents.spec.AgentSpecError",
+    "cya_sim.game.errors.RulesError", "cya_sim.game.classic.rules.deck.DeckError", "agents.spec.AgentSpecError",
     "cya_sim.game.theft.position.TheftPositionError", "cya_sim.engine.theft.reference.TheftIllegalActionError",
-    "cya_sim.game.position.PositionError", "cya_sim.engine.reference.step.IllegalActionError",
+    "cya_sim.game.classic.position.PositionError", "cya_sim.engine.classic.reference.step.IllegalActionError",
     "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
     "cya_sim.studies.tournament.TournamentError", "cya_sim.errors.FieldError",
 })

@@ -88,7 +88,7 @@ def add_rule_args(p: argparse.ArgumentParser, positional: bool = False, deck: bo
     if deck:
         p.add_argument("--deck", type=Path, metavar="FILE",
                        help="play with a deck from a TOML file (R-DECK-CUSTOM; format of "
-                            "cya_sim/game/data/deck_2011.toml)")
+                            "cya_sim/game/classic/data/deck_2011.toml)")
 
 
 def option_pairs(items: Sequence[str], keys: Sequence[str] | None = None, deck_flag: bool = False

@@ -1,9 +1,9 @@
 """Calling a Python agent from an engine: its exceptions and its return value, checked (R-TURN).
 
 Every caller of a single-game Python agent goes through here (the reference
-engine's :func:`~cya_sim.engine.reference.play_game` and the play layer's loop
+engine's :func:`~cya_sim.engine.classic.reference.play_game` and the play layer's loop
 for Python seats on the batched engine,
-:func:`cya_sim.play.batched.play_with_python_agents`), so both engines refuse
+:func:`cya_sim.play.classic.batched.play_with_python_agents`), so both engines refuse
 the same returns with the same message: anything but
 an integer (a Python ``int`` or a NumPy integer, never a ``bool``) is refused
 naming the agent, the seat, the game and the value, and nothing is coerced

@@ -3,11 +3,11 @@
 Every game family fills the **common columns** of :class:`GameTable` — the game (its deal), which agent sat in
 each seat, the final totals in the family's score unit, the win shares, the decisions its agents took and
 whether the cap stopped it — and adds **its own columns**, named in its own words and declared once in a
-:class:`ResultColumns` (the classic family's in :mod:`cya_sim.engine.classic_results`, the theft game's in
+:class:`ResultColumns` (the classic family's in :mod:`cya_sim.engine.classic.results`, the theft game's in
 :mod:`cya_sim.engine.theft.results`). Both engines' producers fill a family's columns from that declaration,
 and the results folder's Parquet schema (:func:`cya_sim.results.folder.games_schema`) is built from it, so a
 column is named, typed and explained in one place. A family reaches the layers above through its
-:class:`~cya_sim.play.families.GameFamily` (``result_columns()``).
+:class:`~cya_sim.play.family.GameFamily` (``result_columns()``).
 """
 
 from __future__ import annotations

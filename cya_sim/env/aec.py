@@ -20,8 +20,8 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import EnvGame, check_options, check_players, check_seed, keyword_checked, resolve_rules
+from cya_sim.env.games import DEFAULT_STACK_DEPTH
 from cya_sim.game.rules import RuleSet
 
 REWARDS = ("win_share", "total_change")
@@ -50,15 +50,15 @@ class CoverYourAssetsAEC(AECEnv):
             ``rgb_array``: :meth:`render` returns the table as ``agent_selection`` sees it (RULES.md §10), an
             ``(H, W, 3) uint8`` array 1000 pixels wide (:func:`cya_sim.render.rgb_array`).
         seat_names: names shown in the log after each seat (default the agent names ``player_s``).
-        stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.encoding.ObservationEncoder`);
-            for the theft game, asset slots per seat (:class:`~cya_sim.env.theft_encoding.TheftObservationEncoder`).
+        stack_depth: top sets per stack encoded one by one (:class:`~cya_sim.env.classic.encoding.ObservationEncoder`);
+            for the theft game, asset slots per seat (:class:`~cya_sim.env.theft.encoding.TheftObservationEncoder`).
 
     Observations: ``{"observation": (D_obs,) float32, "action_mask": (A,) int8}``, the observation in the
     finite ``Box`` of the game's encoder (``space()``, bounds derived from the rules); the mask is 1 for
     the legal actions of the agent to act and all 0 for the others (and once the game is over). The
-    structured form is :meth:`structured_observation` (a :class:`~cya_sim.engine.reference.observation.Observation`,
+    structured form is :meth:`structured_observation` (a :class:`~cya_sim.engine.classic.reference.observation.Observation`,
     or a :class:`~cya_sim.engine.theft.observation.TheftObservation`).
-    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.game.actions.ActionSpace` (theft:
+    Actions: ``Discrete(A)``, the ids of :class:`~cya_sim.game.classic.actions.ActionSpace` (theft:
     :class:`~cya_sim.game.theft.actions.TheftActionSpace`).
 
     Seeding: ``reset(seed=S)`` plays game 0 under seed ``S``, ``reset(seed=S, options={"game": g})``
@@ -156,7 +156,7 @@ class CoverYourAssetsAEC(AECEnv):
 
     def structured_observation(self, agent: str):
         """The §10 observation of ``agent`` (copies, no hidden information): an
-        :class:`~cya_sim.engine.reference.observation.Observation` or a
+        :class:`~cya_sim.engine.classic.reference.observation.Observation` or a
         :class:`~cya_sim.engine.theft.observation.TheftObservation`."""
         return self.game.observe(self._seat(agent))
 

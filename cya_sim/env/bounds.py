@@ -2,7 +2,7 @@
 
 The environments need finite bounds that hold for every game a rule set can
 produce, not only for the games agents happen to play: Gymnasium's and
-PettingZoo's observation ``Box`` (:meth:`cya_sim.env.encoding.ObservationEncoder.bounds`)
+PettingZoo's observation ``Box`` (:meth:`cya_sim.env.classic.encoding.ObservationEncoder.bounds`)
 and OpenSpiel's ``max_game_length`` (:mod:`cya_sim.env.openspiel`). Each bound
 here is an argument from the rules, stated in its docstring, and is checked
 against played games in ``tests/test_env_conformance.py``.

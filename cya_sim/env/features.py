@@ -2,13 +2,13 @@
 
 Two observations, chosen by the environments' ``observation`` argument (:func:`make_encoder`):
 
-- ``"table"``: the §10 observation as a ``float32`` vector (:class:`~cya_sim.env.encoding.ObservationEncoder`;
-  the theft game's :class:`~cya_sim.env.theft_encoding.TheftObservationEncoder`): every card count, stack and
+- ``"table"``: the §10 observation as a ``float32`` vector (:class:`~cya_sim.env.classic.encoding.ObservationEncoder`;
+  the theft game's :class:`~cya_sim.env.theft.encoding.TheftObservationEncoder`): every card count, stack and
   set the seat may know, in counts and $M. Every game and preset has it.
-- ``"features"``: the view features of the learned agent (:func:`agents.learned.features`) of the seat's agent
-  view (:mod:`agents.view`), :class:`ViewFeatureEncoder`: a fifth to a seventh of the table vector's length, every
+- ``"features"``: the view features of the learned agent (:func:`agents.classic.learned.features`) of the seat's agent
+  view (:mod:`agents.classic.view`), :class:`ViewFeatureEncoder`: a fifth to a seventh of the table vector's length, every
   entry scaled to about one (cards / 4, dollars / $100,000, ...). The very function an exported policy runs
-  inside the compiled loop (:func:`agents.learned.write_plugin`), so a network trained on it plays as a plug-in.
+  inside the compiled loop (:func:`agents.classic.learned.write_plugin`), so a network trained on it plays as a plug-in.
   The classic family without the advanced cards and draft piles only (the features encode that agent view).
 
 ``None`` (the default of every environment that takes ``observation``) is :func:`default_observation`:
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.learned import DOLLAR_SCALE, features, n_features
-from agents.view import (
+from agents.classic.learned import DOLLAR_SCALE, features, n_features
+from agents.classic.view import (
     H_CH_ACTIVE,
     H_CH_ASSET,
     H_CH_CHALLENGER,
@@ -97,9 +97,9 @@ def _batch_features(seat, phase, hand, unseen, hand_sizes, stack_len, set_asset,
 
 
 def batch_features(ob) -> np.ndarray:
-    """(B, F) float32 :func:`agents.learned.features` of every row's seat to act, from an
-    :class:`~cya_sim.engine.batched.ObservationBatch` (classic rules; the view fields the features read are
-    built from the batch's arrays as :func:`agents.view.build_view` builds them; tests check equality).
+    """(B, F) float32 :func:`agents.classic.learned.features` of every row's seat to act, from an
+    :class:`~cya_sim.engine.classic.batch_observation.ObservationBatch` (classic rules; the view fields the features read are
+    built from the batch's arrays as :func:`agents.classic.view.build_view` builds them; tests check equality).
     Rows with ``seat = -1`` are zeros."""
     d = ob.rules.deck
     nf = n_features(ob.n_players, d.n_types, d.n_assets)
@@ -117,7 +117,7 @@ def features_refusal(rules: Any) -> str | None:
     if getattr(rules, "family", "classic") != "classic":
         return (f"rules {getattr(rules, 'name', rules)!r}: the view features encode the classic game's agent view; "
                 "use observation='table'")
-    from cya_sim.game.actions import ActionSpace
+    from cya_sim.game.classic.actions import ActionSpace
 
     sp = ActionSpace.for_rules(rules)
     if sp.advanced_on or sp.draft:
@@ -138,7 +138,7 @@ class ViewFeatureEncoder:
         rules: classic rules without the advanced cards and draft piles. n_players: P.
 
     Attributes:
-        size: F = :func:`agents.learned.n_features` (P, T card types, nA assets). low, high: ``(F,) float32``
+        size: F = :func:`agents.classic.learned.n_features` (P, T card types, nA assets). low, high: ``(F,) float32``
             finite bounds of every vector (:meth:`_bounds`).
 
     Raises:
@@ -158,7 +158,7 @@ class ViewFeatureEncoder:
         self.low, self.high = self._bounds()
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(low, high)``, each ``(F,) float32``, from the rules, in the block order of :func:`agents.learned.features`.
+        """``(low, high)``, each ``(F,) float32``, from the rules, in the block order of :func:`agents.classic.learned.features`.
 
         Low is 0 (counts, one-hots and dollars are never negative). High: 1 for a flag or one-hot; a count of one
         card type at most its copies in play; a count of cards at most N (cards in play); a stack at most N // 2
@@ -173,7 +173,7 @@ class ViewFeatureEncoder:
         high = np.concatenate([
             np.ones(3), counts / 4.0, counts / 8.0, [n / 40.0, bounds.max_rounds(self.rules, p) / 5.0], np.ones(t),
             np.ones(na), [money, n / 6.0], np.ones(2 * p), np.tile(seat, p), np.ones(p * t)])
-        assert high.shape == (self.size,)  # one bound per feature, in the order of agents.learned.features
+        assert high.shape == (self.size,)  # one bound per feature, in the order of agents.classic.learned.features
         return np.zeros(self.size, np.float32), high.astype(np.float32)
 
     def space(self):
@@ -183,12 +183,12 @@ class ViewFeatureEncoder:
         return spaces.Box(self.low, self.high, (self.size,), np.float32)
 
     def encode(self, obs) -> np.ndarray:
-        """``(F,) float32`` features of one reference :class:`~cya_sim.engine.reference.observation.Observation`."""
+        """``(F,) float32`` features of one reference :class:`~cya_sim.engine.classic.reference.observation.Observation`."""
         hdr, hand, values, unseen, seats, _mask = build_view(obs)
         return features(hdr, hand, values, unseen, seats, np.asarray(obs.gave_up, bool)).astype(np.float32)
 
     def encode_batch(self, ob) -> np.ndarray:
-        """``(B, F) float32`` features of an :class:`~cya_sim.engine.batched.ObservationBatch` (:func:`batch_features`)."""
+        """``(B, F) float32`` features of an :class:`~cya_sim.engine.classic.batch_observation.ObservationBatch` (:func:`batch_features`)."""
         return batch_features(ob)
 
 
@@ -197,7 +197,7 @@ def make_encoder(kind, n_players: int, observation: str | None, stack_depth: int
 
     Args:
         observation: ``"features"``, ``"table"`` or None (:func:`default_observation`).
-        stack_depth: the table vector's (:class:`~cya_sim.env.encoding.ObservationEncoder`); unused by the features.
+        stack_depth: the table vector's (:class:`~cya_sim.env.classic.encoding.ObservationEncoder`); unused by the features.
 
     Returns:
         (the observation's name, its encoder: ``size``, ``low``/``high``, ``space()``, ``encode(obs)``,

@@ -23,8 +23,7 @@ from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import field_name, show
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
-from cya_sim.game.rules import RuleSet, get_rules
-from cya_sim.game.rules.presets import preset_names
+from cya_sim.game.rules import RuleSet, get_rules, preset_names
 from cya_sim.game.theft.rules import TheftRuleSet
 
 
@@ -240,7 +239,7 @@ class EnvGame:
 
     def observe(self, seat: int):
         """The §10 observation of ``seat`` (its mask is all false unless it is the seat to act): an
-        :class:`~cya_sim.engine.reference.observation.Observation` or a
+        :class:`~cya_sim.engine.classic.reference.observation.Observation` or a
         :class:`~cya_sim.engine.theft.observation.TheftObservation`.
 
         Raises:

@@ -23,7 +23,6 @@ except ModuleNotFoundError as _e:  # one line naming the extra to install
 
 from agents.spec import split_agent_list
 from cya_sim.engine.agent_calls import call_agent
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.features import make_encoder
 from cya_sim.env.game import (
@@ -35,7 +34,7 @@ from cya_sim.env.game import (
     keyword_checked,
     resolve_rules,
 )
-from cya_sim.env.games import ClassicGame, GameInterface, game_interface
+from cya_sim.env.games import DEFAULT_STACK_DEPTH, GameInterface, game_interface
 from cya_sim.env.rewards import DEFAULT_REWARD, check_reward, reward_unit, standing, uses_running_scores
 from cya_sim.game.jsontext import show
 from cya_sim.game.rules import RuleSet
@@ -43,7 +42,7 @@ from cya_sim.game.rules import RuleSet
 ILLEGAL = ("end", "raise")
 
 
-#: Default opponents of each game family (the theft game has its own agents, ``agents/theft.py``).
+#: Default opponents of each game family (the theft game has its own agents, ``agents/theft/registry.py``).
 DEFAULT_OPPONENTS = {"classic": "greedy,card_counter", "theft": "greedy,defender"}
 
 
@@ -62,7 +61,7 @@ def opponent_specs(opponents: str | None, n_seats: int, kind: GameInterface | No
             known agents), a learned model trained for other rules or another table size (``n_seats + 1``), or an agent that reads the hidden game state (``oracle``): the environments give
             agents observations only.
     """
-    kind = kind if kind is not None else ClassicGame(resolve_rules("classic"))
+    kind = kind if kind is not None else game_interface(resolve_rules("classic"))
     given = opponents is not None
     if opponents is None:
         opponents = DEFAULT_OPPONENTS[kind.family]
@@ -116,10 +115,10 @@ class CoverYourAssetsGym(gym.Env):
             they happen; :meth:`render` returns None, Gymnasium's meaning of ``human``) or ``rgb_array``
             (:meth:`render` returns the table as the learner's seat sees it, RULES.md §10: an
             ``(H, W, 3) uint8`` array 1000 pixels wide, :func:`cya_sim.render.rgb_array`).
-        stack_depth: see :class:`~cya_sim.env.encoding.ObservationEncoder` (the ``table`` observation's).
+        stack_depth: see :class:`~cya_sim.env.classic.encoding.ObservationEncoder` (the ``table`` observation's).
 
     Spaces: observation ``Box(low, high, (D_obs,), float32)`` with finite bounds derived from the rules
-    (:meth:`~cya_sim.env.encoding.ObservationEncoder.space`,
+    (:meth:`~cya_sim.env.classic.encoding.ObservationEncoder.space`,
     :meth:`~cya_sim.env.features.ViewFeatureEncoder.space`), action ``Discrete(A)``. The legal action
     mask is ``info["action_mask"]`` ((A,) int8, 1 = legal: PettingZoo's convention and what Gymnasium's
     ``Discrete.sample(mask=...)`` takes) and :meth:`action_masks` ((A,) bool, the method sb3-contrib's

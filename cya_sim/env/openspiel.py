@@ -1,57 +1,31 @@
-"""Cover Your Assets as an OpenSpiel Python game (``python_cover_your_assets``), on the reference engine.
+"""The OpenSpiel game of every game family (``python_cover_your_assets``): the game, its parameters, the observers,
+the registration, and what every family's states share.
 
-Game type: sequential, imperfect information, explicit chance, constant-sum (the
-win shares of R-TIE sum to 1), terminal rewards. Chance nodes are the shuffles:
-the first dealer (R-SETUP: ``P`` outcomes, uniform) and, at the start of every
-round, the deck order card by card (outcome = card type, probability = copies
-of it left / cards left), which gives each order of the cards with the
-probability of a uniform shuffle (R-NEW-ROUND). The order is then dealt by the
-reference engine's own round setup (:func:`cya_sim.engine.reference.setup.start_round`,
-fed the order through the inverse of its Fisher–Yates shuffle), so dealing,
-play and scoring are the reference engine's.
+Game type: sequential, imperfect information, explicit chance, constant-sum (the win shares of a tie sum to 1),
+terminal rewards. The game (:class:`CoverYourAssetsGame`) reaches its game family through the rule set's
+:class:`~cya_sim.env.games.GameInterface` (the states, the encoder, ``max_game_length``); each family's states
+(:class:`SpielState` subclasses: :mod:`cya_sim.env.classic.openspiel`, :mod:`cya_sim.env.theft.openspiel`) make
+every shuffle a sequence of chance nodes and play on the family's reference engine.
 
-Observation (string and tensor): the §10 observation of the player, what
-RULES.md §10 says a player sees and remembers now (the tensor is
-:class:`~cya_sim.env.encoding.ObservationEncoder`'s vector, the string
-:func:`observation_text`, a canonical text of the same observation).
+Observation (string and tensor): the observation of the player (RULES.md §10; the tensor is the game's encoder's
+vector, the string a canonical text of the same observation). Information state (string only): perfect recall, as
+in OpenSpiel's card games: :func:`information_state_text` holds the player's current observation, its own actions so
+far, and a digest (BLAKE2b, 128 bits) of the sequence of its observations at each of its decisions with the action
+it took (:class:`Recall`). Two histories share an information state exactly when the player saw the same
+observations at its decisions, took the same actions and sees the same now (up to a collision of the 128-bit
+digest), so an information state determines every earlier one of the player and its actions (Kuhn's perfect
+recall). The information state tensor is not provided: learners take the observation tensor.
+:meth:`SpielState.resample_from_infostate` samples the hidden cards uniformly among the placements consistent with
+the player's observation (the family's ``sample_hidden``), so OpenSpiel's ``ISMCTSBot`` runs on the game.
 
-Information state (string only): perfect recall, as in OpenSpiel's card games.
-:func:`information_state_text` holds the player's current observation, its own
-actions so far, and a digest (BLAKE2b, 128 bits) of the sequence of its
-observations at each of its decisions with the action it took. Two histories
-share an information state exactly when the player saw the same observations at
-its decisions, took the same actions and sees the same now (up to a collision of
-the 128-bit digest), so an information state determines every earlier one of the
-player and its actions (Kuhn's perfect recall). What the player saw between two
-of its decisions is kept as far as the §10 observation at the next decision
-holds it (every discard, set and challenge card of the round, R-HIDDEN-WILD). The
-information state tensor is not provided (``GameType.provides_information_state_tensor``
-is False): a fixed-size tensor holding a history of up to ``max_game_length``
-moves is not practical; learners take the observation tensor.
-
-:meth:`CoverYourAssetsState.resample_from_infostate` samples a determinization
-(the hidden cards: opponents' hands, the draw pile, each hidden set card, an
-asset of its set's type or a wild, R-HIDDEN-WILD) uniformly among the
-placements consistent with the player's observation, as
-:mod:`cya_sim.search.determinize` does for our own search, so OpenSpiel's
-``ISMCTSBot`` can run on the game.
-
-Parameters: ``players`` (default 4), ``rules`` (preset, default ``classic``; ``theft`` is seed 003's
-theft game, RULES.md §9, whose states are :class:`cya_sim.env.theft_openspiel.TheftSpielState`),
-``rounds`` (0: the preset's end condition; n > 0: the game ends after n rounds,
-``end_condition=rounds:n``), ``max_rounds`` (0: the preset's ``max_rounds`` safeguard, 1,000; m > 0:
-the game stops after m rounds, the highest total winning, as ``RuleSet.max_rounds``), ``options``
-(default ``""``: rule options, ``key:value`` with TOML values as ``cya-sim --option key=value`` reads
-them, separated by ``;``, e.g. ``"compulsory_defence:true;gold_theft_cancel:single_gold"``; neither
-``,`` nor ``=``, which OpenSpiel's serialized game string uses for its own parameters). The theft game has
-no rounds: ``rounds`` and ``max_rounds`` must stay 0 there (its safeguard is the option ``max_turns``).
-The game is reached through its :class:`~cya_sim.env.games.GameInterface` (the states, the
-encoder, ``max_game_length``).
-
-``max_game_length`` is derived from the rules (:func:`cya_sim.env.bounds.max_game_length`):
-``1 + R * (N + D)`` with R the most rounds (``rounds``, else ``max_rounds``), N the cards shuffled
-each round (one chance move each) and D a bound on the decisions of one round; e.g. 329 for
-``classic`` at 4 players with ``rounds = 1``, 328,001 with the default 1,000-round safeguard.
+Parameters: ``players`` (default 4), ``rules`` (a preset of any family, default ``classic``; ``theft`` is seed 003's
+theft game, RULES.md §9), ``rounds`` (0: the preset's end condition; n > 0: the game ends after n rounds,
+``end_condition=rounds:n``), ``max_rounds`` (0: the preset's ``max_rounds`` safeguard, 1,000; m > 0: the game stops
+after m rounds, the highest total winning, as ``RuleSet.max_rounds``), ``options`` (default ``""``: rule options,
+``key:value`` with TOML values as ``cya-sim --option key=value`` reads them, separated by ``;``, e.g.
+``"compulsory_defence:true;gold_theft_cancel:single_gold"``; neither ``,`` nor ``=``, which OpenSpiel's serialized
+game string uses for its own parameters). The theft game has no rounds: ``rounds`` and ``max_rounds`` must stay 0
+there (its safeguard is the option ``max_turns``).
 
 The game registers itself when this module is imported, and so when :mod:`cya_sim.env` is
 (:mod:`cya_sim.env.registration`): ``pyspiel.load_game("python_cover_your_assets", {...})``.
@@ -59,8 +33,10 @@ The game registers itself when this module is imported, and so when :mod:`cya_si
 
 from __future__ import annotations
 
-import copy
-import math
+import hashlib
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -71,18 +47,211 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from cya_sim.engine.reference import apply_action, legal_action_mask, new_game
-from cya_sim.engine.reference.draft import face_up_top
-from cya_sim.engine.reference.observation import Observation, observe
-from cya_sim.engine.reference.setup import start_round
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.game import check_int, check_players
-from cya_sim.env.games import game_interface
-from cya_sim.env.openspiel_recall import CheckedApply, Recall, Shared, chance_distribution
+from cya_sim.env.games import DEFAULT_STACK_DEPTH, game_interface
 from cya_sim.game.jsontext import show
 from cya_sim.game.limits import MAX_COUNT
-from cya_sim.game.rules import RuleSet, get_rules
-from cya_sim.game.rules.presets import preset_names
+from cya_sim.game.rules import RuleSet, get_rules, preset_names
+
+
+class Shared:
+    """Holds what every state of one game shares (the game); copying a state does not copy it (game-independent)."""
+
+    def __init__(self, game) -> None:
+        self.game = game
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class Recall:
+    """What one player remembers for its information state: a digest of its observations at its decisions
+    with the actions it took, and those actions (immutable; a deep copy shares it).
+
+    Attributes:
+        digest: 16 bytes, BLAKE2b of the chain ``d_k = H(d_{k-1} | observation at decision k | action k)``.
+        actions: the player's own action ids, in order.
+        note: ``""``, or ``"resampled"`` for a recall made by :meth:`resampled`.
+    """
+
+    __slots__ = ("actions", "digest", "note")
+    EMPTY: Recall
+
+    def __init__(self, digest: bytes, actions: tuple[int, ...], note: str = "") -> None:
+        self.digest, self.actions, self.note = digest, actions, note
+
+    def __deepcopy__(self, memo) -> Recall:
+        return self
+
+    def after(self, key: tuple, action: int) -> Recall:
+        """The recall once the player, observing ``key`` (:func:`view_key`), took ``action``."""
+        h = hashlib.blake2b(self.digest, digest_size=16)
+        h.update(pickle.dumps(key, protocol=4))  # ints, bools, strs, None and tuples: the same bytes everywhere
+        h.update(b"|%d" % action)
+        return Recall(h.digest(), (*self.actions, action), self.note)
+
+    def resampled(self, seat: int) -> Recall:
+        """Seat ``seat``'s recall in a state resampled from this player's information state: a digest of
+        this recall and ``seat`` only, no actions (the real ones may reveal hidden cards)."""
+        h = hashlib.blake2b(self.digest, digest_size=16)
+        h.update(b"resampled for seat %d" % seat)
+        return Recall(h.digest(), (), "resampled")
+
+
+Recall.EMPTY = Recall(bytes(16), ())
+
+
+def chance_distribution(first_pending: bool, n_players: int, left) -> list[tuple[int, float]]:
+    """OpenSpiel's ``chance_outcomes()`` of both games: while the first seat is drawn, every seat uniformly; then
+    each card type with copies ``left`` ((T,) ints), with probability copies left / cards left."""
+    if first_pending:
+        return [(s, 1.0 / n_players) for s in range(n_players)]
+    n = int(left.sum())
+    return [(int(t), float(c) / n) for t, c in enumerate(left) if c > 0]
+
+
+class CheckedApply:
+    """A mixin for a ``pyspiel.State``: ``apply_action`` refuses a non-integer or out-of-range action in one line
+    before OpenSpiel sees it (OpenSpiel's -1 is its invalid action)."""
+
+    def apply_action(self, action: int) -> None:
+        """Apply a player's action or a chance outcome, checked first.
+
+        Raises:
+            ValueError: ``action`` is not an integer (a Python or NumPy integer, not a bool), is negative or
+                beyond int64; at a chance node, an outcome not in ``chance_outcomes()``; at a player node, an
+                action not legal (the game's IllegalActionError). The state does not change.
+        """
+        if (isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer)
+                or not 0 <= action < 2**63):
+            raise ValueError(f"action {show(action, python_str=True)} ({type(action).__name__}); allowed: "
+                             + ("a chance outcome of chance_outcomes()" if self.is_chance_node()
+                                else "an id of legal_actions()"))
+        super().apply_action(int(action))
+
+
+@dataclass(frozen=True)
+class SpielParts:
+    """A family's functions on its reference state that its OpenSpiel states use.
+
+    legal_mask: ``state -> (A,) bool``. observe: ``(state, seat) ->`` the seat's observation. observation_text:
+    ``observation ->`` its canonical one-line text (equal texts = equal observations). sample_hidden:
+    ``(state, seat, numpy Generator)`` places the cards ``seat`` cannot see uniformly among the placements
+    consistent with its observation, in place.
+    """
+
+    legal_mask: Callable
+    observe: Callable
+    observation_text: Callable
+    sample_hidden: Callable
+
+
+class SpielState(CheckedApply, pyspiel.State):
+    """What every family's OpenSpiel state shares: the game, each seat's recall, chance nodes while a shuffle is
+    placed, then the family's reference state (``ref``) played by its reference engine.
+
+    A family's subclass gives its reference state (:attr:`ref`, None before the deal), whether the first seat is
+    still to be drawn (:meth:`_first_pending`), its engine's functions (:attr:`parts`, a :class:`SpielParts`), the
+    wording of its chance nodes (:attr:`FIRST_WHAT`, :attr:`CARDS_WHAT`, :attr:`CHANCE_NOTE`) and its own
+    ``_apply_action``, ``_action_to_string`` and ``__str__``.
+    """
+
+    #: The family's functions on a reference state (set by the family's module).
+    parts: SpielParts
+
+    #: What the first chance node draws, and what a shuffle's chance nodes place (in refusals of an outcome).
+    FIRST_WHAT = "first seat: seats"
+    CARDS_WHAT = "card types with copies left to place"
+    #: Appended to the observation text while chance shuffles.
+    CHANCE_NOTE = " dealing"
+
+    def __init__(self, game) -> None:
+        super().__init__(game)
+        self._shared = Shared(game)
+        self.left: np.ndarray | None = None  # (T,) copies of each type still to place; None: no shuffle on
+        self.recall = tuple(Recall.EMPTY for _ in range(game.n_players))  # per seat, for its information state
+
+    @property
+    def _g(self):
+        return self._shared.game
+
+    @property
+    def ref(self):
+        """The family's reference state (None before the deal)."""
+        raise NotImplementedError
+
+    def _chance(self) -> bool:
+        """Chance is placing a shuffle."""
+        return self.left is not None
+
+    def _first_pending(self) -> bool:
+        """The first seat (dealer, first player) is still to be drawn."""
+        raise NotImplementedError
+
+    def current_player(self) -> int:
+        """The seat to act, CHANCE while chance draws the first seat or places a shuffle, TERMINAL at the end."""
+        if self.ref is None or self._chance():
+            return pyspiel.PlayerId.CHANCE
+        if self.ref.winners is not None:
+            return pyspiel.PlayerId.TERMINAL
+        return self.ref.to_act
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """First seat: seats, uniform. A shuffle: card types, copies left / cards left."""
+        return chance_distribution(self._first_pending(), self._g.n_players, self.left)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.ref is None or self._chance() or player != self.ref.to_act:
+            return []
+        return [int(a) for a in np.flatnonzero(self.parts.legal_mask(self.ref))]
+
+    def _check_outcome(self, action: int) -> None:
+        """Refuse a chance outcome that :meth:`chance_outcomes` does not list (ValueError, nothing changes)."""
+        outcomes = [a for a, _ in self.chance_outcomes()]
+        if action not in outcomes:
+            what = self.FIRST_WHAT if self._first_pending() else self.CARDS_WHAT
+            raise ValueError(f"chance outcome {action} is not one of chance_outcomes() ({what} "
+                             f"{', '.join(map(str, outcomes))})")
+
+    def is_terminal(self) -> bool:
+        """The game is over (by its rules or by its safeguard)."""
+        return self.ref is not None and not self._chance() and self.ref.winners is not None
+
+    def returns(self) -> list[float]:
+        """Win shares at the end (1/k for each of the k winners), zeros before."""
+        p = self._g.n_players
+        if not self.is_terminal():
+            return [0.0] * p
+        w = self.ref.winners
+        return [1.0 / len(w) if s in w else 0.0 for s in range(p)]
+
+    def observation(self, player: int):
+        """The observation of ``player`` (None before the deal)."""
+        return None if self.ref is None else self.parts.observe(self.ref, player)
+
+    def observation_text(self, player: int) -> str:
+        """The observation string of ``player`` (the family's text; :attr:`CHANCE_NOTE` while chance shuffles,
+        ``p<player> dealing`` before the deal)."""
+        obs = self.observation(player)
+        if obs is None:
+            return f"p{player} dealing"
+        return self.parts.observation_text(obs) + (self.CHANCE_NOTE if self._chance() else "")
+
+    def resample_from_infostate(self, player: int, probability_sampler=None) -> SpielState:
+        """A state with the same information state for ``player`` and its hidden cards sampled uniformly among the
+        placements consistent with the observation (the family's ``sample_hidden``). ``player``'s recall is kept;
+        the other players' recalls, which hold what ``player`` cannot know, are replaced by a recall derived from
+        ``player``'s alone (:meth:`Recall.resampled`), so the new state carries no hidden information of this one.
+        """
+        u = probability_sampler() if probability_sampler is not None else np.random.random()
+        rng = np.random.default_rng(int(u * 2**53))
+        new = self.clone()
+        if new.ref is not None and not new._chance() and new.ref.winners is None:
+            self.parts.sample_hidden(new.ref, player, rng)
+        mine = self.recall[player]
+        new.recall = tuple(mine if q == player else mine.resampled(q) for q in range(len(self.recall)))
+        return new
+
 
 SHORT_NAME = "python_cover_your_assets"
 _DEFAULTS = {"players": 4, "rules": "classic", "rounds": 0, "max_rounds": 0, "options": ""}
@@ -161,45 +330,6 @@ def _game_type(max_players: int) -> pyspiel.GameType:
         parameter_specification=dict(_DEFAULTS))
 
 
-class _ShuffleFeed:
-    """Stands in for the engine's random stream: returns the uniforms that make
-    :func:`cya_sim.game.rng.shuffle_in_place` produce a given order (zeros when none is queued)."""
-
-    def __init__(self) -> None:
-        self.queue: list[float] = []
-
-    def random(self, size=None):
-        n = 1 if size is None else int(size)
-        out = np.array([self.queue.pop(0) if self.queue else 0.0 for _ in range(n)])
-        return out[0] if size is None else out
-
-    @staticmethod
-    def uniforms_for(order: list[int]) -> list[float]:
-        """Uniforms ``u`` such that the Fisher–Yates of :func:`cya_sim.game.rng.shuffle_in_place` turns the cards
-        in type-id order into ``order`` (``j = floor(u * (i + 1))`` picks a card equal to ``order[i]``)."""
-        cards = sorted(order)
-        us = []
-        for i in range(len(cards) - 1, 0, -1):
-            j = cards.index(order[i], 0, i + 1)
-            us.append((j + 0.5) / (i + 1))
-            cards[i], cards[j] = cards[j], cards[i]
-        return us
-
-
-class _Box:
-    """Holds a reference :class:`~cya_sim.game.state.GameState`; a deep copy shares its frozen RuleSet."""
-
-    def __init__(self, gs) -> None:
-        self.gs = gs
-
-    def __deepcopy__(self, memo):
-        if self.gs is None:
-            return _Box(None)
-        memo[id(self.gs.rules)] = self.gs.rules
-        memo[id(self.gs.deck_counts)] = self.gs.deck_counts
-        return _Box(copy.deepcopy(self.gs, memo))
-
-
 #: What a game derives from its parameters (:func:`_derived`); rebuilt on first use after OpenSpiel unpickles a game.
 _DERIVED = ("rules", "n_players", "kind", "space", "encoder")
 
@@ -248,14 +378,11 @@ class CoverYourAssetsGame(pyspiel.Game):
     def new_initial_state(self) -> pyspiel.State:
         """A game at its first chance node (the first dealer; the theft game's first player).
 
-        The state class is the game family's: :class:`CoverYourAssetsState`, or the theft game's
-        :class:`cya_sim.env.theft_openspiel.TheftSpielState`.
+        The state class is the game family's (:meth:`cya_sim.env.games.GameInterface.spiel_state`: the classic
+        family's :class:`cya_sim.env.classic.openspiel.CoverYourAssetsState`, the theft game's
+        :class:`cya_sim.env.theft.openspiel.TheftSpielState`).
         """
-        if self.kind.family == "theft":
-            from cya_sim.env.theft_openspiel import TheftSpielState
-
-            return TheftSpielState(self)
-        return CoverYourAssetsState(self)
+        return self.kind.spiel_state(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer | _RecallObserver:
         """The perfect-recall observer for ``iig_obs_type.perfect_recall`` (information states), else the §10 one.
@@ -270,270 +397,6 @@ class CoverYourAssetsGame(pyspiel.Game):
         return _Observer(self)
 
 
-class CoverYourAssetsState(CheckedApply, pyspiel.State):
-    """A game state: chance nodes while dealing, then the reference engine's game."""
-
-    def __init__(self, game: CoverYourAssetsGame) -> None:
-        super().__init__(game)
-        self._shared = Shared(game)
-        self._box = _Box(None)  # the reference GameState once round 1 is dealt
-        self.dealer = -1
-        self.order: list[int] = []  # the deck order drawn so far by chance
-        self.left = None  # (T,) copies of each type not yet placed in the order
-        self.recall = tuple(Recall.EMPTY for _ in range(game.n_players))  # per seat, for its information state
-
-    @property
-    def _g(self) -> CoverYourAssetsGame:
-        return self._shared.game
-
-    @property
-    def gs(self):
-        """The reference :class:`~cya_sim.game.state.GameState` (None before round 1 is dealt)."""
-        return self._box.gs
-
-    # -- chance -----------------------------------------------------------------------------
-    def _dealing(self) -> bool:
-        return self.left is not None
-
-    def current_player(self) -> int:
-        """The seat to act, CHANCE while dealing, TERMINAL at the end."""
-        if self.gs is None or self._dealing():
-            return pyspiel.PlayerId.CHANCE
-        if self.gs.winners is not None:
-            return pyspiel.PlayerId.TERMINAL
-        return self.gs.to_act
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        """First dealer: seats, uniform. Deck order: card types, copies left / cards left."""
-        return chance_distribution(self.dealer < 0, self._g.n_players, self.left)
-
-    def _start_deal(self) -> None:
-        self.order = []
-        self.left = self._g.rules.deck_counts(self._g.n_players).astype(np.int64)
-
-    def _finish_deal(self) -> None:
-        g = self._g
-        if self.gs is None:
-            self._box.gs = new_game(g.rules, g.n_players, 0, 0)  # then re-dealt below from the chance outcomes
-            self.gs.dealer = self.gs.first_dealer = self.dealer
-            self.gs.rng = _ShuffleFeed()
-        self.gs.round -= 1  # start_round counts the round again
-        self.gs.rng.queue = _ShuffleFeed.uniforms_for(self.order)
-        start_round(self.gs)
-        self.left = None
-
-    def _legal_actions(self, player: int) -> list[int]:
-        if self.gs is None or self._dealing() or player != self.gs.to_act:
-            return []
-        return [int(a) for a in np.flatnonzero(legal_action_mask(self.gs))]
-
-    def _check_outcome(self, action: int) -> None:
-        """Refuse a chance outcome that :meth:`chance_outcomes` does not list (ValueError, nothing changes)."""
-        outcomes = [a for a, _ in self.chance_outcomes()]
-        if action not in outcomes:
-            what = "first dealer: seats" if self.dealer < 0 else "card types with copies left to deal"
-            raise ValueError(f"chance outcome {action} is not one of chance_outcomes() ({what} "
-                             f"{', '.join(map(str, outcomes))})")
-
-    def _apply_action(self, action: int) -> None:
-        if self.gs is None and self.dealer < 0:
-            self._check_outcome(int(action))
-            self.dealer = int(action)
-            self._start_deal()
-            return
-        if self._dealing():
-            self._check_outcome(int(action))
-            self.order.append(int(action))
-            self.left[int(action)] -= 1
-            if not self.left.any():
-                self._finish_deal()
-            return
-        before = self.gs.round
-        seat = self.gs.to_act
-        remembered = self.recall[seat].after(view_key(self.gs, seat), int(action))
-        apply_action(self.gs, int(action))
-        self.recall = self.recall[:seat] + (remembered,) + self.recall[seat + 1:]
-        if self.gs.winners is None and self.gs.round != before:  # a new round: its shuffle is chance's
-            self._start_deal()
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"first dealer: seat {action}" if self.dealer < 0 else f"deal {self._g.rules.deck.names[action]}"
-        return self._g.space.name(action)
-
-    def is_terminal(self) -> bool:
-        """The game is over (R-GAME-END)."""
-        return self.gs is not None and not self._dealing() and self.gs.winners is not None
-
-    def returns(self) -> list[float]:
-        """Win shares at the end (1/k for each of the k winners, R-TIE), zeros before."""
-        p = self._g.n_players
-        if not self.is_terminal():
-            return [0.0] * p
-        w = self.gs.winners
-        return [1.0 / len(w) if s in w else 0.0 for s in range(p)]
-
-    def observation(self, player: int) -> Observation | None:
-        """The §10 observation of ``player`` (None before round 1 is dealt)."""
-        if self.gs is None:
-            return None
-        return observe(self.gs, player)
-
-    def observation_text(self, player: int) -> str:
-        """The observation string of ``player`` (:func:`observation_text`, ``dealing`` while chance deals)."""
-        obs = self.observation(player)
-        if obs is None:
-            return f"p{player} dealing"
-        return observation_text(obs) + (" dealing" if self._dealing() else "")
-
-    def __str__(self) -> str:
-        """The whole state, one line per seat and its sets (:func:`cya_sim.render.state_text`, the full view:
-        every hand, a card not every seat knows marked ``*``); while chance deals, the deal so far."""
-        if self.gs is None:
-            return "dealing round 1"
-        if self._dealing():
-            return f"dealing round {self.gs.round}: {len(self.order)} cards of the deck order placed so far"
-        from cya_sim.render import state_text
-
-        return state_text(self.gs)
-
-    # -- determinization ------------------------------------------------------------------------
-    def resample_from_infostate(self, player: int, probability_sampler=None) -> CoverYourAssetsState:
-        """A state with the same information state for ``player`` and its hidden cards sampled uniformly.
-
-        Hidden cards are the other players' hands, the draw pile order and every set card ``player``
-        does not know (R-HIDDEN-WILD: an asset of its set's type or a wild); they are placed uniformly
-        among the placements consistent with the observation (:func:`sample_hidden`). ``player``'s recall
-        is kept; the other players' recalls, which hold what ``player`` cannot know, are replaced by
-        a recall derived from ``player``'s alone (:meth:`Recall.resampled`), so the new state carries no
-        hidden information of this one (their current observations are of the sampled cards).
-        """
-        u = probability_sampler() if probability_sampler is not None else np.random.random()
-        rng = np.random.default_rng(int(u * 2**53))
-        new = self.clone()
-        if new.gs is not None and not new._dealing() and new.gs.winners is None:
-            sample_hidden(new.gs, player, rng)
-        mine = self.recall[player]
-        new.recall = tuple(mine if q == player else mine.resampled(q) for q in range(len(self.recall)))
-        return new
-
-
-def _ff(x: int, k: int) -> float:
-    """Falling factorial (x)_k, 0 when k > x."""
-    return 0.0 if k > x else float(math.perm(x, k))
-
-
-def sample_hidden(gs, player: int, rng: np.random.Generator) -> None:
-    """Replace, in place, every card of ``gs`` that ``player`` cannot see by a uniform consistent placement.
-
-    With ``n_a`` hidden set cards over asset ``a``, ``U_a`` unseen copies of ``a`` and ``W`` unseen
-    wilds, ``j_a`` of group ``a``'s hidden cards are wilds with probability proportional to
-    ``prod_a C(n_a, j_a) (U_a)_(n_a - j_a) * (W)_J`` (J = sum j_a), the same law as
-    :mod:`cya_sim.search.determinize`; the rest of the unseen cards are shuffled into the other
-    hands (sizes kept), the face-down draft cards (§7) and the draw pile.
-    """
-    obs = observe(gs, player)
-    deck = gs.rules.deck
-    na = deck.n_assets
-    unseen = obs.unseen.astype(np.int64).copy()
-    bit = 1 << player
-    slots: dict[int, list[tuple[int, int, int]]] = {}
-    for owner, stack in enumerate(gs.stacks):
-        for si, s in enumerate(stack):
-            for ci, k in enumerate(s.known_by):
-                if not k & bit:
-                    slots.setdefault(s.asset, []).append((owner, si, ci))
-    groups = sorted(slots)
-    w_total = int(unseen[na:].sum())
-    f = [[1.0] + [0.0] * w_total]
-    for a in groups:
-        n_a, u_a = len(slots[a]), int(unseen[a])
-        row = [0.0] * (w_total + 1)
-        for j_prev, v in enumerate(f[-1]):
-            if v:
-                for j in range(min(n_a, w_total - j_prev) + 1):
-                    row[j_prev + j] += v * math.comb(n_a, j) * _ff(u_a, n_a - j)
-        f.append(row)
-    weights = np.array([f[-1][j] * _ff(w_total, j) for j in range(w_total + 1)])
-    left = int(rng.choice(w_total + 1, p=weights / weights.sum()))
-    wilds = [c for c in range(na, deck.n_types) for _ in range(int(unseen[c]))]
-    rng.shuffle(wilds)
-    wi = 0
-    for gi in range(len(groups), 0, -1):
-        a = groups[gi - 1]
-        n_a, u_a = len(slots[a]), int(unseen[a])
-        wj = np.array([math.comb(n_a, j) * _ff(u_a, n_a - j) * f[gi - 1][left - j] if 0 <= left - j else 0.0
-                       for j in range(min(n_a, left) + 1)])
-        j = int(rng.choice(len(wj), p=wj / wj.sum()))
-        left -= j
-        wild_slots = set(rng.choice(n_a, size=j, replace=False).tolist()) if j else set()
-        for i, (owner, si, ci) in enumerate(slots[a]):
-            card = wilds[wi] if i in wild_slots else a
-            if i in wild_slots:
-                wi += 1
-            gs.stacks[owner][si].cards[ci] = card
-            unseen[card] -= 1
-    rest = [c for c in range(deck.n_types) for _ in range(int(unseen[c]))]
-    rng.shuffle(rest)
-    k = 0
-    for s in range(gs.n_players):
-        if s == player:
-            continue
-        n = sum(gs.hands[s])
-        hand = [0] * deck.n_types
-        for c in rest[k:k + n]:
-            hand[c] += 1
-        gs.hands[s] = hand
-        k += n
-    for j, pile in enumerate(gs.draft_piles):  # §7: the face-down draft cards, dealt like the others
-        n = len(pile) - (1 if pile and not gs.draft_down[j] else 0)
-        pile[:n] = rest[k:k + n]
-        k += n
-    gs.draw_pile = rest[k:]
-
-
-def view_key(gs, seat: int) -> tuple:
-    """Every field of the §10 observation of ``seat`` (:func:`~cya_sim.engine.reference.observation.observe`)
-    as a tuple, read from the state without building the observation (its derived fields left out:
-    unseen cards, set values, the legal mask, the draft reach).
-
-    Equal keys for equal observations, different keys for different ones; ``tests/test_env_openspiel.py``
-    checks it against :func:`observation_key` of the observation itself.
-    """
-    bit = 1 << seat
-    stacks = tuple(tuple((s.asset, len(s.cards), tuple(sorted([c for c, w in zip(s.cards, s.known_by) if w & bit])))
-                         for s in st) for st in gs.stacks)
-    ch = gs.challenge
-    chv = None if ch is None else (ch.challenger, ch.defender, ch.asset, tuple(ch.cards), tuple(ch.players),
-                                   ch.to_act, ch.depth, ch.owed)
-    draft = ()
-    if gs.draft_piles:
-        draft = (tuple(face_up_top(gs, j) for j in range(len(gs.draft_piles))),
-                 tuple(len(pile) for pile in gs.draft_piles), tuple(gs.draft_offer), tuple(gs.draft_move),
-                 tuple(gs.draft_then))
-    gave_up = tuple((s, c) for s, row in enumerate(gs.gave_up) for c, x in enumerate(row) if x)
-    return (seat, tuple(gs.hands[seat]), tuple(sum(h) for h in gs.hands), tuple(gs.discard_pile), len(gs.draw_pile),
-            tuple(gs.totals), gs.round, gs.dealer, gs.current_player, gs.phase, chv, gave_up,
-            tuple(sorted(gs.removed)), gs.actions_left, gs.no_challenge, tuple(gs.turn_defenders),
-            tuple(bool(x) for x in gs.played_this_turn), draft, stacks)
-
-
-def observation_key(obs: Observation) -> tuple:
-    """:func:`view_key`'s tuple built from the observation itself (the reference the fast key is tested against)."""
-    stacks = tuple(tuple((v.asset, v.size, tuple(c for c, k in enumerate(v.known) for _ in range(k)))
-                         for v in st) for st in obs.stacks)
-    ch = obs.challenge
-    chv = None if ch is None else (ch.challenger, ch.defender, ch.asset, tuple(ch.cards), tuple(ch.players),
-                                   ch.to_act, ch.depth, ch.owed)
-    draft = ((tuple(obs.draft_tops), tuple(obs.draft_sizes), tuple(obs.draft_offer), tuple(obs.draft_move),
-              tuple(obs.draft_then)) if obs.draft_sizes else ())
-    gave_up = tuple((int(s), int(c)) for s, c in np.argwhere(obs.gave_up))
-    return (obs.seat, tuple(int(x) for x in obs.hand), tuple(int(x) for x in obs.hand_sizes), tuple(obs.discard_pile),
-            obs.draw_size, tuple(int(x) for x in obs.totals), obs.round, obs.dealer, obs.current_player, obs.phase,
-            chv, gave_up, tuple(obs.removed), obs.actions_left, obs.no_challenge, tuple(obs.turn_defenders),
-            tuple(obs.played_this_turn), draft, stacks)
-
-
 class _Observer:
     """OpenSpiel observer: the §10 observation as a tensor (:class:`ObservationEncoder`) and a string."""
 
@@ -542,11 +405,11 @@ class _Observer:
         self.tensor = np.zeros(game.encoder.size, np.float32)
         self.dict = {"observation": self.tensor}
 
-    def set_from(self, state: CoverYourAssetsState, player: int) -> None:
+    def set_from(self, state: SpielState, player: int) -> None:
         obs = state.observation(player)
         self.tensor[:] = 0.0 if obs is None else self.game.encoder.encode(obs)
 
-    def string_from(self, state: CoverYourAssetsState, player: int) -> str:
+    def string_from(self, state: SpielState, player: int) -> str:
         return state.observation_text(player)
 
 
@@ -558,10 +421,10 @@ class _RecallObserver(_Observer):
         self.tensor = np.zeros(0, np.float32)
         self.dict = {}
 
-    def set_from(self, state: CoverYourAssetsState, player: int) -> None:
+    def set_from(self, state: SpielState, player: int) -> None:
         """Nothing: the game provides no information state tensor."""
 
-    def string_from(self, state: CoverYourAssetsState, player: int) -> str:
+    def string_from(self, state: SpielState, player: int) -> str:
         return information_state_text(super().string_from(state, player), state.recall[player])
 
 
@@ -575,23 +438,6 @@ def information_state_text(observation: str, recall: Recall) -> str:
     actions = ",".join(map(str, recall.actions))
     return (f"{observation} |{note} recall: {len(recall.actions)} decisions, actions [{actions}], "
             f"digest {recall.digest.hex()}")
-
-
-def observation_text(obs: Observation) -> str:
-    """A canonical one-line text of a §10 observation (equal texts = equal observations)."""
-    stacks = ";".join("|".join(f"{v.asset}:{v.size}:{','.join(map(str, v.known))}:{v.n_hidden}" for v in st)
-                      for st in obs.stacks)
-    ch = obs.challenge
-    chs = "-" if ch is None else (f"{ch.challenger}>{ch.defender}:{ch.asset}:{ch.cards}:{ch.players}:{ch.to_act}"
-                                  f":{ch.depth}:{ch.owed}")
-    draft = (f" draft{list(obs.draft_tops)}{list(obs.draft_sizes)} offer{list(obs.draft_offer)}"
-             f" move{list(obs.draft_move)} then{list(obs.draft_then)}" if obs.draft_sizes else "")
-    return (f"p{obs.seat} r{obs.round} d{obs.dealer} c{obs.current_player} {obs.phase} "
-            f"hand{obs.hand.tolist()} sizes{obs.hand_sizes.tolist()} totals{obs.totals.tolist()} "
-            f"draw{obs.draw_size} discard{list(obs.discard_pile)} stacks[{stacks}] ch[{chs}] "
-            f"gaveup{np.flatnonzero(obs.gave_up).tolist()} removed{list(obs.removed)} left{obs.actions_left} "
-            f"nochal{obs.no_challenge} defenders{list(obs.turn_defenders)} "
-            f"played{[int(x) for x in obs.played_this_turn]}{draft}")
 
 
 def register_openspiel() -> None:

@@ -27,7 +27,7 @@ from cya_sim.game.jsontext import show
 REWARDS = ("margin_change", "total_change", "win_share")
 DEFAULT_REWARD = REWARDS[0]
 #: Divisor of a change of a standing into the reward, by the game's score unit and the reward: the margin in units of
-#: $100,000 (the view features' dollar unit, :data:`agents.learned.DOLLAR_SCALE`: a set laid is a reward of about
+#: $100,000 (the view features' dollar unit, :data:`agents.classic.learned.DOLLAR_SCALE`: a set laid is a reward of about
 #: 0.1 to 1), the total in $M (as it always was); points as they are.
 UNITS = {"dollars": {"margin_change": 1e5, "total_change": 1e6, "win_share": 1.0},
          "points": {"margin_change": 1.0, "total_change": 1.0, "win_share": 1.0}}

@@ -9,10 +9,10 @@ instead of B single environments. Stable-Baselines3 is imported only there (the 
 :class:`ViewFeatureVectorEnv` is the vector environment set up as the committed learned agents were trained
 (``experiments/train_learned.py``):
 
-* **observations** are :func:`agents.learned.features` of the learner's agent view
+* **observations** are :func:`agents.classic.learned.features` of the learner's agent view
   (:class:`~cya_sim.env.features.ViewFeatureEncoder`, ``observation="features"``) — the very function the
   exported policy runs inside the compiled loop, so a network trained here plays the same inputs as a plug-in
-  (:func:`agents.learned.write_plugin`);
+  (:func:`agents.classic.learned.write_plugin`);
 * **reward** ``"dense"``: at every learner step, the change in the learner's running total (R-SCORE) since its
   previous step, in millions of dollars times ``dense_weight``, plus the final win share (R-TIE) when the
   game ends (the vector environment's ``reward="total_change"``, weighted); ``"win_share"``: the final win share
@@ -61,7 +61,7 @@ class ViewFeatureVectorEnv(CoverYourAssetsVectorEnv):
             ``card_counter``).
         reward: ``"dense"`` or ``"win_share"``. dense_weight: factor of the change in total ($M).
 
-    Spaces: ``single_observation_space`` ``Box(low, high, (F,), float32)``, F = :func:`agents.learned.n_features`
+    Spaces: ``single_observation_space`` ``Box(low, high, (F,), float32)``, F = :func:`agents.classic.learned.n_features`
     (:class:`~cya_sim.env.features.ViewFeatureEncoder`).
 
     Raises:

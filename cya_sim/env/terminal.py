@@ -14,7 +14,7 @@ set card (R-HIDDEN-WILD) is written ``a hidden card``; set values are shown as
 the viewer can know them (a range when a hidden card could be a wild).
 
 At a decision the legal actions are listed with numbers and short names
-(:meth:`cya_sim.game.actions.ActionSpace.name`); the player types a number or a
+(:meth:`cya_sim.game.classic.actions.ActionSpace.name`); the player types a number or a
 name (any case), ``help`` or ``?`` (lists the legal actions and the commands again) or ``quit`` or
 ``q`` (ends the game: one line, exit status 0). Anything else gets a one-line hint and the question again.
 """
@@ -26,11 +26,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from cya_sim.engine.agent_calls import call_agent
-from cya_sim.engine.reference.observation import Observation
+from cya_sim.engine.classic.reference.observation import Observation
 from cya_sim.engine.theft.observation import AssetView, TheftObservation
 from cya_sim.env.game import EnvGame
+from cya_sim.game.classic.state import GameState
 from cya_sim.game.rules import RuleSet
-from cya_sim.game.state import GameState
 from cya_sim.game.theft.state import TheftState
 
 #: The §6 action kinds narrated by :meth:`Narrator._advanced_move` (RULES.md §6).

@@ -1,13 +1,13 @@
 """A batched Gymnasium vector environment on the compiled engine: B games stepped at once.
 
 Each sub-environment is one row of the game's batched engine, reached through the game's bridge
-(:attr:`cya_sim.env.games.GameInterface.bridge`: :mod:`cya_sim.env.batched_bridge` for the classic
-family, :mod:`cya_sim.env.theft_batched_bridge` for the theft game, RULES.md §9, whose docstring says
+(:attr:`cya_sim.env.games.GameInterface.bridge`: :mod:`cya_sim.env.classic.batched_bridge` for the classic
+family, :mod:`cya_sim.env.theft.batched_bridge` for the theft game, RULES.md §9, whose docstring says
 which engine does what): the learner's B actions are applied in one
-compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.batched`)
+compiled call, then the play layer's compiled loop (:mod:`cya_sim.play.classic.batched`)
 plays every opponent seat of every row until the learner must act again; no
 Python runs per game or per opponent decision. Observations are the vectors of
-:class:`~cya_sim.env.encoding.ObservationEncoder`, encoded for the whole batch
+:class:`~cya_sim.env.classic.encoding.ObservationEncoder`, encoded for the whole batch
 at once; opponents must have a compiled form (``random``, ``greedy``,
 ``heuristic``, ``wild_hoarder``, ``card_counter``, or a compiled plug-in, :mod:`agents.plugin`).
 """
@@ -27,11 +27,10 @@ try:
 except ModuleNotFoundError as _e:  # one line naming the extra to install
     raise missing_extra(_e) from None
 
-from cya_sim.env.encoding import DEFAULT_STACK_DEPTH
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.features import make_encoder
 from cya_sim.env.game import check_int, check_players, check_seed, is_int, keyword_checked, resolve_rules
-from cya_sim.env.games import game_interface
+from cya_sim.env.games import DEFAULT_STACK_DEPTH, game_interface
 from cya_sim.env.gym import CoverYourAssetsGym, opponent_specs
 from cya_sim.env.rewards import DEFAULT_REWARD, check_reward, reward_unit, standing, uses_running_scores
 from cya_sim.game.jsontext import show

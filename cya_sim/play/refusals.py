@@ -1,6 +1,6 @@
 """Refusing what a compiled policy did in the batched engine's compiled loop, for both games.
 
-The compiled play loops (:mod:`cya_sim.play.loop`, :mod:`cya_sim.play.theft_loop`) stop at the first decision
+The compiled play loop (:mod:`cya_sim.play.loop`) stops at the first decision
 that is not legal in its row and leave ``[code, row, action]`` in the queue's error slot. A compiled plug-in
 that raised shows there as :data:`agents.view_abi.PLUGIN_RAISED` (its generated C entry caught the exception:
 numba's C entries cannot raise, and would have returned 0). :func:`refuse_compiled_action` turns that into one

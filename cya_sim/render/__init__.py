@@ -2,7 +2,7 @@
 self-contained HTML replay that steps through a game (as pgx's ``save_svg``, RLCard's replay page).
 
 One layout (:func:`cya_sim.render.table.layout`) turns a state of either game — the classic family
-(:class:`~cya_sim.game.state.GameState`, every preset) or the theft game
+(:class:`~cya_sim.game.classic.state.GameState`, every preset) or the theft game
 (:class:`~cya_sim.game.theft.state.TheftState`, RULES.md §9) — into drawing primitives, as the full view
 (``seat=None``: every card, hidden ones marked) or as one seat may see it (RULES.md §10: its own hand, the
 other hands as counts, a hidden set card R-HIDDEN-WILD or a face-down first asset card as ``?``, a
@@ -10,7 +10,7 @@ face-down draft top as ``?``). Two back ends draw those primitives: :mod:`cya_si
 building) and :mod:`cya_sim.render.raster` (matplotlib's Agg canvas). :mod:`cya_sim.render.replay` writes
 the HTML replay from recorded frames.
 
-Floor: above the game and the engines (it reads states and :mod:`cya_sim.engine.reference.draft`),
+Floor: above the game and the engines (it reads states and :mod:`cya_sim.engine.classic.reference.draft`),
 below the agents, the environments and the CLI (``tests/test_layers.py``).
 """
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cya_sim.game.state import GameState
+from cya_sim.game.classic.state import GameState
 from cya_sim.game.theft.state import OVER, SETUP, TheftState
 
 #: Canvas width in SVG user units (pixels of a PNG at 100 dpi).
@@ -189,7 +189,7 @@ def as_state(state_or_position: Any) -> GameState | TheftState:
         from cya_sim.game.theft.position import state_from_dict as theft_from_dict
 
         return theft_from_dict(d)
-    from cya_sim.game.position import state_from_dict
+    from cya_sim.game.classic.position import state_from_dict
 
     return state_from_dict(d)
 
@@ -276,7 +276,7 @@ def table_of(state_or_position: Any, seat: int | None = None, names=None) -> Tab
 
 
 def _classic_table(st: GameState, seat: int | None, names) -> Table:
-    from cya_sim.engine.reference import draft
+    from cya_sim.engine.classic.reference import draft
 
     r, p = st.rules, st.n_players
     deck, pub = r.deck, st.public_mask

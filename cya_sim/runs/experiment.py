@@ -567,7 +567,7 @@ def _check_agent(spec: Any, where: str, known: Sequence[str], rules=None) -> Non
 
 def check_settings(rules, agents: Sequence[str], design: Design, players: Sequence[int]) -> None:
     """Refuse, before anything is played, an agent seated at a table size or under rules it does not play (a
-    learned model trained for one setting: :meth:`cya_sim.play.families.GameFamily.check_setting`)."""
+    learned model trained for one setting: :meth:`cya_sim.play.family.GameFamily.check_setting`)."""
     fam = family_of(rules)
     for p in players:
         for i in sorted({int(a) for a in np.unique(design_lineups(design, agents, p))}):
@@ -613,8 +613,8 @@ def design_lineups(design: Design, agents: Sequence[str], n_players: int) -> np.
 def resolve_engine(name: str, rules=None) -> tuple[str, str]:
     """The engine that will play (``auto`` -> ``batched`` when importable and the deck fits) and a note.
 
-    Each game family answers for its own batched engine (:meth:`~cya_sim.play.families.GameFamily.batched_refusal`,
-    :meth:`~cya_sim.play.families.GameFamily.play_games`): the theft game (RULES.md §9) plays on its own.
+    Each game family answers for its own batched engine (:meth:`~cya_sim.play.family.GameFamily.batched_refusal`,
+    :meth:`~cya_sim.play.family.GameFamily.play_games`): the theft game (RULES.md §9) plays on its own.
 
     Raises:
         ExperimentError: ``batched`` asked for explicitly but not importable, or ``rules`` has a

@@ -37,7 +37,7 @@ DEFAULT_SECONDS = {"play loop": 30.0, "card_counter": 9.0, "heuristic": 8.0, "or
 
 def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
     """The kernels a run of ``agents`` at these rule sets and table sizes needs on ``engine``, each game family's
-    own (:meth:`cya_sim.play.families.GameFamily.kernels`; for the classic family the play loop, each view
+    own (:meth:`cya_sim.play.family.GameFamily.kernels`; for the classic family the play loop, each view
     policy's and plug-in's C entry, the search kernels).
 
     The agents' and engines' modules are imported only here, when a run is about to play, so that commands
@@ -217,7 +217,7 @@ def _build_all(kernels: list[Kernel], cold: list[Kernel], est: dict[str, float],
 def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
     """A second process compiling into the disk cache what this one will reach last (None on one core).
 
-    It compiles the play loop's separately compiled callees (:func:`cya_sim.play.loop.callee_plan`) when
+    It compiles the play loop's separately compiled callees (:func:`cya_sim.play.classic.kernels.callee_plan`) when
     the loop is cold, then the other cold kernels, last first; this process then loads what it finds
     in the cache. It holds no lock (it works for the process holding it) and is stopped when this
     process is done.

@@ -1,35 +1,11 @@
-"""The search agents ``ismcts`` and ``pimc`` (registered by name in ``agents.registry``) and their common part.
+"""The search agents of every game: a seat that searches every decision from its observation only (RULES.md §10).
 
-``ismcts`` — single-observer Information Set MCTS (Cowling, Powley & Whitehouse, IEEE TCIAIG 4(2), 2012).
-Each decision runs :func:`cya_sim.search.ismcts_search` from the seat's
-observation only: every iteration samples a determinization uniformly among
-the deals consistent with what the seat has seen (:mod:`cya_sim.search.determinize`),
-descends the seat's tree with UCB1 on availability counts, expands one move,
-plays a compiled rollout (default ``greedy``; ``random``; ``card_counter``:
-every rollout seat plays that agent from its own view of the determinized game,
-:func:`agents.compiled_strategy.card_counter_entry`) to the end of the round, and backs up each
-mover's utility; the move with the most visits is played. Measured at 1,000
-iterations, 4-player classic, seats rotated (``experiments/ismcts_strength.md``):
-with ``rollout="card_counter"`` it beats three ``greedy``, three ``card_counter``
-and three ``pimc`` (same iterations and rollout) seats, each with the 95%
-interval above the fair 25%; the default ``greedy`` rollouts are about 3x
-faster per iteration (``cya-sim bench --mcts``) and beat ``greedy`` and
-``card_counter`` too, but not ``pimc`` with the same rollouts.
-Opponents' moves the seat cannot tell apart (the hidden card beneath a set
-laid from the hand or onto a discarded asset, R-HIDDEN-WILD) are one edge
-(:func:`cya_sim.search.kernels.edge_key`). Challenge decisions (R-CH-EXCHANGE)
-are searched like any other; a decision with one legal action is not searched.
-
-``pimc`` — determinized flat Monte Carlo (perfect-information Monte Carlo sampling).
-Each decision runs :func:`cya_sim.search.pimc_search`: determinizations are
-sampled from the seat's observation only (:mod:`cya_sim.search.determinize`),
-every legal action is played out on each of them with a compiled rollout
-(default ``greedy``; also ``random`` and ``card_counter``) to the end of the round, and the action of highest mean
-utility is played (Long, Sturtevant, Buro & Furtak, AAAI 2010). The baseline
-ISMCTS is compared with at equal iterations (one iteration = one rollout).
-
-They sit with the search (above ``agents/``, whose compiled policies they use
-as rollout policies); ``agents.registry`` names them by path.
+:class:`SearchAgent` holds what is the same for every game — the budget and its checks, the seeds (each decision's
+stream is derived from ``seed`` and one draw from the seat's own generator, so a tournament seed fixes every
+decision, and both engines, which hand the agent the same observation and generator, play the same games), the
+statistics, pickling for worker processes — and :class:`ISMCTSAgent` and :class:`PIMCAgent` run the shared search
+(:mod:`cya_sim.search.search`). A game's agents are these with its :class:`~cya_sim.search.search.SearchGame` and
+its defaults (:mod:`cya_sim.search.classic.agent`, :mod:`cya_sim.search.theft.agent`).
 """
 
 from __future__ import annotations
@@ -38,34 +14,21 @@ import time
 
 import numpy as np
 
-from cya_sim.engine.reference.observation import Observation
-from cya_sim.search.search import (
-    DEFAULT_C_UCB,
-    MAX_NODES,
-    UTILITIES,
-    SearchContext,
-    SearchResult,
-    check_budget,
-    check_choice,
-    check_rollout,
-    ismcts_search,
-    pimc_search,
-)
+from cya_sim.search import search
+from cya_sim.search.search import MAX_NODES, SearchContext, SearchGame, SearchResult, check_budget, check_choice
 
 
 class SearchAgent:
     """A single-game agent that searches every decision from its observation only (RULES.md §10).
 
+    A game's agents set :attr:`game` (its :class:`~cya_sim.search.search.SearchGame`) and the defaults of their
+    arguments (:mod:`cya_sim.search.classic.agent`, :mod:`cya_sim.search.theft.agent`).
+
     Args:
         iterations: iterations per decision (int >= 1), unless ``time_s`` is given.
         time_s: seconds per decision instead (float > 0), or None.
-        rollout: rollout policy, one of ``greedy`` (default), ``random`` or
-            ``card_counter`` (every rollout seat plays the ``card_counter``
-            agent from its own view of the determinized game,
-            :func:`agents.compiled_strategy.card_counter_entry`; slower per iteration,
-            much stronger: see ``experiments/ismcts_strength.md``). All compiled.
-        utility: ``share`` (the seat's share of the round's scores) or ``win``
-            (its share of the game's win, rollouts to the game's end).
+        rollout: rollout policy: a spec of the game's agents with a compiled form (``game.rollout_policy``).
+        utility: a key of ``game.utilities`` (the seat's share of the score, or of the win).
         seed: int >= 0 mixed into every decision's random stream, with a
             draw from the seat's own ``rng`` (so a tournament seed fixes every decision).
 
@@ -80,23 +43,13 @@ class SearchAgent:
     """
 
     name = "search"
-    #: The utilities by name this agent's game offers (``utility`` must be one of them).
-    utilities = UTILITIES
+    #: The game searched: its context, rollout policies and utilities.
+    game: SearchGame
 
-    @staticmethod
-    def _check_rollout(rollout) -> None:
-        """Refuse a rollout spec this agent's game cannot compile (:func:`cya_sim.search.search.check_rollout`)."""
-        check_rollout(rollout)
-
-    def _new_context(self, obs):
-        """A search context for the observation's rule set and table size."""
-        return SearchContext(obs.rules, obs.n_players)
-
-    def __init__(self, iterations: int = 1000, time_s: float | None = None, rollout: str = "greedy",
-                 utility: str = "share", seed: int = 0) -> None:
+    def __init__(self, iterations: int, time_s: float | None, rollout: str, utility: str, seed: int) -> None:
         check_budget(iterations, time_s)
-        self._check_rollout(rollout)
-        check_choice("utility", utility, self.utilities)
+        self.game.check_rollout(rollout)
+        check_choice("utility", utility, self.game.utilities)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"seed {seed!r}: give an integer >= 0")
         self.iterations = int(iterations) if time_s is None else iterations
@@ -129,15 +82,15 @@ class SearchAgent:
             "iterations_per_search": self.iterations_run / self.searched if self.searched else 0.0,
         }
 
-    def _search(self, obs: Observation, stream: int, ctx: SearchContext) -> SearchResult:
+    def _search(self, obs, stream: int, ctx: SearchContext) -> SearchResult:
         raise NotImplementedError
 
-    def act(self, obs: Observation, rng: np.random.Generator) -> int:
+    def act(self, obs, rng: np.random.Generator) -> int:
         """A legal action id for ``obs``; one legal action is returned without searching."""
         t0 = time.perf_counter()
         stream = int(rng.integers(0, 1 << 62)) if rng is not None else self.decisions
         if self._ctx is None or not self._ctx.matches(obs):
-            self._ctx = self._new_context(obs)
+            self._ctx = self.game.context(obs.rules, obs.n_players)
         res = self._search(obs, stream, self._ctx)
         self.last = res
         self.decisions += 1
@@ -149,16 +102,12 @@ class SearchAgent:
 
 
 class ISMCTSAgent(SearchAgent):
-    """SO-ISMCTS for one seat.
+    """SO-ISMCTS for one seat (:func:`cya_sim.search.search.ismcts`).
 
     Args:
-        iterations, time_s, rollout, utility, seed: see :class:`cya_sim.search.agent.SearchAgent`.
-        c_ucb: UCB1 exploration constant (float >= 0; utilities are in [0, 1]). Default
-            :data:`cya_sim.search.search.DEFAULT_C_UCB` (0.15): the ``share`` utilities of
-            different moves differ by a few hundredths, so Cowling et al.'s 0.7 for win/loss
-            rewards spreads the visits almost evenly; in 100 rotated 4-player games at 1,000
-            iterations, C = 0.15 won 32% against C = 0.35 (22%), pimc (20%) and card_counter (26%).
-        max_nodes: tree capacity, at most 1,000,000 (default: iterations + 1 up to that, or 100,000 when
+        iterations, time_s, rollout, utility, seed: see :class:`SearchAgent`.
+        c_ucb: UCB1 exploration constant (float >= 0; utilities are in [0, 1]).
+        max_nodes: tree capacity, at most 1,000,000 (None: iterations + 1 up to that, or 100,000 when
             searching by time); a full tree stops expanding.
 
     Raises:
@@ -167,8 +116,8 @@ class ISMCTSAgent(SearchAgent):
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = 1000, time_s: float | None = None, c_ucb: float = DEFAULT_C_UCB,
-                 rollout: str = "greedy", utility: str = "share", seed: int = 0, max_nodes: int | None = None):
+    def __init__(self, iterations: int, time_s: float | None, c_ucb: float, rollout: str, utility: str, seed: int,
+                 max_nodes: int | None):
         super().__init__(iterations, time_s, rollout, utility, seed)
         if not isinstance(c_ucb, (int, float)) or isinstance(c_ucb, bool) or not c_ucb >= 0:
             raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
@@ -179,16 +128,15 @@ class ISMCTSAgent(SearchAgent):
         self.max_nodes = max_nodes
 
     def _search(self, obs, stream, ctx):
-        return ismcts_search(obs, self.iterations, self.time_s, self.c_ucb, self.rollout, self.utility, self.seed,
-                             stream, self.max_nodes, ctx)
+        return search.ismcts(self.game, obs, self.iterations, self.time_s, self.c_ucb, self.rollout, self.utility,
+                             self.seed, stream, self.max_nodes, ctx)
 
 
 class PIMCAgent(SearchAgent):
-    """Flat Monte Carlo over determinizations for one seat.
+    """Flat Monte Carlo over determinizations for one seat (:func:`cya_sim.search.search.pimc`).
 
-    Args: ``iterations`` (rollouts per decision, all actions together),
-    ``time_s``, ``rollout``, ``utility``, ``seed``: see
-    :class:`cya_sim.search.agent.SearchAgent`.
+    Args: ``iterations`` (rollouts per decision, all actions together), ``time_s``, ``rollout``, ``utility``,
+    ``seed``: see :class:`SearchAgent`.
 
     Raises:
         ValueError: a parameter outside its allowed values.
@@ -197,4 +145,5 @@ class PIMCAgent(SearchAgent):
     name = "pimc"
 
     def _search(self, obs, stream, ctx):
-        return pimc_search(obs, self.iterations, self.time_s, self.rollout, self.utility, self.seed, stream, ctx)
+        return search.pimc(self.game, obs, self.iterations, self.time_s, self.rollout, self.utility, self.seed,
+                           stream, ctx)

@@ -1,36 +1,27 @@
-"""Python entry points of the search: one decision of ISMCTS or PIMC from an observation.
+"""Python entry points of the search, for every game: one decision of ISMCTS or PIMC from an observation.
 
-Both build the template row and the :class:`~cya_sim.search.determinize.InfoSet`
-from the :class:`~cya_sim.engine.reference.observation.Observation` (never from the true state),
-then run the compiled kernels of :mod:`cya_sim.search.kernels`. A
-:class:`SearchContext` keeps the arrays of one rule set and table size between
-decisions, so that a decision allocates nothing large.
+A game gives this module a :class:`SearchGame` (its context class, its rollout policies and utilities) and its
+entry points call :func:`ismcts` and :func:`pimc` (:func:`cya_sim.search.classic.search.ismcts_search`,
+:func:`cya_sim.search.theft.search.theft_ismcts_search`, ...). Both build the template row and the game's information
+set from the observation (never from the true state) in a :class:`SearchContext`, which keeps the arrays of one rule
+set and table size between decisions, so that a decision allocates nothing large; then they run the shared compiled
+kernels of :mod:`cya_sim.search.kernels` and choose the root's action (:func:`root_choice`, :func:`flat_choice`).
 """
 
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from agents.compiled import POLICY_CARD_COUNTER, POLICY_GREEDY, POLICY_RANDOM, new_scratch
-from agents.registry import compiled_policy, policy_of
-from cya_sim.engine.compiled.layout import C_A, C_N, C_T, row_width
-from cya_sim.engine.compiled.rules import legal_list
-from cya_sim.engine.reference.observation import Observation
 from cya_sim.search import kernels
-from cya_sim.search.determinize import TEMPLATE, fill_template, info_set, new_search_state, rng_state
-from cya_sim.search.kernels import UTIL_SHARE, UTIL_WIN
+from cya_sim.search.kernels import SearchScratch
 from cya_sim.search.tree import ROLLOUT_REFUSED, refuse_rollout
 
-#: Built-in rollout policies by name: the compiled policies of :mod:`agents.compiled` (``greedy``, ``random``)
-#: and :mod:`agents.compiled_strategy` (``card_counter``: the agent's own decision function on each rollout
-#: seat's view). Any other agent spec with a compiled form — e.g. ``heuristic(count=true)`` or a compiled
-#: plug-in ``my_pkg.policies:decide`` (:mod:`agents.plugin`) — is a rollout policy too.
-ROLLOUTS = {"greedy": POLICY_GREEDY, "random": POLICY_RANDOM, "card_counter": POLICY_CARD_COUNTER}
-#: Utilities by name: ``share`` = the seat's share of the round's scores; ``win`` = its share of the game's win.
-UTILITIES = {"share": UTIL_SHARE, "win": UTIL_WIN}
 #: Tree nodes kept at most when searching by time (each node costs 4 * A bytes of child links).
 DEFAULT_TIME_NODES = 100_000
 #: Most iterations per decision, and most tree nodes, a search agent takes (a node is about 360 bytes: 1,000,000
@@ -39,11 +30,10 @@ MAX_ITERATIONS = 10_000_000
 MAX_NODES = 1_000_000
 #: Longest search per decision, seconds.
 MAX_TIME_S = 86_400.0
-#: Default UCB1 constant for utilities in [0, 1] whose differences between moves are small (cya_sim.search.agent.ISMCTSAgent).
-DEFAULT_C_UCB = 0.15
 #: Iterations per compiled call when searching by time (the clock is read between calls).
 TIME_CHUNK = 64
-_MAX_DEPTH = 512
+#: Deepest descent of the tree (nodes on a path).
+MAX_DEPTH = 512
 
 
 @dataclass(frozen=True)
@@ -67,36 +57,6 @@ class SearchResult:
     nodes: int
     rollout_actions: int
     elapsed_s: float
-
-
-def rollout_policy(rollout: str, rules):
-    """(kernels module, policy code, C address, (N_AGENT_PARAMS,) float64 params) of a rollout spec under ``rules``.
-
-    The module is :mod:`cya_sim.search.kernels` (compiled once for every rollout policy); the code,
-    address and parameters are :func:`agents.registry.policy_of`'s (a view policy's C entry compiles the
-    first time it is used).
-
-    Raises:
-        ValueError: ``rollout`` is not an agent spec with a compiled form; the message lists the built-ins.
-    """
-    check_rollout(rollout)
-    code, addr, params = policy_of(rollout, rules)
-    return kernels, code, addr, params
-
-
-def check_rollout(rollout: str) -> None:
-    """Refuse a rollout spec without a compiled form (nothing is compiled here).
-
-    Raises:
-        ValueError: ``rollout`` is not an agent spec with a compiled form; the message lists the built-ins.
-    """
-    try:
-        pol = compiled_policy(rollout) if isinstance(rollout, str) else None
-    except ValueError:
-        pol = None
-    if pol is None:
-        raise ValueError(f"rollout {rollout!r} is not known; choose one of: {', '.join(ROLLOUTS)}, or another "
-                         "agent spec with a compiled form (heuristic(...), a compiled plug-in module:function)")
 
 
 def check_choice(field: str, value, allowed: dict) -> int:
@@ -126,30 +86,6 @@ def check_budget(iterations, time_s) -> None:
             or not 1 <= iterations <= MAX_ITERATIONS):
         raise ValueError(f"iterations {iterations!r}: give an integer from 1 to {MAX_ITERATIONS:,} (or time_s in "
                          "seconds)")
-
-
-class TreeArrays:
-    """The ISMCTS tree arrays of a search context (:mod:`cya_sim.search.tree`), grown on demand and reused.
-
-    A subclass sets ``n_actions`` (A) and ``_cap = 0`` before the first :meth:`tree`.
-    """
-
-    n_actions: int
-    _cap: int = 0
-
-    def tree(self, cap: int):
-        """Tree arrays with room for ``cap`` nodes, root reset (child, nvis, wsum, avail, mover, n_nodes)."""
-        if cap > self._cap:
-            self._tree = (np.empty((cap, self.n_actions), np.int32), np.zeros(cap, np.int64),
-                          np.zeros(cap, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int8))
-            self._cap = cap
-        child, nvis, wsum, avail, mover = self._tree
-        child[0, :] = -1
-        nvis[0] = 0
-        wsum[0] = 0.0
-        avail[0] = 0
-        mover[0] = -1
-        return child[:cap], nvis[:cap], wsum[:cap], avail[:cap], mover[:cap], np.ones(1, np.int64)
 
 
 def tree_capacity(max_nodes, iterations, time_s) -> int:
@@ -191,57 +127,12 @@ def single_action(legal: np.ndarray, t0: float) -> SearchResult:
                         time.perf_counter() - t0)
 
 
-class SearchContext(TreeArrays):
-    """Arrays for searching one rule set at one table size, reused between decisions.
+def check_root(obs, root: np.ndarray) -> None:
+    """Refuse an observation whose legal action mask is not the legal actions ``root`` of the observed position.
 
-    Holds a one-row batch state whose row is the template (the observation,
-    in the one compiled game layout, :mod:`cya_sim.engine.compiled.layout`), two
-    more rows (determinization, work), the tree arrays (grown on demand) and
-    the scratch arrays of the kernels. Not thread-safe; one per agent.
+    Raises:
+        ValueError: naming the field ``legal_action_mask`` and both lists.
     """
-
-    def __init__(self, rules, n_players: int) -> None:
-        self.rules = rules
-        self.n_players = n_players
-        self.state = new_search_state(rules, n_players)
-        k = self.state.consts
-        cfg = k.cfg
-        self.n_actions = int(cfg[C_A])
-        self.n_types = int(cfg[C_T])
-        self.n_cards = int(cfg[C_N])
-        self.g0 = self.state.rows[TEMPLATE]
-        self.gd, self.gw = (np.zeros(row_width(k), np.int64) for _ in range(2))
-        self._cap = 0
-        a = self.n_actions
-        self._common = (np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(a, np.int64),
-                        np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(_MAX_DEPTH + 1, np.int64),
-                        np.zeros(n_players, np.float64), new_scratch(cfg))
-
-    def matches(self, obs: Observation) -> bool:
-        """Whether this context fits the observation's rule set and table size."""
-        return obs.rules == self.rules and obs.n_players == self.n_players
-
-    def prepare(self, obs: Observation, seed: int, stream: int):
-        """Fill the template from ``obs``; return (info, rng, scratch, root legal ids)."""
-        fill_template(obs, self.state, TEMPLATE)
-        k = self.state.consts
-        info = info_set(obs)
-        rng = rng_state(seed, stream)
-        h = info.slot_set.shape[0]
-        scratch = (np.zeros(self.n_types, np.int64), np.zeros(self.n_cards, np.int64), np.zeros(h, np.int64),
-                   np.zeros(h + 2, np.float64)) + self._common
-        acts = np.zeros(self.n_actions, np.int64)
-        n = legal_list(k, self.g0, acts)
-        return info, rng, scratch, acts[:n].copy()
-
-
-def _context(obs: Observation, context: SearchContext | None) -> SearchContext:
-    if context is not None and context.matches(obs):
-        return context
-    return SearchContext(obs.rules, obs.n_players)
-
-
-def _root_check(obs: Observation, root: np.ndarray) -> None:
     mask_ids = np.flatnonzero(obs.legal_action_mask)
     if not np.array_equal(mask_ids, root):
         raise ValueError(
@@ -249,20 +140,92 @@ def _root_check(obs: Observation, root: np.ndarray) -> None:
             f"the observed position ({root.tolist()}); the observation must be the seat to act's")
 
 
-def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, seed: int, stream: int,
-           context: SearchContext | None):
-    """Checks and set-up shared by both searches.
+class SearchContext(ABC):
+    """Arrays for searching one rule set at one table size, reused between decisions: the constants, three rows of
+    the game's layout (template ``g0``, determinization ``gd``, work ``gw``; (W,) int64), the tree arrays (grown on
+    demand, :meth:`tree`) and the kernels' scratch (:class:`~cya_sim.search.kernels.SearchScratch`). A game's
+    subclass makes the template and the information set from an observation (:meth:`prepare`). Not thread-safe; one
+    per agent.
 
-    Returns:
-        ``(result, None)`` when the seat has one legal action (returned
-        without searching), else ``(None, (rk, uk, t0, ctx, info, rng, scratch, root))`` with ``rk`` the
-        :func:`rollout_policy` triple.
+    Args:
+        rules, n_players: what the context searches. consts: the game's constants record. g0: the template row
+        (a (W,) int64 array the game fills). n_actions: A. policy_scratch: the rollout policy's scratch.
+    """
+
+    def __init__(self, rules, n_players: int, consts, g0: np.ndarray, n_actions: int, policy_scratch) -> None:
+        self.rules = rules
+        self.n_players = n_players
+        self.consts = consts
+        self.n_actions = int(n_actions)
+        self.g0 = g0
+        self.gd, self.gw = (np.zeros(g0.shape[0], np.int64) for _ in range(2))
+        self._cap = 0
+        a = self.n_actions
+        self._common = (np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(a, np.int64),
+                        np.zeros(a, np.int64), np.zeros(a, np.int64), np.zeros(MAX_DEPTH + 1, np.int64),
+                        np.zeros(n_players, np.float64), policy_scratch)
+
+    def matches(self, obs) -> bool:
+        """Whether this context fits the observation's rule set and table size."""
+        return obs.rules == self.rules and obs.n_players == self.n_players
+
+    def scratch(self, samp: tuple) -> SearchScratch:
+        """The kernels' :class:`~cya_sim.search.kernels.SearchScratch` with the game's sampler scratch ``samp``."""
+        return SearchScratch(*self._common, samp)
+
+    @abstractmethod
+    def prepare(self, obs, seed: int, stream: int) -> tuple[Any, np.ndarray, SearchScratch, np.ndarray]:
+        """Fill the template from ``obs``; return (information set, (4,) uint64 rng, scratch, root legal ids).
+
+        Raises:
+            ValueError: an inconsistent observation, or a legal action mask that is not the observed position's
+                (:func:`check_root`).
+        """
+
+    def tree(self, cap: int):
+        """Tree arrays with room for ``cap`` nodes, root reset (child, nvis, wsum, avail, mover, n_nodes)."""
+        if cap > self._cap:
+            self._tree = (np.empty((cap, self.n_actions), np.int32), np.zeros(cap, np.int64),
+                          np.zeros(cap, np.float64), np.zeros(cap, np.int64), np.zeros(cap, np.int8))
+            self._cap = cap
+        child, nvis, wsum, avail, mover = self._tree
+        child[0, :] = -1
+        nvis[0] = 0
+        wsum[0] = 0.0
+        avail[0] = 0
+        mover[0] = -1
+        return child[:cap], nvis[:cap], wsum[:cap], avail[:cap], mover[:cap], np.ones(1, np.int64)
+
+
+@dataclass(frozen=True)
+class SearchGame:
+    """What a game gives the shared search entry points (one frozen value per game, ``search/<game>/search.py``).
+
+    context: ``(rules, n_players) ->`` the game's :class:`SearchContext`. rollout_policy: ``(rollout spec, rules) ->
+    (code, C address, params)`` of a rollout policy with a compiled form (refuses another spec, ``ValueError``
+    listing the built-ins). check_rollout: ``rollout spec ->`` refuses a spec without a compiled form as
+    ``rollout_policy`` does, before any rule set is known (a search agent's arguments). utilities: utility name ->
+    code (:mod:`cya_sim.search.hooks`). check_obs: refuses an observation of another game (``TypeError``), or None.
+    """
+
+    context: Callable[[Any, int], SearchContext]
+    rollout_policy: Callable[[Any, Any], tuple]
+    check_rollout: Callable[[Any], Any]
+    utilities: dict
+    check_obs: Callable[[Any], None] | None = None
+
+
+def _start(game: SearchGame, obs, rollout, utility, iterations, time_s, seed: int, stream: int, context):
+    """Checks and set-up shared by both searches: ``(result, None)`` when the seat has one legal action (returned
+    without searching), else ``(None, (slot, uk, t0, ctx, info, rng, scratch, root))``.
 
     Raises:
-        ValueError: as :func:`ismcts_search`.
+        ValueError, TypeError: as :func:`ismcts`.
     """
-    rk = rollout_policy(rollout, obs.rules)
-    uk = check_choice("utility", utility, UTILITIES)
+    if game.check_obs is not None:
+        game.check_obs(obs)
+    slot = game.rollout_policy(rollout, obs.rules)
+    uk = check_choice("utility", utility, game.utilities)
     check_budget(iterations, time_s)
     t0 = time.perf_counter()
     legal = np.flatnonzero(obs.legal_action_mask)
@@ -270,72 +233,64 @@ def _start(obs: Observation, rollout: str, utility: str, iterations, time_s, see
         raise ValueError(f"seat {obs.seat} has no legal action in this observation (is it the seat to act?)")
     if legal.size == 1:
         return single_action(legal, t0), None
-    ctx = _context(obs, context)
+    ctx = context if context is not None and context.matches(obs) else game.context(obs.rules, obs.n_players)
     info, rng, scratch, root = ctx.prepare(obs, seed, stream)
-    _root_check(obs, root)
-    return None, (rk, uk, t0, ctx, info, rng, scratch, root)
+    return None, (slot, uk, t0, ctx, info, rng, scratch, root)
 
 
-def _checked(steps: int, rollout: str, scratch: tuple, ctx: SearchContext) -> int:
+def _checked(steps: int, rollout, scratch: SearchScratch, ctx: SearchContext) -> int:
     """``steps`` (what a search kernel returned), or the :class:`~cya_sim.search.tree.RolloutError` of a rollout
     decision that was not legal (:data:`~cya_sim.search.tree.ROLLOUT_REFUSED`)."""
     if steps == ROLLOUT_REFUSED:
-        refuse_rollout(rollout, scratch[11].ids, ctx.n_actions)
+        refuse_rollout(rollout, scratch.sc.ids, ctx.n_actions)
     return int(steps)
 
 
-def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float | None = None,
-                  c_ucb: float = DEFAULT_C_UCB, rollout: str = "greedy", utility: str = "share", seed: int = 0,
-                  stream: int = 0, max_nodes: int | None = None,
-                  context: SearchContext | None = None) -> SearchResult:
-    """One SO-ISMCTS decision for the seat to act (:mod:`cya_sim.search.kernels`; Cowling et al. 2012).
+def ismcts(game: SearchGame, obs, iterations: int | None, time_s: float | None, c_ucb: float, rollout, utility,
+           seed: int, stream: int, max_nodes: int | None, context: SearchContext | None) -> SearchResult:
+    """One SO-ISMCTS decision of ``game`` for the seat to act (:func:`cya_sim.search.kernels.ismcts_run`; Cowling,
+    Powley & Whitehouse 2012).
 
     Args:
-        obs: the observation of the seat to act (its mask must have a legal action).
-        iterations: iterations (each: one determinization, one descent, one
-            rollout); ignored when ``time_s`` is given.
-        time_s: search for this many seconds instead (checked every
-            :data:`TIME_CHUNK` iterations).
-        c_ucb: UCB1 exploration constant C >= 0 (utilities lie in [0, 1]).
-        rollout: rollout policy, a key of :data:`ROLLOUTS`.
-        utility: a key of :data:`UTILITIES`.
-        seed, stream: 64-bit seed and stream number of the search's random stream.
-        max_nodes: tree capacity (default ``iterations + 1``, or
-            :data:`DEFAULT_TIME_NODES` by time); a full tree stops expanding.
-        context: a :class:`SearchContext` to reuse.
+        game: the game's :class:`SearchGame`. obs: the observation of the seat to act (its mask must have a legal
+            action). iterations: iterations (each: one determinization, one descent, one rollout); ignored when
+            ``time_s`` is given. time_s: search for this many seconds instead (checked every :data:`TIME_CHUNK`
+            iterations). c_ucb: UCB1 exploration constant C >= 0 (utilities lie in [0, 1]). rollout: rollout policy
+            spec. utility: a key of ``game.utilities``. seed, stream: 64-bit seed and stream number of the search's
+            random stream. max_nodes: tree capacity (default ``iterations + 1``, or :data:`DEFAULT_TIME_NODES` by
+            time); a full tree stops expanding. context: a :class:`SearchContext` to reuse.
 
     Returns:
-        a :class:`SearchResult`; the action is the root move with the most
-        visits (ties: higher mean utility, then lower id). With one legal
-        action it is returned at once, with ``iterations = 0``.
+        a :class:`SearchResult`; the action is the root move with the most visits (ties: higher mean utility, then
+        lower id). With one legal action it is returned at once, with ``iterations = 0``.
 
     Raises:
-        ValueError: unknown ``rollout``/``utility``, a bad budget or ``c_ucb``,
-            an observation with no legal action or an inconsistent one.
+        ValueError: unknown ``rollout``/``utility``, a bad budget, ``c_ucb`` or ``max_nodes``, an observation with
+            no legal action or an inconsistent one.
+        TypeError: an observation of another game (``game.check_obs``).
         RolloutError: a rollout decision was not legal, or the rollout plug-in raised
             (:func:`cya_sim.search.tree.refuse_rollout`: the policy, the seat and the action named).
     """
-    if not isinstance(c_ucb, (int, float)) or not c_ucb >= 0:
+    if not isinstance(c_ucb, (int, float)) or isinstance(c_ucb, bool) or not c_ucb >= 0:
         raise ValueError(f"c_ucb {c_ucb!r}: give a number >= 0")
-    single, started = _start(obs, rollout, utility, iterations, time_s, seed, stream, context)
+    single, started = _start(game, obs, rollout, utility, iterations, time_s, seed, stream, context)
     if single is not None:
         return single
-    rk, uk, t0, ctx, info, rng, scratch, root = started
+    (pcode, paddr, params), uk, t0, ctx, info, rng, scratch, root = started
     child, nvis, wsum, avail, mover, n_nodes = ctx.tree(tree_capacity(max_nodes, iterations, time_s))
-    mod, pcode, paddr, params = rk
-    k = ctx.state.consts
+    k = ctx.consts
+    run = kernels.ismcts_run
     steps = 0
     done = 0
     if time_s is None:
-        steps = _checked(mod.ismcts_run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params,
-                                        uk, rng, child, nvis, wsum, avail, mover, n_nodes, scratch), rollout, scratch, ctx)
+        steps = _checked(run(k, ctx.g0, ctx.gw, info, int(iterations), float(c_ucb), pcode, paddr, params, uk, rng,
+                             child, nvis, wsum, avail, mover, n_nodes, scratch), rollout, scratch, ctx)
         done = int(iterations)
     else:
         end = t0 + float(time_s)
         while True:
-            steps += _checked(mod.ismcts_run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params,
-                                             uk, rng, child, nvis, wsum, avail, mover, n_nodes, scratch), rollout,
-                              scratch, ctx)
+            steps += _checked(run(k, ctx.g0, ctx.gw, info, TIME_CHUNK, float(c_ucb), pcode, paddr, params, uk, rng,
+                                  child, nvis, wsum, avail, mover, n_nodes, scratch), rollout, scratch, ctx)
             done += TIME_CHUNK
             if time.perf_counter() >= end:
                 break
@@ -343,43 +298,39 @@ def ismcts_search(obs: Observation, iterations: int | None = 1000, time_s: float
     return SearchResult(action, root, visits, values, done, int(n_nodes[0]), int(steps), time.perf_counter() - t0)
 
 
-def pimc_search(obs: Observation, iterations: int | None = 1000, time_s: float | None = None,
-                rollout: str = "greedy", utility: str = "share", seed: int = 0, stream: int = 0,
-                context: SearchContext | None = None) -> SearchResult:
-    """One decision of determinized flat Monte Carlo (PIMC) for the seat to act.
+def pimc(game: SearchGame, obs, iterations: int | None, time_s: float | None, rollout, utility, seed: int,
+         stream: int, context: SearchContext | None) -> SearchResult:
+    """One decision of determinized flat Monte Carlo (PIMC) of ``game`` for the seat to act.
 
-    Each determinization is played out after every legal root action with
-    the rollout policy (:func:`cya_sim.search.kernels.pimc_run`); the action
-    of highest mean utility wins (ties: more rollouts, then lower id). PIMC
-    (Long, Sturtevant, Buro & Furtak, AAAI 2010, "Understanding the success of
-    perfect information Monte Carlo sampling in game tree search") is the
-    simple baseline ISMCTS is compared with.
+    Each determinization is played out after every legal root action with the rollout policy
+    (:func:`cya_sim.search.kernels.pimc_run`); the action of highest mean utility wins (ties: more rollouts, then
+    lower id). PIMC (Long, Sturtevant, Buro & Furtak, AAAI 2010, "Understanding the success of perfect information
+    Monte Carlo sampling in game tree search") is the simple baseline ISMCTS is compared with.
 
-    Args: as :func:`ismcts_search` (``iterations`` = rollouts in all).
+    Args: as :func:`ismcts` (``iterations`` = rollouts in all).
 
     Raises:
-        ValueError, RolloutError: as :func:`ismcts_search`.
+        ValueError, TypeError, RolloutError: as :func:`ismcts`.
     """
-    single, started = _start(obs, rollout, utility, iterations, time_s, seed, stream, context)
+    single, started = _start(game, obs, rollout, utility, iterations, time_s, seed, stream, context)
     if single is not None:
         return single
-    rk, uk, t0, ctx, info, rng, scratch, root = started
-    mod, pcode, paddr, params = rk
-    k = ctx.state.consts
+    (pcode, paddr, params), uk, t0, ctx, info, rng, scratch, root = started
+    k = ctx.consts
     n = root.shape[0]
     acts = np.zeros(ctx.n_actions, np.int64)
     acts[:n] = root
     sums = np.zeros(n, np.float64)
     counts = np.zeros(n, np.int64)
+    run = kernels.pimc_run
     steps = 0
     if time_s is None:
-        steps = _checked(mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng,
-                                      acts, n, sums, counts, scratch), rollout, scratch, ctx)
+        steps = _checked(run(k, ctx.g0, ctx.gd, ctx.gw, info, int(iterations), pcode, paddr, params, uk, rng, acts, n,
+                             sums, counts, scratch), rollout, scratch, ctx)
     else:
         end = t0 + float(time_s)
         while time.perf_counter() < end:
-            steps += _checked(mod.pimc_run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts,
-                                           n, sums, counts, scratch), rollout, scratch, ctx)
+            steps += _checked(run(k, ctx.g0, ctx.gd, ctx.gw, info, n * 8, pcode, paddr, params, uk, rng, acts, n,
+                                  sums, counts, scratch), rollout, scratch, ctx)
     action, values = flat_choice(root, sums, counts)
-    return SearchResult(action, root, counts, values, int(counts.sum()), 0, int(steps),
-                        time.perf_counter() - t0)
+    return SearchResult(action, root, counts, values, int(counts.sum()), 0, int(steps), time.perf_counter() - t0)

@@ -1,7 +1,7 @@
 """The game-independent part of single-observer ISMCTS: the tree arrays and one node's choice (numba).
 
 Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):120–143,
-2012, Algorithm 3. A game's search kernels (:mod:`cya_sim.search.kernels` for the classic family,
+2012, Algorithm 3. A game's search kernels (:mod:`cya_sim.search.classic.kernels` for the classic family,
 :mod:`cya_sim.search.theft.kernels` for the theft game) step their own rules kernel and compute their
 own edge keys; what is the same for every game lives here:
 
@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import next_double
+from cya_sim.engine.jit import JIT
+from cya_sim.engine.pcg import next_double, seed_stream, shuffle
 
 #: What a game's rollout and its ``ismcts_run``/``pimc_run`` return when a rollout decision was not legal: the
 #: rollout policy's scratch then holds the id (``sc.ids[0]``) and the seat (``sc.ids[1]``); :func:`refuse_rollout`.
@@ -56,7 +57,7 @@ def refuse_rollout(rollout, ids: np.ndarray, n_actions: int) -> None:
                        f"game {what}")
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def choose_edge(child, nvis, wsum, avail, node, keys, nl, stamp, kcount, distinct, mark, c_ucb, rng):
     """The edge key chosen at ``node`` and whether it is new: ``(key, expand)``.
 
@@ -96,7 +97,7 @@ def choose_edge(child, nvis, wsum, avail, node, keys, nl, stamp, kcount, distinc
     return best_k, False
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def move_of_key(acts, keys, nl, k, count, rng):
     """A legal move with key ``k``, uniform among the ``count`` of them (one draw); -1 if none."""
     r = int(next_double(rng) * count)
@@ -108,7 +109,7 @@ def move_of_key(acts, keys, nl, k, count, rng):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def add_node(child, nvis, wsum, avail, mover, n_nodes, node, k, seat):
     """A new child of ``node`` by key ``k`` for the move of ``seat``; its index, or -1 when the tree is full."""
     if n_nodes[0] >= child.shape[0]:
@@ -124,7 +125,7 @@ def add_node(child, nvis, wsum, avail, mover, n_nodes, node, k, seat):
     return c
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def backup(nvis, wsum, mover, path, depth, u):
     """One more visit of the root and of ``path[1..depth]``, each adding its mover's utility ``u[mover]``."""
     nvis[0] += 1
@@ -134,10 +135,32 @@ def backup(nvis, wsum, mover, path, depth, u):
         wsum[c] += u[mover[c]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(**JIT)
 def next_mark(stamp):
     """A stamp value above every one in ``stamp`` ((A,) int64)."""
     mark = 0
     for i in range(stamp.shape[0]):
         mark = max(mark, stamp[i])
     return mark + 1
+
+
+def rng_state(seed: int, stream: int = 0) -> np.ndarray:
+    """(4,) uint64 PCG64 stream for the search, from a 64-bit ``seed`` and a ``stream`` number."""
+    st = np.zeros(4, np.uint64)
+    seed_stream(st, np.uint64(seed & ((1 << 64) - 1)), int(stream) & ((1 << 62) - 1), 7)
+    return st
+
+
+@njit(**JIT)
+def shuffled_rest(rem, t, cards, rng):
+    """The cards a determinization deals without constraint (RULES.md §10: the other hands, the draw pile), shuffled:
+    ``rem[c]`` cards of each type ``c < t`` laid out in type order into ``cards`` ((N,) int64) and shuffled uniformly
+    in place (Fisher–Yates, :func:`cya_sim.engine.pcg.shuffle`, drawing from ``rng``); their number. Shared by every
+    game's determinizer."""
+    k = 0
+    for c in range(t):
+        for _ in range(rem[c]):
+            cards[k] = c
+            k += 1
+    shuffle(cards[:k], rng)
+    return k

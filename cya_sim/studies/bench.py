@@ -30,7 +30,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
 - **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
   second and the estimated time of its 1,000,000 games on 2 idle cores (``baseline_est_2core_s``);
 - **search**: ISMCTS iterations per second with ``greedy`` and with ``card_counter`` rollouts
-  (:func:`cya_sim.search.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
+  (:func:`cya_sim.search.classic.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
 - **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
   :func:`cya_sim.studies.tournament.run_tournament` (or, if that module is missing, a process pool over
@@ -187,7 +187,7 @@ def plugin_example_source() -> str:
 
 def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float) -> dict:
     """games/s of card_counter x4 and of the README's plug-in example x4 (from a temporary module)."""
-    from cya_sim.play.batched import play_games
+    from cya_sim.play.classic.batched import play_games
 
     out = {}
     with tempfile.TemporaryDirectory() as d:
@@ -223,7 +223,7 @@ def _baseline_rate(games: int) -> dict:
 
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
-    from cya_sim.play.batched import play_games
+    from cya_sim.play.classic.batched import play_games
 
     spec = tomllib.loads(BASELINE.read_text())
     agents, p = spec["agents"], int(spec["players"])
@@ -308,7 +308,7 @@ def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -
 def _play_chunk(task) -> int:
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
-    from cya_sim.play.batched import play_games
+    from cya_sim.play.classic.batched import play_games
 
     a, b, agents, seed = task
     idx = np.arange(a, b, dtype=np.int64)
@@ -321,8 +321,8 @@ def measure(args: argparse.Namespace) -> dict:
     """Run every measurement of the module docstring; a JSON-ready dict."""
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import get_rules
-    from cya_sim.play.batched import play_games as batched
-    from cya_sim.play.reference import play_games as reference
+    from cya_sim.play.classic.batched import play_games as batched
+    from cya_sim.play.classic.reference import play_games as reference
 
     rules = get_rules("classic")
     key = root_key(args.seed)
@@ -363,7 +363,7 @@ def measure(args: argparse.Namespace) -> dict:
     if args.baseline_games > 0:
         out.update(_baseline_rate(args.baseline_games))
     if not args.no_search:
-        from cya_sim.search.bench import mcts_speed
+        from cya_sim.search.classic.bench import mcts_speed
 
         m = mcts_speed(args.mcts_iterations)
         # per CPU second of this process (per core), like the games/s above: wall rates on a shared machine
@@ -403,8 +403,8 @@ def rules_speed(preset: str, games: int, reference_games: int, batch_size: int, 
     """
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import RulesError, RuleSet, get_rules
-    from cya_sim.play.batched import play_games as batched
-    from cya_sim.play.reference import play_games as reference
+    from cya_sim.play.classic.batched import play_games as batched
+    from cya_sim.play.classic.reference import play_games as reference
 
     rules = get_rules(preset)
     if not isinstance(rules, RuleSet):
@@ -466,7 +466,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{res['vs_classic_random']:.2f}x games/s")
         return 0
     if getattr(args, "mcts", False):
-        from cya_sim.search.bench import mcts_speed
+        from cya_sim.search.classic.bench import mcts_speed
 
         res = mcts_speed(args.mcts_iterations)
         if args.json:

@@ -4,10 +4,10 @@ Measured side by side in this process, at 4 players on the ``theft`` preset (or 
 per CPU second of this process (one thread: CPU seconds are core-seconds; a shared machine does not
 inflate them as it does wall time):
 
-- **compiled**: the batched theft engine (:func:`cya_sim.play.theft_batched.play_theft_games_batched`) with
+- **compiled**: the batched theft engine (:func:`cya_sim.play.theft.batched.play_theft_games_batched`) with
   ``greedy`` in every seat — games and decisions per CPU second —, and with ``random`` and ``defender``
   in every seat (a quarter of ``--games`` each);
-- **reference**: the theft reference play (:func:`cya_sim.play.theft_reference.play_theft_games`, the Python agents on
+- **reference**: the theft reference play (:func:`cya_sim.play.theft.reference.play_theft_games`, the Python agents on
   the readable engine) on the same ``greedy`` games (``--reference-games``), and whether its results equal the
   compiled engine's on those games;
 - **ratio**: compiled / reference games per CPU second;
@@ -89,8 +89,8 @@ def theft_speed(preset: str = "theft", games: int = 200_000, reference_games: in
     """
     from cya_sim.game.rng import root_key
     from cya_sim.game.rules import RulesError, get_rules
-    from cya_sim.play.theft_batched import play_theft_games_batched
-    from cya_sim.play.theft_reference import play_theft_games
+    from cya_sim.play.theft.batched import play_theft_games_batched
+    from cya_sim.play.theft.reference import play_theft_games
 
     rules = get_rules(preset)
     if getattr(rules, "family", "classic") != "theft":

@@ -3,8 +3,8 @@
 One procedure serves ``experiments/train_learned.py`` (the committed models) and ``cya-sim exploit`` (a best
 response to an agent, :mod:`cya_sim.studies.exploit`):
 
-* **Environment**: :class:`cya_sim.env.learner.LearnerVectorEnv` — the learner in seat 0 (the first dealer is
-  drawn at random, R-SETUP) against compiled opponents, observing :func:`agents.learned.features` of its view as
+* **Environment**: :class:`cya_sim.env.classic.learner.LearnerVectorEnv` — the learner in seat 0 (the first dealer is
+  drawn at random, R-SETUP) against compiled opponents, observing :func:`agents.classic.learned.features` of its view as
   the play loop builds it, under the classic or the advanced rules at any table size; reward ``dense`` (change in
   its total in $M times ``dense_weight``, plus the final win share) or ``win_share``. Every keyword is passed.
 * **Learner** (Schulman et al. 2017, "Proximal Policy Optimization Algorithms", with invalid-action masking,
@@ -21,7 +21,7 @@ response to an agent, :mod:`cya_sim.studies.exploit`):
   ``eval_games`` fresh games (seed ``seed + 10_000``, never a training deal); the mean win share and its
   standard error over games (the game is the unit).
 * **Export** (:func:`write_model`): the actor's weights to ``NAME.npz`` with the generated plug-in ``NAME.py``
-  (:func:`agents.learned.write_plugin`, recording the rules, table size and encoding), ``NAME_curve.csv``/``.png``
+  (:func:`agents.classic.learned.write_plugin`, recording the rules, table size and encoding), ``NAME_curve.csv``/``.png``
   and ``NAME_train.json``. No torch at play time.
 
 torch, stable-baselines3 and sb3-contrib are the ``train`` extra (``pip install -e '.[train]'``); without them
@@ -95,7 +95,7 @@ class TrainConfig:
     imitate_epochs: int = 12
 
     def env_kwargs(self, num_envs: int, reward: str) -> dict[str, Any]:
-        """Every keyword of :class:`~cya_sim.env.learner.LearnerVectorEnv` (none left to a default)."""
+        """Every keyword of :class:`~cya_sim.env.classic.learner.LearnerVectorEnv` (none left to a default)."""
         return {"num_envs": num_envs, "rules": self.preset, "n_players": self.players, "seat": 0,
                 "opponents": self.opponents, "reward": reward, "dense_weight": self.dense_weight}
 
@@ -121,7 +121,7 @@ def imitate(model: Any, cfg: TrainConfig, progress: Callable[[str], None] | None
     """Train ``model``'s actor to copy ``cfg.imitate`` (behaviour cloning; module docstring), in place.
 
     The expert plays the learner's seat of ``cfg.envs`` games side by side (:meth:`LearnerVectorEnv.expert_actions
-    <cya_sim.env.learner.LearnerVectorEnv.expert_actions>`), its states and actions recorded until
+    <cya_sim.env.classic.learner.LearnerVectorEnv.expert_actions>`), its states and actions recorded until
     ``cfg.imitate_samples`` decisions; a tenth of the decisions with a choice is held out. Adam (learning rate
     1e-3, minibatches of 512, seeded by ``cfg.seed``) minimises the cross-entropy of the masked logits for
     ``cfg.imitate_epochs`` passes.
@@ -180,12 +180,12 @@ def imitate(model: Any, cfg: TrainConfig, progress: Callable[[str], None] | None
 
 
 def make_env(cfg: TrainConfig, num_envs: int, reward: str):
-    """The :class:`~cya_sim.env.learner.LearnerVectorEnv` of ``cfg``.
+    """The :class:`~cya_sim.env.classic.learner.LearnerVectorEnv` of ``cfg``.
 
     Raises:
         ValueError: what the environment refuses (opponents, rules, table size), in one line.
     """
-    from cya_sim.env.learner import LearnerVectorEnv
+    from cya_sim.env.classic.learner import LearnerVectorEnv
 
     return LearnerVectorEnv(**cfg.env_kwargs(num_envs, reward))
 
@@ -280,7 +280,7 @@ def write_model(out: Path, result: TrainResult, cfg: TrainConfig, command: str) 
     ``.../NAME``); returns the plug-in module's path."""
     import torch
 
-    from agents.learned import write_plugin
+    from agents.classic.learned import write_plugin
 
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"command": command, "seed": cfg.seed, "steps": result.model.num_timesteps, "opponents": cfg.opponents,

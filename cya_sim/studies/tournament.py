@@ -69,7 +69,7 @@ class TournamentConfig:
     Attributes:
         rules: a :class:`~cya_sim.game.rules.RuleSet`, or a preset name (turned
             into ``get_rules(name)``).
-        agents: registered agent names (``agents.agent_names()``), at most
+        agents: registered agent names (``agents.classic.registry.agent_names()``), at most
             ``n_players`` of them, repeats allowed. The line-up cycles them
             to fill the seats: ``agents=("greedy", "random")`` at 4 players
             is greedy, random, greedy, random.

@@ -1,12 +1,12 @@
 """Parameter tuning of a policy family (``cya-sim tune``): optuna search, then an honest held-out evaluation.
 
 A *family* is an agent spec whose parameters are searched: every switch and
-dollar threshold of ``heuristic`` (:class:`agents.heuristic.HeuristicConfig`),
+dollar threshold of ``heuristic`` (:class:`agents.classic.heuristic.HeuristicConfig`),
 ``card_counter``'s ``min_gain`` and ``infer_hidden``, or the numeric
 ``params`` of a compiled plug-in (``my_mod:decide(a=1, b=2)``; a plug-in has
 no known ranges, so each searched parameter needs ``--space a=LO:HI``). Every
 candidate is a spec string, so a candidate costs no compile: the view policies
-take their parameters as data (:func:`agents.registry.policy_of`).
+take their parameters as data (:func:`agents.classic.registry.policy_of`).
 
 **Objective.** A candidate sits in seat position 0 against ``P - 1`` field
 agents (the field list cycled), on the same ``trial_deals`` duplicated deals
@@ -230,8 +230,8 @@ def family_of(spec: str) -> tuple[str, list[tuple[str, Any]], bool]:
     Raises:
         TuneError: a malformed spec or an unknown agent.
     """
+    from agents.classic.registry import REGISTRY
     from agents.plugin import is_compiled_function
-    from agents.registry import REGISTRY
     from agents.spec import AgentSpecError, parse_agent_spec, resolve_factory
 
     try:
@@ -313,7 +313,7 @@ def candidate_spec(agent: str, values: dict[str, Any]) -> str:
 
 def _family_defaults(name: str) -> dict[str, Any]:
     if name == "heuristic":
-        from agents.heuristic import HeuristicConfig
+        from agents.classic.heuristic import HeuristicConfig
 
         return asdict(HeuristicConfig())
     if name == "card_counter":
@@ -337,7 +337,7 @@ def check_config(cfg: TuneConfig) -> Experiment:
             space (CMA-ES needs numeric dimensions), a baseline or field spec that the compiled engine
             refuses; ExperimentError: a rule option, preset or folder refused by the run layer (named).
     """
-    from agents.registry import policy_of
+    from agents.classic.registry import policy_of
 
     if not cfg.field:
         raise TuneError("--field is empty; name the opponents, e.g. --field card_counter")
@@ -449,7 +449,7 @@ def play_candidate(spec: str, cfg: TuneConfig, rules, deals: np.ndarray, key: in
         AgentSpecError: a learned model asked to play a setting it was not trained for (named).
     """
     from agents.spec import normalise_spec
-    from cya_sim.play.batched import play_games
+    from cya_sim.play.classic.batched import play_games
     from cya_sim.play.families import family_of
 
     p = cfg.players

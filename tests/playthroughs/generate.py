@@ -1,7 +1,7 @@
 """Readable playthroughs: a few seeded games of every rule preset, one decision at a time (issue 30, item 5).
 
 As OpenSpiel's ``playthroughs/*.txt``: one generated text file per preset (``tests/playthroughs/<preset>.txt``,
-every preset of :func:`cya_sim.game.rules.presets.preset_names`, the classic family and the theft game of
+every preset of :func:`cya_sim.game.rules.preset_names`, the classic family and the theft game of
 RULES.md §9), committed, and diffed by ``tests/test_playthroughs.py``, so that a change of behaviour shows as a
 readable diff in review. Each file holds :data:`GAMES_PER_FILE` games (:data:`GAMES`) under seed :data:`SEED`, at two table sizes
 where the preset allows (:func:`table_sizes`), with the family's agents of :data:`AGENTS` seated in turn. For each
@@ -35,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from cya_sim.env.game import EnvGame
-from cya_sim.game.rules import get_rules
-from cya_sim.game.rules.presets import preset_names
+from cya_sim.game.rules import get_rules, preset_names
 from cya_sim.play.families import family_of
 from cya_sim.render import state_text
 

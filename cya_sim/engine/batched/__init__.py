@@ -1,17 +1,7 @@
-"""The batched engine: B games as the rows of one int64 array, rules compiled with numba.
+"""The batched engine's driver: B games as the rows of one int64 array, fed from a queue of games.
 
-Public API: :func:`init`, :func:`step`, :func:`observe`, :func:`results`,
-:class:`BatchState`, :class:`ObservationBatch`, :class:`IllegalActionError`.
-The rules are the single compiled kernel :mod:`cya_sim.engine.compiled`;
-:mod:`.loops` runs it over rows; :mod:`.adapter` builds the reference
-observation of a row. Playing whole games with agents (``play_games``,
-``run_compiled``) is the play layer's (:mod:`cya_sim.play.batched`).
+:mod:`.state` (the rows, their random streams and the queue), :mod:`.loops` (the compiled loops that start
+queued games, check and apply actions and record results) and :mod:`.api` (``init``, ``step``). A game's
+batched engine is its ``engine/<family>/batched.py`` (:mod:`cya_sim.engine.classic.batched`,
+:mod:`cya_sim.engine.theft.batched`); playing whole games with agents is the play layer's.
 """
-
-from __future__ import annotations
-
-from cya_sim.engine.batched.api import IllegalActionError, init, results, step
-from cya_sim.engine.batched.observation import ObservationBatch, observe
-from cya_sim.engine.batched.state import BatchState
-
-__all__ = ["BatchState", "IllegalActionError", "ObservationBatch", "init", "observe", "results", "step"]

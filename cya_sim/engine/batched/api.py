@@ -1,7 +1,8 @@
-"""The public API of the batched engine: ``init``, ``step``, ``results`` (``observe`` in :mod:`.observation`).
+"""The public API of the batch driver, for every game: ``init``, ``step`` (a game's results and observations: its
+``engine/<game>/batched.py``).
 
-The engine plays the actions it is given; which policy chose them is the play
-layer's business (:mod:`cya_sim.play`, which also holds ``play_games``).
+The engine plays the actions it is given; which policy chose them is the play layer's business
+(:mod:`cya_sim.play`, which also holds ``play_games``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from cya_sim.engine.batched.loops import ERR_NONE, apply_actions, check_actions, fill_rows
-from cya_sim.engine.batched.state import BatchState, allocate
-from cya_sim.engine.classic_results import CLASSIC_COLUMNS
-from cya_sim.engine.table import GameTable
-from cya_sim.game.rules import RuleSet
+from cya_sim.engine.batched.state import BatchGame, BatchState, allocate
 
 #: Rows per batch in ``play_games`` unless told otherwise.
 DEFAULT_BATCH_SIZE = 256
@@ -32,13 +30,13 @@ class IllegalActionError(ValueError):
         self.game_index, self.seat, self.agent, self.action, self.row = game_index, seat, agent, action, row
 
 
-def init(rules: RuleSet, n_players: int, batch_size: int, key: int, game_indices=None, seat_agent=None,
+def init(game: BatchGame, rules, n_players: int, batch_size: int, key: int, game_indices=None, seat_agent=None,
          agents: Sequence[str] = ("random",), log_cap: int = 0) -> BatchState:
-    """B games of ``rules`` at ``n_players`` seats, each at its first decision (R-SETUP).
+    """B games of ``game`` under ``rules`` at ``n_players`` seats, each at its first decision (the game's setup).
 
     Args:
-        rules: the rule set. n_players: P (must be allowed by ``rules``).
-        batch_size: B rows, >= 1.
+        game: the game's :class:`~cya_sim.engine.batched.state.BatchGame`. rules: its rule set.
+        n_players: P (must be allowed by ``rules``). batch_size: B rows, >= 1.
         key: 64-bit root key (:func:`cya_sim.game.rng.root_key` of a seed).
         game_indices: (G,) int global game indices to play, in order; rows take
             the next one when their game ends (auto-reset). Default ``arange(B)``.
@@ -56,27 +54,28 @@ def init(rules: RuleSet, n_players: int, batch_size: int, key: int, game_indices
     game_indices = np.asarray(game_indices, dtype=np.int64)
     if seat_agent is None:
         seat_agent = np.zeros((game_indices.shape[0], n_players), np.int16)
-    state = allocate(rules, n_players, batch_size, key, game_indices, seat_agent, tuple(agents), log_cap)
+    state = allocate(game, rules, n_players, batch_size, key, game_indices, seat_agent, tuple(agents), log_cap)
     fill_rows(state.consts, state.rows, state.engine_rng, state.agent_rng, state.queue)
     return state
 
 
 def raise_illegal(state: BatchState, row: int, action: int) -> None:
-    """Raise :class:`IllegalActionError` naming the agent, the seat, the game and the action of ``row``."""
+    """Raise the game's illegal-action error (``state.game.illegal_error``) naming the agent, the seat, the game and
+    the action of ``row``."""
     seat = int(state.to_act[row])
     q = int(state.queue_pos[row])
     agent = state.agent_names[int(state.q_seat_agent[q, seat])] if q >= 0 and seat >= 0 else "?"
     sp = state.action_space
     shown = sp.name(action) if 0 <= action < sp.size else "outside the action space"
     g = int(state.game_index[row])
-    raise IllegalActionError(
+    raise state.game.illegal_error(
         f"agent {agent!r} at seat {seat} in game {g} returned illegal action {action} ({shown}); "
         f"allowed: the ids where legal_action_mask is true (0..{sp.size - 1})",
         game_index=g, seat=seat, agent=agent, action=action, row=row)
 
 
 def step(state: BatchState, actions, rows=None) -> BatchState:
-    """Apply one action in every row with a game in progress (R-TURN, §4), then auto-reset finished rows.
+    """Apply one action in every row with a game in progress (the game's turn rules), then auto-reset finished rows.
 
     Args:
         state: the batch; updated in place and returned.
@@ -84,8 +83,8 @@ def step(state: BatchState, actions, rows=None) -> BatchState:
         rows: optional (B,) bool; only these rows act (default: every row).
 
     Raises:
-        IllegalActionError: some row's action is not legal; the message names
-            the game index, the seat, the agent and the action. No row is changed.
+        IllegalActionError: (the game's, ``state.game.illegal_error``) some row's action is not legal; the message
+            names the game index, the seat, the agent and the action. No row is changed.
         ValueError: ``actions`` is not (B,) or not of an integer dtype (floats and bools are refused).
         RuntimeError: the per-game action log (``log_cap``) is full.
     """
@@ -104,20 +103,3 @@ def step(state: BatchState, actions, rows=None) -> BatchState:
                      rows) != ERR_NONE:
         raise RuntimeError(f"action log full in game {int(state.game_index[int(state.err[1])])}; raise log_cap")
     return state
-
-
-def results(state: BatchState) -> GameTable:
-    """The :class:`GameTable` of the queued games, in queue order (finished games only are meaningful).
-
-    The common columns and the classic family's own (:data:`cya_sim.engine.classic_results.CLASSIC_COLUMNS`),
-    each copied from the queue's array of the same name (``r_first_dealer``, ``r_rounds``...); totals in dollars.
-    """
-    p = state.n_players
-    q = state.queue
-    bits = (q.r_winners[:, None] >> np.arange(p)[None, :]) & 1
-    k = bits.sum(axis=1, keepdims=True)
-    share = np.where(bits == 1, 1.0 / np.maximum(k, 1), 0.0)
-    return GameTable(
-        game_index=q.q_game_index.copy(), seat_agent=q.q_seat_agent.copy(), totals=q.r_totals.copy(),
-        win_share=share, decisions=q.r_decisions.copy(), family=CLASSIC_COLUMNS,
-        columns={c: getattr(q, f"r_{c}").copy() for c in CLASSIC_COLUMNS.names}, capped=q.r_capped.copy())

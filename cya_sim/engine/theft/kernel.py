@@ -2,7 +2,7 @@
 
 Every function takes ``K`` (the constants record of :func:`cya_sim.engine.theft.layout.make_consts`) and one
 game row ``G`` ((W,) int64, :mod:`cya_sim.engine.theft.layout`); those that may draw cards also take
-``rng``, the (4,) uint64 PCG64 engine stream (:mod:`cya_sim.engine.compiled.pcg`, bit for bit as
+``rng``, the (4,) uint64 PCG64 engine stream (:mod:`cya_sim.engine.pcg`, bit for bit as
 :mod:`cya_sim.game.rng`). They mirror the reference engine (:mod:`cya_sim.engine.theft.reference` and
 :mod:`cya_sim.engine.theft.legal`, the readable specification) step for step, so that both play identical
 games from identical seeds (``tests/test_theft_differential.py``):
@@ -16,16 +16,18 @@ games from identical seeds (``tests/test_theft_differential.py``):
   :func:`legal_list` (ids ascending, the ids of :class:`~cya_sim.game.theft.actions.TheftActionSpace`)
   and by :func:`is_legal`.
 
-Nothing here knows about agents: a policy (``agents/theft_compiled.py``) reads a row and returns an
-action id; the play loop (:mod:`cya_sim.play.theft_loop`) checks it with :func:`is_legal` and applies it.
+Nothing here knows about agents: a policy (``agents/theft/compiled.py``) reads a row and returns an
+action id; the play loop (:mod:`cya_sim.play.loop`) checks it with :func:`is_legal` and applies it.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import next_double, shuffle
-from cya_sim.engine.theft.cache_guard import invalidate_stale_caches
+from cya_sim.engine import hooks
+from cya_sim.engine.cache_guard import invalidate_stale_caches
+from cya_sim.engine.jit import JIT
+from cya_sim.engine.pcg import next_double, shuffle
 from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
@@ -74,6 +76,7 @@ from cya_sim.engine.theft.layout import (
     C_TARGET_VALUE,
     C_THEFT,
     C_TO_END,
+    CONSTS_DTYPE,
     EOT_DRAW_UP,
     EOT_KEEP,
     G_CANCELLED,
@@ -108,25 +111,24 @@ from cya_sim.engine.theft.layout import (
     PH_SETUP,
 )
 
-invalidate_stale_caches()  # numba's disk cache does not track the kernels linked across modules
-
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
+invalidate_stale_caches("theft")  # numba's disk cache does not track the kernels linked across modules
 
 
-@njit(**_JIT)
+
+@njit(**JIT)
 def seat_add(seat, d, p):
     """``(seat + d) % p`` for ``0 <= seat < p`` and ``0 <= d <= p`` (no integer division)."""
     x = seat + d
     return x - p if x >= p else x
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def asset_at(K, seat, slot):
     """Offset in a row of the first word of ``seat``'s asset ``slot`` (``B_ASSETS``, four words per asset)."""
     return K.lay[B_ASSETS] + (seat * K.cfg[C_S] + slot) * A_WORDS
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def pair_cards(K, i):
     """The two card types of pair index ``i`` (``build`` and ``cancel_pair``): ``2n`` is number n+1 twice,
     ``2n + 1`` number n+1 with a gold card, ``2N`` two gold cards (:class:`~cya_sim.game.theft.actions.TheftActionSpace`)."""
@@ -139,7 +141,7 @@ def pair_cards(K, i):
     return c, c
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def holds(K, G, seat, a, b):
     """Whether ``seat``'s hand holds cards ``a`` and ``b`` (two copies when ``a == b``)."""
     h0 = K.lay[B_HANDS] + seat * K.cfg[C_T]
@@ -148,7 +150,7 @@ def holds(K, G, seat, a, b):
     return G[h0 + a] >= 1 and G[h0 + b] >= 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def pair_ok(K, G, seat, i):
     """R-T-TURN: pair ``i`` is a pair (two gold cards only under ``gold_gold_pair``) and ``seat`` holds it."""
     a, b = pair_cards(K, i)
@@ -157,7 +159,7 @@ def pair_ok(K, G, seat, i):
     return holds(K, G, seat, a, b)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def is_pair_asset(K, c0, c1):
     """R-T-TURN ``give_up_pair_only``: an asset of cards ``c0``, ``c1`` is itself a pair (equal numbers, or a
     number with a gold card; two gold cards only under ``gold_gold_pair``)."""
@@ -167,14 +169,14 @@ def is_pair_asset(K, c0, c1):
     return (a == b and a < g) or (a < g and b == g) or (a == b and a == g and K.cfg[C_GG_PAIR] != 0)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def may_steal(K, G):
     """R-T-TURN ``max_thefts_per_turn``: the mover may play another theft card this turn."""
     m = K.cfg[C_MAX_THEFTS]
     return m == 0 or G[G_THEFTS_TURN] < m
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def theft_target_ok(K, G, seat, off, slot):
     """R-T-TURN: ``seat`` may put a theft card on asset ``slot`` of the seat ``off`` places on (1..P-1): any
     asset of another player; under ``protect_last_asset`` not a player's only asset."""
@@ -187,7 +189,7 @@ def theft_target_ok(K, G, seat, off, slot):
     return not (K.cfg[C_PROTECT] and n == 1)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cancel_pair_ok(K, G, i):
     """R-T-TURN defence: pair ``i`` from the target's hand cancels the pending theft.
 
@@ -211,7 +213,7 @@ def cancel_pair_ok(K, G, i):
     return K.values[a] + K.values[b] == G[asset_at(K, target, G[G_TH_SLOT]) + A_VALUE]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def give_up_ok(K, G, slot):
     """R-T-TURN defence: the target may cancel the pending theft by giving up its own asset ``slot``.
 
@@ -236,7 +238,7 @@ def give_up_ok(K, G, slot):
     return not cfg[C_PAIR_ONLY] or is_pair_asset(K, c0, c1)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cancel_gold_ok(K, G):
     """R-T-TURN defence, ``gold_theft_cancel = single_gold``: one gold card from the target's hand cancels the
     gold theft (action ``cancel_gold``)."""
@@ -246,7 +248,7 @@ def cancel_gold_ok(K, G):
     return G[K.lay[B_HANDS] + G[G_TH_TARGET] * cfg[C_T] + cfg[C_GOLD]] > 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def can_cancel(K, G):
     """Whether the target of the pending theft has any legal cancel (R-T-TURN ``compulsory_defence``)."""
     for i in range(K.cfg[C_PAIRS]):
@@ -258,7 +260,7 @@ def can_cancel(K, G):
     return cancel_gold_ok(K, G)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _theft_of(K, i):
     """(gold theft: 0/1, offset 1..M-1, slot) of index ``i`` in the ``theft`` block."""
     per = K.cfg[C_PER_CARD]
@@ -270,7 +272,7 @@ def _theft_of(K, i):
     return gold, i // s + 1, i % s
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def is_legal(K, G, a):
     """Whether action id ``a`` is legal for the seat to act (bool): ``legal_action_mask(state)[a]`` of the reference
     (R-T-SETUP, R-T-TURN); False when the game is over or ``a`` is outside ``0..A-1``."""
@@ -312,7 +314,7 @@ def is_legal(K, G, a):
     return False
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_list(K, G, out):
     """The legal action ids of the seat to act, ascending, into ``out`` ((A,) int64); returns how many.
 
@@ -385,7 +387,7 @@ def legal_list(K, G, out):
     return n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def legal_mask(K, G, mask, ids):
     """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
 
@@ -400,7 +402,7 @@ def legal_mask(K, G, mask, ids):
 
 
 # -- R-T-DECK, R-T-SETUP -------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def new_game(K, G, rng):
     """Clear row ``G`` and set up a game (R-T-DECK, R-T-SETUP), as :func:`cya_sim.engine.theft.reference.new_game`.
 
@@ -453,14 +455,14 @@ def new_game(K, G, rng):
     _next_setup_seat(K, G, rng, first)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _asset_cards_in_hand(K, G, seat):
     cfg = K.cfg
     h0 = K.lay[B_HANDS] + seat * cfg[C_T]
     return G[K.lay[B_HCOUNT] + seat] - G[h0 + cfg[C_THEFT]] - G[h0 + cfg[C_GTHEFT]]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _next_setup_seat(K, G, rng, seat):
     """R-T-SETUP: the setup moves to ``seat`` or the next seat after it holding two asset cards; back at the
     first player, play starts (a seat dealt fewer than two asset cards lays no first asset)."""
@@ -478,7 +480,7 @@ def _next_setup_seat(K, G, rng, seat):
 
 
 # -- R-T-TURN -----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _discard(K, G, card):
     """Put ``card`` on the discard pile (public: its count by type too)."""
     L = K.lay
@@ -487,7 +489,7 @@ def _discard(K, G, card):
     G[L[B_DCOUNT] + card] += 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _draw(K, G, rng, seat, k):
     """R-T-TURN: ``seat`` draws up to ``k`` cards; an empty draw pile is replaced by the discard pile, shuffled
     with ``rng`` (fewer cards when both piles run out)."""
@@ -514,7 +516,7 @@ def _draw(K, G, rng, seat, k):
         G[L[B_HCOUNT] + seat] += 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _start_turn(K, G, rng, seat):
     """R-T-TURN: ``seat`` draws ``draw_per_turn`` cards and plays; past ``max_turns`` the game stops (capped)."""
     cfg = K.cfg
@@ -530,7 +532,7 @@ def _start_turn(K, G, rng, seat):
     _draw(K, G, rng, seat, cfg[C_DRAW])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _finish_turn(K, G, rng):
     """End of a turn: draw up under ``discard_and_draw_up``, then R-T-END, then the next seat's turn."""
     cfg = K.cfg
@@ -554,7 +556,7 @@ def _finish_turn(K, G, rng):
     _start_turn(K, G, rng, seat_add(seat, 1, p))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _end_game(K, G):
     """R-T-END: each seat scores the points of its assets; the highest total wins, ties share (``G_WINNERS``)."""
     L = K.lay
@@ -576,7 +578,7 @@ def _end_game(K, G):
     G[G_DONE] = 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _push_asset(K, G, seat, c0, c1, known0):
     """A new asset [c0, c1] (``known0``: knowers of c0; c1 is public) at the end of ``seat``'s assets."""
     L = K.lay
@@ -589,7 +591,7 @@ def _push_asset(K, G, seat, c0, c1, known0):
     G[L[B_NASSETS] + seat] = n + 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _pop_asset(K, G, seat, slot):
     """Remove ``seat``'s asset ``slot``; later assets move down one slot (the reference's ``list.pop``)."""
     L = K.lay
@@ -600,7 +602,7 @@ def _pop_asset(K, G, seat, slot):
     G[L[B_NASSETS] + seat] = n - 1
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _answer_theft(K, G, a):
     """R-T-TURN defence with action ``a``: cancel with a pair from hand, one gold card (``single_gold``) or an own
     asset given up, or let the asset pass to the thief (who then knows its hidden card).
@@ -653,7 +655,7 @@ def _answer_theft(K, G, a):
     G[G_TO_ACT] = G[G_CUR]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def apply_action(K, G, rng, a):
     """Apply legal action ``a`` for the seat to act (R-T-SETUP, R-T-TURN, R-T-END), then go on to the next decision.
 
@@ -716,7 +718,7 @@ def apply_action(K, G, rng, a):
         _answer_theft(K, G, a)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def play_actions(K, G, rng, actions, n):
     """Apply the first ``n`` of ``actions`` ((L,) int) in order; the number applied before one was illegal.
 
@@ -729,4 +731,15 @@ def play_actions(K, G, rng, actions, n):
     return n
 
 
-__all__ = ["apply_action", "is_legal", "legal_list", "legal_mask", "new_game", "play_actions"]
+
+@njit(inline="always", **JIT)
+def row_slots(K):
+    """The offsets of the batch driver's scalars in a row: ``(G_DONE, G_TO_ACT, G_GAME_INDEX, G_QUEUE_POS)``."""
+    return G_DONE, G_TO_ACT, G_GAME_INDEX, G_QUEUE_POS
+
+
+# The theft game's implementation of the engine hooks (cya_sim.engine.hooks), chosen by its constants record.
+hooks.implement_all(hooks, CONSTS_DTYPE.names, new_game=new_game, apply_action=apply_action, is_legal=is_legal,
+                    legal_list=legal_list, row_slots=row_slots)
+
+__all__ = ["apply_action", "is_legal", "legal_list", "legal_mask", "new_game", "play_actions", "row_slots"]

@@ -1,6 +1,6 @@
 """The theft game's compiled representation: one game is one row of int64 with named offsets (RULES.md §9).
 
-The same design as the classic family's :mod:`cya_sim.engine.compiled.layout`: the batched theft
+The same design as the classic family's :mod:`cya_sim.engine.classic.layout`: the batched theft
 engine keeps B games as the rows of a ``(B, W)`` int64 array; the rules kernel
 (:mod:`cya_sim.engine.theft.kernel`) takes one row ``G`` and the constants ``K`` (one NumPy record, passed
 to compiled code as one pointer) made from a :class:`~cya_sim.game.theft.rules.TheftRuleSet` by

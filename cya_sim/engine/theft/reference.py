@@ -63,7 +63,7 @@ def new_game(rules: TheftRuleSet, n_players: int, key: int, game_index: int = 0,
     the deck; cards are dealt one at a time starting with the first player.
     ``rng``, when given, is used instead of that stream (any object with NumPy's
     ``random()`` and ``random(n)``; OpenSpiel's chance nodes feed the game their
-    outcomes this way, :mod:`cya_sim.env.theft_openspiel`); ``key`` is then unused.
+    outcomes this way, :mod:`cya_sim.env.theft.openspiel`); ``key`` is then unused.
     The state is left in the setup phase: each seat in turn order, starting
     with the first player, lays its first asset (:func:`apply_action`).
 

@@ -1,7 +1,7 @@
 """The theft game's own result columns (RULES.md §9): one declaration for both engines and the results folder.
 
-The reference play (:func:`cya_sim.play.theft_reference.play_theft_games`, from each
-:class:`~cya_sim.play.theft_reference.TheftGameResult`) and the batched theft engine
+The reference play (:func:`cya_sim.play.theft.reference.play_theft_games`, from each
+:class:`~cya_sim.play.theft.reference.TheftGameResult`) and the batched theft engine
 (:func:`cya_sim.engine.theft.batched.results`, from the queue's ``r_<name>`` arrays) fill exactly these columns,
 and ``games.parquet`` stores them under these names and dtypes (:func:`cya_sim.results.folder.games_schema`).
 The game has no dealer and no rounds; its totals are points.

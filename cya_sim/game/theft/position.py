@@ -65,7 +65,7 @@ from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
 from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
 from cya_sim.game.rng import root_key, stream_generator
-from cya_sim.game.theft.rules import THEFT_PRESETS, TheftRuleSet
+from cya_sim.game.theft.rules import PRESETS, TheftRuleSet
 from cya_sim.game.theft.state import DEFENCE, DISCARD, OVER, PHASES, SETUP, Asset, PendingTheft, TheftState
 
 FORMAT = "cya-sim-theft-position"
@@ -92,7 +92,7 @@ def state_to_dict(state: TheftState) -> dict[str, Any]:
     r = state.rules
     names = r.card_names
     p = state.n_players
-    base = THEFT_PRESETS["theft"]
+    base = PRESETS["theft"]
     options = {k: v for k, v in r.to_dict().items() if k not in ("name", "family") and v != getattr(base, k)}
     rng = None
     if state.rng is not None:
@@ -167,14 +167,14 @@ def _fields(d: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ..
 
 def _rules(d: Any) -> TheftRuleSet:
     d = _fields(d, "rules", ("preset", "options", "name"), ("preset",))
-    if not isinstance(d["preset"], str) or d["preset"] not in THEFT_PRESETS:
+    if not isinstance(d["preset"], str) or d["preset"] not in PRESETS:
         raise _fail("rules.preset", f"unknown theft preset {show(d['preset'], python_str=True)}; choose one of: "
-                    f"{', '.join(THEFT_PRESETS)}")
+                    f"{', '.join(PRESETS)}")
     options = d.get("options", {})
     if not isinstance(options, dict):
         raise _fail("rules.options", "expected an object of option -> value")
     try:
-        return THEFT_PRESETS[d["preset"]].with_options(**options) if options else THEFT_PRESETS[d["preset"]]
+        return PRESETS[d["preset"]].with_options(**options) if options else PRESETS[d["preset"]]
     except (RulesError, TypeError, ValueError, OverflowError) as e:
         raise _fail("rules.options", " ".join(str(e).split())[:300]) from None
 

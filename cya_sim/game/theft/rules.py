@@ -239,7 +239,7 @@ class TheftRuleSet:
         Raises:
             RulesError: unknown option name (lists the allowed ones) or a bad value.
         """
-        allowed = theft_option_names()
+        allowed = option_names()
         for k in options:
             if k not in allowed:
                 raise RulesError(f"unknown rule option {k!r}; choose from: {', '.join(allowed)}")
@@ -292,10 +292,10 @@ OPTION_HELP: dict[str, str] = {
 }
 
 
-def theft_option_names() -> tuple[str, ...]:
+def option_names() -> tuple[str, ...]:
     """Names of every overridable option of :class:`TheftRuleSet`."""
     return tuple(f.name for f in fields(TheftRuleSet) if f.name not in ("name", "family"))
 
 
-#: The presets of the theft game family.
-THEFT_PRESETS: dict[str, TheftRuleSet] = {"theft": TheftRuleSet()}
+#: The presets of the theft game family (looked up by name in :mod:`cya_sim.game.rules`).
+PRESETS: dict[str, TheftRuleSet] = {"theft": TheftRuleSet()}

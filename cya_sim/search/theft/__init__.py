@@ -1,6 +1,6 @@
 """Search for one seat of the theft game (RULES.md §9): determinization, ISMCTS and PIMC.
 
-The classic search's structure (:mod:`cya_sim.search`) over the compiled theft kernel:
+The classic search's structure (:mod:`cya_sim.search.classic`) over the compiled theft kernel:
 
 * :mod:`.determinize` — from one seat's :class:`~cya_sim.engine.theft.observation.TheftObservation` (never the
   true state) the template row and exactly uniform determinizations;

@@ -1,6 +1,6 @@
-"""The theft game's search agents ``ismcts`` and ``pimc`` (named in ``agents.theft``'s registry; RULES.md §9).
+"""The theft game's search agents ``ismcts`` and ``pimc`` (named in ``agents.theft.registry``'s registry; RULES.md §9).
 
-They are the classic search agents (:mod:`cya_sim.search.agent`: budget, seeds, statistics, pickling)
+They are the shared search agents (:mod:`cya_sim.search.agent`: budget, seeds, statistics, pickling)
 over the theft game's search (:mod:`cya_sim.search.theft.search`): every decision is searched from the
 seat's :class:`~cya_sim.engine.theft.observation.TheftObservation` only, determinizations are sampled
 uniformly among the deals consistent with it (:mod:`cya_sim.search.theft.determinize`), and rollouts
@@ -21,32 +21,11 @@ agent the same observation and the same generator) play the same games.
 
 from __future__ import annotations
 
-from cya_sim.search.agent import ISMCTSAgent, PIMCAgent
-from cya_sim.search.theft.search import (
-    DEFAULT_C_UCB,
-    DEFAULT_UTILITY,
-    UTILITIES,
-    TheftSearchContext,
-    check_rollout,
-    theft_ismcts_search,
-    theft_pimc_search,
-)
+from cya_sim.search import agent
+from cya_sim.search.theft.search import DEFAULT_C_UCB, DEFAULT_UTILITY, GAME
 
 
-class _TheftSearch:
-    """What the theft search agents change of the classic ones: rollouts, utilities, context."""
-
-    utilities = UTILITIES
-
-    @staticmethod
-    def _check_rollout(rollout) -> None:
-        check_rollout(rollout)
-
-    def _new_context(self, obs):
-        return TheftSearchContext(obs.rules, obs.n_players)
-
-
-class TheftISMCTSAgent(_TheftSearch, ISMCTSAgent):
+class TheftISMCTSAgent(agent.ISMCTSAgent):
     """SO-ISMCTS for one seat of the theft game.
 
     Args:
@@ -63,19 +42,16 @@ class TheftISMCTSAgent(_TheftSearch, ISMCTSAgent):
         ValueError: a parameter outside its allowed values (the message names it and what is allowed).
     """
 
-    name = "ismcts"
+    game = GAME
 
     def __init__(self, iterations: int = 1000, time_s: float | None = None, c_ucb: float = DEFAULT_C_UCB,
                  rollout: str = "greedy", utility: str = DEFAULT_UTILITY, seed: int = 0,
                  max_nodes: int | None = None) -> None:
         super().__init__(iterations, time_s, c_ucb, rollout, utility, seed, max_nodes)
 
-    def _search(self, obs, stream, ctx):
-        return theft_ismcts_search(obs, self.iterations, self.time_s, self.c_ucb, self.rollout, self.utility,
-                                   self.seed, stream, self.max_nodes, ctx)
 
 
-class TheftPIMCAgent(_TheftSearch, PIMCAgent):
+class TheftPIMCAgent(agent.PIMCAgent):
     """Flat Monte Carlo over determinizations for one seat of the theft game.
 
     Args: ``iterations`` (rollouts per decision, all actions together), ``time_s``, ``rollout``,
@@ -85,12 +61,8 @@ class TheftPIMCAgent(_TheftSearch, PIMCAgent):
         ValueError: a parameter outside its allowed values.
     """
 
-    name = "pimc"
+    game = GAME
 
     def __init__(self, iterations: int = 1000, time_s: float | None = None, rollout: str = "greedy",
                  utility: str = DEFAULT_UTILITY, seed: int = 0) -> None:
         super().__init__(iterations, time_s, rollout, utility, seed)
-
-    def _search(self, obs, stream, ctx):
-        return theft_pimc_search(obs, self.iterations, self.time_s, self.rollout, self.utility, self.seed, stream,
-                                 ctx)

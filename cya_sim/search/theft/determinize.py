@@ -54,7 +54,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from cya_sim.engine.compiled.pcg import next_double
+from cya_sim.engine.jit import JIT
+from cya_sim.engine.pcg import next_double
 from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
@@ -92,8 +93,7 @@ from cya_sim.engine.theft.layout import (
     row_width,
 )
 from cya_sim.engine.theft.observation import TheftObservation
-
-_JIT = {"cache": True, "_nrt": False, "error_model": "numpy"}
+from cya_sim.search.tree import shuffled_rest
 
 TheftInfoSet = namedtuple("TheftInfoSet", [
     "observer", "unseen", "hand_sizes", "draw_size", "n_asset_types", "slot_pos", "slot_val", "points0",
@@ -224,7 +224,7 @@ def template_row(obs: TheftObservation, k: Consts | None = None) -> tuple[Consts
     return k, g, info
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def sample_row(K, G0, G, I, rng, rem, cards):
     """Sample one determinization of the template ``G0`` into ``G`` (module docstring).
 
@@ -259,16 +259,7 @@ def sample_row(K, G0, G, I, rng, rem, cards):
         a_left -= 1
         G[I.slot_pos[i]] = card
         G[I.slot_val[i]] += K.values[card]
-    n = 0
-    for c in range(t):
-        for _ in range(rem[c]):
-            cards[n] = c
-            n += 1
-    for i in range(n - 1, 0, -1):
-        j = int(next_double(rng) * (i + 1))
-        x = cards[i]
-        cards[i] = cards[j]
-        cards[j] = x
+    shuffled_rest(rem, t, cards, rng)
     pos = 0
     for s in range(cfg[C_P]):
         if s == I.observer:

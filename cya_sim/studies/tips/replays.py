@@ -89,7 +89,7 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
     """Per-round records of the first ``n_deals`` logged deals, one arm in every rotation, replayed on the reference engine.
 
     Each logged game's actions are applied to the reference engine (R-* rules
-    in :mod:`cya_sim.engine.reference`; an action it refuses raises, so the
+    in :mod:`cya_sim.engine.classic.reference`; an action it refuses raises, so the
     replay also checks the batched engine game by game). At every round's end
     (R-ROUND-END, R-SCORE): each seat's round score, the largest set in any
     stack and the seat holding it, and the dollars in play (stacks + discard
@@ -108,8 +108,8 @@ def trace_rounds(exp: Experiment, logged: Mapping[str, np.ndarray], n_deals: int
         IllegalActionError: a logged action the reference engine refuses.
         RuntimeError: the replay's final totals differ from the logged game's.
     """
-    from cya_sim.engine.reference.setup import new_game
-    from cya_sim.engine.reference.step import apply_action
+    from cya_sim.engine.classic.reference.setup import new_game
+    from cya_sim.engine.classic.reference.step import apply_action
     from cya_sim.game.rng import root_key
 
     p = exp.players[0]

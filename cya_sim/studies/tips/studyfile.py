@@ -68,7 +68,7 @@ def parse_study(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
             or len(set(players)) != len(players):
         raise ExperimentError("players", f"{players!r}; give a list of distinct table sizes (integers >= 2)")
     presets = _names(d, "presets", tuple(PRESETS))
-    from agents import agent_names
+    from agents.classic.registry import agent_names
 
     fields_ = _names(d, "fields")
     for i, f in enumerate(fields_):

@@ -1,0 +1,121 @@
+"""What a game's compiled engine gives the game-independent compiled code: one stub per hook, each game's
+implementation chosen by the type of its constants record.
+
+The shared compiled loops — the batch driver (:mod:`cya_sim.engine.batched.loops`), the play loop
+(:mod:`cya_sim.play.loop`) and the search (:mod:`cya_sim.search.kernels`) — are written once for every game. numba
+cannot cache a function that takes a compiled function as an argument (numba issues #6251, #2065), so they take no
+kernel as an argument: they call the stubs of this module (and of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`),
+and each game registers its own function for each stub with :func:`implement`, chosen at compile time by the
+type of the game's constants ``K`` (its NumPy record type, whose field names differ from every other game's). numba
+compiles a shared loop once per game and keeps every game's specialisation in the loop's one disk cache; a second
+process loads them without compiling. A game's module that registers the implementations is imported before its
+constants can be made, so a first compile always finds them (a load from the cache does not need them).
+
+The hooks (``K`` the constants record, ``G`` one game row (W,) int64, ``rng`` (4,) uint64 a PCG64 stream):
+
+* :func:`new_game` — deal a new game into ``G`` (its setup rules);
+* :func:`apply_action` — apply legal action ``a`` of the seat to act (the game's rules);
+* :func:`is_legal` — whether ``a`` (any int64) is legal for the seat to act;
+* :func:`legal_list` — the legal action ids of the seat to act, ascending, into ``out`` ((A,) int64); their count;
+* :func:`row_slots` — the offsets in a row of the scalars the driver keeps: ``(done, to_act, game_index,
+  queue_pos)``;
+* :func:`record_result` — write the finished game of ``G`` into the result arrays of queue ``Q`` at position ``q``
+  (the game's own result columns, :mod:`cya_sim.engine.batched.state`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from numba import types
+from numba.extending import overload
+
+from cya_sim.engine.jit import JIT
+
+
+def new_game(K, G, rng):
+    """Deal a new game into row ``G`` from the engine stream ``rng`` (compiled code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def apply_action(K, G, rng, a):
+    """Apply action ``a`` (legal for the seat to act) to row ``G`` (compiled code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def is_legal(K, G, a):
+    """Whether action ``a`` (int64, any value) is legal for the seat to act in row ``G`` (compiled code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def legal_list(K, G, out):
+    """The legal ids of the seat to act in ``G``, ascending, into ``out`` ((A,) int64); their count (compiled code
+    only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def row_slots(K):
+    """``(done, to_act, game_index, queue_pos)``: offsets in a row of the scalars the batch driver keeps (compiled
+    code only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+def record_result(K, G, Q, q):
+    """Write the finished game of row ``G`` into the result arrays of queue ``Q`` at position ``q`` (compiled code
+    only)."""
+    raise NotImplementedError("a hook runs in compiled code only")
+
+
+#: The hooks inlined into the shared loops (:func:`implement`). Measured with ``cya-sim bench --no-compile`` (2 cores,
+#: load 1.5-2.6, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where main's loops,
+#: before they were shared, gave 58-62k and 181-191k; these four inlined, 59-61k and 175-187k. The price: the cold
+#: compile of the classic play loop (``runs.warmup.warm_up``, greedy and random) takes 36 CPU-s, main's 29 (none
+#: inlined: 31-33; inlined through a wrapper function: 44).
+INLINED = ("row_slots", "is_legal", "apply_action", "act")
+
+
+def implement(stub, fields: tuple[str, ...], fn) -> None:
+    """Register ``fn`` as ``stub``'s implementation for the constants records whose field names are ``fields``.
+
+    Args:
+        stub: a hook of this module (or of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`); every hook has an
+            argument named ``K``, the constants record that chooses the implementation.
+        fields: the field names of the game's constants record, in order (``tuple(dtype.names)``); a game's custom
+            decks may widen the record's arrays, never rename them, so every record of the game matches.
+        fn: a ``numba.njit`` function with the stub's arguments, in order.
+
+    For the hooks of :data:`INLINED` (what every decision of the play loop and of the search's rollouts runs) the
+    implementation is ``fn``'s own Python body, inlined into each shared loop (``inline="always"``), as the classic
+    loop inlined them before the loops were shared. The others are a one-line function calling ``fn``, compiled once
+    per game with the options of :data:`cya_sim.engine.jit.JIT` but no cache of its own (defined by ``exec``; its
+    machine code is cached within each shared loop that calls it).
+    """
+    names = list(inspect.signature(stub).parameters)
+    args = ", ".join(names)
+    ns = {"fn": fn, "_is_game": _matcher(fields)}
+    exec(f"def typer({args}):\n    if _is_game(K):\n        return lambda {args}: fn({args})\n", ns)  # noqa: S102
+    if stub.__name__ in INLINED:  # fn's own Python body is inlined: no wrapper compiled on the way
+        ns["fn"] = fn.py_func
+        exec(f"def typer({args}):\n    if _is_game(K):\n        return fn\n", ns)  # noqa: S102
+        overload(stub, inline="always")(ns["typer"])
+    else:
+        overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
+
+
+def implement_all(module, fields: tuple[str, ...], **fns) -> None:
+    """Register each of ``fns`` (stub name -> ``numba.njit`` function) as the implementation of the stub of that name
+    in ``module`` (this module, :mod:`agents.hooks` or :mod:`cya_sim.search.hooks`) for the constants records whose
+    field names are ``fields`` (:func:`implement`).
+
+    Raises:
+        AttributeError: a name that is not a hook of ``module``.
+    """
+    for name, fn in fns.items():
+        implement(getattr(module, name), fields, fn)
+
+
+def _matcher(fields: tuple[str, ...]):
+    def is_game(k) -> bool:
+        return isinstance(k, types.Record) and tuple(k.fields) == tuple(fields)
+
+    return is_game

@@ -1,0 +1,2 @@
+"""The classic family in the environments: the observation encoding (:mod:`.encoding`), the batched engine's
+bridge for the vector environment (:mod:`.batched_bridge`) and the OpenSpiel game (:mod:`.openspiel`)."""
