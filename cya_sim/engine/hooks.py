@@ -67,10 +67,11 @@ def record_result(K, G, Q, q):
 
 
 #: The hooks inlined into the shared loops (:func:`implement`). Measured with ``cya-sim bench --no-compile`` (2 cores,
-#: load 1.5-2.6, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where main's loops,
-#: before they were shared, gave 58-62k and 181-191k; these four inlined, 59-61k and 175-187k. The price: the cold
-#: compile of the classic play loop (``runs.warmup.warm_up``, greedy and random) takes 36 CPU-s, main's 29 (none
-#: inlined: 31-33; inlined through a wrapper function: 44).
+#: load 1.5-2.6, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where the loops before
+#: they were shared gave 58-62k and 181-191k; these four inlined, 59-61k and 175-187k. The price, the cold compile of
+#: the classic play loop (``runs.warmup.warm_up``, greedy and random, from an empty cache, user CPU-s, alternating
+#: runs at load 1.0, 06:40 UTC): 29.2 and 30.3 inlined by :func:`_inline_only`, 34.5 inlined by numba's ``overload``,
+#: 26.6 and 26.8 for the loops before they were shared (none inlined: 31-33 at load 3-5).
 INLINED = ("row_slots", "is_legal", "apply_action", "act")
 
 
@@ -97,9 +98,48 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     if stub.__name__ in INLINED:  # fn's own Python body is inlined: no wrapper compiled on the way
         ns["fn"] = fn.py_func
         exec(f"def typer({args}):\n    if _is_game(K):\n        return fn\n", ns)  # noqa: S102
-        overload(stub, inline="always")(ns["typer"])
+        _inline_only(stub, ns["typer"])
     else:
         overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
+
+
+def _inline_only(stub, typer) -> None:
+    """Register ``typer`` as an always-inlined overload of ``stub`` whose implementation is typed and inlined at each
+    call site but never compiled on its own.
+
+    ``numba.extending.overload(..., inline="always")`` compiles the implementation in full once (to check it
+    compiles, numba/core/typing/templates.py ``_build_impl``) before it types and inlines it where it is called: for
+    ``apply_action`` that is a second compile of the game's largest function, which nothing runs. The template below
+    is numba's own (``make_overload_template``, registered as ``overload`` registers it) with the implementation's
+    dispatcher unable to compile, so only the typing and the inlining are done (figures at :data:`INLINED`; the same
+    speed: greedy x4 58-62k games/s against 55-60k for the loops before they were shared, alternating, load 1.9-2.5).
+
+    Raises:
+        numba.core.errors.TypingError: at the compile of a loop, from ``fn``'s body as numba types it in place.
+    """
+    from numba.core.extending import _overload_default_jit_options
+    from numba.core.typing.templates import infer, infer_global, make_overload_template
+
+    base = make_overload_template(stub, typer, dict(_overload_default_jit_options), True, "always")
+
+    class InlinedOnly(base):
+        def _get_jit_decorator(self):
+            jitter = super()._get_jit_decorator()
+
+            def decorator(**options):
+                jit = jitter(**options)
+
+                def never_compiled(py_func):
+                    dispatcher = jit(py_func)
+                    dispatcher._can_compile = False  # typed for inlining only (Dispatcher.get_call_template)
+                    return dispatcher
+
+                return never_compiled
+
+            return decorator
+
+    infer(InlinedOnly)
+    infer_global(stub, types.Function(InlinedOnly))
 
 
 def implement_all(module, fields: tuple[str, ...], **fns) -> None:
