@@ -118,7 +118,7 @@ def test_shipped_experiments_are_valid():
     for path in sorted(EXPERIMENTS.glob("*.toml")):
         if path.name.startswith("tips"):
             continue  # tip study files (cya-sim tips), checked by tests/test_tips.py and test_later_presets.py
-        if path.name == "leaderboard.toml":
+        if "presets" in tomllib.loads(path.read_text()):  # leaderboard.toml, champion_board_*.toml
             from cya_sim.studies.leaderboard import load_board
 
             assert load_board(path).agents, path  # a board file (cya-sim leaderboard), not an experiment

@@ -108,6 +108,10 @@ def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path):
     """With one worker the main process plays: the compiled loop returns to Python every few thousand games
     (``cya_sim.play.classic.batched.COMPILED_SLICE``), where Ctrl-C is seen; before, one call played a whole chunk."""
     out = tmp_path / "one"
+    # the kernels compiled first (a cold cache would put the Ctrl-C inside numba's compile, which this test is not
+    # about: test_sigint_during_the_warm_up_marks_the_run_interrupted)
+    subprocess.run([sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "8", "--workers", "1",
+                    "--out", str(tmp_path / "warm")], check=True, capture_output=True, timeout=600)
     cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "100000000", "--workers", "1",
            "--chunk-size", "50000000", "--out", str(out)]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -128,6 +132,37 @@ def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
     assert stopped_after < STOP_WITHIN_S
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    assert [r["status"] for r in read_runs(out)] == ["interrupted"]
+
+
+@pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
+def test_sigint_during_the_warm_up_marks_the_run_interrupted(tmp_path):
+    """A Ctrl-C while the kernels compile (an empty numba cache of its own) ends the run in one line with status 130
+    and its runs.json entry ``interrupted``; before, the entry stayed ``running`` (the warm-up was outside the
+    run's try/finally)."""
+    out = tmp_path / "cold"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    cmd = [sys.executable, "-m", "cya_sim.cli.main", "tournament", "--games", "1000", "--workers", "1",
+           "--out", str(out)]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            runs = read_runs(out) if (out / "runs.json").exists() else []
+            if runs and runs[-1].get("status") == "running":
+                time.sleep(1.0)  # inside the warm-up's compile
+                break
+        assert proc.poll() is None, proc.communicate()[1]
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)  # numba's compile sees the signal between its passes
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr, stderr
     assert [r["status"] for r in read_runs(out)] == ["interrupted"]

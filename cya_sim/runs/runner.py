@@ -384,13 +384,14 @@ def _run(exp: Experiment, engine: str, note: str, client, progress: bool, comman
             on_chunk(task.index)
 
     warm = WarmUp()
-    if tasks and not exp.run.scheduler:  # compile once here, before the workers start; they only load the cache
-        warm = warm_up([exp.rules], exp.players, exp.agents, engine, say=_say if progress else None)
     t0 = time.perf_counter()
     played = 0
-    status = "interrupted"
+    status = "interrupted"  # a Ctrl-C in the warm-up too: the run's entry never stays "running"
     desc = f"{exp.name} ({engine})"
     try:
+        if tasks and not exp.run.scheduler:  # compile once here, before the workers start; they only load the cache
+            warm = warm_up([exp.rules], exp.players, exp.agents, engine, say=_say if progress else None)
+        t0 = time.perf_counter()
         with tqdm(total=exp.total_games, initial=done_games, unit="game", desc=desc, disable=not progress,
                   dynamic_ncols=True, smoothing=0.1) as bar:
             if tasks and exp.run.scheduler:
