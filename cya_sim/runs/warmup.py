@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -185,7 +186,8 @@ def warm_up(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
             say(f"compiling {len(cold)} kernel{'s' if len(cold) > 1 else ''} with numba{how}, once for this machine "
                 f"(about {total:.0f} s; later runs load them from the disk cache in about a second)")
         try:
-            _build_all(kernels, cold, est, say, out)
+            with _sigint_outside_llvmlite():
+                _build_all(kernels, cold, est, say, out)
         finally:
             if helper is not None:
                 helper.terminate()  # what it had not finished the main process compiled itself
@@ -194,6 +196,42 @@ def warm_up(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
         say(f"compiled in {out.compile_s:.1f} s: {', '.join(out.compiled)}")
     out.total_s = time.perf_counter() - t0
     return out
+
+
+@contextlib.contextmanager
+def _sigint_outside_llvmlite() -> Iterator[None]:
+    """Raise Ctrl-C's ``KeyboardInterrupt`` while numba compiles, but never inside llvmlite's ctypes callbacks.
+
+    A ``KeyboardInterrupt`` raised in a ctypes callback (llvmlite's object-cache notification) is printed as
+    "Exception ignored" and lost, and numba then goes on with a half-made library: the run ended in "internal
+    error ... no compiled object yet" with status 1 instead of the one-line interrupt (tests/test_interrupt.py,
+    a Ctrl-C during a cold warm-up). In such a frame the signal is sent again 50 ms later, when Python is back
+    in numba's own code. Only in the main thread (where Python runs signal handlers); elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum, frame) -> None:
+        f = frame
+        while f is not None:
+            if str(f.f_globals.get("__name__", "")).startswith("llvmlite"):
+                threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+                return
+            f = f.f_back
+        if previous is signal.SIG_IGN:
+            return
+        if callable(previous):  # Python's default handler raises KeyboardInterrupt; the CLI's may do more
+            previous(signum, frame)
+            return
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _build_all(kernels: list[Kernel], cold: list[Kernel], est: dict[str, float], say, out: WarmUp) -> None:
