@@ -91,13 +91,12 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     per game with the options of :data:`cya_sim.engine.jit.JIT` but no cache of its own (defined by ``exec``; its
     machine code is cached within each shared loop that calls it).
     """
-    names = list(inspect.signature(stub).parameters)
-    args = ", ".join(names)
-    ns = {"fn": fn, "_is_game": _matcher(fields)}
-    exec(f"def typer({args}):\n    if _is_game(K):\n        return lambda {args}: fn({args})\n", ns)  # noqa: S102
-    if stub.__name__ in INLINED:  # fn's own Python body is inlined: no wrapper compiled on the way
-        ns["fn"] = fn.py_func
-        exec(f"def typer({args}):\n    if _is_game(K):\n        return fn\n", ns)  # noqa: S102
+    args = ", ".join(inspect.signature(stub).parameters)
+    inlined = stub.__name__ in INLINED  # fn's own Python body is inlined: no wrapper compiled on the way
+    ns = {"fn": fn.py_func if inlined else fn, "_is_game": _matcher(fields)}
+    impl = "fn" if inlined else f"lambda {args}: fn({args})"
+    exec(f"def typer({args}):\n    if _is_game(K):\n        return {impl}\n", ns)  # noqa: S102
+    if inlined:
         _inline_only(stub, ns["typer"])
     else:
         overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
