@@ -57,6 +57,33 @@ def calls_compiled_plugin(spec: str) -> bool:
     return False
 
 
+def unread_arguments(func) -> frozenset[int]:
+    """Positions of the arguments that compiled plug-in ``func`` never names in its Python source: arguments it cannot
+    read, whose view parts the compiled loops may leave unbuilt.
+
+    Read from the bytecode of ``func.py_func`` and of every function defined inside it: an argument is named when any
+    instruction names it (loaded, stored, deleted, captured by an inner function), or anything of the same name (a
+    global too). Conservative: an argument passed on to a helper is named, hence read; a function taking ``*args`` or
+    ``**kwargs``, or one without Python source (not a numba dispatcher), reads every argument (an empty set).
+    """
+    import dis
+    import inspect
+
+    code = getattr(getattr(func, "py_func", None), "__code__", None)
+    if code is None or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return frozenset()
+    named: set[str] = set()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        named.update(c.co_cellvars, c.co_freevars)
+        for ins in dis.get_instructions(c):
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+            named.update(x for x in names if isinstance(x, str))
+        todo.extend(k for k in c.co_consts if inspect.iscode(k))
+    return frozenset(i for i, name in enumerate(code.co_varnames[:code.co_argcount]) if name not in named)
+
+
 def plugin_path(func) -> str:
     """``module:name`` of a compiled plug-in function, checked to be importable by that path.
 

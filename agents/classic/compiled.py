@@ -45,10 +45,10 @@ from agents.classic.compiled_strategy import (
     STRATEGY_ORACLE,
     gives_up_at_once,
     oracle_view,
-    view_row,
+    view_parts,
 )
 from agents.classic.heuristic import HeuristicConfig
-from agents.classic.view import N_HDR, N_SEATCOL
+from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_UNSEEN
 from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
 from cya_sim.engine import hooks
@@ -108,6 +108,23 @@ def new_scratch(cfg: np.ndarray) -> Scratch:
 #: when it holds no answer; ``oracle`` a view policy that also gets every hand.
 POLICY_VIEW, POLICY_CARD_COUNTER, POLICY_ORACLE = STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE
 POLICY_HEURISTIC = POLICY_VIEW
+
+#: A view policy's code: its kind (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``) in the bits of
+#: ``VIEW_KIND``, and above ``VIEW_SKIP_SHIFT`` the parts of the view it never reads (bits ``VIEW_*`` of
+#: :mod:`agents.classic.view`), which the loops then leave unbuilt (:func:`view_code`).
+VIEW_KIND, VIEW_SKIP_SHIFT = 0xFF, 8
+#: The parts the built-in view policies never read: ``heuristic`` (and ``wild_hoarder``, and ``greedy`` as the
+#: heuristic view policy) not the give-up record; ``oracle`` neither the unseen cards nor the give-up record
+#: (:func:`agents.classic.heuristic.heuristic_decide`, :func:`agents.classic.oracle.oracle_decide` and the §6 layer
+#: :mod:`agents.classic.advanced` take no such argument); ``card_counter`` reads every part.
+BUILTIN_SKIP = {POLICY_HEURISTIC: VIEW_GAVE_UP, POLICY_CARD_COUNTER: 0, POLICY_ORACLE: VIEW_UNSEEN | VIEW_GAVE_UP}
+
+
+def view_code(kind: int, skip: int) -> int:
+    """The code (int) of view policy ``kind`` (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``) that
+    never reads the view parts of bitmask ``skip`` (``VIEW_*`` of :mod:`agents.classic.view`; 0: reads every part,
+    the code is ``kind`` itself)."""
+    return kind | (skip << VIEW_SKIP_SHIFT)
 BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
                     "wild_hoarder": POLICY_HEURISTIC, "card_counter": POLICY_CARD_COUNTER, "oracle": POLICY_ORACLE}
 
@@ -206,7 +223,8 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     """The action (int) of compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G``; -1 for an unknown code.
 
     ``random`` and ``greedy`` decide here; a view policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``,
-    ``POLICY_ORACLE``) gets the seat's agent view (:func:`agents.classic.compiled_strategy.view_row`) and is called
+    ``POLICY_ORACLE``, in the low bits of ``code``: :func:`view_code`) gets the seat's agent view, but the parts its
+    code says it never reads (:func:`agents.classic.compiled_strategy.view_parts`), and is called
     at its C address ``addr`` (int64, :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this
     dispatch is inlined into each compiled loop (the play loop, the search's rollouts), and none of them is
     ever compiled again for a new policy.
@@ -217,11 +235,12 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
         return random_act(K, G, seat, params, rng, sc)
     if code == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):
         return K.cfg[C_GU]
-    if code < POLICY_VIEW or code > POLICY_ORACLE:
+    kind = code & VIEW_KIND
+    if kind < POLICY_VIEW or kind > POLICY_ORACLE:
         return -1
-    view_row(K, G, seat, sc)
+    view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
     values = K.values[:K.cfg[C_T]]
-    if code == POLICY_ORACLE:
+    if kind == POLICY_ORACLE:
         oracle_view(K, G, sc)
         return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
                                 rng, sc.hands_all)

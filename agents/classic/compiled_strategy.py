@@ -68,6 +68,11 @@ from agents.classic.view import (
     S_TOP_KNOWN_VALUE,
     S_TOP_SIZE,
     S_TOP_VALUE_SEEN,
+    VIEW_GAVE_UP,
+    VIEW_HAND,
+    VIEW_MASK,
+    VIEW_SEATS,
+    VIEW_UNSEEN,
 )
 from agents.view_abi import compile_entry, view_arrays
 from cya_sim.engine.classic.draft import reach_pile
@@ -130,41 +135,57 @@ from cya_sim.engine.jit import JIT
 
 @njit(**JIT)
 def view_row(K, G, seat, sc):
-    """Fill the agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``).
+    """Fill the whole agent view of ``seat`` (``sc.hdr``, ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``):
+    :func:`view_parts` with every part built."""
+    view_parts(K, G, seat, sc, 0)
 
-    The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
+
+@njit(**JIT)
+def view_parts(K, G, seat, sc, skip):
+    """Fill the agent view of ``seat`` but the parts named in ``skip`` (bits ``VIEW_*`` of :mod:`agents.classic.view`).
+
+    ``sc.hdr`` is always filled; ``hand``, ``unseen``, ``seats``, ``gave_up`` and ``mask`` unless their bit is set in
+    ``skip`` (int), a part that the policy to be called never reads (a part left out keeps what an earlier
+    decision wrote). The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
     counts the rules kernel keeps at every event (:func:`cya_sim.engine.classic.seen.unseen_of`,
-    :func:`~cya_sim.engine.classic.seen.reveal`) instead of a recount each decision.
-    The mask is that of the seat to act (``sc.ids`` holds its legal ids after the call).
+    :func:`~cya_sim.engine.classic.seen.reveal`) instead of a recount each decision. The mask is that of the seat
+    to act (``sc.ids`` holds its legal ids after the call).
+
+    How (speed, same view): the rule constants and block offsets are read into locals once (a store into the
+    view's int64 arrays could alias them for the compiler, which would then read them again at every store).
     """
     cfg = K.cfg
     L = K.lay
     values = K.values
-    hdr, hand, unseen, seats, gave_up = sc.hdr, sc.hand, sc.unseen, sc.seats, sc.gave_up
+    hdr = sc.hdr
     na, nw, t, p, n = cfg[C_NA], cfg[C_NW], cfg[C_T], cfg[C_P], cfg[C_N]
+    adv_on = cfg[C_ADV_ON] != 0
+    m_players = cfg[C_M]
+    draft_on = cfg[C_DRAFT] != 0
+    draft_mv = cfg[C_DRAFT_MV]
+    h0 = L[B_HANDS] + seat * t
+    b_disc, b_chcards = L[B_DISC], L[B_CHCARDS]
+    n_disc = G[G_DISC_LEN]
+    ch_active = G[G_CH_ACTIVE]
     hdr[H_SEAT] = seat
     hdr[H_P] = p
     hdr[H_NA] = na
     hdr[H_NW] = nw
-    hdr[H_M] = cfg[C_M]
+    hdr[H_M] = m_players
     hdr[H_DRAW] = n - G[G_DRAW_POS]
-    n_disc = G[G_DISC_LEN]
-    hdr[H_TOP_DISCARD] = G[L[B_DISC] + n_disc - 1] if n_disc > 0 else -1
+    hdr[H_TOP_DISCARD] = G[b_disc + n_disc - 1] if n_disc > 0 else -1
     hdr[H_ROUND] = G[G_ROUND]
-    h0 = L[B_HANDS] + seat * t
-    for c in range(t):
-        hand[c] = G[h0 + c]
-    unseen_of(K, G, seat, unseen)
-    if G[G_CH_ACTIVE]:
+    if ch_active:
+        ch_len = G[G_CH_LEN]
         hdr[H_CH_ACTIVE] = 1
         hdr[H_CH_ASSET] = G[G_CH_ASSET]
         hdr[H_CH_CHALLENGER] = G[G_CH_CHAL]
         hdr[H_CH_DEFENDER] = G[G_CH_DEF]
         pot = 0
-        for i in range(G[G_CH_LEN]):
-            pot += values[G[L[B_CHCARDS] + i]]
+        for i in range(ch_len):
+            pot += values[G[b_chcards + i]]
         hdr[H_CH_POT_VALUE] = pot
-        hdr[H_CH_LEN] = G[G_CH_LEN]
+        hdr[H_CH_LEN] = ch_len
     else:
         hdr[H_CH_ACTIVE] = 0
         hdr[H_CH_ASSET] = -1
@@ -172,67 +193,98 @@ def view_row(K, G, seat, sc):
         hdr[H_CH_DEFENDER] = -1
         hdr[H_CH_POT_VALUE] = 0
         hdr[H_CH_LEN] = 0
-    for s in range(p):
-        seats[s, S_HAND_SIZE] = G[L[B_HCOUNT] + s]
-        seats[s, S_STACK_LEN] = G[L[B_SLEN] + s]
-        gm = G[L[B_GAVEUP] + s]
+    if adv_on:
+        adv_header(K, G, hdr, ch_active)
+    hdr[H_DRAFT_OFFER] = 0
+    hdr[H_DRAFT_MOVER] = -1
+    hdr[H_DRAFT_MOVE_TARGET] = G[G_DRAFT_MOVE] - 1  # §7 with §6: a Move turned up waits for this seat's choice
+    hdr[H_DRAFT_MV] = draft_mv
+    if draft_on:  # §7: the face-up tops within reach (the face-down draft cards are unseen in the kept counts)
+        draft_view(K, G, seat, hdr)
+    if skip & VIEW_HAND == 0:
+        hand = sc.hand
         for c in range(t):
-            gave_up[s, c] = (gm >> c) & 1 == 1
-        top = G[L[B_STOP] + s]
+            hand[c] = G[h0 + c]
+    if skip & VIEW_UNSEEN == 0:
+        unseen_of(K, G, seat, sc.unseen)
+    if skip & VIEW_SEATS == 0:
+        seats_view(K, G, seat, sc.seats, p, adv_on)
+    if skip & VIEW_GAVE_UP == 0:
+        gave_up = sc.gave_up
+        b_gaveup = L[B_GAVEUP]
+        for s in range(p):
+            gm = G[b_gaveup + s]
+            for c in range(t):
+                gave_up[s, c] = (gm >> c) & 1 == 1
+    if skip & VIEW_MASK == 0:
+        legal_mask(K, G, sc.mask, sc.ids)
+
+
+@njit(**JIT)
+def adv_header(K, G, hdr, ch_active):
+    """The advanced rules' fields of the view's ``hdr`` (``H_NACT`` .. ``H_Q``, RULES.md §6)."""
+    cfg = K.cfg
+    hdr[H_NACT] = cfg[C_T] - cfg[C_ADV_FIRST_ACT]
+    hdr[H_ADV] = 1
+    hdr[H_OWED] = G[G_ADV_OWED] if ch_active else 0
+    hdr[H_LEFT] = G[G_ADV_LEFT]
+    hdr[H_APT] = cfg[C_ADV_TWO]
+    hdr[H_SWAP] = cfg[C_ADV_SWAP]
+    hdr[H_MOVE] = cfg[C_ADV_MOVE]
+    hdr[H_PENNY] = cfg[C_ADV_PENNY]
+    hdr[H_ET] = cfg[C_ADV_ET]
+    hdr[H_IM] = cfg[C_ADV_IM]
+    hdr[H_SW] = cfg[C_ADV_SW]
+    hdr[H_MV] = cfg[C_ADV_MV]
+    hdr[H_DC] = cfg[C_ADV_DC]
+    hdr[H_R2] = cfg[C_ADV_R2]
+    hdr[H_END] = cfg[C_ADV_END]
+    hdr[H_Q] = cfg[C_ADV_Q]
+
+
+@njit(**JIT)
+def seats_view(K, G, seat, seats, p, adv_on):
+    """The seat table of the view ((P, N_SEATCOL) int64 ``seats``, columns ``S_*``) as ``seat`` sees it (RULES.md
+    §10: a top set's hidden first card counted at the asset's value, R-HIDDEN-WILD; under §6 the set second from the
+    top and the bottom set)."""
+    L = K.lay
+    values = K.values
+    b_hcount, b_slen, b_stop = L[B_HCOUNT], L[B_SLEN], L[B_STOP]
+    b_sasset, b_svalue, b_sknown0, b_scard0, b_ssize = L[B_SASSET], L[B_SVALUE], L[B_SKNOWN0], L[B_SCARD0], L[B_SSIZE]
+    for s in range(p):
+        seats[s, S_HAND_SIZE] = G[b_hcount + s]
+        seats[s, S_STACK_LEN] = G[b_slen + s]
+        top = G[b_stop + s]
         if top < 0:
             seats[s, S_TOP_ASSET] = -1
             seats[s, S_TOP_VALUE_SEEN] = 0
             seats[s, S_TOP_HIDDEN] = 0
             seats[s, S_TOP_SIZE] = 0
             seats[s, S_TOP_KNOWN_VALUE] = 0
-            if cfg[C_ADV_ON]:
+            if adv_on:
                 seats[s, S_SECOND_ASSET] = -1
                 seats[s, S_SECOND_VALUE_SEEN] = 0
                 seats[s, S_BOTTOM_VALUE_SEEN] = 0
             continue
-        asset = G[L[B_SASSET] + top]
-        known = G[L[B_SVALUE] + top]
+        asset = G[b_sasset + top]
+        known = G[b_svalue + top]
         hidden = 0
-        if (G[L[B_SKNOWN0] + top] >> seat) & 1 == 0:
+        if (G[b_sknown0 + top] >> seat) & 1 == 0:
             hidden = 1
-            known -= values[G[L[B_SCARD0] + top]]
+            known -= values[G[b_scard0 + top]]
         seats[s, S_TOP_ASSET] = asset
         seats[s, S_TOP_HIDDEN] = hidden
-        seats[s, S_TOP_SIZE] = G[L[B_SSIZE] + top]
+        seats[s, S_TOP_SIZE] = G[b_ssize + top]
         seats[s, S_TOP_KNOWN_VALUE] = known
         seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
-        if cfg[C_ADV_ON]:  # the set second from the top and the bottom set (RULES.md §6)
+        if adv_on:  # the set second from the top and the bottom set (RULES.md §6)
             below = G[L[B_SBELOW] + top]
-            seats[s, S_SECOND_ASSET] = G[L[B_SASSET] + below] if below >= 0 else -1
+            seats[s, S_SECOND_ASSET] = G[b_sasset + below] if below >= 0 else -1
             seats[s, S_SECOND_VALUE_SEEN] = value_seen(K, G, below, seat) if below >= 0 else 0
             bottom = top
             while G[L[B_SBELOW] + bottom] >= 0:
                 bottom = G[L[B_SBELOW] + bottom]
             seats[s, S_BOTTOM_VALUE_SEEN] = value_seen(K, G, bottom, seat)
-    if cfg[C_ADV_ON]:
-        hdr[H_NACT] = t - cfg[C_ADV_FIRST_ACT]
-        hdr[H_ADV] = 1
-        hdr[H_OWED] = G[G_ADV_OWED] if G[G_CH_ACTIVE] else 0
-        hdr[H_LEFT] = G[G_ADV_LEFT]
-        hdr[H_APT] = cfg[C_ADV_TWO]
-        hdr[H_SWAP] = cfg[C_ADV_SWAP]
-        hdr[H_MOVE] = cfg[C_ADV_MOVE]
-        hdr[H_PENNY] = cfg[C_ADV_PENNY]
-        hdr[H_ET] = cfg[C_ADV_ET]
-        hdr[H_IM] = cfg[C_ADV_IM]
-        hdr[H_SW] = cfg[C_ADV_SW]
-        hdr[H_MV] = cfg[C_ADV_MV]
-        hdr[H_DC] = cfg[C_ADV_DC]
-        hdr[H_R2] = cfg[C_ADV_R2]
-        hdr[H_END] = cfg[C_ADV_END]
-        hdr[H_Q] = cfg[C_ADV_Q]
-    hdr[H_DRAFT_OFFER] = 0
-    hdr[H_DRAFT_MOVER] = -1
-    hdr[H_DRAFT_MOVE_TARGET] = G[G_DRAFT_MOVE] - 1  # §7 with §6: a Move turned up waits for this seat's choice
-    hdr[H_DRAFT_MV] = cfg[C_DRAFT_MV]
-    if cfg[C_DRAFT] != 0:  # §7: the face-up tops within reach (the face-down draft cards are unseen in the kept counts)
-        draft_view(K, G, seat, hdr)
-    legal_mask(K, G, sc.mask, sc.ids)
 
 
 #: Which view policy :func:`decide_view` runs (the same numbers as ``agents.classic.compiled.POLICY_*``).

@@ -256,6 +256,7 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
     keep_one = params[P_SAVE_WILD] > 0 and hdr[H_DRAW] > 0
     own_sets = seats[seat, S_STACK_LEN]
     best, best_score = -1, -1.0
+    safe_asset, safe_p = -1, 1.0  # the TIP-COUNT odds of the last asset asked: a set's odds depend on its asset only
     dt, _dw, dc, _dd = draft_starts(hdr)
     n_ids = ch - ph + (dc - dt if not only_hand_wild_pairs else 0)
     for i in range(n_ids):
@@ -279,7 +280,9 @@ def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pa
             continue  # TIP-FAST-FIRST off: wait for a valuable first set
         score = float(v)
         if params[P_COUNT] > 0 and own_sets >= 1:
-            score = v * _p_safe(set_asset, seat, hdr, unseen, seats)  # TIP-COUNT
+            if set_asset != safe_asset:
+                safe_asset, safe_p = set_asset, _p_safe(set_asset, seat, hdr, unseen, seats)
+            score = v * safe_p  # TIP-COUNT
         if score > best_score:
             best, best_score = a, score
     return best, best_score

@@ -26,8 +26,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.classic.view import build_view
-from agents.plugin import _from_state, _to_state, generated_entry_module, plugin_params, refresh_plugin_caches
+from agents.classic.view import VIEW_GAVE_UP, VIEW_HAND, VIEW_MASK, VIEW_SEATS, VIEW_UNSEEN, build_view
+from agents.plugin import (
+    _from_state,
+    _to_state,
+    generated_entry_module,
+    plugin_params,
+    refresh_plugin_caches,
+    unread_arguments,
+)
 from agents.view_abi import checked_plugin_address, checked_plugin_call, compile_entry
 from cya_sim.engine.classic.reference.observation import Observation
 
@@ -70,6 +77,18 @@ def plugin_address(func) -> int:
     """
     return checked_plugin_address(func, lambda: compile_entry(entry_module(func).entry), _SIGNATURE)
 
+
+def plugin_skip(func) -> int:
+    """The parts of the agent view (bits ``VIEW_*`` of :mod:`agents.classic.view`) that plug-in ``func`` never reads:
+    those of its arguments ``hand``, ``unseen``, ``seats``, ``gave_up`` and ``mask`` (by position in
+    :data:`_SIGNATURE`) that its source never names (:func:`agents.plugin.unread_arguments`); 0 when it may read
+    every part. The compiled loops leave those parts unbuilt (:func:`agents.classic.compiled_strategy.view_parts`)."""
+    unread = unread_arguments(func)
+    return sum(bit for pos, bit in _PARTS.items() if pos in unread)
+
+
+#: Argument position of a plug-in (:data:`_SIGNATURE`) -> the view part it is (``VIEW_*``).
+_PARTS = {2: VIEW_HAND, 4: VIEW_UNSEEN, 5: VIEW_SEATS, 6: VIEW_GAVE_UP, 7: VIEW_MASK}
 
 #: The documented signature of a compiled plug-in (agents/README.md), shown when one is refused.
 _SIGNATURE = "decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng)"

@@ -24,17 +24,19 @@ from agents.base import Agent
 from agents.classic.card_counter import CardCounterAgent
 from agents.classic.compiled import (
     BUILTIN_POLICIES,
+    BUILTIN_SKIP,
     GREEDY_AS_HEURISTIC,
     N_AGENT_PARAMS,
     POLICY_GREEDY,
     POLICY_RANDOM,
     POLICY_VIEW,
+    view_code,
 )
 from agents.classic.compiled_strategy import STRATEGY_HEURISTIC, strategy_address
 from agents.classic.greedy import GreedyAgent
 from agents.classic.heuristic import WILD_HOARDER, HeuristicAgent, HeuristicConfig, WildHoarderAgent
 from agents.classic.oracle import OracleAgent
-from agents.classic.plugin import ViewPolicyAgent, plugin_address
+from agents.classic.plugin import ViewPolicyAgent, plugin_address, plugin_skip
 from agents.classic.random_agent import RandomAgent
 from agents.plugin import is_compiled_function
 from agents.spec import AgentSpec, AgentSpecError, parse_agent_spec, resolve_factory
@@ -186,7 +188,8 @@ def compiled_params(spec: str) -> np.ndarray:
 def policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
     """How the compiled loops play agent ``spec`` under ``rules``: ``(code, address, params)``.
 
-    code: ``agents.classic.compiled.POLICY_*`` (-1: no compiled form, the Python adapter plays it); address: the
+    code: ``agents.classic.compiled.POLICY_*`` (-1: no compiled form, the Python adapter plays it), for a view
+    policy with the parts of the view it never reads (:func:`agents.classic.compiled.view_code`); address: the
     C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``), compiled on
     first use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
     draft piles (RULES.md §6 with §7) ``greedy`` plays as the ``heuristic`` view policy with its default
@@ -206,12 +209,12 @@ def _policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
     if pol is None:
         return -1, 0, np.zeros(N_AGENT_PARAMS, np.float64)
     if not isinstance(pol, int):
-        return POLICY_VIEW, plugin_address(pol), compiled_params(spec)
+        return view_code(POLICY_VIEW, plugin_skip(pol)), plugin_address(pol), compiled_params(spec)
     if pol == POLICY_GREEDY and ActionSpace.for_rules(rules).advanced_on and rules.draft != "none":
         out = np.zeros(N_AGENT_PARAMS, np.float64)
         out[: GREEDY_AS_HEURISTIC.shape[0]] = GREEDY_AS_HEURISTIC
-        return POLICY_VIEW, strategy_address(STRATEGY_HEURISTIC), out
+        return view_code(POLICY_VIEW, BUILTIN_SKIP[POLICY_VIEW]), strategy_address(STRATEGY_HEURISTIC), out
     if pol in (POLICY_GREEDY, POLICY_RANDOM):
         return pol, 0, compiled_params(spec)
-    return pol, strategy_address(pol), compiled_params(spec)
+    return view_code(pol, BUILTIN_SKIP[pol]), strategy_address(pol), compiled_params(spec)
 

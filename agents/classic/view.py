@@ -61,6 +61,11 @@ S_STACK_LEN, S_TOP_ASSET, S_TOP_VALUE_SEEN, S_TOP_HIDDEN, S_HAND_SIZE, S_TOP_SIZ
 # the set second from the top (asset -1: none) and the bottom set, as the seat sees them (R-ADV-DEEP, R-ADV-MOVE)
 S_SECOND_ASSET, S_SECOND_VALUE_SEEN, S_BOTTOM_VALUE_SEEN = 7, 8, 9
 N_SEATCOL = 10
+# parts of the view ----------------------------------------------------------------------------
+#: Bits naming the parts of the view a policy never reads, which the compiled loops then leave unbuilt
+#: (:func:`agents.classic.compiled_strategy.view_parts`): ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask``.
+#: ``hdr`` is always built. A part left unbuilt holds whatever an earlier decision left there.
+VIEW_HAND, VIEW_UNSEEN, VIEW_SEATS, VIEW_GAVE_UP, VIEW_MASK = 1, 2, 4, 8, 16
 
 
 @njit(cache=True, _nrt=False)
