@@ -1,8 +1,8 @@
 """The C calling convention of a view policy: compiled once on its own, called by address from cached loops.
 
 A **view policy** decides from one seat's agent view (:mod:`agents.classic.view`). The compiled play loop
-(:mod:`cya_sim.play.loop`) and the search's rollouts (:mod:`cya_sim.search.kernels`) build that view and
-call the policy through a C function pointer, so that the loops are compiled once and cached for every
+(:mod:`cya_sim.play.loop`) and the search's rollouts (:mod:`cya_sim.search.kernels`) build that view (the parts the
+policy reads: :func:`agents.classic.compiled_strategy.view_parts`) and call the policy through a C function pointer, so that the loops are compiled once and cached for every
 policy — the built-in ``heuristic``, ``wild_hoarder``, ``card_counter`` and ``oracle`` and every user
 plug-in alike — and a policy compiles on its own, in seconds, the first time it is used.
 

@@ -4,7 +4,8 @@
 :func:`view_row` fills a seat's agent view (:mod:`agents.classic.view`) from the game row — only what the
 seat may see (RULES.md §10): its hand, the discard pile, the draw-pile size, every stack's public
 cards and the set cards it knows (R-HIDDEN-WILD), hand sizes, the challenge in progress and the
-public give-up record. The compiled loops build it and call the policy by its C address
+public give-up record; :func:`view_parts` fills only the parts a policy reads (its code says which:
+:func:`agents.classic.compiled.view_code`). The compiled loops build it and call the policy by its C address
 (:mod:`agents.view_abi`; :func:`agents.classic.compiled.policy_act`): :func:`strategy_address` compiles a
 policy's C entry the first time a line-up uses it, on its own and cached, so the loops never
 recompile for a policy. Each entry calls the very same decision function as the single-game form,
@@ -150,9 +151,6 @@ def view_parts(K, G, seat, sc, skip):
     counts the rules kernel keeps at every event (:func:`cya_sim.engine.classic.seen.unseen_of`,
     :func:`~cya_sim.engine.classic.seen.reveal`) instead of a recount each decision. The mask is that of the seat
     to act (``sc.ids`` holds its legal ids after the call).
-
-    How (speed, same view): the rule constants and block offsets are read into locals once (a store into the
-    view's int64 arrays could alias them for the compiler, which would then read them again at every store).
     """
     cfg = K.cfg
     L = K.lay
@@ -194,7 +192,22 @@ def view_parts(K, G, seat, sc, skip):
         hdr[H_CH_POT_VALUE] = 0
         hdr[H_CH_LEN] = 0
     if adv_on:
-        adv_header(K, G, hdr, ch_active)
+        hdr[H_NACT] = t - cfg[C_ADV_FIRST_ACT]
+        hdr[H_ADV] = 1
+        hdr[H_OWED] = G[G_ADV_OWED] if ch_active else 0
+        hdr[H_LEFT] = G[G_ADV_LEFT]
+        hdr[H_APT] = cfg[C_ADV_TWO]
+        hdr[H_SWAP] = cfg[C_ADV_SWAP]
+        hdr[H_MOVE] = cfg[C_ADV_MOVE]
+        hdr[H_PENNY] = cfg[C_ADV_PENNY]
+        hdr[H_ET] = cfg[C_ADV_ET]
+        hdr[H_IM] = cfg[C_ADV_IM]
+        hdr[H_SW] = cfg[C_ADV_SW]
+        hdr[H_MV] = cfg[C_ADV_MV]
+        hdr[H_DC] = cfg[C_ADV_DC]
+        hdr[H_R2] = cfg[C_ADV_R2]
+        hdr[H_END] = cfg[C_ADV_END]
+        hdr[H_Q] = cfg[C_ADV_Q]
     hdr[H_DRAFT_OFFER] = 0
     hdr[H_DRAFT_MOVER] = -1
     hdr[H_DRAFT_MOVE_TARGET] = G[G_DRAFT_MOVE] - 1  # §7 with §6: a Move turned up waits for this seat's choice
@@ -207,8 +220,45 @@ def view_parts(K, G, seat, sc, skip):
             hand[c] = G[h0 + c]
     if skip & VIEW_UNSEEN == 0:
         unseen_of(K, G, seat, sc.unseen)
-    if skip & VIEW_SEATS == 0:
-        seats_view(K, G, seat, sc.seats, p, adv_on)
+    if skip & VIEW_SEATS == 0:  # the seat table (columns S_*; R-HIDDEN-WILD; under §6 the second and bottom sets)
+        seats = sc.seats
+        b_hcount, b_slen, b_stop = L[B_HCOUNT], L[B_SLEN], L[B_STOP]
+        b_sasset, b_svalue, b_sknown0, b_scard0 = L[B_SASSET], L[B_SVALUE], L[B_SKNOWN0], L[B_SCARD0]
+        b_ssize, b_sbelow = L[B_SSIZE], L[B_SBELOW]
+        for s in range(p):
+            seats[s, S_HAND_SIZE] = G[b_hcount + s]
+            seats[s, S_STACK_LEN] = G[b_slen + s]
+            top = G[b_stop + s]
+            if top < 0:
+                seats[s, S_TOP_ASSET] = -1
+                seats[s, S_TOP_VALUE_SEEN] = 0
+                seats[s, S_TOP_HIDDEN] = 0
+                seats[s, S_TOP_SIZE] = 0
+                seats[s, S_TOP_KNOWN_VALUE] = 0
+                if adv_on:
+                    seats[s, S_SECOND_ASSET] = -1
+                    seats[s, S_SECOND_VALUE_SEEN] = 0
+                    seats[s, S_BOTTOM_VALUE_SEEN] = 0
+                continue
+            asset = G[b_sasset + top]
+            known = G[b_svalue + top]
+            hidden = 0
+            if (G[b_sknown0 + top] >> seat) & 1 == 0:
+                hidden = 1
+                known -= values[G[b_scard0 + top]]
+            seats[s, S_TOP_ASSET] = asset
+            seats[s, S_TOP_HIDDEN] = hidden
+            seats[s, S_TOP_SIZE] = G[b_ssize + top]
+            seats[s, S_TOP_KNOWN_VALUE] = known
+            seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
+            if adv_on:  # the set second from the top and the bottom set (RULES.md §6)
+                below = G[b_sbelow + top]
+                seats[s, S_SECOND_ASSET] = G[b_sasset + below] if below >= 0 else -1
+                seats[s, S_SECOND_VALUE_SEEN] = value_seen(K, G, below, seat) if below >= 0 else 0
+                bottom = top
+                while G[b_sbelow + bottom] >= 0:
+                    bottom = G[b_sbelow + bottom]
+                seats[s, S_BOTTOM_VALUE_SEEN] = value_seen(K, G, bottom, seat)
     if skip & VIEW_GAVE_UP == 0:
         gave_up = sc.gave_up
         b_gaveup = L[B_GAVEUP]
@@ -218,73 +268,6 @@ def view_parts(K, G, seat, sc, skip):
                 gave_up[s, c] = (gm >> c) & 1 == 1
     if skip & VIEW_MASK == 0:
         legal_mask(K, G, sc.mask, sc.ids)
-
-
-@njit(**JIT)
-def adv_header(K, G, hdr, ch_active):
-    """The advanced rules' fields of the view's ``hdr`` (``H_NACT`` .. ``H_Q``, RULES.md §6)."""
-    cfg = K.cfg
-    hdr[H_NACT] = cfg[C_T] - cfg[C_ADV_FIRST_ACT]
-    hdr[H_ADV] = 1
-    hdr[H_OWED] = G[G_ADV_OWED] if ch_active else 0
-    hdr[H_LEFT] = G[G_ADV_LEFT]
-    hdr[H_APT] = cfg[C_ADV_TWO]
-    hdr[H_SWAP] = cfg[C_ADV_SWAP]
-    hdr[H_MOVE] = cfg[C_ADV_MOVE]
-    hdr[H_PENNY] = cfg[C_ADV_PENNY]
-    hdr[H_ET] = cfg[C_ADV_ET]
-    hdr[H_IM] = cfg[C_ADV_IM]
-    hdr[H_SW] = cfg[C_ADV_SW]
-    hdr[H_MV] = cfg[C_ADV_MV]
-    hdr[H_DC] = cfg[C_ADV_DC]
-    hdr[H_R2] = cfg[C_ADV_R2]
-    hdr[H_END] = cfg[C_ADV_END]
-    hdr[H_Q] = cfg[C_ADV_Q]
-
-
-@njit(**JIT)
-def seats_view(K, G, seat, seats, p, adv_on):
-    """The seat table of the view ((P, N_SEATCOL) int64 ``seats``, columns ``S_*``) as ``seat`` sees it (RULES.md
-    §10: a top set's hidden first card counted at the asset's value, R-HIDDEN-WILD; under §6 the set second from the
-    top and the bottom set)."""
-    L = K.lay
-    values = K.values
-    b_hcount, b_slen, b_stop = L[B_HCOUNT], L[B_SLEN], L[B_STOP]
-    b_sasset, b_svalue, b_sknown0, b_scard0, b_ssize = L[B_SASSET], L[B_SVALUE], L[B_SKNOWN0], L[B_SCARD0], L[B_SSIZE]
-    for s in range(p):
-        seats[s, S_HAND_SIZE] = G[b_hcount + s]
-        seats[s, S_STACK_LEN] = G[b_slen + s]
-        top = G[b_stop + s]
-        if top < 0:
-            seats[s, S_TOP_ASSET] = -1
-            seats[s, S_TOP_VALUE_SEEN] = 0
-            seats[s, S_TOP_HIDDEN] = 0
-            seats[s, S_TOP_SIZE] = 0
-            seats[s, S_TOP_KNOWN_VALUE] = 0
-            if adv_on:
-                seats[s, S_SECOND_ASSET] = -1
-                seats[s, S_SECOND_VALUE_SEEN] = 0
-                seats[s, S_BOTTOM_VALUE_SEEN] = 0
-            continue
-        asset = G[b_sasset + top]
-        known = G[b_svalue + top]
-        hidden = 0
-        if (G[b_sknown0 + top] >> seat) & 1 == 0:
-            hidden = 1
-            known -= values[G[b_scard0 + top]]
-        seats[s, S_TOP_ASSET] = asset
-        seats[s, S_TOP_HIDDEN] = hidden
-        seats[s, S_TOP_SIZE] = G[b_ssize + top]
-        seats[s, S_TOP_KNOWN_VALUE] = known
-        seats[s, S_TOP_VALUE_SEEN] = known + hidden * values[asset]
-        if adv_on:  # the set second from the top and the bottom set (RULES.md §6)
-            below = G[L[B_SBELOW] + top]
-            seats[s, S_SECOND_ASSET] = G[b_sasset + below] if below >= 0 else -1
-            seats[s, S_SECOND_VALUE_SEEN] = value_seen(K, G, below, seat) if below >= 0 else 0
-            bottom = top
-            while G[L[B_SBELOW] + bottom] >= 0:
-                bottom = G[L[B_SBELOW] + bottom]
-            seats[s, S_BOTTOM_VALUE_SEEN] = value_seen(K, G, bottom, seat)
 
 
 #: Which view policy :func:`decide_view` runs (the same numbers as ``agents.classic.compiled.POLICY_*``).

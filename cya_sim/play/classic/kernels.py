@@ -144,7 +144,7 @@ def callee_plan(K, G, rng, sc) -> list:
 
     from agents.classic.compiled_advanced import greedy_advanced_act
     from agents.classic.compiled_draft import best_take, open_if_able
-    from agents.classic.compiled_strategy import adv_header, gives_up_at_once, oracle_view, seats_view, view_parts
+    from agents.classic.compiled_strategy import gives_up_at_once, oracle_view, view_parts
     from cya_sim.engine.classic import advanced as adv
     from cya_sim.engine.classic import draft, kernel
 
@@ -152,8 +152,7 @@ def callee_plan(K, G, rng, sc) -> list:
     # a constant argument at an (inlined) call site gets its own literal-typed compile: the plan lists those too
     yes, no, minus_one = types.literal(True), types.literal(False), types.literal(-1)
     return [
-        (view_parts, (k, g, i, s, i)), (seats_view, (k, g, i, typeof(sc.seats), i, types.boolean)),
-        (adv_header, (k, g, g, i)), (kernel.resolve_challenge, (k, g, r)), (adv.turn_action, (k, g, i, i)),
+        (view_parts, (k, g, i, s, i)), (kernel.resolve_challenge, (k, g, r)), (adv.turn_action, (k, g, i, i)),
         (draft.apply, (k, g, i)), (kernel.end_round, (k, g, r)), (kernel.second_action_or_end, (k, g, r, no)),
         (kernel.second_action_or_end, (k, g, r, yes)), (kernel.end_two_action_turn, (k, g, r)),
         (draft.finish, (k, g)), (kernel.piles_then_done, (k, g, r, i, i)), (kernel.piles_then_done, (k, g, r, i, minus_one)),
