@@ -20,7 +20,6 @@ Markdown table, also printed).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -28,8 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cya_sim.cli.parsing import ExitingParser
+
 CHAMPION = "agents.learned_models.champion:decide"
-OUT = Path("results/champion-board-differences")
+#: The committed output folder, found from this file (the script runs from any folder).
+OUT = Path(__file__).resolve().parents[1] / "results" / "champion-board-differences"
 
 
 def per_deal_win_rate(games: pd.DataFrame, agent: str, players: int) -> pd.Series:
@@ -107,15 +109,22 @@ def table(df: pd.DataFrame) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Write the CSV and README.md from the board folders' games (or, with ``--table``, print the table of the
     committed CSV); returns 0."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ExitingParser(description=__doc__.splitlines()[0])  # one-line refusals, exit status 2
     ap.add_argument("folders", nargs="*", type=Path, help="board folders (results/champion-board-*)")
     ap.add_argument("--table", action="store_true", help="print the table of the committed CSV, nothing read else")
     a = ap.parse_args(argv)
     if a.table:
-        print(table(pd.read_csv(OUT / "champion_differences.csv")), end="")
+        csv = OUT / "champion_differences.csv"
+        if not csv.is_file():
+            ap.error(f"--table: {csv} is missing; run the script on the board folders first")
+        print(table(pd.read_csv(csv)), end="")
         return 0
     if not a.folders:
         ap.error("folders: give the board folders (results/champion-board-classic ...), or --table")
+    for f in a.folders:
+        if not (f / "cells").is_dir():
+            ap.error(f"folders: {str(f)!r} is not a board folder (it has no cells/); give the folders that "
+                     "cya-sim experiment wrote for experiments/champion_board_*.toml")
     df = pd.concat([champion_differences(f) for f in a.folders], ignore_index=True)
     OUT.mkdir(parents=True, exist_ok=True)
     df.to_csv(OUT / "champion_differences.csv", index=False)

@@ -297,3 +297,13 @@ def test_table_refusals_name_only_what_the_preset_has(capsys):
     assert capsys.readouterr().err.strip() == "cya-sim play: error: --players: 4; rules 'two_player_draft' allow only 2"
     assert main(["play", "--rules", "two_player_draft", "--players", "2", "--option", "hand_size=60"]) == 2
     assert "the draft piles and a discard" in capsys.readouterr().err
+
+
+def test_bench_tournament_is_measured_in_a_process_of_its_own():
+    """The bench's tournament runs in a fresh process (:func:`cya_sim.studies.bench._tournament`): its peak RSS is
+    that process's and its workers', never an earlier measurement's child (a cold compile's)."""
+    from cya_sim.studies.bench import _tournament
+
+    out = _tournament(2_000, ["greedy", "random"], 1, 1)
+    assert out["tournament_games"] == 2_000 and out["tournament_workers"] == 1
+    assert out["tournament_wall_s"] > 0 and 50 < out["tournament_peak_rss_mb"] < 4_000

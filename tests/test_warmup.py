@@ -63,36 +63,41 @@ def test_two_runs_started_together_compile_the_loop_once(tmp_path):
 
 
 _PLAN = textwrap.dedent("""
-    import json
-    import numpy as np
+    import json, sys
     from numba.core import event
-    from agents.classic.compiled import new_scratch
-    from cya_sim.engine.classic.layout import make_consts, row_width
     from cya_sim.game.rules import get_rules
-    from cya_sim.play.classic.kernels import callee_plan
-    from cya_sim.play.classic.kernels import build_play_loop as _build_loop
-    rules = get_rules("classic")
-    k = make_consts(rules, 4)
-    plan = callee_plan(k, np.zeros(row_width(k), np.int64), np.zeros(4, np.uint64), new_scratch(k.cfg))
-    for disp, sig in plan:
-        disp.compile(sig)
+    from cya_sim.play.kernels import compile_callees
+    game = sys.argv[1]
+    if game == "classic":
+        from cya_sim.play.classic.batched import PLAY
+        from cya_sim.play.classic.kernels import build_play_loop as _build_loop, callee_plan
+    else:
+        from cya_sim.play.theft.batched import PLAY
+        from cya_sim.play.theft.kernels import build_play_loop as _build_loop, callee_plan
+    rules = get_rules(game)
+    plan = []
+    compile_callees(PLAY, lambda *a: plan.extend(callee_plan(*a)) or plan, rules, 4)
     names = {d.py_func.__module__ + "." + d.py_func.__qualname__ for d, _ in plan}
+    names |= {"cya_sim.engine.batched.loops.fill_rows", "cya_sim.engine.batched.loops.finish_and_refill"}  # set-up
     again = set()
     with event.install_recorder("numba:compile") as rec:
         _build_loop(rules, 4)
     for _, ev in rec.buffer:
         if ev.is_start:
             f = ev.data["dispatcher"].py_func
-            again.add(f.__module__ + "." + f.__qualname__)
+            again.add(f"{f.__module__}.{f.__qualname__}")
     print(json.dumps(sorted(names & again)))
 """)
 
 
 @pytest.mark.slow
-def test_callee_plan_matches_the_loops_calls(tmp_path):
-    """Every function of :func:`cya_sim.play.classic.kernels.callee_plan`, compiled first with the plan's types, is found in the
-    cache when the play loop is compiled: none is compiled again (a plan with other types would be)."""
+@pytest.mark.parametrize("game", ["classic", "theft"])
+def test_callee_plan_matches_the_loops_calls(tmp_path, game):
+    """Every function of the game's ``callee_plan`` (:func:`cya_sim.play.classic.kernels.callee_plan`,
+    :func:`cya_sim.play.theft.kernels.callee_plan`), compiled first with the plan's types as the warm-up's second
+    process compiles them (:func:`cya_sim.play.kernels.compile_callees`, the engine's set-up kernels too), is found in
+    the cache when the play loop is compiled: none is compiled again (a plan with other types would be)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), CYA_SIM_CACHE_DIR=str(tmp_path / "cya"))
-    out = subprocess.run([sys.executable, "-c", _PLAN], env=env, capture_output=True, text=True, timeout=900,
+    out = subprocess.run([sys.executable, "-c", _PLAN, game], env=env, capture_output=True, text=True, timeout=900,
                          check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -93,7 +93,8 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     """
     args = ", ".join(inspect.signature(stub).parameters)
     inlined = stub.__name__ in INLINED  # fn's own Python body is inlined: no wrapper compiled on the way
-    ns = {"fn": fn.py_func if inlined else fn, "_is_game": _matcher(fields)}
+    # __name__: the exec'd functions' module (numba's events and messages name it), this one
+    ns = {"fn": fn.py_func if inlined else fn, "_is_game": _matcher(fields), "__name__": __name__}
     impl = "fn" if inlined else f"lambda {args}: fn({args})"
     exec(f"def typer({args}):\n    if _is_game(K):\n        return {impl}\n", ns)  # noqa: S102
     if inlined:

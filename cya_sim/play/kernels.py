@@ -66,26 +66,48 @@ def all_cached(funcs, fields: tuple[str, ...] | None = None) -> bool | None:
     return None if None in found else all(found)
 
 
-def build_loop(play, rules, n_players: int) -> None:
-    """Compile (or load) the play loop (:func:`cya_sim.play.loop.advance`) for ``play``'s game: one call on a
-    one-game state whose every agent is a Python agent.
+def _one_game(play, rules, n_players: int, dealt: bool):
+    """A one-game state of ``play``'s game whose every agent is a Python agent: dealt (the engine's set-up kernels
+    compiled or loaded) or only allocated (nothing compiled; its types are the same)."""
+    args = (rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16))
+    if dealt:
+        return play.engine.init(*args, ["random"])
+    from cya_sim.engine.batched.state import allocate
 
-    The loop returns at once (every seat waits for Python), having been compiled for the state's types, which are
-    the same for every preset of the game. play: the game's :class:`~cya_sim.play.batched.BatchPlay`.
+    return allocate(play.engine.GAME, *args, ("random",))
+
+
+def _loop_args(play, st) -> tuple:
+    return (st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64), np.zeros(1, np.int64),
+            np.zeros((1, 16), np.float64), play.new_scratch(st.consts))
+
+
+def build_loop(play, rules, n_players: int) -> None:
+    """Compile (or load) the play loop (:func:`cya_sim.play.loop.advance`) for ``play``'s game, then the engine's
+    set-up kernels, and call the loop once on a one-game state whose every agent is a Python agent (it returns at
+    once: every seat waits for Python).
+
+    The loop is compiled first, for the types of an allocated state (the same for every preset of the game), so that
+    its compile reaches its callees from the start while the second process of the warm-up
+    (:func:`compile_callees`) works from the other end and compiles the set-up kernels last, for this process to
+    load. play: the game's :class:`~cya_sim.play.batched.BatchPlay`.
     """
+    from numba import typeof
+
     from cya_sim.play import loop
 
-    st = play.engine.init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16),
-                          ["random"])
-    loop.advance(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, np.full(1, -1, np.int64),
-                 np.zeros(1, np.int64), np.zeros((1, 16), np.float64), play.new_scratch(st.consts))
+    loop.advance.compile(tuple(typeof(a) for a in _loop_args(play, _one_game(play, rules, n_players, dealt=False))))
+    loop.advance(*_loop_args(play, _one_game(play, rules, n_players, dealt=True)))
 
 
 def compile_callees(play, plan: Callable, rules, n_players: int) -> None:
     """Compile the play loop's separately compiled callees for ``play``'s game into the disk cache: every
-    ``(dispatcher, argument types)`` of ``plan(K, G, rng, sc)`` (the game's ``callee_plan``), from a one-game state
-    of ``rules`` at ``n_players`` seats."""
-    st = play.engine.init(rules, n_players, 1, 1, np.zeros(1, np.int64), np.zeros((1, n_players), np.int16),
-                          ["random"])
+    ``(dispatcher, argument types)`` of ``plan(K, G, rng, sc)`` (the game's ``callee_plan``), then the engine's
+    set-up kernels (dealing a one-game state of ``rules`` at ``n_players`` seats).
+
+    The callees' types come from an allocated state, not a dealt one: dealing first would compile the set-up kernels
+    before the callees, which the first process (:func:`build_loop`) needs sooner.
+    """
+    st = _one_game(play, rules, n_players, dealt=True)
     for disp, sig in plan(st.consts, st.rows[0], st.engine_rng[0], play.new_scratch(st.consts)):
         disp.compile(sig)

@@ -43,27 +43,29 @@ def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
     for b in range(R.shape[0]):
         G = R[b]
         while True:
-            if G[done]:
-                if G[queue_pos] < 0:
+            # the finished-game branch is written last so that compiling this loop reaches the set-up kernels last
+            # (the warm-up's second process compiles them first: cya_sim.play.kernels.compile_callees)
+            if not G[done]:
+                seat = G[to_act]
+                ai = Q.q_seat_agent[G[queue_pos], seat]
+                code = pcode[ai]
+                if code < 0:
+                    waiting += 1
                     break
-                finish_and_refill(K, R, ER, AR, Q, b)
+                a = act(code, paddr[ai], K, G, seat, params[ai], AR[b, seat], sc)
+                if not is_legal(K, G, a):
+                    Q.err[0] = ERR_ILLEGAL
+                    Q.err[1] = b
+                    Q.err[2] = a
+                    return -1
+                if not log_action(K, Q, G, a):
+                    Q.err[0] = ERR_LOG_FULL
+                    Q.err[1] = b
+                    Q.err[2] = a
+                    return -1
+                apply_action(K, G, ER[b], a)
                 continue
-            seat = G[to_act]
-            ai = Q.q_seat_agent[G[queue_pos], seat]
-            code = pcode[ai]
-            if code < 0:
-                waiting += 1
+            if G[queue_pos] < 0:
                 break
-            a = act(code, paddr[ai], K, G, seat, params[ai], AR[b, seat], sc)
-            if not is_legal(K, G, a):
-                Q.err[0] = ERR_ILLEGAL
-                Q.err[1] = b
-                Q.err[2] = a
-                return -1
-            if not log_action(K, Q, G, a):
-                Q.err[0] = ERR_LOG_FULL
-                Q.err[1] = b
-                Q.err[2] = a
-                return -1
-            apply_action(K, G, ER[b], a)
+            finish_and_refill(K, R, ER, AR, Q, b)
     return waiting

@@ -36,7 +36,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
 - **peak_rss_mb**: peak resident memory of this process, MB;
 - **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
   :func:`cya_sim.studies.tournament.run_tournament` (or, if that module is missing, a process pool over
-  chunks of game indices), with the peak RSS of its worker processes.
+  chunks of game indices), in a process of its own, with the peak RSS of that process and its workers.
 
 With ``--rules PRESET`` it measures instead, side by side in one run, ``greedy`` in every seat at
 4 players or the preset's nearest allowed size (4 for ``advanced``, 2 for ``two_player_draft``, 3
@@ -300,7 +300,18 @@ def _ceiling(ceiling: Path | None, games: int) -> tuple[float | None, str]:
 
 
 def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
-    """Wall time and memory of a ``games``-game classic 4-player tournament on all cores."""
+    """Wall time and memory of a ``games``-game classic 4-player tournament on all cores, measured in a fresh process
+    (:func:`_tournament_here`): the peak RSS is the largest of that process and its workers, not of a process an
+    earlier measurement of this run started (a cold compile's, for instance)."""
+    code = (f"import json; from cya_sim.studies.bench import _tournament_here; "
+            f"print(json.dumps(_tournament_here({games}, {agents!r}, {workers!r}, {seed})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _tournament_here(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
+    """:func:`_tournament` in this process: wall seconds, workers, engine and the peak RSS (MB) of this process and
+    its worker processes."""
     try:
         from cya_sim.studies.tournament import TournamentConfig, run_tournament
     except ImportError:

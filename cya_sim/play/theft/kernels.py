@@ -65,16 +65,17 @@ def callee_plan(K, G, rng, sc) -> list:
     """The separately compiled functions the play loop (:func:`cya_sim.play.loop.advance`) reaches for the theft game,
     with the argument types of its calls.
 
-    ``(dispatcher, argument types)`` pairs, roughly in the reverse of the order in which compiling the loop reaches
-    them: the warm-up's second process compiles them into numba's disk cache (``dispatcher.compile(types)``) while
-    the first compiles the loop, which then loads each one it has not reached yet
-    (:func:`cya_sim.runs.warmup.warm_up`; the classic family's: :func:`cya_sim.play.classic.kernels.callee_plan`). A
-    pair whose types differ from the loop's call only costs its own compile.
+    ``(dispatcher, argument types)`` pairs in the reverse of the order in which compiling the loop reaches them
+    (numba's ``numba:compile`` events, 2026-12-02): the warm-up's second process compiles them into numba's disk
+    cache (``dispatcher.compile(types)``) while the first compiles the loop, which then loads each one it has not
+    reached yet (:func:`cya_sim.runs.warmup.warm_up`; the classic family's:
+    :func:`cya_sim.play.classic.kernels.callee_plan`). The loop inlines ``apply_action`` and ``is_legal``; they are
+    listed for the functions they call, which their compile puts in the cache. A pair whose types differ from the
+    loop's call only costs its own compile.
 
     Args: K the theft constants, G a (W,) int64 row, rng a (4,) uint64 stream, sc a
     :class:`agents.theft.compiled.TheftScratch` (values only give their types).
     """
-    import numpy as np
     from numba import typeof, types
 
     from agents.theft import compiled as tc
@@ -82,13 +83,11 @@ def callee_plan(K, G, rng, sc) -> list:
     from cya_sim.engine.theft import kernel as kn
 
     k, g, r, s, i = typeof(K), typeof(G), typeof(rng), typeof(sc), types.int64
-    f = typeof(np.zeros(16))
     view = (k, g, i, typeof(sc.hdr), typeof(sc.hand), typeof(sc.unseen), typeof(sc.assets), typeof(sc.mask),
             typeof(sc.ids))
     return [
         (kn.apply_action, (k, g, r, i)), (kn.is_legal, (k, g, i)), (tv.build_view_row, view),
-        (tc.defender_act, (k, g, i, s)), (tc.greedy_act, (k, g, i, s)), (tc.random_act, (k, g, i, r, s)),
-        (tc.policy_act, (i, i, k, g, i, f, r, s)), (kn.new_game, (k, g, r)),
+        (tc.random_act, (k, g, i, r, s)), (tc.defender_act, (k, g, i, s)), (tc.greedy_act, (k, g, i, s)),
     ]
 
 
