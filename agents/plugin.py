@@ -202,8 +202,13 @@ def user_modules(module: str) -> dict[str, Path]:
 def user_tree_digest(module: str) -> str:
     """SHA-256 (hex str) of the names and sources of :func:`user_modules` of ``module``: it changes when the plug-in's
     file or any module of the user's own tree it imports (transitively) changes."""
+    return _sources_digest(sorted(user_modules(module).items()))
+
+
+def _sources_digest(sources) -> str:
+    """SHA-256 (hex str) of ``(module name, source path)`` pairs in the order given: names and file contents."""
     h = hashlib.sha256()
-    for name, path in sorted(user_modules(module).items()):
+    for name, path in sources:
         h.update(name.encode() + b"\0")
         try:
             h.update(path.read_bytes())
@@ -250,6 +255,36 @@ def refresh_plugin_caches(func) -> str:
 _REFRESHED: dict[str, str] = {}
 
 
+#: cya-sim's own top-level packages: a plug-in defined in one (the committed learned models) is not of the user's tree.
+OWN_PACKAGES = ("agents", "cya_sim")
+
+
+def own_package_digest(module: str) -> str:
+    """SHA-256 (hex str) of a plug-in module of cya-sim's own packages (:data:`OWN_PACKAGES`: the committed learned
+    models, ``agents.learned_models.NAME``) and of the modules of those packages it imports directly (for a learned
+    model: the network's code, :mod:`agents.classic.learned`); ``""`` for any other module (the user's tree is hashed
+    by :func:`user_tree_digest`).
+
+    The C entries live in one folder for every checkout (:func:`cache_dir`) and :func:`user_tree_digest` leaves
+    cya-sim's packages out, so without it a regenerated model, or a change of the network's code, would be played by
+    the entry compiled for the old one.
+    """
+    if module.partition(".")[0] not in OWN_PACKAGES:
+        return ""
+    names = [module, *sorted(set(_imported_names(_source(module) or Path("-"), module)))]
+    return _sources_digest((n, p) for n in names if n.partition(".")[0] in OWN_PACKAGES and (p := _source(n)) is not None)
+
+
+def _source(name: str) -> Path | None:
+    """The ``.py`` source of module ``name``, or None (not a module, not found, no Python source)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    origin = getattr(spec, "origin", None)
+    return Path(origin) if origin and origin.endswith(".py") else None
+
+
 def generated_entry_module(func, template: str, prefix: str, depends_on: tuple[str, ...]):
     """Write (once) and import the generated module holding a plug-in's C entry, for either game.
 
@@ -257,7 +292,8 @@ def generated_entry_module(func, template: str, prefix: str, depends_on: tuple[s
         func: the plug-in (``module:function``). template: the entry's source, formatted with ``path``,
             ``module`` and ``name``. prefix: the generated module names' start. depends_on: the modules the
             entry links, whose files join the name's hash (with the plug-in's file and every module of the user's
-            own tree it imports, :func:`user_tree_digest`, the source and the Python version), so an edit of any
+            own tree it imports, :func:`user_tree_digest`, a plug-in of cya-sim's own packages with what it imports
+            of them, :func:`own_package_digest`, the source and the Python version), so an edit of any
             of them gets a new entry and an unchanged one loads from numba's cache; numba's caches of the user's
             functions are dropped when that tree changed (:func:`refresh_plugin_caches`).
 
@@ -268,7 +304,8 @@ def generated_entry_module(func, template: str, prefix: str, depends_on: tuple[s
     module, name = path.split(":")
     src = template.format(path=path, module=module, name=name)
     h = hashlib.sha256()
-    for part in (src, refresh_plugin_caches(func), *(_file_digest(m) for m in depends_on), sys.version):
+    for part in (src, refresh_plugin_caches(func), own_package_digest(module), *(_file_digest(m) for m in depends_on),
+                 sys.version):
         h.update(part.encode())
     mod_name = f"{prefix}_{h.hexdigest()[:16]}"
     if mod_name in sys.modules:

@@ -6,7 +6,9 @@ or, for the search agents, on the reference engine, and hashes (SHA-256) the act
 result table. The hashes in ``tests/data/action_log_hashes.json`` were written by
 ``python tests/test_action_log_hashes.py --write`` on the code before issue 21's compile and speed
 work (commit 38bc065): the compiled kernels, the plug-in path and the agents reading the game row must
-reproduce every one of them.
+reproduce every one of them. The learned models' cases (``*-learned``, ``*-champion``) were written on the code
+before issue 33's network evaluation (commit 9e77d60: NumPy's BLAS products and libm's tanh), which their new
+evaluation must reproduce decision for decision.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ CASES = (
      "batched"),
     ("classic-4-plugin", "classic", 4, (PLUGIN, "greedy", "card_counter"), 300, "batched"),
     ("advanced-4-plugin", "advanced", 4, (PLUGIN, "random"), 100, "batched"),
+    ("classic-4-learned", "classic", 4, ("agents.learned_models.classic_4p:decide", "card_counter"), 300, "batched"),
+    ("classic-6-champion", "classic", 6, ("agents.learned_models.champion:decide", "card_counter"), 100, "batched"),
+    ("advanced-4-champion", "advanced", 4, ("agents.learned_models.champion:decide", "card_counter", "greedy"), 100,
+     "batched"),
     ("classic-4-ismcts", "classic", 4, ("ismcts(iterations=40, seed=3)", "greedy"), 4, "reference"),
     ("classic-3-pimc-cc", "classic", 3, ('pimc(iterations=30, rollout="card_counter", seed=5)', "card_counter"), 3,
      "reference"),

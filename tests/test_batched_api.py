@@ -252,3 +252,28 @@ def test_cache_guard_drops_stale_numba_caches_once(tmp_path, monkeypatch):
     assert cache_guard.invalidate_stale_caches("compiled") is False and cached[0].exists()
     src.write_text("a = 2\n")
     assert cache_guard.invalidate_stale_caches("compiled") is True and not cached[0].exists()
+
+
+def test_a_python_agents_sets_are_read_only_and_shared_only_when_equal():
+    """The adapter gives a set seen before, just as it is, as the same SetView (issue 33 item 5): its known counts
+    are read-only (a write raises, as into the reference engine's tuple), and two observations of one row are equal."""
+    rules = get_rules("classic")
+    st = init(rules, 4, 8, KEY, np.arange(8, dtype=np.int64), np.zeros((8, 4)), ["random"])
+    rng = np.random.default_rng(5)
+    shared = 0
+    for _ in range(200):
+        if st.done.all():
+            break
+        actions = np.zeros(8, np.int64)
+        for b in np.flatnonzero(st.done == 0).tolist():
+            first, again = reference_observation(st, b), reference_observation(st, b)
+            assert_same_observation(first, again)
+            for sa, sb in zip(first.stacks, again.stacks):
+                for x, y in zip(sa, sb):
+                    assert x is y and not x.known.flags.writeable
+                    with pytest.raises(ValueError):
+                        x.known[0] = 9
+                    shared += 1
+            actions[b] = rng.choice(np.flatnonzero(first.legal_action_mask))
+        step(st, actions)
+    assert shared > 100

@@ -201,3 +201,88 @@ def test_every_way_to_play_a_learned_model_elsewhere_refuses_before_a_game(tmp_p
     assert main(["play", "--agents", f"{spec},greedy", "--players", "4", "--rules", "classic"]) == 2  # one game
     captured = capsys.readouterr()
     assert "other table size" in captured.err and "\n" not in captured.err.strip() and "game" not in captured.out
+
+
+def test_tanh_into_is_within_3_ulp_of_numpy_tanh():
+    """The network's vectorised tanh (agents.classic.learned.tanh_into) against libm's, over 1.6 million values from
+    1e-8 to 25 in size, zeros and the edges of its reduction (|r| = ln(2)/2, the clamp at 20)."""
+    from agents.classic.learned import tanh_into
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(scale=s, size=200_000) for s in (1e-8, 1e-3, 0.1, 0.5, 1, 2, 5, 20)]
+                       + [np.array([0.0, -0.0, 0.34657, -0.34658, 19.06, 19.07, 20.0, 25.0, -25.0, 1e-300])])
+    got = x.copy()
+    tanh_into(got)
+    want = np.tanh(x)
+    ulp = np.abs(got - want) / np.spacing(np.abs(want))
+    assert ulp.max() <= 3.0 and np.array_equal(np.signbit(got), np.signbit(want))
+    assert got[-4:-1].tolist() == [1.0, 1.0, -1.0]
+
+
+def _numpy_logits(x, w):
+    """The MLP's logits as trained, in NumPy float64: ``tanh(tanh(x W1 + b1) W2 + b2) W3 + b3``."""
+    h1 = np.tanh(x @ w["W1"] + w["b1"])
+    h2 = np.tanh(h1 @ w["W2"] + w["b2"])
+    return h2 @ w["W3"] + w["b3"]
+
+
+@pytest.mark.parametrize("name, preset, players", [("classic_4p", "classic", 4), ("advanced_3p", "advanced", 3)])
+def test_network_action_is_the_legal_argmax_of_the_float64_network(name, preset, players):
+    """network_action on the committed weights as the generated plug-ins hold them (network_arrays: float32 copies of
+    float32 weights, the last layer transposed) picks the legal action of highest float64 logit, on the features of
+    the views of real games and on random legal masks; the float32 copies are exact."""
+    from agents.classic.learned import mlp_action, network_action, network_arrays
+    from cya_sim.engine.classic.reference import play_game
+
+    with np.load(MODELS / f"{name}.npz") as f:
+        w = {k: f[k] for k in ("W1", "b1", "W2", "b2", "W3", "b3")}
+        w1, b1, w2, b2, w3t, b3 = network_arrays(f)
+    assert w1.dtype == w2.dtype == w3t.dtype == np.float32 and b1.dtype == np.float64
+    assert np.array_equal(w3t.T.astype(np.float64), w["W3"]) and np.array_equal(w1.astype(np.float64), w["W1"])
+
+    views = []
+
+    class Recorder:
+        name = "recorder"
+
+        def __init__(self):
+            from agents.classic.registry import make_agent
+
+            self.inner = make_agent("card_counter")
+
+        def act(self, obs, rng):
+            hdr, hand, values, unseen, seats, mask = build_view(obs)
+            views.append((features(hdr, hand, values, unseen, seats, np.asarray(obs.gave_up, bool)), mask))
+            return self.inner.act(obs, rng)
+
+    rules = get_rules(preset)
+    for g in range(3):
+        play_game(rules, [Recorder() for _ in range(players)], root_key(5), game_index=g)
+    rng = np.random.default_rng(2)
+    checked = 0
+    for x, mask in views:
+        logits = _numpy_logits(x, w)
+        for m in (mask, rng.random(mask.shape[0]) < 0.3):
+            if m.sum() < 2:
+                continue
+            legal = np.flatnonzero(m)
+            want = int(legal[np.argmax(logits[legal])])
+            assert network_action(x, w1, b1, w2, b2, w3t, b3, 0, m) == want
+            assert mlp_action(x, *(w[k] for k in ("W1", "b1", "W2", "b2", "W3", "b3")), 0, m) == want
+            checked += 1
+    assert checked > 500
+    one = np.zeros(w3t.shape[0], bool)
+    one[7] = True
+    assert network_action(views[0][0], w1, b1, w2, b2, w3t, b3, 0, one) == 7  # one legal action: no network
+    assert network_action(views[0][0], w1, b1, w2, b2, w3t, b3, 0, np.zeros_like(one)) == -1
+
+
+def test_network_arrays_keep_float64_weights_that_are_not_float32():
+    from agents.classic.learned import network_arrays
+
+    rng = np.random.default_rng(0)
+    w = {"W1": rng.normal(size=(5, 3)), "b1": np.zeros(3), "W2": np.ones((3, 3)), "b2": np.zeros(3),
+         "W3": rng.normal(size=(3, 4)).astype(np.float32).astype(np.float64), "b3": np.zeros(4)}
+    w1, _, w2, _, w3t, _ = network_arrays(w)
+    assert (w1.dtype, w2.dtype, w3t.dtype) == (np.float64, np.float32, np.float32)
+    assert np.array_equal(w1, w["W1"]) and w3t.shape == (4, 3) and w3t.flags.c_contiguous

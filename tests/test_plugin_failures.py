@@ -275,6 +275,24 @@ def test_user_modules_follow_the_plugins_imports_into_the_users_tree_only(tmp_pa
     assert user_tree_digest(f"pkg_{tag}.policy") != before
 
 
+def test_a_plugin_of_cya_sims_own_packages_gets_a_new_entry_when_it_or_what_it_imports_of_them_changes(monkeypatch):
+    """The committed learned models live in the agents package, which user_tree_digest leaves out: the entry's name
+    hashes the model's file and the cya-sim modules it imports (agents.classic.learned), so a regenerated model or a
+    change of the network's code is never played by the C entry compiled for the old one (issue 33)."""
+    from pathlib import Path
+
+    from agents import plugin
+
+    model = "agents.learned_models.classic_4p"
+    before = plugin.own_package_digest(model)
+    assert before and before != plugin.own_package_digest("agents.learned_models.classic_2p")
+    assert plugin.own_package_digest("pkg_of_a_user.policy") == ""
+    learned = Path(plugin._source("agents.classic.learned")).resolve()
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: real(self) + b"#" if self.resolve() == learned else real(self))
+    assert plugin.own_package_digest(model) != before
+
+
 @pytest.mark.parametrize("rules", ["classic", "theft"])
 @pytest.mark.parametrize("agent", ["MaskWriter", "SneakyMaskWriter"])
 @pytest.mark.parametrize("engine", ["reference", "batched"])

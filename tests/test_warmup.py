@@ -22,7 +22,9 @@ def labels(agents, engine, preset="classic"):
 
 def test_kernels_for_lists_what_a_run_needs():
     """The play loop for every batched run; a view policy's C entry only when the line-up has it; the search kernels
-    for ismcts/pimc (and their rollout's entry); nothing compiled for the reference engine's greedy and random."""
+    for ismcts/pimc (and their rollout's entry); the step of the Python seats on the batched engine (issue 33: a
+    Python agent's first run compiles nothing unannounced); nothing compiled for the reference engine's greedy and
+    random."""
     assert labels(["greedy", "random"], "batched") == ["play loop (the rules kernel, greedy, random)"]
     assert labels(["greedy", "card_counter", "wild_hoarder"], "batched") == [
         "play loop (the rules kernel, greedy, random)", "heuristic", "card_counter"]
@@ -35,8 +37,12 @@ def test_kernels_for_lists_what_a_run_needs():
     assert kernels_for([get_rules("theft")], [3], ["greedy"], "reference") == []
     assert [k.label for k in kernels_for([get_rules("theft")], [3], ["pimc", "greedy"], "reference")] == [
         "theft search (ISMCTS/PIMC kernels)"]
+    step = "step (the Python agents' actions)"  # a seat played through Python (a search agent too) on the batched engine
     assert [k.label for k in kernels_for([get_rules("theft")], [3], ["ismcts(iterations=5)"], "batched")] == [
-        "theft search (ISMCTS/PIMC kernels)", "theft play loop (the theft rules kernel, random, greedy, defender)"]
+        "theft search (ISMCTS/PIMC kernels)", "theft play loop (the theft rules kernel, random, greedy, defender)", step]
+    assert labels(["agents.classic.greedy:GreedyAgent", "greedy"], "batched") == [
+        "play loop (the rules kernel, greedy, random)", step]
+    assert labels(["agents.classic.greedy:GreedyAgent", "greedy"], "reference") == []
 
 
 _RUN = textwrap.dedent("""

@@ -8,8 +8,11 @@ features of training and play are the same by construction.
 * :func:`features` — ``(F,) float64`` from the view; :func:`n_features` gives F for P seats, T card types and
   nA assets, under the advanced rules (RULES.md §6: their cards and one more block) or not; draft piles
   (RULES.md §7) are not encoded.
-* :func:`mlp_action` — the greedy (arg-max over legal actions) action of an MLP ``F -> H -> H -> A`` with
-  ``tanh`` or ``relu`` hidden layers.
+* :func:`network_action` — the greedy (arg-max over legal actions) action of an MLP ``F -> H -> H -> A`` with
+  ``tanh`` or ``relu`` hidden layers, its work brought to the decision: nothing when one action is legal, the first
+  layer over the nonzero features, the logits of the legal actions only, a vectorised ``tanh`` (:func:`tanh_into`),
+  the weights as float32 when they are (:func:`network_arrays`); :func:`mlp_action`, the same on the last layer as
+  trained.
 * :func:`rows_features` — the features of one seat's view in each row of the batched engine, the view built by
   the play loop's own :func:`agents.classic.compiled_strategy.view_row` (training reads exactly what a plug-in reads).
 * :func:`compatible` — whether a view is of the game a network was trained for (a last line of defence inside
@@ -23,7 +26,8 @@ features of training and play are the same by construction.
 * :func:`write_plugin` — a weights file ``NAME.npz`` (``W1, b1, W2, b2, W3, b3``, ``relu``, ``players``,
   ``trained_rules``, ``trained_rules_digest``, ``encoding``) next to a
   generated module ``NAME.py`` whose ``decide`` (the plug-in signature of :mod:`agents.plugin`) reads the
-  weights as module-level constant arrays (numba freezes them into the compiled code). The module's source
+  weights as module-level constant arrays (:func:`network_arrays`; numba freezes them into the compiled code);
+  :func:`rewrite_plugin` and :func:`rewrite_bundle` regenerate a module after a change of its template. The module's source
   carries the weights file's SHA-256, so a new weights file gives a new source and numba's cache compiles
   it once. Committed models live in :mod:`agents.learned_models` and are named like any plug-in, e.g.
   ``agents.learned_models.classic_2p:decide``.
@@ -34,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -81,6 +86,8 @@ DOLLAR_SCALE = 100_000.0
 #: The observation encoding of :func:`features`; a model records it, and a change of the features (a new
 #: encoding) makes every older model refuse to play.
 ENCODING = "agents.learned.features/1"
+#: The weight arrays of one network, as :func:`write_plugin` names them.
+WEIGHTS = ("W1", "b1", "W2", "b2", "W3", "b3")
 
 
 class LearnedSettingError(AgentSpecError):
@@ -357,23 +364,181 @@ def rows_policy_actions(consts: Any, rows: np.ndarray, seat: int, policy: tuple[
     return out
 
 
+#: The compile options of the network's functions: a float division by zero gives inf or nan as NumPy does instead of
+#: raising (there is none to guard here; the check would keep :func:`tanh_into`'s loop from being vectorised).
+_NET_JIT = {"cache": True, "error_model": "numpy"}
+
+# tanh(x) = -expm1(-2|x|) / (2 + expm1(-2|x|)) with the sign of x: expm1(y) = 2**n (1 + q) - 1, n = round(y / ln 2),
+# r = y - n ln 2 (Cody and Waite's two-part ln 2, as fdlibm's), q = expm1(r) from its Taylor series to r**14/14!
+# (|r| <= ln(2)/2: the first term left out is below 2**-60 of q).
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_INV_LN2 = 1.44269504088896338700e+00
+_ROUND = 6755399441055744.0  # 1.5 * 2**52: (v + _ROUND) - _ROUND is v rounded to an integer, |v| < 2**51
+_C1, _C2, _C3, _C4, _C5, _C6, _C7 = (1.0 / math.factorial(k) for k in range(1, 8))
+_C8, _C9, _C10, _C11, _C12, _C13, _C14 = (1.0 / math.factorial(k) for k in range(8, 15))
+
+
+@njit(**_NET_JIT)
+def tanh_into(v) -> None:
+    """``v[:] = tanh(v)`` for a (n,) float64 array, in a loop numba vectorises (no call to libm's ``tanh``).
+
+    Within 3 units in the last place of ``np.tanh`` (``tests/test_learned.py`` checks 1.6 million values from 1e-8 to
+    25); tanh(x) is 1 to the last bit from ``|x|`` = 19.1, and ``|x|`` is clamped at 20. Method: ``tanh(x) =
+    -expm1(-2|x|) / (2 + expm1(-2|x|))`` with the sign of x; ``expm1`` by Cody and Waite's reduction by ln 2 (two
+    parts, as fdlibm's ``expm1``) and the Taylor series of ``expm1`` on ``|r| <= ln(2)/2`` to ``r**14/14!``; the
+    power of two is a product of exact powers chosen by the bits of n (0 <= -n <= 58), with no branch.
+    """
+    for j in range(v.shape[0]):
+        x = v[j]
+        y = -2.0 * min(abs(x), 20.0)  # in [-40, 0]
+        n = (y * _INV_LN2 + _ROUND) - _ROUND  # y / ln 2 rounded, in [-58, 0]
+        r = (y - n * _LN2_HI) - n * _LN2_LO
+        q = _C11 + r * (_C12 + r * (_C13 + r * _C14))
+        q = _C7 + r * (_C8 + r * (_C9 + r * (_C10 + r * q)))
+        q = r * (_C1 + r * (_C2 + r * (_C3 + r * (_C4 + r * (_C5 + r * (_C6 + r * q))))))  # expm1(r)
+        m = np.int64(-n)
+        s = ((1.0 - 0.5 * (m & 1)) * (1.0 - 0.75 * ((m >> 1) & 1)) * (1.0 - 0.9375 * ((m >> 2) & 1))
+             * (1.0 - 0.99609375 * ((m >> 3) & 1)) * (1.0 - (1.0 - 2.0 ** -16) * ((m >> 4) & 1))
+             * (1.0 - (1.0 - 2.0 ** -32) * ((m >> 5) & 1)))  # 2**n, exactly
+        e = s * q + (s - 1.0)  # expm1(y); exactly q when n = 0
+        v[j] = math.copysign(-e / (2.0 + e), x)
+
+
+@njit(**_NET_JIT)
+def _layer(x, w, b, relu, out, idx) -> None:
+    """``out = act(b + x @ w)``, the sum over the rows of ``w`` in their order, rows where ``x`` is exactly 0 skipped
+    (they add nothing); four rows per pass over ``out``, each element still summed in row order. ``idx``: an int64
+    scratch of at least ``x.shape[0]``."""
+    n = w.shape[1]
+    k = 0
+    for i in range(x.shape[0]):  # the rows to add, without a branch
+        idx[k] = i
+        k += x[i] != 0.0
+    for j in range(n):
+        out[j] = 0.0
+    q = 0
+    while q + 4 <= k:
+        i0, i1, i2, i3 = idx[q], idx[q + 1], idx[q + 2], idx[q + 3]
+        x0, x1, x2, x3 = x[i0], x[i1], x[i2], x[i3]
+        w0, w1, w2, w3 = w[i0], w[i1], w[i2], w[i3]
+        for j in range(n):
+            o = out[j]
+            o += x0 * w0[j]
+            o += x1 * w1[j]
+            o += x2 * w2[j]
+            o += x3 * w3[j]
+            out[j] = o
+        q += 4
+    while q < k:
+        xi, wi = x[idx[q]], w[idx[q]]
+        for j in range(n):
+            out[j] += xi * wi[j]
+        q += 1
+    for j in range(n):
+        out[j] += b[j]
+    if relu:
+        for j in range(n):
+            out[j] = max(out[j], 0.0)
+    else:
+        tanh_into(out)
+
+
+@njit(**_NET_JIT)
+def _four_dots(h, wa, wb, wc, wd):
+    """The dot products of ``h`` with ``wa``, ``wb``, ``wc`` and ``wd``, each summed in order, in one pass."""
+    sa = sb = sc = sd = 0.0
+    for i in range(h.shape[0]):
+        hi = h[i]
+        sa += hi * wa[i]
+        sb += hi * wb[i]
+        sc += hi * wc[i]
+        sd += hi * wd[i]
+    return sa, sb, sc, sd
+
+
+@njit(**_NET_JIT)
+def network_action(x, w1, b1, w2, b2, w3t, b3, relu, mask) -> int:
+    """The legal action of highest logit of the MLP ``logits = W3' h2 + b3``, ``h_k = act(W_k' h_{k-1} + b_k)``,
+    with the work brought to what the decision needs: no network when one action is legal (it is the arg-max), the
+    first layer over the nonzero features only, the logits of the legal actions only (``w3t``'s rows).
+
+    Shapes: x (F,) float64; w1 (F, H1), w2 (H1, H2), w3t (A, H2) — the last layer transposed — float32 or float64
+    (:func:`network_arrays`); b1, b2, b3 (H1,), (H2,), (A,) float64; relu: 1 for ReLU, 0 for tanh
+    (:func:`tanh_into`); mask (A,) bool. Every sum is taken in the order of its terms in float64, so the result
+    does not depend on a BLAS library. Returns -1 when no action is legal; ties go to the lowest action id.
+    """
+    n_legal, first = 0, -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if n_legal == 0:
+                first = a
+            n_legal += 1
+    if n_legal <= 1:
+        return first
+    h1n, h2n = w1.shape[1], w2.shape[1]
+    buf = np.empty(h1n + h2n)
+    idx = np.empty(max(w1.shape[0], h1n, mask.shape[0]), np.int64)
+    h1, h2 = buf[:h1n], buf[h1n:]
+    _layer(x, w1, b1, relu, h1, idx)
+    _layer(h1, w2, b2, relu, h2, idx)
+    legal = idx[:n_legal]
+    k = 0
+    for a in range(mask.shape[0]):
+        legal[k] = a
+        k += mask[a]
+    logits = np.empty(n_legal)
+    q = 0
+    while q + 4 <= n_legal:  # four legal actions per pass over h2 (four independent sums)
+        logits[q], logits[q + 1], logits[q + 2], logits[q + 3] = _four_dots(
+            h2, w3t[legal[q]], w3t[legal[q + 1]], w3t[legal[q + 2]], w3t[legal[q + 3]])
+        q += 4
+    while q < n_legal:
+        wa = w3t[legal[q]]
+        s = 0.0
+        for i in range(h2n):
+            s += h2[i] * wa[i]
+        logits[q] = s
+        q += 1
+    best, best_v = -1, -np.inf
+    for q in range(n_legal):
+        v = logits[q] + b3[legal[q]]
+        if v > best_v:
+            best, best_v = legal[q], v
+    return best
+
+
 @njit(cache=True)
 def mlp_action(x, w1, b1, w2, b2, w3, b3, relu, mask) -> int:
-    """The legal action of highest logit of the MLP ``logits = W3' h2 + b3``, ``h_k = act(W_k' h_{k-1} + b_k)``.
+    """:func:`network_action` with the last layer as trained, ``w3`` (H2, A) (transposed at each call: the generated
+    plug-ins pass :func:`network_arrays`' ``W3T`` to :func:`network_action` instead).
 
     Shapes: x (F,), w1 (F, H1), w2 (H1, H2), w3 (H2, A), b_k their columns; relu: 1 for ReLU, 0 for tanh;
     mask (A,) bool. Returns -1 when no action is legal.
     """
-    h1 = x @ w1 + b1
-    h1 = np.maximum(h1, 0.0) if relu else np.tanh(h1)
-    h2 = h1 @ w2 + b2
-    h2 = np.maximum(h2, 0.0) if relu else np.tanh(h2)
-    logits = h2 @ w3 + b3
-    best, best_v = -1, -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] and logits[a] > best_v:
-            best, best_v = a, logits[a]
-    return best
+    return network_action(x, w1, b1, w2, b2, np.ascontiguousarray(w3.T), b3, relu, mask)
+
+
+def _compact(w: np.ndarray) -> np.ndarray:
+    """A C-contiguous weight matrix as float32 when every value is one (no value changes: the network computes in
+    float64 all the same, and reads half the bytes), else float64."""
+    w = np.asarray(w, np.float64)
+    w32 = w.astype(np.float32)
+    return np.ascontiguousarray(w32 if np.array_equal(w32.astype(np.float64), w) else w)
+
+
+def network_arrays(npz: Any, prefix: str = "") -> tuple[np.ndarray, ...]:
+    """The arrays :func:`network_action` reads, from a weights file (``np.load`` result or dict; keys
+    ``{prefix}W1`` ... ``{prefix}b3``, :data:`WEIGHTS`).
+
+    Returns:
+        ``(W1 (F, H1), B1 (H1,), W2 (H1, H2), B2 (H2,), W3T (A, H2), B3 (A,))``: the weight matrices C-contiguous,
+        float32 when every weight is exactly a float32 (the committed models, trained in float32), else float64;
+        ``W3T`` is ``W3`` transposed (a legal action's weights side by side); the biases float64.
+    """
+    w1, b1, w2, b2, w3, b3 = (np.asarray(npz[f"{prefix}{k}"], np.float64) for k in WEIGHTS)
+    return (_compact(w1), np.ascontiguousarray(b1), _compact(w2), np.ascontiguousarray(b2), _compact(w3.T),
+            np.ascontiguousarray(b3))
 
 
 @njit(cache=True)
@@ -402,12 +567,13 @@ import numpy as np
 from numba import njit
 
 from agents.classic.heuristic import heuristic_decide
-from agents.classic.learned import compatible, features, mlp_action, trained_for
+from agents.classic.learned import compatible, features, network_action, network_arrays, trained_for
 
 _W = np.load(Path(__file__).with_name("{npz_name}"))
 #: What it was trained for (rules, table size, encoding): agents.classic.learned.check_setting refuses any other setting.
 TRAINED_FOR = trained_for(_W)
-W1, B1, W2, B2, W3, B3 = (np.ascontiguousarray(_W[k], np.float64) for k in ("W1", "b1", "W2", "b2", "W3", "b3"))
+#: The network as agents.classic.learned.network_action reads it (W3T: the last layer transposed).
+W1, B1, W2, B2, W3T, B3 = network_arrays(_W)
 RELU = int(_W["relu"])
 PLAYERS = int(_W["players"])
 GREEDY = np.array([1, 30000, 0, 40000, 1, 0, 0, 0, 0, 0, 20000, 1, 1, 1], np.float64)  # heuristic's defaults
@@ -418,9 +584,9 @@ def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
     """The network's legal action of highest logit. Another setting is refused before play (TRAINED_FOR); should
     one reach the compiled code anyway (agents.classic.learned.compatible): greedy's action in the classic game, else the
     first legal action."""
-    c = compatible(hdr, mask, PLAYERS, W1.shape[0], W3.shape[1])
+    c = compatible(hdr, mask, PLAYERS, W1.shape[0], W3T.shape[0])
     if c == 1:
-        return mlp_action(features(hdr, hand, values, unseen, seats, gave_up), W1, B1, W2, B2, W3, B3, RELU, mask)
+        return network_action(features(hdr, hand, values, unseen, seats, gave_up), W1, B1, W2, B2, W3T, B3, RELU, mask)
     if c == 0:
         return heuristic_decide(GREEDY, hdr, hand, values, unseen, seats, mask)
     for a in range(mask.shape[0]):
@@ -523,13 +689,15 @@ def _package_of(folder: Path) -> list[str]:
 
 
 @njit(cache=True)
-def play_network(hdr, hand, values, unseen, seats, gave_up, mask, players, w1, b1, w2, b2, w3, b3, relu) -> int:
-    """The legal action of highest logit of one network (:func:`mlp_action` on :func:`features`), or, should a view
-    of another setting reach it (:func:`compatible`; refused before play by :func:`check_setting`), greedy's
-    action in the classic game and the first legal action elsewhere."""
-    c = compatible(hdr, mask, players, w1.shape[0], w3.shape[1])
+def play_network(hdr, hand, values, unseen, seats, gave_up, mask, players, w1, b1, w2, b2, w3t, b3, relu) -> int:
+    """The legal action of highest logit of one network (:func:`network_action` on :func:`features`; the arrays of
+    :func:`network_arrays`, ``w3t`` (A, H2) the last layer transposed), or, should a view of another setting reach it
+    (:func:`compatible`; refused before play by :func:`check_setting`), greedy's action in the classic game and the
+    first legal action elsewhere."""
+    c = compatible(hdr, mask, players, w1.shape[0], w3t.shape[0])
     if c == 1:
-        return mlp_action(features(hdr, hand, values, unseen, seats, gave_up), w1, b1, w2, b2, w3, b3, relu, mask)
+        return network_action(features(hdr, hand, values, unseen, seats, gave_up), w1, b1, w2, b2, w3t, b3, relu,
+                              mask)
     if c == 0:
         return heuristic_decide(GREEDY_PARAMS, hdr, hand, values, unseen, seats, mask)
     for a in range(mask.shape[0]):
@@ -541,9 +709,6 @@ def play_network(hdr, hand, values, unseen, seats, gave_up, mask, players, w1, b
 #: ``heuristic``'s default parameters (greedy's rules), the fallback of :func:`play_network`.
 GREEDY_PARAMS = np.array([1, 30000, 0, 40000, 1, 0, 0, 0, 0, 0, 20000, 1, 1, 1], np.float64)
 
-#: The weight arrays of one network, as :func:`write_plugin` names them.
-WEIGHTS = ("W1", "b1", "W2", "b2", "W3", "b3")
-
 _BUNDLE = '''"""{doc}
 """
 from pathlib import Path
@@ -551,7 +716,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from agents.classic.learned import WEIGHTS, bundle_trained_for, play_network
+from agents.classic.learned import bundle_trained_for, network_arrays, play_network
 from agents.classic.view import H_ADV, H_P
 
 _W = np.load(Path(__file__).with_name("{npz_name}"))
@@ -633,11 +798,36 @@ def write_bundle(path: str | Path, members: list[str | Path]) -> Path:
             arrays[f"m{k}_source"] = np.array(npz.name)
     out = path.with_suffix(".npz")
     np.savez(out, **arrays)
-    names = ("W1", "B1", "W2", "B2", "W3", "B3")
+    return _write_bundle_module(out, keys)
+
+
+def rewrite_bundle(npz: str | Path) -> Path:
+    """Regenerate the plug-in module of an existing bundle's weights file (:func:`write_bundle`; after a change of
+    the module template), its arrays untouched (the same bytes).
+
+    Returns:
+        the path of the generated module.
+    """
+    from cya_sim.game.classic.actions import ActionSpace
+    from cya_sim.game.rules import get_rules
+
+    npz = Path(npz)
+    with np.load(npz) as f:
+        keys = [(int(f[f"m{k}_players"]),
+                 int(ActionSpace.for_rules(get_rules(str(f[f"m{k}_trained_rules"]))).advanced_on))
+                for k in range(int(f["members"]))]
+    return _write_bundle_module(npz, keys)
+
+
+def _write_bundle_module(out: Path, keys: list[tuple[int, int]]) -> Path:
+    """The generated module ``NAME.py`` of bundle ``out`` (``NAME.npz``), whose member k plays the table size and
+    rules family (advanced or not) ``keys[k]``; its source carries the weights file's SHA-256."""
+    path = out.with_suffix("")
+    names = ("W1", "B1", "W2", "B2", "W3T", "B3")
     constants = "\n".join(
-        f"M{k}_W1, M{k}_B1, M{k}_W2, M{k}_B2, M{k}_W3, M{k}_B3 = (np.ascontiguousarray(_W[f'm{k}_{{w}}'], np.float64) "
-        f"for w in WEIGHTS)\nM{k}_RELU, M{k}_P = int(_W['m{k}_relu']), int(_W['m{k}_players'])"
-        for k in range(len(members)))
+        f"M{k}_W1, M{k}_B1, M{k}_W2, M{k}_B2, M{k}_W3T, M{k}_B3 = network_arrays(_W, 'm{k}_')\n"
+        f"M{k}_RELU, M{k}_P = int(_W['m{k}_relu']), int(_W['m{k}_players'])"
+        for k in range(len(keys)))
 
     def call(k: int, indent: int) -> str:
         return (f"play_network(hdr, hand, values, unseen, seats, gave_up, mask, M{k}_P,\n" + " " * (indent + 20)

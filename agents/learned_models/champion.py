@@ -4,35 +4,35 @@ agents/learned_models/champion.npz; sha256 042be4aea0d7c713edef764018674c100bd99
 Spec: agents.learned_models.champion:decide. Settings: 2 players without the advanced cards, 3 players without the
 advanced cards, 4 players without the advanced cards, 6 players without the advanced cards, 2 players with the
 advanced cards, 3 players with the advanced cards, 4 players with the advanced cards, 6 players with the advanced
-cards; encoding agents.learned.features/1. Any other setting is refused before play (agents.classic.learned.check_setting).
-Each network is the model named in champion.npz's m<k>_source.
+cards; encoding agents.learned.features/1. Any other setting is refused before play
+(agents.classic.learned.check_setting). Each network is the model named in champion.npz's m<k>_source.
 """
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from agents.classic.learned import WEIGHTS, bundle_trained_for, play_network
+from agents.classic.learned import bundle_trained_for, network_arrays, play_network
 from agents.classic.view import H_ADV, H_P
 
 _W = np.load(Path(__file__).with_name("champion.npz"))
 #: The settings (rules, table size, encoding) of its networks: agents.classic.learned.check_setting refuses any other.
 TRAINED_FOR = bundle_trained_for(_W)
-M0_W1, M0_B1, M0_W2, M0_B2, M0_W3, M0_B3 = (np.ascontiguousarray(_W[f'm0_{w}'], np.float64) for w in WEIGHTS)
+M0_W1, M0_B1, M0_W2, M0_B2, M0_W3T, M0_B3 = network_arrays(_W, 'm0_')
 M0_RELU, M0_P = int(_W['m0_relu']), int(_W['m0_players'])
-M1_W1, M1_B1, M1_W2, M1_B2, M1_W3, M1_B3 = (np.ascontiguousarray(_W[f'm1_{w}'], np.float64) for w in WEIGHTS)
+M1_W1, M1_B1, M1_W2, M1_B2, M1_W3T, M1_B3 = network_arrays(_W, 'm1_')
 M1_RELU, M1_P = int(_W['m1_relu']), int(_W['m1_players'])
-M2_W1, M2_B1, M2_W2, M2_B2, M2_W3, M2_B3 = (np.ascontiguousarray(_W[f'm2_{w}'], np.float64) for w in WEIGHTS)
+M2_W1, M2_B1, M2_W2, M2_B2, M2_W3T, M2_B3 = network_arrays(_W, 'm2_')
 M2_RELU, M2_P = int(_W['m2_relu']), int(_W['m2_players'])
-M3_W1, M3_B1, M3_W2, M3_B2, M3_W3, M3_B3 = (np.ascontiguousarray(_W[f'm3_{w}'], np.float64) for w in WEIGHTS)
+M3_W1, M3_B1, M3_W2, M3_B2, M3_W3T, M3_B3 = network_arrays(_W, 'm3_')
 M3_RELU, M3_P = int(_W['m3_relu']), int(_W['m3_players'])
-M4_W1, M4_B1, M4_W2, M4_B2, M4_W3, M4_B3 = (np.ascontiguousarray(_W[f'm4_{w}'], np.float64) for w in WEIGHTS)
+M4_W1, M4_B1, M4_W2, M4_B2, M4_W3T, M4_B3 = network_arrays(_W, 'm4_')
 M4_RELU, M4_P = int(_W['m4_relu']), int(_W['m4_players'])
-M5_W1, M5_B1, M5_W2, M5_B2, M5_W3, M5_B3 = (np.ascontiguousarray(_W[f'm5_{w}'], np.float64) for w in WEIGHTS)
+M5_W1, M5_B1, M5_W2, M5_B2, M5_W3T, M5_B3 = network_arrays(_W, 'm5_')
 M5_RELU, M5_P = int(_W['m5_relu']), int(_W['m5_players'])
-M6_W1, M6_B1, M6_W2, M6_B2, M6_W3, M6_B3 = (np.ascontiguousarray(_W[f'm6_{w}'], np.float64) for w in WEIGHTS)
+M6_W1, M6_B1, M6_W2, M6_B2, M6_W3T, M6_B3 = network_arrays(_W, 'm6_')
 M6_RELU, M6_P = int(_W['m6_relu']), int(_W['m6_players'])
-M7_W1, M7_B1, M7_W2, M7_B2, M7_W3, M7_B3 = (np.ascontiguousarray(_W[f'm7_{w}'], np.float64) for w in WEIGHTS)
+M7_W1, M7_B1, M7_W2, M7_B2, M7_W3T, M7_B3 = network_arrays(_W, 'm7_')
 M7_RELU, M7_P = int(_W['m7_relu']), int(_W['m7_players'])
 
 
@@ -44,27 +44,27 @@ def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
     adv = 1 if hdr[H_ADV] != 0 else 0
     if p == 2 and adv == 0:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M0_P,
-                            M0_W1, M0_B1, M0_W2, M0_B2, M0_W3, M0_B3, M0_RELU)
+                            M0_W1, M0_B1, M0_W2, M0_B2, M0_W3T, M0_B3, M0_RELU)
     if p == 3 and adv == 0:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M1_P,
-                            M1_W1, M1_B1, M1_W2, M1_B2, M1_W3, M1_B3, M1_RELU)
+                            M1_W1, M1_B1, M1_W2, M1_B2, M1_W3T, M1_B3, M1_RELU)
     if p == 4 and adv == 0:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M2_P,
-                            M2_W1, M2_B1, M2_W2, M2_B2, M2_W3, M2_B3, M2_RELU)
+                            M2_W1, M2_B1, M2_W2, M2_B2, M2_W3T, M2_B3, M2_RELU)
     if p == 6 and adv == 0:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M3_P,
-                            M3_W1, M3_B1, M3_W2, M3_B2, M3_W3, M3_B3, M3_RELU)
+                            M3_W1, M3_B1, M3_W2, M3_B2, M3_W3T, M3_B3, M3_RELU)
     if p == 2 and adv == 1:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M4_P,
-                            M4_W1, M4_B1, M4_W2, M4_B2, M4_W3, M4_B3, M4_RELU)
+                            M4_W1, M4_B1, M4_W2, M4_B2, M4_W3T, M4_B3, M4_RELU)
     if p == 3 and adv == 1:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M5_P,
-                            M5_W1, M5_B1, M5_W2, M5_B2, M5_W3, M5_B3, M5_RELU)
+                            M5_W1, M5_B1, M5_W2, M5_B2, M5_W3T, M5_B3, M5_RELU)
     if p == 4 and adv == 1:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M6_P,
-                            M6_W1, M6_B1, M6_W2, M6_B2, M6_W3, M6_B3, M6_RELU)
+                            M6_W1, M6_B1, M6_W2, M6_B2, M6_W3T, M6_B3, M6_RELU)
     if p == 6 and adv == 1:
         return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M7_P,
-                            M7_W1, M7_B1, M7_W2, M7_B2, M7_W3, M7_B3, M7_RELU)
+                            M7_W1, M7_B1, M7_W2, M7_B2, M7_W3T, M7_B3, M7_RELU)
     return play_network(hdr, hand, values, unseen, seats, gave_up, mask, M0_P,
-                        M0_W1, M0_B1, M0_W2, M0_B2, M0_W3, M0_B3, M0_RELU)
+                        M0_W1, M0_B1, M0_W2, M0_B2, M0_W3T, M0_B3, M0_RELU)

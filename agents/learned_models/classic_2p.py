@@ -10,12 +10,13 @@ import numpy as np
 from numba import njit
 
 from agents.classic.heuristic import heuristic_decide
-from agents.classic.learned import compatible, features, mlp_action, trained_for
+from agents.classic.learned import compatible, features, network_action, network_arrays, trained_for
 
 _W = np.load(Path(__file__).with_name("classic_2p.npz"))
 #: What it was trained for (rules, table size, encoding): agents.classic.learned.check_setting refuses any other setting.
 TRAINED_FOR = trained_for(_W)
-W1, B1, W2, B2, W3, B3 = (np.ascontiguousarray(_W[k], np.float64) for k in ("W1", "b1", "W2", "b2", "W3", "b3"))
+#: The network as agents.classic.learned.network_action reads it (W3T: the last layer transposed).
+W1, B1, W2, B2, W3T, B3 = network_arrays(_W)
 RELU = int(_W["relu"])
 PLAYERS = int(_W["players"])
 GREEDY = np.array([1, 30000, 0, 40000, 1, 0, 0, 0, 0, 0, 20000, 1, 1, 1], np.float64)  # heuristic's defaults
@@ -26,9 +27,9 @@ def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
     """The network's legal action of highest logit. Another setting is refused before play (TRAINED_FOR); should
     one reach the compiled code anyway (agents.classic.learned.compatible): greedy's action in the classic game, else the
     first legal action."""
-    c = compatible(hdr, mask, PLAYERS, W1.shape[0], W3.shape[1])
+    c = compatible(hdr, mask, PLAYERS, W1.shape[0], W3T.shape[0])
     if c == 1:
-        return mlp_action(features(hdr, hand, values, unseen, seats, gave_up), W1, B1, W2, B2, W3, B3, RELU, mask)
+        return network_action(features(hdr, hand, values, unseen, seats, gave_up), W1, B1, W2, B2, W3T, B3, RELU, mask)
     if c == 0:
         return heuristic_decide(GREEDY, hdr, hand, values, unseen, seats, mask)
     for a in range(mask.shape[0]):

@@ -102,12 +102,36 @@ def build_loop(play, rules, n_players: int) -> None:
 
 def compile_callees(play, plan: Callable, rules, n_players: int) -> None:
     """Compile the play loop's separately compiled callees for ``play``'s game into the disk cache: every
-    ``(dispatcher, argument types)`` of ``plan(K, G, rng, sc)`` (the game's ``callee_plan``), then the engine's
-    set-up kernels (dealing a one-game state of ``rules`` at ``n_players`` seats).
-
-    The callees' types come from an allocated state, not a dealt one: dealing first would compile the set-up kernels
-    before the callees, which the first process (:func:`build_loop`) needs sooner.
+    ``(dispatcher, argument types)`` of ``plan(K, G, rng, sc)`` (the game's ``callee_plan``), after the engine's
+    set-up kernels (dealing a one-game state of ``rules`` at ``n_players`` seats), which the loop reaches last; then
+    the step of the Python agents (:func:`build_step`), which the first process does not wait for. The order is the
+    reverse of the one in which the first process (:func:`build_loop`) reaches them, so that the two meet once.
     """
     st = _one_game(play, rules, n_players, dealt=True)
     for disp, sig in plan(st.consts, st.rows[0], st.engine_rng[0], play.new_scratch(st.consts)):
         disp.compile(sig)
+    build_step(play, rules, n_players)  # while the first process finishes the loop: for runs with Python agents
+
+
+def step_kernel(play, rules, n_players: int, fields: tuple[str, ...]) -> Kernel:
+    """The kernel a run with Python agents needs on the batched engine besides the play loop: the step that checks and
+    applies the Python seats' actions (:func:`cya_sim.engine.batched.loops.check_actions`,
+    :func:`~cya_sim.engine.batched.loops.apply_actions`, for ``play``'s game: the constants record's ``fields``).
+    The warm-up's second process also compiles it after the loop's callees (:func:`compile_callees`), so a run after
+    ``make run`` usually finds it in the cache."""
+    from cya_sim.engine.batched import loops
+
+    return Kernel("step (the Python agents' actions)", "step",
+                  lambda: all_cached([loops.check_actions, loops.apply_actions], fields),
+                  lambda: build_step(play, rules, n_players))
+
+
+def build_step(play, rules, n_players: int) -> None:
+    """Compile (or load) :func:`step_kernel`'s functions for ``play``'s game: called on an allocated one-game state
+    with no row selected (nothing is played)."""
+    from cya_sim.engine.batched import loops
+
+    st = _one_game(play, rules, n_players, dealt=False)
+    actions, rows = np.zeros(1, np.int64), np.zeros(1, np.bool_)
+    loops.check_actions(st.consts, st.rows, actions, rows)
+    loops.apply_actions(st.consts, st.rows, st.engine_rng, st.agent_rng, st.queue, actions, rows)

@@ -26,7 +26,9 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   warm command costs: start-up, games, report);
 - **strategy agents**: ``card_counter`` x4 and the compiled plug-in example of
   ``agents/README.md`` x4 (installed from a temporary folder, as a user would) on the same
-  engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4;
+  engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4; and the learned 4-player
+  plug-in in one seat against ``card_counter`` in three (``learned_4p_vs_card_counter_games_s``, half as many games;
+  ``learned_4p_load_s``: its first call, compile or cache load);
 - **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
   second and the estimated time of its 1,000,000 games on 2 idle cores (``baseline_est_2core_s``);
 - **search**: ISMCTS iterations per second with ``greedy`` and with ``card_counter`` rollouts
@@ -207,6 +209,25 @@ def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float)
     return out
 
 
+#: The learned plug-in of the ``learned_4p_vs_card_counter`` rate (agents/learned_models/, a 173-64-64-91 MLP).
+LEARNED_4P = "agents.learned_models.classic_4p:decide"
+
+
+def _learned_rate(rules, key, games: int, batch_size: int) -> dict:
+    """games/s of the learned 4-player plug-in (:data:`LEARNED_4P`) in one seat against ``card_counter`` in the other
+    three, the learned seat rotated game by game, per CPU second after a first call that compiles or loads it
+    (``learned_4p_load_s``, wall seconds of that call, two games)."""
+    from cya_sim.play.classic.batched import play_games
+
+    agents = [LEARNED_4P, "card_counter"]
+    idx = np.arange(games, dtype=np.int64)
+    seats = np.ones((games, 4), np.int16)
+    seats[idx, idx % 4] = 0
+    _, _, load = _timed(lambda: play_games(rules, agents, seats[:2], key, idx[:2]))
+    _, cpu, _ = _timed(lambda: play_games(rules, agents, seats, key, idx, batch_size=batch_size))
+    return {"learned_4p_vs_card_counter_games_s": games / cpu, "learned_4p_games": games, "learned_4p_load_s": load}
+
+
 BASELINE = Path(__file__).resolve().parents[2] / "experiments" / "baseline.toml"
 
 
@@ -369,6 +390,7 @@ def measure(args: argparse.Namespace) -> dict:
     out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"]
     if args.strategy_games > 0:
         out.update(_strategy_rates(rules, key, args.strategy_games, args.batch_size, out["greedy_x4_games_s"]))
+        out.update(_learned_rate(rules, key, max(1, args.strategy_games // 2), args.batch_size))
     if not args.no_compile:
         out.update(plugin_edit_loop())
     if args.baseline_games > 0:
@@ -524,6 +546,9 @@ def run(args: argparse.Namespace) -> int:
               f"({res['card_counter_x4_vs_greedy_x4']:.2f}x greedy x4)")
         print(f"  plug-in example   {f(res['plugin_example_x4_games_s'])} games/s per core "
               f"({res['plugin_example_x4_vs_greedy_x4']:.2f}x greedy x4; agents/README.md)")
+    if "learned_4p_vs_card_counter_games_s" in res:
+        print(f"  learned 4p x1     {f(res['learned_4p_vs_card_counter_games_s'])} games/s per core against "
+              f"card_counter x3 ({LEARNED_4P}; loaded in {res['learned_4p_load_s']:.1f} s)")
     if "baseline_est_2core_s" in res:
         print(f"  baseline.toml     {f(res['baseline_games_s'])} games/s per core, 1,000,000 games ~"
               f"{res['baseline_est_2core_s']:.0f} s on 2 idle cores (games only)")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cya_sim.play.kernels import Kernel, all_cached, build_loop, compile_callees, numba_cached
+from cya_sim.play.kernels import Kernel, all_cached, build_loop, compile_callees, numba_cached, step_kernel
 
 
 def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
@@ -43,6 +43,7 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
     views: set[int] = set()
     plugins = []
     search = False
+    python_seats = False
     for spec in agents:
         name = parse_agent_spec(spec).name
         if name in ("ismcts", "pimc"):
@@ -50,12 +51,18 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
             rollout = parse_agent_spec(spec).kwargs.get("rollout", "greedy")
             spec = rollout if isinstance(rollout, str) else "greedy"
         pol = compiled_policy(spec)
+        python_seats |= pol is None
         if isinstance(pol, int) and pol in kinds:
             views.add(pol)
         elif pol is not None and not isinstance(pol, int):
             plugins.append((spec, pol))
         if pol == POLICY_GREEDY and any(_greedy_is_view(r) for r in rules_list):
             views.add(STRATEGY_HEURISTIC)
+    if engine == "batched" and python_seats:
+        from cya_sim.engine.classic.layout import CONSTS_DTYPE
+        from cya_sim.play.classic.batched import PLAY
+
+        out.append(step_kernel(PLAY, rules_list[0], players[0], CONSTS_DTYPE.names))
     if engine == "batched" or search:
         from agents.classic.compiled_strategy import strategy_address
 
