@@ -30,6 +30,11 @@ FLOORS = (_PKG / "engine", _PKG / "search", _PKG / "play", _ROOT / "agents")
 SHARED = (_PKG / "engine" / "batched",)
 #: Pure-Python modules of the play floor that no kernel links (their edits keep the caches).
 PURE_PYTHON = frozenset({"families.py", "kernels.py"})
+#: The agents floor's own shared modules. A user's module saved beside them (the README's ``agents/peaceful.py``)
+#: is not hashed: no kernel links it (a compiled plug-in is called by its C address and cached by its own file,
+#: :mod:`agents.plugin`), and hashing it made the first run after saving it compile the play loop again.
+#: ``tests/test_cache_guard_sources.py`` checks this list against the repository's files.
+AGENTS_SHARED = frozenset({"__init__.py", "base.py", "hooks.py", "plugin.py", "spec.py", "view_abi.py"})
 _TESTS = _ROOT / "tests"
 #: Test files whose compiled caches go with the kernels'.
 TEST_PREFIXES = ("test_batched", "test_search", "test_kernel", "test_plugin", "test_agents_compiled", "test_theft")
@@ -48,9 +53,11 @@ def game_folders(game: str) -> tuple[Path, ...]:
 
 def sources_of(game: str) -> tuple[Path, ...]:
     """The Python sources ``game``'s compiled code can link, in a fixed order: the shared modules of every floor
-    (:data:`FLOORS`, :data:`SHARED`), then the game's folders (:func:`game_folders`)."""
+    (:data:`FLOORS`, :data:`SHARED`; of the agents floor only :data:`AGENTS_SHARED`), then the game's folders
+    (:func:`game_folders`)."""
     shared = [p for floor in FLOORS for p in sorted(floor.glob("*.py"))
-              if not (floor.name == "play" and p.name in PURE_PYTHON)]
+              if not (floor.name == "play" and p.name in PURE_PYTHON)
+              and not (floor.name == "agents" and p.name not in AGENTS_SHARED)]
     shared += [p for d in SHARED for p in sorted(d.glob("*.py"))]
     return tuple(shared) + tuple(p for d in game_folders(game) for p in sorted(d.glob("*.py")))
 

@@ -99,7 +99,8 @@ def _times_path():
 def _estimates() -> dict[str, float]:
     out = dict(DEFAULT_SECONDS)
     try:
-        out.update({k: float(v) for k, v in json.loads(_times_path().read_text()).items()})
+        # at least a second: a kernel the second process had already compiled was recorded as loaded in 0 s
+        out.update({k: max(1.0, float(v)) for k, v in json.loads(_times_path().read_text()).items()})
     except (OSError, ValueError, TypeError, AttributeError):
         pass
     return out
