@@ -432,6 +432,26 @@ def act_once(code, addr, K, G, seat, params, rng, sc):
 
 
 # -- how the compiled loop plays a spec --------------------------------------------------------------------
+def plays_in_python(spec: str) -> bool:
+    """Whether theft agent ``spec`` has no compiled form (:func:`theft_policy_of`'s code -1: a ``module:Class`` theft
+    agent, played through its Python ``act``), told without compiling anything.
+
+    Raises:
+        ValueError: as :func:`theft_policy_of`.
+    """
+    return _compiled_code(make_theft_agent(spec), parse_agent_spec(spec).name) < 0
+
+
+def _compiled_code(agent, name: str) -> int:
+    """POLICY_VIEW for a compiled theft plug-in, the built-in's ``POLICY_*`` for ``random``, ``greedy`` and
+    ``defender``, else -1 (an agent played through Python)."""
+    if isinstance(agent, TheftViewPolicyAgent):
+        return POLICY_VIEW
+    if name in THEFT_POLICIES and type(agent) is THEFT_REGISTRY[name]:
+        return THEFT_POLICIES[name]
+    return -1
+
+
 def theft_policy_of(spec: str) -> tuple[int, int, np.ndarray]:
     """How the compiled theft play loop plays theft agent ``spec``: ``(code, address, params)``.
 
@@ -445,9 +465,7 @@ def theft_policy_of(spec: str) -> tuple[int, int, np.ndarray]:
             ``module:function`` (:func:`agents.theft.registry.make_theft_agent`'s refusals).
     """
     agent = make_theft_agent(spec)  # refuses what the theft registry refuses
-    name = parse_agent_spec(spec).name
-    if isinstance(agent, TheftViewPolicyAgent):
+    code = _compiled_code(agent, parse_agent_spec(spec).name)
+    if code == POLICY_VIEW:
         return POLICY_VIEW, theft_plugin_address(agent.decide), agent.params.copy()
-    if name in THEFT_POLICIES and type(agent) is THEFT_REGISTRY[name]:
-        return THEFT_POLICIES[name], 0, np.zeros(N_AGENT_PARAMS, np.float64)
-    return -1, 0, np.zeros(N_AGENT_PARAMS, np.float64)
+    return code, 0, np.zeros(N_AGENT_PARAMS, np.float64)

@@ -29,8 +29,8 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
                           lambda: _build_theft_search(rules_list[0], players[0])))
     if engine != "batched":
         return out
-    from agents.theft.compiled import THEFT_POLICIES
-    from agents.theft.registry import THEFT_REGISTRY, make_theft_agent
+    from agents.theft.compiled import plays_in_python
+    from agents.theft.registry import make_theft_agent
     from agents.theft.view import TheftViewPolicyAgent, theft_entry_module, theft_plugin_address
     from cya_sim.engine.theft.layout import CONSTS_DTYPE
     from cya_sim.play import loop
@@ -39,17 +39,13 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
                    lambda: numba_cached(loop.advance, CONSTS_DTYPE.names),
                    lambda: build_play_loop(rules_list[0], players[0]),
                    lambda: compile_play_loop_callees(rules_list[0], players[0]))]
-    python_seats = False
     for spec in agents:
         agent = make_theft_agent(spec)
-        name = parse_agent_spec(spec).name  # as agents.theft.compiled.theft_policy_of tells a compiled seat
-        python_seats |= not isinstance(agent, TheftViewPolicyAgent) and not (
-            name in THEFT_POLICIES and type(agent) is THEFT_REGISTRY[name])
         if isinstance(agent, TheftViewPolicyAgent):
             mod = theft_entry_module(agent.decide)
             out.append(Kernel(f"theft plug-in {spec}", "plug-in", lambda mod=mod: numba_cached(mod.entry),
                               lambda f=agent.decide: theft_plugin_address(f)))
-    if python_seats:
+    if any(plays_in_python(spec) for spec in agents):
         from cya_sim.play.theft.batched import PLAY
 
         out.append(step_kernel(PLAY, rules_list[0], players[0], CONSTS_DTYPE.names))
