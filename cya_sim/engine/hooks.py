@@ -11,6 +11,11 @@ compiles a shared loop once per game and keeps every game's specialisation in th
 process loads them without compiling. A game's module that registers the implementations is imported before its
 constants can be made, so a first compile always finds them (a load from the cache does not need them).
 
+The play loop, the first thing a run compiles, is instead decorated with :class:`per_game`: each game gets a function
+of the loop's own code whose globals bind the hooks to the game's implementations, so numba inlines them before type
+inference as it inlines any ``inline="always"`` function, which makes its cold compile faster (figures there); the
+cache is the loop's one disk cache, as for the others.
+
 The hooks (``K`` the constants record, ``G`` one game row (W,) int64, ``rng`` (4,) uint64 a PCG64 stream):
 
 * :func:`new_game` — deal a new game into ``G`` (its setup rules);
@@ -75,6 +80,10 @@ def record_result(K, G, Q, q):
 INLINED = ("row_slots", "is_legal", "apply_action", "act")
 
 
+#: Every implementation registered with :func:`implement`: ``(stub, fields) -> fn`` (what :class:`per_game` binds).
+_IMPLEMENTATIONS: dict[tuple[object, tuple[str, ...]], object] = {}
+
+
 def implement(stub, fields: tuple[str, ...], fn) -> None:
     """Register ``fn`` as ``stub``'s implementation for the constants records whose field names are ``fields``.
 
@@ -91,6 +100,7 @@ def implement(stub, fields: tuple[str, ...], fn) -> None:
     per game with the options of :data:`cya_sim.engine.jit.JIT` but no cache of its own (defined by ``exec``; its
     machine code is cached within each shared loop that calls it).
     """
+    _IMPLEMENTATIONS[(stub, tuple(fields))] = fn
     args = ", ".join(inspect.signature(stub).parameters)
     inlined = stub.__name__ in INLINED  # fn's own Python body is inlined: no wrapper compiled on the way
     # __name__: the exec'd functions' module (numba's events and messages name it), this one
@@ -159,3 +169,74 @@ def _matcher(fields: tuple[str, ...]):
         return isinstance(k, types.Record) and tuple(k.fields) == tuple(fields)
 
     return is_game
+
+
+class per_game:  # lower case: used as a decorator, as numba.njit
+    """A shared loop compiled once per game with the game's own functions in place of the hooks: its Python body is
+    written once, and each game gets a function of the same code whose globals bind each hook it calls to the game's
+    implementation (:func:`implement`), as if the loop had been written in the game's own module.
+
+    ``@per_game`` on a loop that calls hooks by name (``apply_action(K, G, rng, a)``) gives a callable that picks
+    the game by the field names of its first argument, the constants record ``K``, and calls that game's
+    ``numba.njit`` dispatcher (options :data:`cya_sim.engine.jit.JIT`, built on first use). The hooks of
+    :data:`INLINED` are bound to always-inlined functions, so numba inlines them before type inference
+    (``InlineInlinables``), as the classic loop did before the loops were shared, rather than after it as an
+    ``overload`` is inlined: that is what the first compile of the play loop waits for (classic, greedy and random,
+    empty cache, 2 cores at load 1-2, 2026-12-02: 25.1-25.6 s against 29.0-29.3 s through the overloads). The other
+    hooks are bound to the game's function itself (a call, compiled and cached on its own).
+
+    Every game's dispatcher has the loop's code, file and name, so numba keeps all of them in the loop's one disk
+    cache (an entry per signature, and the signatures differ by the constants record's type) and a second process
+    loads them without compiling. :func:`cya_sim.play.kernels.numba_cached` reads that cache through
+    :attr:`py_func`.
+
+    Raises:
+        numba.core.errors.TypingError: at a game's first compile, a hook the game has not implemented (its module
+            not imported) or a body that does not type.
+    """
+
+    def __init__(self, loop) -> None:
+        self.py_func = loop
+        self.__doc__ = loop.__doc__
+        self.__name__ = loop.__name__
+        self.__qualname__ = loop.__qualname__
+        self.__module__ = loop.__module__
+        self._by_game: dict[tuple[str, ...], object] = {}
+
+    def for_game(self, fields: tuple[str, ...]):
+        """The ``numba.njit`` dispatcher of this loop for the game whose constants record has the field names
+        ``fields`` (``tuple(dtype.names)``); built on the first call."""
+        fields = tuple(fields)
+        disp = self._by_game.get(fields)
+        if disp is None:
+            disp = self._by_game[fields] = _bind(self.py_func, fields)
+        return disp
+
+    def __call__(self, K, *args):
+        """Call the loop for ``K``'s game (:meth:`for_game`)."""
+        return self.for_game(K.dtype.names)(K, *args)
+
+    def compile(self, sig):
+        """Compile (or load from the disk cache) the loop for the argument types ``sig``, whose first is the
+        constants record's ``numba.types.Record``."""
+        return self.for_game(tuple(sig[0].fields)).compile(sig)
+
+
+def _bind(loop, fields: tuple[str, ...]):
+    """``loop`` with each global that is a hook bound to the implementation of the game of ``fields``, as a
+    ``numba.njit`` dispatcher (:class:`per_game`)."""
+    import types as pytypes
+
+    from numba import njit
+
+    globs = dict(loop.__globals__)
+    for (stub, game), fn in _IMPLEMENTATIONS.items():
+        names = [name for name, value in loop.__globals__.items() if value is stub]
+        if game != fields or not names:
+            continue
+        if stub.__name__ in INLINED and fn.targetoptions.get("inline") != "always":
+            fn = njit(inline="always", **{k: v for k, v in JIT.items() if k != "cache"})(fn.py_func)
+        globs.update(dict.fromkeys(names, fn))
+    bound = pytypes.FunctionType(loop.__code__, globs, loop.__name__, loop.__defaults__, loop.__closure__)
+    bound.__qualname__, bound.__module__, bound.__doc__ = loop.__qualname__, loop.__module__, loop.__doc__
+    return njit(**JIT)(bound)

@@ -87,10 +87,10 @@ def build_loop(play, rules, n_players: int) -> None:
     set-up kernels, and call the loop once on a one-game state whose every agent is a Python agent (it returns at
     once: every seat waits for Python).
 
-    The loop is compiled first, for the types of an allocated state (the same for every preset of the game), so that
-    its compile reaches its callees from the start while the second process of the warm-up
-    (:func:`compile_callees`) works from the other end and compiles the set-up kernels last, for this process to
-    load. play: the game's :class:`~cya_sim.play.batched.BatchPlay`.
+    The loop is compiled first, for the types of an allocated state (the same for every preset of the game): its
+    compile reaches the engine's set-up kernels first (``finish_and_refill``), then the policies, then the rules
+    kernel's callees, while the second process of the warm-up (:func:`compile_callees`) works from the other end, for
+    this process to load. play: the game's :class:`~cya_sim.play.batched.BatchPlay`.
     """
     from numba import typeof
 
@@ -102,14 +102,15 @@ def build_loop(play, rules, n_players: int) -> None:
 
 def compile_callees(play, plan: Callable, rules, n_players: int) -> None:
     """Compile the play loop's separately compiled callees for ``play``'s game into the disk cache: every
-    ``(dispatcher, argument types)`` of ``plan(K, G, rng, sc)`` (the game's ``callee_plan``), after the engine's
-    set-up kernels (dealing a one-game state of ``rules`` at ``n_players`` seats), which the loop reaches last; then
+    ``(dispatcher, argument types)`` of ``plan(K, G, rng, sc)`` (the game's ``callee_plan``), then the engine's
+    set-up kernels (dealing a one-game state of ``rules`` at ``n_players`` seats), which the loop reaches first; then
     the step of the Python agents (:func:`build_step`), which the first process does not wait for. The order is the
     reverse of the one in which the first process (:func:`build_loop`) reaches them, so that the two meet once.
     """
-    st = _one_game(play, rules, n_players, dealt=True)
+    st = _one_game(play, rules, n_players, dealt=False)
     for disp, sig in plan(st.consts, st.rows[0], st.engine_rng[0], play.new_scratch(st.consts)):
         disp.compile(sig)
+    _one_game(play, rules, n_players, dealt=True)
     build_step(play, rules, n_players)  # while the first process finishes the loop: for runs with Python agents
 
 

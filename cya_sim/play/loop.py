@@ -9,15 +9,12 @@ their C address (:mod:`agents.view_abi`), so no policy recompiles it.
 
 from __future__ import annotations
 
-from numba import njit
-
 from agents.hooks import act
 from cya_sim.engine.batched.loops import ERR_ILLEGAL, ERR_LOG_FULL, finish_and_refill, log_action
-from cya_sim.engine.hooks import apply_action, is_legal, row_slots
-from cya_sim.engine.jit import JIT
+from cya_sim.engine.hooks import apply_action, is_legal, per_game, row_slots
 
 
-@njit(**JIT)
+@per_game
 def advance(K, R, ER, AR, Q, pcode, paddr, params, sc):
     """Play every row with its compiled policies until a Python agent must act or the queue is empty.
 

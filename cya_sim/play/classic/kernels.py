@@ -138,12 +138,14 @@ def callee_plan(K, G, rng, sc) -> list:
     family, with the argument types of its calls.
 
     ``(dispatcher, argument types)`` pairs in the reverse of the order in which compiling the loop reaches them
-    (numba's ``numba:compile`` events of a compile without the second process, 2026-12-02): a second process
-    compiles them into numba's disk cache (``dispatcher.compile(types)``) from the last one the loop reaches while
-    the first compiles the loop from its start, which loads each one the second has finished instead of compiling
-    it (:func:`cya_sim.runs.warmup.warm_up`). The two meet about the middle, at ``resolve_challenge``. The cache
-    keeps a function's LLVM bitcode for linking, so the loop's machine code is the same either way; a pair whose
-    types differ from the loop's call only costs its own compile (``tests/test_warmup.py`` checks them).
+    (numba's ``numba:compile`` events of a compile without the second process, 2026-12-02: the engine's set-up
+    kernels first, from ``finish_and_refill``, then the policies, then the rules kernel's callees, which the loop
+    inlines): a second process compiles them into numba's disk cache (``dispatcher.compile(types)``) from the last
+    one the loop reaches while the first compiles the loop from its start, which loads each one the second has
+    finished instead of compiling it (:func:`cya_sim.runs.warmup.warm_up`); the second deals a game (the set-up
+    kernels) after the plan. The cache keeps a function's LLVM bitcode for linking, so the loop's machine code is the
+    same either way; a pair whose types differ from the loop's call only costs its own compile
+    (``tests/test_warmup.py`` checks them).
 
     Args: K the rule constants, G a (W,) int64 row, rng a (4,) uint64 stream, sc an :class:`agents.classic.compiled.Scratch`
     (values only give their types).
@@ -151,7 +153,7 @@ def callee_plan(K, G, rng, sc) -> list:
     from numba import typeof, types
 
     from agents.classic.compiled import random_act
-    from agents.classic.compiled_advanced import greedy_advanced_act
+    from agents.classic.compiled_advanced import covers, greedy_advanced_act
     from agents.classic.compiled_draft import best_take, open_if_able
     from agents.classic.compiled_strategy import gives_up_at_once, oracle_view, view_parts
     from cya_sim.engine.classic import advanced as adv
@@ -159,17 +161,16 @@ def callee_plan(K, G, rng, sc) -> list:
 
     k, g, r, s, i = typeof(K), typeof(G), typeof(rng), typeof(sc), types.int64
     f = types.Array(types.float64, 1, "C")  # an agent's parameter row
-    # a constant argument at an (inlined) call site gets its own literal-typed compile: the plan lists those too
-    yes, no, minus_one = types.literal(True), types.literal(False), types.literal(-1)
+    # a constant argument at an inlined call site gets its own literal-typed compile: the plan lists those too
+    yes, zero, minus_one = types.literal(True), types.literal(0), types.literal(-1)
     return [
-        (kernel.second_action_or_end, (k, g, r, yes)), (kernel.piles_then_done, (k, g, r, i, minus_one)),
-        (draft.apply, (k, g, i)), (adv.turn_action, (k, g, i, i)),
-        (kernel.second_action_or_end, (k, g, r, no)), (kernel.end_two_action_turn, (k, g, r)),
-        (draft.finish, (k, g)), (kernel.end_round, (k, g, r)), (kernel.piles_then_done, (k, g, r, i, i)),
-        (kernel.resolve_challenge, (k, g, r)),
-        (adv.pre_legal, (k, g, i)), (draft.is_legal, (k, g, i)), (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)),
-        (gives_up_at_once, (k, g, i)), (kernel.legal_list, (k, g, g)), (random_act, (k, g, i, f, r, s)),
-        (best_take, (k, g, i, g, i, i)), (open_if_able, (k, g, i)), (greedy_advanced_act, (k, g, i)),
+        (kernel.second_action_or_end, (k, g, r, yes)), (kernel._new_set, (k, g, i, i, i, i, i)),
+        (kernel.piles_then_done, (k, g, r, i, minus_one)), (draft.apply, (k, g, i)),
+        (kernel._play_challenge_card, (k, g, i, i)), (adv.turn_action, (k, g, i, i)),
+        (kernel.resolve_challenge, (k, g, r)), (adv.pre_legal, (k, g, i)), (draft.is_legal, (k, g, i)),
+        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)), (gives_up_at_once, (k, g, i)),
+        (random_act, (k, g, i, f, r, s)), (kernel.seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
+        (open_if_able, (k, g, i)), (greedy_advanced_act, (k, g, i)), (covers, (k,)),
     ]
 
 

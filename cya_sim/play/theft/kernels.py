@@ -71,12 +71,12 @@ def callee_plan(K, G, rng, sc) -> list:
     with the argument types of its calls.
 
     ``(dispatcher, argument types)`` pairs in the reverse of the order in which compiling the loop reaches them
-    (numba's ``numba:compile`` events, 2026-12-02): the warm-up's second process compiles them into numba's disk
-    cache (``dispatcher.compile(types)``) while the first compiles the loop, which then loads each one it has not
-    reached yet (:func:`cya_sim.runs.warmup.warm_up`; the classic family's:
-    :func:`cya_sim.play.classic.kernels.callee_plan`). The loop inlines ``apply_action`` and ``is_legal``; they are
-    listed for the functions they call, which their compile puts in the cache. A pair whose types differ from the
-    loop's call only costs its own compile.
+    (numba's ``numba:compile`` events, 2026-12-02: the engine's set-up kernels first, then the policies, then the
+    callees of ``is_legal`` and ``apply_action``, which the loop inlines): the warm-up's second process compiles them
+    into numba's disk cache (``dispatcher.compile(types)``) while the first compiles the loop, which then loads each
+    one it has not reached yet (:func:`cya_sim.runs.warmup.warm_up`; the classic family's:
+    :func:`cya_sim.play.classic.kernels.callee_plan`). A pair whose types differ from the loop's call only costs its
+    own compile.
 
     Args: K the theft constants, G a (W,) int64 row, rng a (4,) uint64 stream, sc a
     :class:`agents.theft.compiled.TheftScratch` (values only give their types).
@@ -91,8 +91,10 @@ def callee_plan(K, G, rng, sc) -> list:
     view = (k, g, i, typeof(sc.hdr), typeof(sc.hand), typeof(sc.unseen), typeof(sc.assets), typeof(sc.mask),
             typeof(sc.ids))
     return [
-        (kn.apply_action, (k, g, r, i)), (kn.is_legal, (k, g, i)), (tv.build_view_row, view),
-        (tc.random_act, (k, g, i, r, s)), (tc.defender_act, (k, g, i, s)), (tc.greedy_act, (k, g, i, s)),
+        (kn._answer_theft, (k, g, i)), (kn._discard, (k, g, i)), (kn._finish_turn, (k, g, r)),
+        (kn._push_asset, (k, g, i, i, i, i)), (kn.can_cancel, (k, g)), (kn.theft_target_ok, (k, g, i, i, i)),
+        (kn._theft_of, (k, i)), (tv.build_view_row, view), (tc.random_act, (k, g, i, r, s)),
+        (tc.defender_act, (k, g, i, s)), (tc.greedy_act, (k, g, i, s)),
     ]
 
 
