@@ -191,8 +191,8 @@ class per_game:  # lower case: used as a decorator, as numba.njit
     :attr:`py_func`.
 
     Raises:
-        numba.core.errors.TypingError: at a game's first compile, a hook the game has not implemented (its module
-            not imported) or a body that does not type.
+        LookupError: (:meth:`for_game`) the loop calls a hook the game has not implemented (its module not imported).
+        numba.core.errors.TypingError: at a game's first compile, a body that does not type.
     """
 
     def __init__(self, loop) -> None:
@@ -230,13 +230,17 @@ def _bind(loop, fields: tuple[str, ...]):
     from numba import njit
 
     globs = dict(loop.__globals__)
-    for (stub, game), fn in _IMPLEMENTATIONS.items():
-        names = [name for name, value in loop.__globals__.items() if value is stub]
-        if game != fields or not names:
+    stubs = {id(stub) for stub, _ in _IMPLEMENTATIONS}
+    for name, value in loop.__globals__.items():
+        if id(value) not in stubs:
             continue
-        if stub.__name__ in INLINED and fn.targetoptions.get("inline") != "always":
+        fn = _IMPLEMENTATIONS.get((value, fields))
+        if fn is None:
+            raise LookupError(f"{loop.__qualname__} calls hook {value.__module__}.{value.__name__}, which the game of "
+                              f"constants {fields[:3]}... has not implemented (is its module imported?)")
+        if value.__name__ in INLINED and fn.targetoptions.get("inline") != "always":
             fn = njit(inline="always", **{k: v for k, v in JIT.items() if k != "cache"})(fn.py_func)
-        globs.update(dict.fromkeys(names, fn))
+        globs[name] = fn
     bound = pytypes.FunctionType(loop.__code__, globs, loop.__name__, loop.__defaults__, loop.__closure__)
     bound.__qualname__, bound.__module__, bound.__doc__ = loop.__qualname__, loop.__module__, loop.__doc__
     return njit(**JIT)(bound)
