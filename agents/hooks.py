@@ -12,10 +12,13 @@ from 2 up): the search trusts ``greedy``'s decisions and checks every other poli
 
 from __future__ import annotations
 
+from cya_sim.engine.hooks import hook
+
 #: Policy codes every game gives its built-in ``random`` and ``greedy`` policies.
 POLICY_RANDOM, POLICY_GREEDY = 0, 1
 
 
+@hook
 def act(code, addr, K, G, seat, params, rng, sc):
     """The action (int64) of compiled policy ``code`` for ``seat`` in row ``G`` (compiled code only).
 

@@ -30,7 +30,7 @@ from numba import njit
 
 from agents.classic.compiled import new_scratch, policy_act
 from agents.classic.registry import policy_of
-from cya_sim.engine.batched.loops import finish_and_refill
+from cya_sim.engine.batched import loops
 from cya_sim.engine.classic.batched import init, results
 from cya_sim.engine.classic.kernel import apply_action, is_legal
 from cya_sim.engine.classic.layout import (
@@ -55,6 +55,7 @@ from cya_sim.engine.classic.layout import (
     C_N,
     C_P,
     C_T,
+    CONSTS_DTYPE,
     G_CH_LEN,
     G_DISC_LEN,
     G_DONE,
@@ -66,6 +67,10 @@ from cya_sim.engine.classic.layout import (
 )
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import get_rules
+
+#: The shared batch driver's step for the classic game (a game's own compiled code calls a shared loop's dispatcher
+#: for its game: cya_sim.engine.hooks.per_game).
+finish_and_refill = loops.finish_and_refill.for_game(CONSTS_DTYPE.names)
 
 FAST = int(os.environ.get("CYA_BATCHED_INVARIANT_GAMES", "4000"))
 

@@ -1,20 +1,18 @@
-"""What a game's compiled engine gives the game-independent compiled code: one stub per hook, each game's
-implementation chosen by the type of its constants record.
+"""What a game's compiled engine gives the game-independent compiled code: one stub per hook, and the decorator
+that compiles a shared loop once per game with that game's functions in place of the stubs.
 
 The shared compiled loops — the batch driver (:mod:`cya_sim.engine.batched.loops`), the play loop
 (:mod:`cya_sim.play.loop`) and the search (:mod:`cya_sim.search.kernels`) — are written once for every game. numba
 cannot cache a function that takes a compiled function as an argument (numba issues #6251, #2065), so they take no
-kernel as an argument: they call the stubs of this module (and of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`),
-and each game registers its own function for each stub with :func:`implement`, chosen at compile time by the
-type of the game's constants ``K`` (its NumPy record type, whose field names differ from every other game's). numba
-compiles a shared loop once per game and keeps every game's specialisation in the loop's one disk cache; a second
-process loads them without compiling. A game's module that registers the implementations is imported before its
-constants can be made, so a first compile always finds them (a load from the cache does not need them).
-
-The play loop, the first thing a run compiles, is instead decorated with :class:`per_game`: each game gets a function
-of the loop's own code whose globals bind the hooks to the game's implementations, so numba inlines them before type
-inference as it inlines any ``inline="always"`` function, which makes its cold compile faster (figures there); the
-cache is the loop's one disk cache, as for the others.
+kernel as an argument: they call the stubs of this module (and of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`)
+by name, each game registers its own function for each stub with :func:`implement`, and each loop is decorated with
+:class:`per_game`: a game gets a function of the loop's own code whose globals bind every stub to the game's
+function (and every other shared loop it calls to that loop's function for the game), as if the loop had been
+written in the game's own module. numba compiles it once per game, inlines the hooks of :data:`INLINED` before type
+inference as it inlines any ``inline="always"`` function, and keeps every game's entry in the loop's one disk cache
+(an entry per signature; the signatures differ by the constants record's type); a second process loads them without
+compiling. The game is told by the field names of its constants record ``K``, the first argument of every shared
+loop; a game's module that registers the implementations is imported before its constants can be made.
 
 The hooks (``K`` the constants record, ``G`` one game row (W,) int64, ``rng`` (4,) uint64 a PCG64 stream):
 
@@ -30,126 +28,86 @@ The hooks (``K`` the constants record, ``G`` one game row (W,) int64, ``rng`` (4
 
 from __future__ import annotations
 
-import inspect
-
-from numba import types
-from numba.extending import overload
-
 from cya_sim.engine.jit import JIT
 
+#: Every hook (stub) of the hook modules, by ``id`` (:func:`hook`).
+_HOOKS: dict[int, object] = {}
 
+
+def hook(stub):
+    """Mark ``stub`` (a Python function that raises) as a hook: a name the shared loops call and each game implements
+    (:func:`implement`, :class:`per_game`). Returns ``stub``."""
+    _HOOKS[id(stub)] = stub
+    return stub
+
+
+
+@hook
 def new_game(K, G, rng):
     """Deal a new game into row ``G`` from the engine stream ``rng`` (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def apply_action(K, G, rng, a):
     """Apply action ``a`` (legal for the seat to act) to row ``G`` (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def is_legal(K, G, a):
     """Whether action ``a`` (int64, any value) is legal for the seat to act in row ``G`` (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def legal_list(K, G, out):
     """The legal ids of the seat to act in ``G``, ascending, into ``out`` ((A,) int64); their count (compiled code
     only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def row_slots(K):
     """``(done, to_act, game_index, queue_pos)``: offsets in a row of the scalars the batch driver keeps (compiled
     code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def record_result(K, G, Q, q):
     """Write the finished game of row ``G`` into the result arrays of queue ``Q`` at position ``q`` (compiled code
     only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
-#: The hooks inlined into the shared loops (:func:`implement`). Measured with ``cya-sim bench --no-compile`` (2 cores,
-#: load 1.5-2.6, 2026-12-02): none inlined, greedy x4 40k games/s and ISMCTS 145k iterations/s where the loops before
-#: they were shared gave 58-62k and 181-191k; these four inlined, 59-61k and 175-187k. The price, the cold compile of
-#: the classic play loop (``runs.warmup.warm_up``, greedy and random, from an empty cache, user CPU-s, alternating
-#: runs at load 1.0, 06:40 UTC): 29.2 and 30.3 inlined by :func:`_inline_only`, 34.5 inlined by numba's ``overload``,
-#: 26.6 and 26.8 for the loops before they were shared (none inlined: 31-33 at load 3-5).
+#: The hooks inlined into the shared loops (what every decision of the play loop and of the search's rollouts runs).
+#: Measured with ``cya-sim bench --no-compile`` (2 cores, load 1.5-2.6, 2026-12-02): none inlined, greedy x4 40k
+#: games/s and ISMCTS 145k iterations/s; these four inlined, 59-61k and 175-187k, as the loops before they were shared
+#: (58-62k and 181-191k).
 INLINED = ("row_slots", "is_legal", "apply_action", "act")
-
 
 #: Every implementation registered with :func:`implement`: ``(stub, fields) -> fn`` (what :class:`per_game` binds).
 _IMPLEMENTATIONS: dict[tuple[object, tuple[str, ...]], object] = {}
 
 
 def implement(stub, fields: tuple[str, ...], fn) -> None:
-    """Register ``fn`` as ``stub``'s implementation for the constants records whose field names are ``fields``.
+    """Register ``fn`` as ``stub``'s implementation for the game whose constants records have the field names
+    ``fields``: every shared loop (:class:`per_game`) that calls ``stub`` calls ``fn`` for that game.
 
     Args:
-        stub: a hook of this module (or of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`); every hook has an
-            argument named ``K``, the constants record that chooses the implementation.
+        stub: a hook of this module (or of :mod:`agents.hooks`, :mod:`cya_sim.search.hooks`).
         fields: the field names of the game's constants record, in order (``tuple(dtype.names)``); a game's custom
             decks may widen the record's arrays, never rename them, so every record of the game matches.
-        fn: a ``numba.njit`` function with the stub's arguments, in order.
-
-    For the hooks of :data:`INLINED` (what every decision of the play loop and of the search's rollouts runs) the
-    implementation is ``fn``'s own Python body, inlined into each shared loop (``inline="always"``), as the classic
-    loop inlined them before the loops were shared. The others are a one-line function calling ``fn``, compiled once
-    per game with the options of :data:`cya_sim.engine.jit.JIT` but no cache of its own (defined by ``exec``; its
-    machine code is cached within each shared loop that calls it).
-    """
-    _IMPLEMENTATIONS[(stub, tuple(fields))] = fn
-    args = ", ".join(inspect.signature(stub).parameters)
-    inlined = stub.__name__ in INLINED  # fn's own Python body is inlined: no wrapper compiled on the way
-    # __name__: the exec'd functions' module (numba's events and messages name it), this one
-    ns = {"fn": fn.py_func if inlined else fn, "_is_game": _matcher(fields), "__name__": __name__}
-    impl = "fn" if inlined else f"lambda {args}: fn({args})"
-    exec(f"def typer({args}):\n    if _is_game(K):\n        return {impl}\n", ns)  # noqa: S102
-    if inlined:
-        _inline_only(stub, ns["typer"])
-    else:
-        overload(stub, jit_options={k: v for k, v in JIT.items() if k != "cache"})(ns["typer"])
-
-
-def _inline_only(stub, typer) -> None:
-    """Register ``typer`` as an always-inlined overload of ``stub`` whose implementation is typed and inlined at each
-    call site but never compiled on its own.
-
-    ``numba.extending.overload(..., inline="always")`` compiles the implementation in full once (to check it
-    compiles, numba/core/typing/templates.py ``_build_impl``) before it types and inlines it where it is called: for
-    ``apply_action`` that is a second compile of the game's largest function, which nothing runs. The template below
-    is numba's own (``make_overload_template``, registered as ``overload`` registers it) with the implementation's
-    dispatcher unable to compile, so only the typing and the inlining are done (figures at :data:`INLINED`; the same
-    speed: greedy x4 58-62k games/s against 55-60k for the loops before they were shared, alternating, load 1.9-2.5).
+        fn: a ``numba.njit`` function with the stub's arguments, in order; for the hooks of :data:`INLINED` its
+            Python body is inlined into each loop (``inline="always"``).
 
     Raises:
-        numba.core.errors.TypingError: at the compile of a loop, from ``fn``'s body as numba types it in place.
+        ValueError: ``stub`` is not a hook.
     """
-    from numba.core.extending import _overload_default_jit_options
-    from numba.core.typing.templates import infer, infer_global, make_overload_template
-
-    base = make_overload_template(stub, typer, dict(_overload_default_jit_options), True, "always")
-
-    class InlinedOnly(base):
-        def _get_jit_decorator(self):
-            jitter = super()._get_jit_decorator()
-
-            def decorator(**options):
-                jit = jitter(**options)
-
-                def never_compiled(py_func):
-                    dispatcher = jit(py_func)
-                    dispatcher._can_compile = False  # typed for inlining only (Dispatcher.get_call_template)
-                    return dispatcher
-
-                return never_compiled
-
-            return decorator
-
-    infer(InlinedOnly)
-    infer_global(stub, types.Function(InlinedOnly))
+    if id(stub) not in _HOOKS:
+        raise ValueError(f"{stub!r} is not a hook (cya_sim.engine.hooks.hook)")
+    _IMPLEMENTATIONS[(stub, tuple(fields))] = fn
 
 
 def implement_all(module, fields: tuple[str, ...], **fns) -> None:
@@ -164,31 +122,22 @@ def implement_all(module, fields: tuple[str, ...], **fns) -> None:
         implement(getattr(module, name), fields, fn)
 
 
-def _matcher(fields: tuple[str, ...]):
-    def is_game(k) -> bool:
-        return isinstance(k, types.Record) and tuple(k.fields) == tuple(fields)
-
-    return is_game
-
-
 class per_game:  # lower case: used as a decorator, as numba.njit
-    """A shared loop compiled once per game with the game's own functions in place of the hooks: its Python body is
-    written once, and each game gets a function of the same code whose globals bind each hook it calls to the game's
-    implementation (:func:`implement`), as if the loop had been written in the game's own module.
+    """A shared loop compiled once per game with the game's own functions in place of the hooks (module docstring).
 
-    ``@per_game`` on a loop that calls hooks by name (``apply_action(K, G, rng, a)``) gives a callable that picks
-    the game by the field names of its first argument, the constants record ``K``, and calls that game's
-    ``numba.njit`` dispatcher (options :data:`cya_sim.engine.jit.JIT`, built on first use). The hooks of
-    :data:`INLINED` are bound to always-inlined functions, so numba inlines them before type inference
-    (``InlineInlinables``), as the classic loop did before the loops were shared, rather than after it as an
-    ``overload`` is inlined: that is what the first compile of the play loop waits for (classic, greedy and random,
-    empty cache, 2 cores at load 1-2, 2026-12-02: 25.1-25.6 s against 29.0-29.3 s through the overloads). The other
-    hooks are bound to the game's function itself (a call, compiled and cached on its own).
+    ``@per_game`` on a loop whose first argument is the constants record ``K`` and that calls hooks by name
+    (``apply_action(K, G, rng, a)``) gives a callable that picks the game by the field names of ``K``'s record type
+    and calls that game's ``numba.njit`` dispatcher (options :data:`cya_sim.engine.jit.JIT`, built on first use).
+    The hooks of :data:`INLINED` are bound to always-inlined functions, so numba inlines them before type inference
+    rather than after it as an ``overload`` is inlined: the first compile of the play loop waits for that (classic,
+    greedy and random, empty cache, 2 cores at load 1.6-2.4, 2026-12-02: 24.8 and 25.8 s against 29.4 and 29.8 s
+    through ``overload`` stubs). The other hooks are bound to the game's function itself (a call, compiled and
+    cached on its own), and a shared loop that calls another (``finish_and_refill`` calls ``reset_row``) to that
+    loop's dispatcher for the same game.
 
     Every game's dispatcher has the loop's code, file and name, so numba keeps all of them in the loop's one disk
-    cache (an entry per signature, and the signatures differ by the constants record's type) and a second process
-    loads them without compiling. :func:`cya_sim.play.kernels.numba_cached` reads that cache through
-    :attr:`py_func`.
+    cache and a second process loads them without compiling. :func:`cya_sim.play.kernels.numba_cached` reads that
+    cache through :attr:`py_func`.
 
     Raises:
         LookupError: (:meth:`for_game`) the loop calls a hook the game has not implemented (its module not imported).
@@ -202,6 +151,7 @@ class per_game:  # lower case: used as a decorator, as numba.njit
         self.__qualname__ = loop.__qualname__
         self.__module__ = loop.__module__
         self._by_game: dict[tuple[str, ...], object] = {}
+        self._by_dtype: dict[int, tuple[object, object]] = {}
 
     def for_game(self, fields: tuple[str, ...]):
         """The ``numba.njit`` dispatcher of this loop for the game whose constants record has the field names
@@ -213,8 +163,12 @@ class per_game:  # lower case: used as a decorator, as numba.njit
         return disp
 
     def __call__(self, K, *args):
-        """Call the loop for ``K``'s game (:meth:`for_game`)."""
-        return self.for_game(K.dtype.names)(K, *args)
+        """Call the loop for ``K``'s game (:meth:`for_game`; the dispatcher is remembered per record dtype)."""
+        dt = K.dtype
+        hit = self._by_dtype.get(id(dt))
+        if hit is None or hit[0] is not dt:
+            hit = self._by_dtype[id(dt)] = (dt, self.for_game(dt.names))
+        return hit[1](K, *args)
 
     def compile(self, sig):
         """Compile (or load from the disk cache) the loop for the argument types ``sig``, whose first is the
@@ -223,16 +177,24 @@ class per_game:  # lower case: used as a decorator, as numba.njit
 
 
 def _bind(loop, fields: tuple[str, ...]):
-    """``loop`` with each global that is a hook bound to the implementation of the game of ``fields``, as a
-    ``numba.njit`` dispatcher (:class:`per_game`)."""
+    """``loop`` with each global it reads that is a hook bound to the implementation of the game of ``fields``, and
+    each that is a shared loop bound to that loop's dispatcher for the game, as a ``numba.njit`` dispatcher
+    (:class:`per_game`).
+
+    Raises:
+        LookupError: a hook the game has not implemented.
+    """
     import types as pytypes
 
     from numba import njit
 
     globs = dict(loop.__globals__)
-    stubs = {id(stub) for stub, _ in _IMPLEMENTATIONS}
-    for name, value in loop.__globals__.items():
-        if id(value) not in stubs:
+    for name in loop.__code__.co_names:  # the globals the loop's body reads (and attribute names, not globals)
+        value = globs.get(name)
+        if isinstance(value, per_game):
+            globs[name] = value.for_game(fields)
+            continue
+        if id(value) not in _HOOKS or _HOOKS[id(value)] is not value:
             continue
         fn = _IMPLEMENTATIONS.get((value, fields))
         if fn is None:

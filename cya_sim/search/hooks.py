@@ -19,35 +19,43 @@ why the kernels take no function as an argument).
 
 from __future__ import annotations
 
+from cya_sim.engine.hooks import hook
+
 #: Utilities every game's search offers: the seat's share of the score, or its share of the win.
 UTIL_SHARE, UTIL_WIN = 0, 1
 
 
+@hook
 def sample(K, G0, G, I, rng, samp, pcode):
     """Fill row ``G`` with a determinization of template ``G0`` for information set ``I`` (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def tree_round(K, G):
     """The value that bounds the simulation starting at ``G`` (int64; compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def in_tree(K, G, round0):
     """Whether the descent of the tree goes on in ``G`` (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def edge_key(K, G, a, observer):
     """The observer's tree edge (int64 in ``0..A-1``) of action ``a`` by the seat to act (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def rollout_on(K, G, round0, utility_kind):
     """Whether a rollout goes on in ``G`` (compiled code only)."""
     raise NotImplementedError("a hook runs in compiled code only")
 
 
+@hook
 def utility(K, G, I, utility_kind, u):
     """Each seat's utility in [0, 1] of the finished simulation ``G``, into ``u`` ((P,) float64; compiled code
     only)."""

@@ -28,11 +28,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from numba import njit
-
 from agents.hooks import POLICY_GREEDY, act
-from cya_sim.engine.hooks import apply_action, is_legal, legal_list, row_slots
-from cya_sim.engine.jit import JIT
+from cya_sim.engine.hooks import apply_action, is_legal, legal_list, per_game, row_slots
 from cya_sim.search.hooks import UTIL_SHARE, UTIL_WIN, edge_key, in_tree, rollout_on, sample, tree_round, utility
 from cya_sim.search.tree import ROLLOUT_REFUSED, add_node, backup, choose_edge, move_of_key, next_mark
 
@@ -48,7 +45,7 @@ of its own arrays, :func:`cya_sim.search.hooks.sample`).
 """
 
 
-@njit(**JIT)
+@per_game
 def rollout(K, G, rng, sc, round0, pcode, paddr, params, utility_kind):
     """Play ``G`` with the rollout policy while the game's ``rollout_on`` holds (the classic family: to the end of
     round ``round0``, or of the game under ``UTIL_WIN``; the theft game: to the end of the game). Returns the number
@@ -74,7 +71,7 @@ def rollout(K, G, rng, sc, round0, pcode, paddr, params, utility_kind):
     return n
 
 
-@njit(**JIT)
+@per_game
 def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, rng, child, nvis, wsum, avail, mover,
                n_nodes, scratch):
     """Run ``n_iter`` SO-ISMCTS iterations for observer ``I.observer`` on the tree (module docstring).
@@ -133,7 +130,7 @@ def ismcts_run(K, G0, GW, I, n_iter, c_ucb, pcode, paddr, params, utility_kind, 
     return total_steps
 
 
-@njit(**JIT)
+@per_game
 def pimc_run(K, G0, GD, GW, I, n_iter, pcode, paddr, params, utility_kind, rng, root_acts, n_root, sums, counts,
              scratch):
     """Determinized flat Monte Carlo (PIMC): ``n_iter`` rollouts spread over the root's legal actions.

@@ -12,17 +12,14 @@ on the batch size.
 
 from __future__ import annotations
 
-from numba import njit
-
-from cya_sim.engine.hooks import apply_action, is_legal, new_game, record_result, row_slots
-from cya_sim.engine.jit import JIT
+from cya_sim.engine.hooks import apply_action, is_legal, new_game, per_game, record_result, row_slots
 from cya_sim.engine.pcg import seed_stream
 
 #: Error codes of the queue's ``err`` (err[0] code, err[1] row, err[2] action).
 ERR_NONE, ERR_ILLEGAL, ERR_LOG_FULL = 0, 1, 2
 
 
-@njit(**JIT)
+@per_game
 def reset_row(K, R, ER, AR, Q, b, q):
     """Start queue game ``q`` in row ``b``: seed its streams (0 = engine, 1 + s = agent at seat s) and deal it."""
     G = R[b]
@@ -39,7 +36,7 @@ def reset_row(K, R, ER, AR, Q, b, q):
     new_game(K, G, ER[b])
 
 
-@njit(**JIT)
+@per_game
 def finish_and_refill(K, R, ER, AR, Q, b):
     """Auto-reset: record the finished game of row ``b`` in the results, then start the next queued game.
 
@@ -61,7 +58,7 @@ def finish_and_refill(K, R, ER, AR, Q, b):
         G[to_act] = -1
 
 
-@njit(**JIT)
+@per_game
 def fill_rows(K, R, ER, AR, Q):
     """Start a queued game in every idle row (auto-reset); finished games are recorded first."""
     done = row_slots(K)[0]
@@ -70,7 +67,7 @@ def fill_rows(K, R, ER, AR, Q):
             finish_and_refill(K, R, ER, AR, Q, b)
 
 
-@njit(**JIT)
+@per_game
 def log_action(K, Q, G, a):
     """Append action ``a`` to the action log of row ``G``'s game when logging is on; False if the log is full."""
     if Q.log_len.shape[0] == 0:
@@ -84,7 +81,7 @@ def log_action(K, Q, G, a):
     return True
 
 
-@njit(**JIT)
+@per_game
 def check_actions(K, R, actions, rows):
     """First row ``b`` with ``rows[b]`` whose action is illegal for its seat to act, or -1.
 
@@ -99,7 +96,7 @@ def check_actions(K, R, actions, rows):
     return -1
 
 
-@njit(**JIT)
+@per_game
 def apply_actions(K, R, ER, AR, Q, actions, rows):
     """Apply ``actions[b]`` in every row ``b`` with ``rows[b]`` true and a game in progress, then auto-reset.
 
