@@ -23,11 +23,13 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
+from cya_sim.errors import UserInputError
+
 ENTRY_POINT_GROUP = "cya_sim.agents"
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_][\w.]*(?::[A-Za-z_]\w*)?)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(ValueError, UserInputError):
     """An agent spec that cannot be parsed or resolved."""
 
 

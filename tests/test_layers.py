@@ -175,3 +175,19 @@ def test_each_layer_imports_on_its_own(module, toolkit):
     r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,
                        check=False)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+#: Shared modules that a new game must not have to touch (docs/layout.md, "Adding a game"): they reach a game only
+#: through the registry (cya_sim.game.registry.game_part), never by importing its folder.
+GAME_BLIND = ("cya_sim.render.table", "cya_sim.render.model", "cya_sim.env.terminal", "cya_sim.env.narration",
+              "cya_sim.cli.main")
+
+
+def test_shared_modules_import_no_game_folder():
+    """The table layout, the terminal and the command line's error boundary import no module of a game's folder."""
+    from cya_sim.game.registry import GAMES
+
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {t}" for module, path in project_modules() if module in GAME_BLIND
+           for line, t in imports_of(module, path) if set(t.split(".")) & set(GAMES)]
+    assert len({m for m, _ in project_modules() if m in GAME_BLIND}) == len(GAME_BLIND)
+    assert not bad, "shared modules importing a game's folder:\n" + "\n".join(bad)

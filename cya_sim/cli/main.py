@@ -39,6 +39,7 @@ from cya_sim.cli.parsing import (
     int_at_least,
     option_pairs,
 )
+from cya_sim.errors import UserInputError
 from cya_sim.game.limits import MAX_SEED
 
 #: The tournament ``cya-sim tournament`` (and ``make run``) plays with no options (rules: parsing.DEFAULT_RULES).
@@ -559,17 +560,6 @@ def _dispatch(argv: list[str]) -> int:
         raise UsageError(f"cya-sim {args.command}: error: {e}") from None
 
 
-#: Exceptions that report what the user gave (an input, a file, an agent), by qualified class name
-#: (matched along the class's MRO, so no module is imported just to name its error class).
-USER_ERRORS = frozenset({
-    "cya_sim.game.errors.RulesError", "cya_sim.game.classic.rules.deck.DeckError", "agents.spec.AgentSpecError",
-    "cya_sim.game.theft.position.TheftPositionError", "cya_sim.engine.theft.reference.TheftIllegalActionError",
-    "cya_sim.game.classic.position.PositionError", "cya_sim.engine.classic.reference.step.IllegalActionError",
-    "cya_sim.engine.batched.api.IllegalActionError", "cya_sim.engine.agent_calls.AgentError",
-    "cya_sim.studies.tournament.TournamentError", "cya_sim.errors.FieldError",
-})
-
-
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
@@ -596,7 +586,7 @@ def describe_error(e: BaseException, command: str | None = None) -> tuple[str, i
 
         flag = FLAG_OF.get(e.field)
         return prefix + _one_line(f"field {e.field!r}" + (f" ({flag})" if flag else "") + f": {e.detail}"), 2
-    if names & USER_ERRORS:
+    if isinstance(e, UserInputError):  # every game's and layer's user errors (cya_sim.errors)
         return prefix + _one_line(str(e)), 2
     if isinstance(e, OSError):
         return prefix + _os_error_text(e), 2

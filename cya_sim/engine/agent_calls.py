@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from cya_sim.errors import UserInputError
 
-class AgentError(RuntimeError):
+
+class AgentError(RuntimeError, UserInputError):
     """An agent's own code raised an exception while choosing an action.
 
     The message names the agent, the seat, the game and the exception; the

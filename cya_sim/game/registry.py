@@ -2,8 +2,9 @@
 
 A game family is named by its rule set's ``family`` (``classic``, ``theft``), and that name is the name of its
 folder on every floor it has parts on: ``cya_sim/game/<name>/`` (rules and presets, state, actions, positions),
-``cya_sim/engine/<name>/``, ``agents/<name>/``, ``cya_sim/search/<name>/``, ``cya_sim/play/<name>/`` (its
-:class:`~cya_sim.play.family.GameFamily`) and ``cya_sim/env/<name>/``. Each floor finds a game's part there by
+``cya_sim/engine/<name>/``, ``cya_sim/render/<name>/`` (its states as a picture's table), ``agents/<name>/``,
+``cya_sim/search/<name>/``, ``cya_sim/play/<name>/`` (its :class:`~cya_sim.play.family.GameFamily`) and
+``cya_sim/env/<name>/`` (its environment interface and the terminal's narrator). Each floor finds a game's part there by
 the name listed in :data:`GAMES` (:func:`game_part`), so adding a game is writing its folders and one line here
 (docs/layout.md, "Adding a game").
 """
@@ -19,7 +20,7 @@ GAMES: tuple[str, ...] = ("classic", "theft")
 
 def game_part(floor: str, name: str) -> ModuleType:
     """The module of game ``name`` on ``floor``: ``cya_sim.<floor>.<name>`` (floor ``game.rules`` gives
-    ``cya_sim.game.<name>.rules``; the floors are ``game``, ``engine``, ``search``, ``play``, ``env``).
+    ``cya_sim.game.<name>.rules``; the floors are ``game``, ``engine``, ``render``, ``search``, ``play``, ``env``).
 
     A floor calls this for its own floor only, so that imports still run downward (``tests/test_layers.py``).
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from cya_sim.engine import ENGINES
 from cya_sim.engine.table import GameTable
-from cya_sim.errors import FieldError
+from cya_sim.errors import FieldError, UserInputError
 from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
@@ -43,7 +43,7 @@ from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks, worker
 EXPERIMENT_NAME = "tournament"
 
 
-class TournamentError(ValueError):
+class TournamentError(ValueError, UserInputError):
     """A tournament setting is outside what is allowed.
 
     Attributes:

@@ -13,12 +13,13 @@ import numpy as np
 
 from cya_sim.engine.batched.loops import ERR_NONE, apply_actions, check_actions, fill_rows
 from cya_sim.engine.batched.state import BatchGame, BatchState, allocate
+from cya_sim.errors import UserInputError
 
 #: Rows per batch in ``play_games`` unless told otherwise.
 DEFAULT_BATCH_SIZE = 256
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(ValueError, UserInputError):
     """An action outside the legal action mask was chosen in the batched engine.
 
     Attributes: game_index, seat, agent (name), action (id), row (batch row).

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from cya_sim.engine.theft.legal import action_space, legal_action_mask
+from cya_sim.errors import UserInputError
 from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
 from cya_sim.game.theft.rules import TheftRuleSet
 from cya_sim.game.theft.state import DEFENCE, DISCARD, OVER, PLAY, SETUP, Asset, PendingTheft, TheftState
@@ -21,7 +22,7 @@ from cya_sim.game.theft.state import DEFENCE, DISCARD, OVER, PLAY, SETUP, Asset,
 Log = Callable[[str], None] | None
 
 
-class TheftIllegalActionError(ValueError):
+class TheftIllegalActionError(ValueError, UserInputError):
     """An action that is not legal in the state it was applied to (the message names it)."""
 
 

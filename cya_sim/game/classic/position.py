@@ -106,6 +106,7 @@ from typing import Any
 
 import numpy as np
 
+from cya_sim.errors import UserInputError
 from cya_sim.game.classic.rules.presets import PRESETS
 from cya_sim.game.classic.state import CardSet, Challenge, GameState
 from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
@@ -134,7 +135,7 @@ _RNG_FIELDS = ("state", "inc", "has_uint32", "uinteger")
 _HAS_GAVE_UP = "gave_up" in {f.name for f in fields(GameState)}
 
 
-class PositionError(ValueError):
+class PositionError(ValueError, UserInputError):
     """A position document is malformed or impossible.
 
     The message starts with the JSON path of the offending field

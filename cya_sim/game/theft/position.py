@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from cya_sim.errors import UserInputError
 from cya_sim.game.errors import RulesError
 from cya_sim.game.jsontext import JsonTextError, field_name, load_json, show
 from cya_sim.game.limits import MAX_COUNT, MAX_DECISIONS, MAX_SEED
@@ -78,7 +79,7 @@ _REQUIRED = ("format", "version", "rules", "players", "phase", "current_player",
 _COUNTERS = ("turns", "thefts", "cancelled", "decisions", "largest_steal")
 
 
-class TheftPositionError(ValueError):
+class TheftPositionError(ValueError, UserInputError):
     """A theft position is malformed or impossible; the message starts with the field's JSON path."""
 
 

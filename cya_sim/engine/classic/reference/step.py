@@ -10,12 +10,13 @@ from cya_sim.engine.classic.reference import advanced, draft
 from cya_sim.engine.classic.reference.legal import action_space, legal_action_mask
 from cya_sim.engine.classic.reference.scoring import decide_winners, game_end_candidates, score_round
 from cya_sim.engine.classic.reference.setup import start_round
+from cya_sim.errors import UserInputError
 from cya_sim.game.classic.state import CardSet, Challenge, GameState
 
 Log = Callable[[str], None] | None
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(ValueError, UserInputError):
     """An action outside the legal action mask was chosen."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cya_sim.errors import UserInputError
 from cya_sim.game.jsontext import show
 from cya_sim.tomltext import TomlTextError, load_toml
 
@@ -33,7 +34,7 @@ MAX_CARD_VALUE = 10**12
 MAX_COPIES = 40
 
 
-class DeckError(ValueError):
+class DeckError(ValueError, UserInputError):
     """A deck file or deck entry is invalid (R-DECK-CUSTOM)."""
 
 
