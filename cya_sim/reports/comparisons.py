@@ -29,6 +29,7 @@ from cya_sim.reports.stats import (
     estimate_from_sums,
     holm,
     ratio_estimate,
+    restricted_residuals,
     score_test,
     share_difference,
     unit_codes,
@@ -267,10 +268,21 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
     Raises:
         ValueError: a bad ``position``.
     """
+    return _position_test(table, position, {})
+
+
+def _position_test(table: GameTable, position: str, shared: dict[str, np.ndarray]) -> dict[str, object]:
+    """:func:`position_test`, keeping in ``shared`` what the seat and the turn-order tests of one table have in
+    common (the agent codes, the sampling units, the restricted design and its residuals), float for float the
+    same as computing them again."""
     sa = np.asarray(table.seat_agent)
     g, p = sa.shape
     pos = position_of(table, position).ravel()
-    agent = _rank_codes(sa.ravel())
+    if "agent" not in shared:
+        shared["agent"] = _rank_codes(sa.ravel())
+        shared["unit"] = np.repeat(np.asarray(table.game_index), p)
+        shared["codes"] = unit_codes(shared["unit"])
+    agent, unit, codes = shared["agent"], shared["unit"], shared["codes"]
     k = int(agent.max()) + 1 if agent.size else 1
     # columns: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies), filled in place
     x = np.zeros((g * p, p + k - 1))
@@ -278,16 +290,24 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
     obs = np.arange(g * p)
     x[obs[pos > 0], pos[pos > 0]] = 1.0
     x[obs[agent > 0], p - 1 + agent[agent > 0]] = 1.0
-    unit = np.repeat(np.asarray(table.game_index), p)
-    xtx = x.T @ x
+    # every row is the row of its cell (position, agent): X'X is the cells' counts, whole numbers (exact in any order)
+    cell = pos * k + agent
+    counts = np.bincount(cell, minlength=p * k)
+    rep = np.zeros(p * k, np.intp)
+    rep[cell] = obs  # any row of each cell: they are equal
+    rows = x[rep[counts > 0]]
+    xtx = rows.T @ (rows * counts[counts > 0].astype(np.float64)[:, None])
     if np.linalg.matrix_rank(xtx) < x.shape[1]:  # positions confounded with agents: no separate effect
         nan = np.full(p, np.nan)
-        c = int(unit_codes(unit).max()) + 1
+        c = int(codes.max()) + 1
         return {"effect": nan, "se": nan, "F": float("nan"), "df_num": p - 1, "df_den": c - 1,
                 "p_value": float("nan"), "units": c}
     y = np.asarray(table.win_share, np.float64).ravel()
-    beta, cov, c = cluster_ols(y, x, unit)
-    f, pv, _ = cluster_score_test(y, np.delete(x, np.s_[1:p], axis=1), x[:, 1:p], unit)
+    beta, cov, c = cluster_ols(y, x, unit, xtx=xtx, codes=codes, row_of=cell)
+    if "e0" not in shared:  # the restricted design [1, agent dummies] is the same for every position
+        shared["x1"] = np.delete(x, np.s_[1:p], axis=1)
+        shared["e0"] = restricted_residuals(y, shared["x1"])
+    f, pv, _ = cluster_score_test(y, shared["x1"], x[:, 1:p], unit, e0=shared["e0"], codes=codes, row_of=cell)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     return {"effect": np.concatenate([[0.0], beta[1:p]]), "se": np.concatenate([[0.0], se[1:p]]), "F": f,
             "df_num": p - 1, "df_den": c - 1, "p_value": pv, "units": c}
@@ -326,11 +346,12 @@ def position_table(table: GameTable, agents: Sequence[str], confidence: float = 
     frames = []
     tests = []
     games = np.arange(g)
+    shared: dict[str, np.ndarray] = {}
     for position in ("seat", "turn_order"):
         # every game has exactly one seat in each position (position_of: a rotation of the chairs), so the seat in
         # position q is column chair[:, q], and its win shares in game order are the seat-games of that position
         chair = np.argsort(position_of(table, position), axis=1, kind="stable")
-        res = position_test(table, position)
+        res = _position_test(table, position, shared)
         tests.append(res["p_value"])
         tq = float(sps.t.ppf(0.5 + confidence / 2, max(res["df_den"], 1)))
         rows = []
