@@ -191,10 +191,11 @@ def ratio_se(y_c: np.ndarray, n_c: np.ndarray, null: float | None = None) -> tup
     Returns:
         (R, SE); NaN when sum N_c is 0; SE NaN when C < 2.
     """
-    y_c = np.asarray(y_c, np.float64)
-    n_c = np.asarray(n_c, np.float64)
+    y_c = np.ascontiguousarray(y_c, np.float64)
+    n_c = np.ascontiguousarray(n_c, np.float64)
     keep = n_c > 0
-    y_c, n_c = y_c[keep], n_c[keep]
+    if not keep.all():  # units with no observation (none when the sums come from unit_sums): left out
+        y_c, n_c = y_c[keep], n_c[keep]
     c = y_c.size
     total = n_c.sum()
     if total <= 0:
