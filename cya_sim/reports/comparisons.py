@@ -325,7 +325,7 @@ def _position_test(table: GameTable, position: str, shared: dict[str, np.ndarray
     common (the agent codes, the sampling units, the restricted design and its residuals), float for float the
     same as computing them again."""
     sa = np.asarray(table.seat_agent)
-    g, p = sa.shape
+    p = sa.shape[1]
     pos = position_of(table, position).ravel()
     if "agent" not in shared:
         shared["agent"] = _rank_codes(sa.ravel())
@@ -333,19 +333,15 @@ def _position_test(table: GameTable, position: str, shared: dict[str, np.ndarray
         shared["codes"] = unit_codes(shared["unit"])
     agent, unit, codes = shared["agent"], shared["unit"], shared["codes"]
     k = int(agent.max()) + 1 if agent.size else 1
-    # columns: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies), filled in place
-    x = np.zeros((g * p, p + k - 1))
-    x[:, 0] = 1.0
-    obs = np.arange(g * p)
-    x[obs[pos > 0], pos[pos > 0]] = 1.0
-    x[obs[agent > 0], p - 1 + agent[agent > 0]] = 1.0
-    # every row is the row of its cell (position, agent): X'X is the cells' counts, whole numbers (exact in any order)
+    # the design row of cell q * K + a: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies); the
+    # design (G P, P + K - 1) is every seat-game's cell's row, taken in one pass
+    q_of, a_of = np.divmod(np.arange(p * k), k)
+    rows = np.column_stack([np.ones(p * k)] + [(q_of == q).astype(np.float64) for q in range(1, p)]
+                           + [(a_of == a).astype(np.float64) for a in range(1, k)])
     cell = pos * k + agent
-    counts = np.bincount(cell, minlength=p * k)
-    rep = np.zeros(p * k, np.intp)
-    rep[cell] = obs  # any row of each cell: they are equal
-    rows = x[rep[counts > 0]]
-    xtx = rows.T @ (rows * counts[counts > 0].astype(np.float64)[:, None])
+    x = rows[cell]
+    # X'X is the cells' counts, whole numbers (exact in any order of summing)
+    xtx = rows.T @ (rows * np.bincount(cell, minlength=p * k).astype(np.float64)[:, None])
     if np.linalg.matrix_rank(xtx) < x.shape[1]:  # positions confounded with agents: no separate effect
         nan = np.full(p, np.nan)
         c = int(codes.max()) + 1
@@ -354,7 +350,7 @@ def _position_test(table: GameTable, position: str, shared: dict[str, np.ndarray
     y = np.asarray(table.win_share, np.float64).ravel()
     beta, cov, c = cluster_ols(y, x, unit, xtx=xtx, codes=codes, row_of=cell)
     if "e0" not in shared:  # the restricted design [1, agent dummies] is the same for every position
-        shared["x1"] = np.delete(x, np.s_[1:p], axis=1)
+        shared["x1"] = np.delete(rows, np.s_[1:p], axis=1)[cell]  # = np.delete(x, 1..P-1, axis=1)
         shared["e0"] = restricted_residuals(y, shared["x1"])
     f, pv, _ = cluster_score_test(y, shared["x1"], x[:, 1:p], unit, e0=shared["e0"], codes=codes, row_of=cell)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
