@@ -148,19 +148,19 @@ class _PairCounts:
         self._wins: dict[int, np.ndarray] = {}
         self.ahead = self.ties = None
         if g * k * k <= PAIR_COUNTS_CELLS:
-            # (G, K*K) int8 (at most P(P-1) seat pairs a game): seat pairs (seat of a, seat of b) a finished ahead of
-            # b, and level with b, for every ordered pair a, b; one key per game for each pair of seats, so the
-            # flat indices of one assignment never repeat
-            ahead = np.zeros(g * k * k, np.int8)
-            ties = np.zeros(g * k * k, np.int8)
-            base = np.arange(g, dtype=np.int64) * (k * k)
+            # (K*K, G) int8 (at most P(P-1) seat pairs a game): seat pairs (seat of a, seat of b) a finished ahead of
+            # b, and level with b, for every ordered pair a, b (row a K + b, contiguous over the games); one key per
+            # game for each pair of seats, so the flat indices of one assignment never repeat
+            ahead = np.zeros(k * k * g, np.int8)
+            ties = np.zeros(k * k * g, np.int8)
+            game = np.arange(g, dtype=np.int64)
             for i in range(p):
                 for j in range(p):
                     if i != j:
-                        idx = base + sa[:, i] * k + sa[:, j]
+                        idx = (sa[:, i] * k + sa[:, j]) * g + game
                         ahead[idx] += self._tot[:, i] > self._tot[:, j]
                         ties[idx] += self._tot[:, i] == self._tot[:, j]
-            self.ahead, self.ties = ahead.reshape(g, k * k), ties.reshape(g, k * k)
+            self.ahead, self.ties = ahead.reshape(k * k, g), ties.reshape(k * k, g)
 
     def _of(self, a: int) -> tuple[np.ndarray, np.ndarray]:
         """(seats (G,) int, win shares summed (G,) float) of agent a in every game."""
@@ -177,9 +177,10 @@ class _PairCounts:
         rows = (na > 0) & (nb > 0)
         k = self.k
         if self.ahead is not None:
-            ahead = self.ahead[rows, a * k + b].astype(np.float64)
-            behind = self.ahead[rows, b * k + a].astype(np.float64)
-            ties = self.ties[rows, a * k + b].astype(np.float64)
+            where = np.flatnonzero(rows)
+            ahead = self.ahead[a * k + b].take(where).astype(np.float64)
+            behind = self.ahead[b * k + a].take(where).astype(np.float64)
+            ties = self.ties[a * k + b].take(where).astype(np.float64)
         else:  # too many games x agents for the table of every pair: this pair's seats one pair at a time
             sa_r, sb_r, tot = self._sa[rows] == a, self._sa[rows] == b, self._tot[rows]
             p = sa_r.shape[1]
@@ -192,10 +193,11 @@ class _PairCounts:
                         counts[1] += both & (tot[:, i] < tot[:, j])
                         counts[2] += both & (tot[:, i] == tot[:, j])
             ahead, behind, ties = counts.astype(np.float64)
-        na_r, nb_r = na[rows], nb[rows]
-        x = wa[rows] / na_r
-        y = wb[rows] / nb_r
-        return {"unit": np.asarray(self.table.game_index)[rows], "ahead": ahead, "behind": behind, "ties": ties,
+        where = np.flatnonzero(rows)
+        na_r, nb_r = na.take(where), nb.take(where)
+        x = wa.take(where) / na_r
+        y = wb.take(where) / nb_r
+        return {"unit": np.asarray(self.table.game_index).take(where), "ahead": ahead, "behind": behind, "ties": ties,
                 "pairs": (na_r * nb_r).astype(np.float64), "share_a": x, "share_b": y,
                 "seats_a": na_r.astype(np.float64), "seats_b": nb_r.astype(np.float64), "diff": x - y}
 
