@@ -857,13 +857,23 @@ def agent_unit_sums(table: GameTable, agent: int) -> dict[str, np.ndarray]:
         ``total`` (dollars over its seat-games).
     """
     sa = np.asarray(table.seat_agent)
-    p = sa.shape[1]
+    g, p = sa.shape
     where = sa == agent
-    seats = where.sum(axis=1)
+    totals = np.asarray(table.totals)
+    # whole numbers (seats, int64 totals) summed seat by seat, exact; the win shares as the row sums they always were
+    seats = np.zeros(g, np.int64)
+    for s in range(p):
+        seats += where[:, s]
+    if totals.dtype.kind in "iu":
+        total = np.zeros(g, np.int64)
+        for s in range(p):
+            total += np.where(where[:, s], totals[:, s], 0)
+    else:
+        total = np.where(where, totals, 0).sum(axis=1)
     rows = seats > 0
     unit = unit_codes(np.asarray(table.game_index)[rows])
     wins = np.where(where, table.win_share, 0.0).sum(axis=1)[rows]
-    total = np.where(where, table.totals, 0).sum(axis=1)[rows].astype(np.float64)
+    total = total[rows].astype(np.float64)
     s = seats[rows].astype(np.float64)
     bc = lambda w: np.bincount(unit, weights=w)
     return {"wins": bc(wins), "seats": bc(s), "games": bc(np.ones_like(s)), "fair": bc(s / p), "total": bc(total)}
