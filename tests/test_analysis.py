@@ -319,3 +319,21 @@ def test_table_of_refuses_mixed_sizes_and_foreign_agents():
     df2 = pd.concat([df, df.assign(players=np.int8(4))])
     with pytest.raises(ValueError, match="one table size"):
         table_of(df2, ["A", "B"])
+
+
+def test_pairwise_counts_of_every_pair_at_once_are_those_pair_by_pair(monkeypatch):
+    """pairwise_table's table of every ordered pair's counts (int8 per game) gives the very rows of counting one
+    pair at a time (the fallback above PAIR_COUNTS_CELLS), with agents in two seats, ties and duplicate deals."""
+    from cya_sim.reports import comparisons
+
+    rng = np.random.default_rng(21)
+    g, p, k = 900, 4, 4
+    sa = rng.integers(0, k, (g, p))
+    tot = rng.integers(0, 4, (g, p)) * 1000  # many ties
+    t = table(sa, tot, deal=np.arange(g) // 3)
+    names = ["A", "B", "C", "D"]
+    at_once = pairwise_table(t, names)
+    monkeypatch.setattr(comparisons, "PAIR_COUNTS_CELLS", 0)
+    one_by_one = pairwise_table(t, names)
+    pd.testing.assert_frame_equal(at_once, one_by_one, check_exact=True)
+    assert at_once["ties"].sum() > 0 and (at_once["comparisons"] > at_once["games"]).any()

@@ -229,10 +229,11 @@ def _variance(t: GameTable, agents: list[str], game: np.ndarray) -> pd.DataFrame
         where = sa == a
         by_game, by_deal = games[where], deal[where]  # the agent's seat-games' clusters, once for both metrics
         by_game, by_deal = by_game - by_game.min(), by_deal - by_deal.min()
+        same = np.array_equal(by_game, by_deal)  # no duplicate deals: the same clusters, the same numbers
         for metric, values in (("win_share", np.asarray(t.win_share)), ("total", np.asarray(t.totals))):
             x = values[where]
             se_i, se_g = cluster_variance(x, by_game)
-            _, se_d = cluster_variance(x, by_deal)
+            se_d = se_g if same else cluster_variance(x, by_deal)[1]
             ratio = (se_d / se_g) ** 2 if np.isfinite(se_g) and se_g > 0 else np.nan
             rows.append((name, metric, int(where.sum()), se_i, se_g, se_d, ratio, 1.0 - ratio))
     return pd.DataFrame(rows, columns=["agent", "metric", "seat_games", "se_independent", "se_by_game", "se_by_deal",

@@ -29,6 +29,7 @@ from cya_sim.reports.stats import (
     estimate_from_sums,
     holm,
     ratio_estimate,
+    restricted_residuals,
     score_test,
     share_difference,
     unit_codes,
@@ -104,11 +105,12 @@ def ahead_counts(table: GameTable, n_agents: int, order: str = "total") -> tuple
             a, b = seat_agent[:, i], seat_agent[:, j]
             compared, w = seat_outcomes(table, i, j, order)
             diff = (a != b) & compared
-            np.add.at(ahead, (a * k + b)[diff & (w == 1.0)], 1)
-            np.add.at(ahead, (b * k + a)[diff & (w == 0.0)], 1)
+            count = lambda keys: np.bincount(keys, minlength=k * k)  # whole numbers, as np.add.at counts them
+            ahead += count((a * k + b)[diff & (w == 1.0)])
+            ahead += count((b * k + a)[diff & (w == 0.0)])
             tie = diff & (w == 0.5)
-            np.add.at(ties, (a * k + b)[tie], 1)
-            np.add.at(ties, (b * k + a)[tie], 1)
+            ties += count((a * k + b)[tie])
+            ties += count((b * k + a)[tie])
     return ahead.reshape(k, k), ties.reshape(k, k)
 
 
@@ -122,33 +124,82 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
         agent's per-seat win share in the game), ``seats_a``/``seats_b``
         (seats held, float), ``diff`` (``share_a - share_b``).
     """
-    sa = np.asarray(table.seat_agent)
-    in_a, in_b = sa == a, sa == b
-    na, nb = in_a.sum(axis=1), in_b.sum(axis=1)
-    rows = (na > 0) & (nb > 0)
-    sa_r, tot = in_a[rows], np.asarray(table.totals)[rows]
-    sb_r = in_b[rows]
-    p = sa.shape[1]
-    counts = np.zeros((3, int(rows.sum())), np.int64)  # ahead, behind, ties: whole numbers of seat pairs
-    seat_a = [np.ascontiguousarray(sa_r[:, i]) for i in range(p)]
-    seat_b = [np.ascontiguousarray(sb_r[:, i]) for i in range(p)]
-    seat_total = [np.ascontiguousarray(tot[:, i]) for i in range(p)]
-    for i in range(p):
-        for j in range(p):
-            if i == j:
-                continue
-            both = seat_a[i] & seat_b[j]
-            counts[0] += both & (seat_total[i] > seat_total[j])
-            counts[1] += both & (seat_total[i] < seat_total[j])
-            counts[2] += both & (seat_total[i] == seat_total[j])
-    ahead, behind, ties = counts.astype(np.float64)
-    share = np.asarray(table.win_share)[rows]
-    na_r, nb_r = na[rows], nb[rows]
-    x = np.where(sa_r, share, 0).sum(axis=1) / na_r
-    y = np.where(sb_r, share, 0).sum(axis=1) / nb_r
-    return {"unit": np.asarray(table.game_index)[rows], "ahead": ahead, "behind": behind, "ties": ties,
-            "pairs": (na_r * nb_r).astype(np.float64), "share_a": x, "share_b": y,
-            "seats_a": na_r.astype(np.float64), "seats_b": nb_r.astype(np.float64), "diff": x - y}
+    return _PairCounts(table).pair(a, b)
+
+
+#: Largest games x agents^2 for which :func:`pairwise_table` keeps every ordered pair's counts of every game in
+#: one table (two int8 arrays: 2 bytes a cell, 100 MB at 50 million cells).
+PAIR_COUNTS_CELLS = 50_000_000
+
+
+class _PairCounts:
+    """What every pair of agents of :func:`pairwise_table` reads, computed once for all pairs of a table: per game,
+    the seats and the win shares summed of each agent, and for every ordered pair of agents the seat pairs it
+    finished ahead and level (whole numbers: the same in any order of summing)."""
+
+    def __init__(self, table: GameTable) -> None:
+        sa = np.asarray(table.seat_agent, np.int64)
+        g, p = sa.shape
+        k = int(sa.max()) + 1 if sa.size else 0
+        self.table, self.k, self._sa = table, k, sa
+        self.share = np.asarray(table.win_share)
+        self._tot = np.asarray(table.totals)
+        self._seats: dict[int, np.ndarray] = {}
+        self._wins: dict[int, np.ndarray] = {}
+        self.ahead = self.ties = None
+        if g * k * k <= PAIR_COUNTS_CELLS:
+            # (K*K, G) int8 (at most P(P-1) seat pairs a game): seat pairs (seat of a, seat of b) a finished ahead of
+            # b, and level with b, for every ordered pair a, b (row a K + b, contiguous over the games); one key per
+            # game for each pair of seats, so the flat indices of one assignment never repeat
+            ahead = np.zeros(k * k * g, np.int8)
+            ties = np.zeros(k * k * g, np.int8)
+            game = np.arange(g, dtype=np.int64)
+            for i in range(p):
+                for j in range(p):
+                    if i != j:
+                        idx = (sa[:, i] * k + sa[:, j]) * g + game
+                        ahead[idx] += self._tot[:, i] > self._tot[:, j]
+                        ties[idx] += self._tot[:, i] == self._tot[:, j]
+            self.ahead, self.ties = ahead.reshape(k * k, g), ties.reshape(k * k, g)
+
+    def _of(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+        """(seats (G,) int, win shares summed (G,) float) of agent a in every game."""
+        if a not in self._seats:
+            where = self._sa == a
+            self._seats[a] = where.sum(axis=1)
+            self._wins[a] = np.where(where, self.share, 0).sum(axis=1)
+        return self._seats[a], self._wins[a]
+
+    def pair(self, a: int, b: int) -> dict[str, np.ndarray]:
+        """:func:`pair_games` of agents a and b."""
+        na, wa = self._of(a)
+        nb, wb = self._of(b)
+        rows = (na > 0) & (nb > 0)
+        k = self.k
+        if self.ahead is not None:
+            where = np.flatnonzero(rows)
+            ahead = self.ahead[a * k + b].take(where).astype(np.float64)
+            behind = self.ahead[b * k + a].take(where).astype(np.float64)
+            ties = self.ties[a * k + b].take(where).astype(np.float64)
+        else:  # too many games x agents for the table of every pair: this pair's seats one pair at a time
+            sa_r, sb_r, tot = self._sa[rows] == a, self._sa[rows] == b, self._tot[rows]
+            p = sa_r.shape[1]
+            counts = np.zeros((3, int(rows.sum())), np.int64)
+            for i in range(p):
+                for j in range(p):
+                    if i != j:
+                        both = sa_r[:, i] & sb_r[:, j]
+                        counts[0] += both & (tot[:, i] > tot[:, j])
+                        counts[1] += both & (tot[:, i] < tot[:, j])
+                        counts[2] += both & (tot[:, i] == tot[:, j])
+            ahead, behind, ties = counts.astype(np.float64)
+        where = np.flatnonzero(rows)
+        na_r, nb_r = na.take(where), nb.take(where)
+        x = wa.take(where) / na_r
+        y = wb.take(where) / nb_r
+        return {"unit": np.asarray(self.table.game_index).take(where), "ahead": ahead, "behind": behind, "ties": ties,
+                "pairs": (na_r * nb_r).astype(np.float64), "share_a": x, "share_b": y,
+                "seats_a": na_r.astype(np.float64), "seats_b": nb_r.astype(np.float64), "diff": x - y}
 
 
 def seat_share_difference(d: dict[str, np.ndarray], confidence: float = 0.95) -> tuple[float, float, float]:
@@ -191,9 +242,10 @@ def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 
     """
     k = len(agents)
     rows = []
+    counts = _PairCounts(table)
     for a in range(k):
         for b in range(a + 1, k):
-            d = pair_games(table, a, b)
+            d = counts.pair(a, b)
             if not d["unit"].size:
                 nan = float("nan")
                 for x, y in ((a, b), (b, a)):
@@ -267,27 +319,42 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
     Raises:
         ValueError: a bad ``position``.
     """
+    return _position_test(table, position, {})
+
+
+def _position_test(table: GameTable, position: str, shared: dict[str, np.ndarray]) -> dict[str, object]:
+    """:func:`position_test`, keeping in ``shared`` what the seat and the turn-order tests of one table have in
+    common (the agent codes, the sampling units, the restricted design and its residuals), float for float the
+    same as computing them again."""
     sa = np.asarray(table.seat_agent)
-    g, p = sa.shape
+    p = sa.shape[1]
     pos = position_of(table, position).ravel()
-    agent = _rank_codes(sa.ravel())
+    if "agent" not in shared:
+        shared["agent"] = _rank_codes(sa.ravel())
+        shared["unit"] = np.repeat(np.asarray(table.game_index), p)
+        shared["codes"] = unit_codes(shared["unit"])
+    agent, unit, codes = shared["agent"], shared["unit"], shared["codes"]
     k = int(agent.max()) + 1 if agent.size else 1
-    # columns: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies), filled in place
-    x = np.zeros((g * p, p + k - 1))
-    x[:, 0] = 1.0
-    obs = np.arange(g * p)
-    x[obs[pos > 0], pos[pos > 0]] = 1.0
-    x[obs[agent > 0], p - 1 + agent[agent > 0]] = 1.0
-    unit = np.repeat(np.asarray(table.game_index), p)
-    xtx = x.T @ x
+    # the design row of cell q * K + a: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies); the
+    # design (G P, P + K - 1) is every seat-game's cell's row, taken in one pass
+    q_of, a_of = np.divmod(np.arange(p * k), k)
+    rows = np.column_stack([np.ones(p * k)] + [(q_of == q).astype(np.float64) for q in range(1, p)]
+                           + [(a_of == a).astype(np.float64) for a in range(1, k)])
+    cell = pos * k + agent
+    x = rows[cell]
+    # X'X is the cells' counts, whole numbers (exact in any order of summing)
+    xtx = rows.T @ (rows * np.bincount(cell, minlength=p * k).astype(np.float64)[:, None])
     if np.linalg.matrix_rank(xtx) < x.shape[1]:  # positions confounded with agents: no separate effect
         nan = np.full(p, np.nan)
-        c = int(unit_codes(unit).max()) + 1
+        c = int(codes.max()) + 1
         return {"effect": nan, "se": nan, "F": float("nan"), "df_num": p - 1, "df_den": c - 1,
                 "p_value": float("nan"), "units": c}
     y = np.asarray(table.win_share, np.float64).ravel()
-    beta, cov, c = cluster_ols(y, x, unit)
-    f, pv, _ = cluster_score_test(y, np.delete(x, np.s_[1:p], axis=1), x[:, 1:p], unit)
+    beta, cov, c = cluster_ols(y, x, unit, xtx=xtx, codes=codes, row_of=cell)
+    if "e0" not in shared:  # the restricted design [1, agent dummies] is the same for every position
+        shared["x1"] = np.delete(rows, np.s_[1:p], axis=1)[cell]  # = np.delete(x, 1..P-1, axis=1)
+        shared["e0"] = restricted_residuals(y, shared["x1"])
+    f, pv, _ = cluster_score_test(y, shared["x1"], x[:, 1:p], unit, e0=shared["e0"], codes=codes, row_of=cell)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     return {"effect": np.concatenate([[0.0], beta[1:p]]), "se": np.concatenate([[0.0], se[1:p]]), "F": f,
             "df_num": p - 1, "df_den": c - 1, "p_value": pv, "units": c}
@@ -326,11 +393,12 @@ def position_table(table: GameTable, agents: Sequence[str], confidence: float = 
     frames = []
     tests = []
     games = np.arange(g)
+    shared: dict[str, np.ndarray] = {}
     for position in ("seat", "turn_order"):
         # every game has exactly one seat in each position (position_of: a rotation of the chairs), so the seat in
         # position q is column chair[:, q], and its win shares in game order are the seat-games of that position
         chair = np.argsort(position_of(table, position), axis=1, kind="stable")
-        res = position_test(table, position)
+        res = _position_test(table, position, shared)
         tests.append(res["p_value"])
         tq = float(sps.t.ppf(0.5 + confidence / 2, max(res["df_den"], 1)))
         rows = []

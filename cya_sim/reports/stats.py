@@ -191,10 +191,11 @@ def ratio_se(y_c: np.ndarray, n_c: np.ndarray, null: float | None = None) -> tup
     Returns:
         (R, SE); NaN when sum N_c is 0; SE NaN when C < 2.
     """
-    y_c = np.asarray(y_c, np.float64)
-    n_c = np.asarray(n_c, np.float64)
+    y_c = np.ascontiguousarray(y_c, np.float64)
+    n_c = np.ascontiguousarray(n_c, np.float64)
     keep = n_c > 0
-    y_c, n_c = y_c[keep], n_c[keep]
+    if not keep.all():  # units with no observation (none when the sums come from unit_sums): left out
+        y_c, n_c = y_c[keep], n_c[keep]
     c = y_c.size
     total = n_c.sum()
     if total <= 0:
@@ -428,7 +429,8 @@ def t_test(est: Estimate, null: float = 0.0) -> float:
     return float(2 * sps.t.sf(abs(est.value - null) / est.se, est.units - 1))
 
 
-def cluster_ols(y, x, unit) -> tuple[np.ndarray, np.ndarray, int]:
+def cluster_ols(y, x, unit, *, xtx: np.ndarray | None = None, codes: np.ndarray | None = None,
+                row_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """Least squares with the Liang–Zeger cluster-robust covariance.
 
     ``V = (X'X)^-1 [sum_c X_c'e_c e_c'X_c] (X'X)^-1 * C/(C-1) * (N-1)/(N-K)``,
@@ -437,9 +439,16 @@ def cluster_ols(y, x, unit) -> tuple[np.ndarray, np.ndarray, int]:
     per-unit score sums use ``numpy.bincount`` column by column, so millions
     of rows stay cheap.
 
+    The keyword arguments only save work; the result is float for float the same:
+
     Args:
         y: (N,) float response. x: (N, K) float design (full column rank).
         unit: (N,) labels of the sampling unit of each row.
+        xtx: (K, K) float ``x.T @ x`` when the caller has it (exact for a 0/1 design: whole counts).
+        codes: (N,) int64 ``unit_codes(unit)`` when the caller has them.
+        row_of: (N,) int, when x has few distinct rows: ``x[i] == x[j]`` whenever ``row_of[i] == row_of[j]`` (e.g.
+            a cell of dummies); the score columns ``x[:, j] * e`` are then taken from one row per value instead of
+            the strided columns of ``x`` (same products).
 
     Returns:
         (beta (K,) float64, cov (K, K) float64, C units).
@@ -450,15 +459,34 @@ def cluster_ols(y, x, unit) -> tuple[np.ndarray, np.ndarray, int]:
     y = np.asarray(y, np.float64)
     x = np.asarray(x, np.float64)
     n, k = x.shape
-    codes = unit_codes(unit)
+    codes = unit_codes(unit) if codes is None else codes
     c = int(codes.max()) + 1 if n else 0
-    bread = np.linalg.inv(x.T @ x)
+    bread = np.linalg.inv(x.T @ x if xtx is None else xtx)
     beta = bread @ (x.T @ y)
     e = y - x @ beta
-    scores = np.column_stack([np.bincount(codes, weights=x[:, j] * e, minlength=c) for j in range(k)])
+    if row_of is None:
+        cols = [x[:, j] for j in range(k)]
+    else:
+        row_of, rows = _distinct_rows(x, row_of)
+        cols = [rows[:, j][row_of] for j in range(k)]
+    scores = np.column_stack([np.bincount(codes, weights=cols[j] * e, minlength=c) for j in range(k)])
     meat = scores.T @ scores
     factor = c / (c - 1) * (n - 1) / (n - k) if c > 1 and n > k else float("nan")
     return beta, bread @ meat @ bread * factor, c
+
+
+def _distinct_rows(x: np.ndarray, row_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row_of as (N,) intp, (R, K) one row of ``x`` per value of ``row_of``, R = max + 1; rows of absent values
+    are zeros): the rows of a design whose rows ``row_of`` says are equal."""
+    row_of = np.asarray(row_of, np.intp)
+    r = int(row_of.max()) + 1 if row_of.size else 0
+    rep = np.zeros(r, np.intp)
+    rep[row_of] = np.arange(row_of.size)  # any row of each value: they are equal
+    rows = x[rep] if row_of.size else np.zeros((0,) + x.shape[1:])
+    present = np.zeros(r, bool)
+    present[row_of] = True
+    rows[~present] = 0.0
+    return row_of, rows
 
 
 def wald_test(beta: np.ndarray, cov: np.ndarray, which: Sequence[int], units: int) -> tuple[float, float]:
@@ -484,7 +512,20 @@ def wald_test(beta: np.ndarray, cov: np.ndarray, which: Sequence[int], units: in
     return f, float(sps.f.sf(f, q, units - 1))
 
 
-def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
+def restricted_residuals(y, x1) -> np.ndarray:
+    """(N,) float64 residuals ``y - x1 @ b`` of the least-squares fit ``b = lstsq(x1, y)`` (numpy.linalg.lstsq):
+    the restricted model of :func:`cluster_score_test`, to compute once for several tests with the same ``x1``.
+
+    Args:
+        y: (N,) float. x1: (N, K1) float design.
+    """
+    y = np.asarray(y, np.float64)
+    x1 = np.asarray(x1, np.float64)
+    return y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
+
+
+def cluster_score_test(y, x1, x2, unit, *, e0: np.ndarray | None = None, codes: np.ndarray | None = None,
+                       row_of: np.ndarray | None = None) -> tuple[float, float, int]:
     """Cluster-robust score (Lagrange multiplier) test that the coefficients of ``x2`` are zero in ``y ~ x1 + x2``.
 
     The restricted model ``y ~ x1`` is fitted by least squares; with ``e0`` its
@@ -497,9 +538,16 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     Wald test (measured in docs/statistics.md). ``LM / q`` is referred to
     F(q, C - 1) (Cameron & Miller 2015).
 
+    The keyword arguments only save work; the result is float for float the same.
+
     Args:
         y: (N,) float. x1: (N, K1) float, the restricted design (full rank).
         x2: (N, q) float, the tested columns. unit: (N,) sampling-unit labels.
+        e0: (N,) float :func:`restricted_residuals` of ``y`` on ``x1``, when the caller has them.
+        codes: (N,) int64 ``unit_codes(unit)`` when the caller has them.
+        row_of: (N,) int, when ``x1`` and ``x2`` have few distinct rows: rows i and j of both are equal whenever
+            ``row_of[i] == row_of[j]`` (cells of dummies); the partialled-out columns are then computed on one row
+            per value (the same elementwise arithmetic) and spread to the rows.
 
     Returns:
         (F = LM / q, p-value, C units); NaN when C < 2 or the score variance is singular.
@@ -507,24 +555,22 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     y = np.asarray(y, np.float64)
     x1 = np.asarray(x1, np.float64)
     x2 = np.asarray(x2, np.float64)
-    codes = unit_codes(unit)
+    codes = unit_codes(unit) if codes is None else codes
     c = int(codes.max()) + 1 if codes.size else 0
     q = x2.shape[1]
     if c < 2:
         return float("nan"), float("nan"), c
-    e0 = y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
+    e0 = restricted_residuals(y, x1) if e0 is None else e0
     b2 = np.linalg.lstsq(x1, x2, rcond=None)[0]
-    if np.all((x1 == 0.0) | (x1 == 1.0)):  # dummies (position_test): every product x1_ik b_kj is exact, and the
-        # fitted column is the sum over k in order, as ``x1 @ b2`` sums it, one pass per column instead of the
-        # product's slow path for a (N, K1) x (K1, q) matrix (1.8 s for four million rows)
-        cols = [np.ascontiguousarray(x1[:, i]) for i in range(x1.shape[1])]
-        fitted = []
-        for j in range(q):
-            f = np.zeros(y.size)
-            for i, col in enumerate(cols):
-                f += col * b2[i, j]
-            fitted.append(f)
-        x2t = [x2[:, j] - fitted[j] for j in range(q)]
+    if row_of is not None:
+        row_of, rows1 = _distinct_rows(x1, row_of)
+        rows2 = _distinct_rows(x2, row_of)[1]
+        if np.all((rows1 == 0.0) | (rows1 == 1.0)):
+            x2t = [t[row_of] for t in _partialled_dummies(rows1, rows2, b2)]
+        else:
+            x2t = list((x2 - x1 @ b2).T)
+    elif np.all((x1 == 0.0) | (x1 == 1.0)):
+        x2t = _partialled_dummies(x1, x2, b2)
     else:
         x2t = list((x2 - x1 @ b2).T)
     s = np.column_stack([np.bincount(codes, weights=x2t[j] * e0, minlength=c) for j in range(q)])
@@ -534,6 +580,20 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     except np.linalg.LinAlgError:
         return float("nan"), float("nan"), c
     return lm / q, float(sps.f.sf(lm / q, q, c - 1)), c
+
+
+def _partialled_dummies(x1: np.ndarray, x2: np.ndarray, b2: np.ndarray) -> list[np.ndarray]:
+    """The columns ``x2 - x1 @ b2`` of a 0/1 ``x1`` (position_test's design): every product ``x1_ik b_kj`` is exact,
+    and the fitted column is the sum over k in order, as ``x1 @ b2`` sums it, one pass per column instead of the
+    product's slow path for a (N, K1) x (K1, q) matrix (1.8 s for four million rows)."""
+    cols = [np.ascontiguousarray(x1[:, i]) for i in range(x1.shape[1])]
+    out = []
+    for j in range(x2.shape[1]):
+        f = np.zeros(x1.shape[0])
+        for i, col in enumerate(cols):
+            f += col * b2[i, j]
+        out.append(x2[:, j] - f)
+    return out
 
 
 def independent_difference(a: Estimate, b: Estimate, confidence: float = 0.95) -> tuple[float, float, float, float]:
@@ -797,13 +857,23 @@ def agent_unit_sums(table: GameTable, agent: int) -> dict[str, np.ndarray]:
         ``total`` (dollars over its seat-games).
     """
     sa = np.asarray(table.seat_agent)
-    p = sa.shape[1]
+    g, p = sa.shape
     where = sa == agent
-    seats = where.sum(axis=1)
+    totals = np.asarray(table.totals)
+    # whole numbers (seats, int64 totals) summed seat by seat, exact; the win shares as the row sums they always were
+    seats = np.zeros(g, np.int64)
+    for s in range(p):
+        seats += where[:, s]
+    if totals.dtype.kind in "iu":
+        total = np.zeros(g, np.int64)
+        for s in range(p):
+            total += np.where(where[:, s], totals[:, s], 0)
+    else:
+        total = np.where(where, totals, 0).sum(axis=1)
     rows = seats > 0
     unit = unit_codes(np.asarray(table.game_index)[rows])
     wins = np.where(where, table.win_share, 0.0).sum(axis=1)[rows]
-    total = np.where(where, table.totals, 0).sum(axis=1)[rows].astype(np.float64)
+    total = total[rows].astype(np.float64)
     s = seats[rows].astype(np.float64)
     bc = lambda w: np.bincount(unit, weights=w)
     return {"wins": bc(wins), "seats": bc(s), "games": bc(np.ones_like(s)), "fair": bc(s / p), "total": bc(total)}
