@@ -229,3 +229,25 @@ def test_quit_through_the_cli_exits_0_and_a_refusal_names_the_commands(monkeypat
     assert "'nonsense' is not a choice: type a number from 1 to " in out
     assert "(help lists the commands, quit ends the game)" in out
     assert out.rstrip().splitlines()[-1] == "seat 0 quit; the game is abandoned"
+
+
+@pytest.mark.parametrize("kind", ["swap", "improve"])
+def test_an_advanced_action_that_ends_the_round_is_narrated_without_the_cleared_sets(kind):
+    """R-ADV-SWAP / R-ADV-IMPROVE played as the round's last card: the next round's deal has cleared every stack
+    (R-SETUP) by the time the move is narrated; the narrator names the action and the round's scores instead of
+    reading a set that is gone (it raised IndexError)."""
+    from cya_sim.env.classic.narrator import NARRATOR
+    from cya_sim.env.game import EnvGame
+
+    game = EnvGame(get_rules("advanced"), 2, ["greedy", "greedy"])
+    game.start(1, 0)
+    state = game.state
+    assert all(not s for s in state.stacks)  # a round just dealt
+    action = next(a for a in range(game.space.size) if game.space.decode(a).kind == kind)
+    lines: list[str] = []
+    narrator = NARRATOR(game, -1, lines.append)
+    before = dict(NARRATOR.snapshot(state), round=state.round - 1)  # the move ended the round before this one
+    narrator.move(before, 0, action, state)
+    assert lines[0].startswith("seat 0 (greedy) " + ("plays Swap with seat 1" if kind == "swap" else "improves"))
+    assert "set" not in lines[0].split("with seat 1")[-1] if kind == "swap" else lines[0].endswith("top set")
+    assert lines[1].startswith(f"round {state.round - 1} ends: scores")

@@ -94,7 +94,7 @@ class ClassicNarrator(Narrator):
         elif d.kind == "draft_move":  # §7 with §6: the choice for a Move turned up on a draft pile
             self.out(f"  {w} chooses for the Move turned up: {d.direction.replace('_', ' ')}")
         elif d.kind in ADVANCED_KINDS:
-            self._advanced_move(w, seat, d, state)
+            self._advanced_move(w, seat, d, state, state.round == before["round"])
         else:
             self.out(f"  {w} gives up")
             ch = before["challenge"]
@@ -113,19 +113,24 @@ class ClassicNarrator(Narrator):
                 self.out(f"round {state.round}: seat {state.dealer} deals; the discard pile shows "
                          f"{nm[state.discard_pile[-1]]}")
 
-    def _advanced_move(self, w: str, seat: int, d, state: GameState) -> None:
+    def _advanced_move(self, w: str, seat: int, d, state: GameState, same_round: bool = True) -> None:
         """Narrate a §6 action (R-ADV-TWO end_turn, R-ADV-IMPROVE, R-ADV-SWAP, R-ADV-MOVE, R-ADV-DEEP,
-        R-ADV-PENNY's two-card answer), showing sets as :meth:`set_text` does (R-HIDDEN-WILD)."""
+        R-ADV-PENNY's two-card answer), showing sets as :meth:`set_text` does (R-HIDDEN-WILD). ``same_round``
+        False: the action ended the round (its last card), and the new round's deal has cleared every stack
+        (R-SETUP), so the sets are not shown (the round's scores follow)."""
         nm = self.names
         n = self.game.n_players
         if d.kind == "end_turn":
             self.out(f"{w} ends its turn")
         elif d.kind == "improve":
-            self.out(f"{w} improves its top set: {self.set_text(state, seat)}")
+            self.out(f"{w} improves its top set" + (f": {self.set_text(state, seat)}" if same_round else ""))
         elif d.kind == "swap":
             target = (seat + d.offset) % n
-            self.out(f"{w} plays Swap with {self.who(target)}: it now has {self.set_text(state, seat)}, "
-                     f"{self.who(target)} has {self.set_text(state, target)}")
+            if not same_round:
+                self.out(f"{w} plays Swap with {self.who(target)}")
+            else:
+                self.out(f"{w} plays Swap with {self.who(target)}: it now has {self.set_text(state, seat)}, "
+                         f"{self.who(target)} has {self.set_text(state, target)}")
         elif d.kind == "move":
             target = (seat + d.offset) % n
             where = "its top set to the bottom" if d.direction == "top_to_bottom" else "its bottom set to the top"
