@@ -52,7 +52,7 @@ from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_UNSEEN
 from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
 from cya_sim.engine import hooks
-from cya_sim.engine.classic.kernel import legal_list, seat_add, value_seen
+from cya_sim.engine.classic.kernel import legal_list, value_seen
 from cya_sim.engine.classic.layout import (
     B_HANDS,
     B_SASSET,
@@ -77,6 +77,7 @@ from cya_sim.engine.classic.layout import (
 )
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double
+from cya_sim.engine.seats import seat_add
 
 #: ``greedy``'s parameters as ``heuristic`` switches (its defaults): under the advanced rules with draft
 #: piles ``greedy`` is the ``heuristic`` view policy with these (``agents.classic.registry.policy_of``).

@@ -25,7 +25,7 @@ from __future__ import annotations
 from numba import njit
 
 from agents.classic.advanced import DEEP_MIN, MOVE_PROTECT, SWAP_GAIN, _pair_cost
-from cya_sim.engine.classic.kernel import seat_add, value_seen
+from cya_sim.engine.classic.kernel import value_seen
 from cya_sim.engine.classic.layout import (
     B_DISC,
     B_HANDS,
@@ -66,6 +66,7 @@ from cya_sim.engine.classic.layout import (
 )
 from cya_sim.engine.intrinsics import cttz
 from cya_sim.engine.jit import JIT
+from cya_sim.engine.seats import seat_add
 
 _BIG = 1 << 62
 

@@ -42,7 +42,8 @@ from agents.view_abi import N_AGENT_PARAMS
 from cya_sim.engine import hooks
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double
-from cya_sim.engine.theft.kernel import asset_at, legal_list, pair_cards, seat_add
+from cya_sim.engine.seats import seat_add
+from cya_sim.engine.theft.kernel import asset_at, legal_list, pair_cards
 from cya_sim.engine.theft.layout import (
     A_C0,
     A_KNOWN0,

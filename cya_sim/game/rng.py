@@ -75,6 +75,24 @@ def shuffle_in_place(cards: list[int], rng: np.random.Generator) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+def shuffle_uniforms(initial: list[int], order: list[int]) -> list[float]:
+    """The ``n - 1`` uniforms (floats in [0, 1)) that make :func:`shuffle_in_place` turn the cards ``initial`` into
+    ``order`` (a permutation of them): for ``i = n-1 .. 1`` the ``u`` whose ``j = floor(u * (i + 1))`` picks a card
+    equal to ``order[i]``, at the middle of its interval. What a chance node of an OpenSpiel game feeds the engine
+    for the shuffle it chose (:mod:`cya_sim.env.openspiel`).
+
+    Raises:
+        ValueError: ``order`` is not a permutation of ``initial``.
+    """
+    cards = list(initial)
+    us = []
+    for i in range(len(cards) - 1, 0, -1):
+        j = cards.index(order[i], 0, i + 1)
+        us.append((j + 0.5) / (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+    return us
+
+
 def uniform_index(rng: np.random.Generator, n: int) -> int:
     """``floor(rng.random() * n)``: a uniform pick among ``n`` (n >= 1)."""
     return int(rng.random() * n)

@@ -132,16 +132,10 @@ from cya_sim.engine.classic.seen import reveal
 from cya_sim.engine.intrinsics import cttz
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double, shuffle
+from cya_sim.engine.seats import seat_add
 
 invalidate_stale_caches("classic")  # numba's disk cache does not track the kernels linked across modules
 
-
-
-@njit(**JIT)
-def seat_add(seat, d, p):
-    """``(seat + d) % p`` for ``0 <= seat < p`` and ``0 <= d <= p`` (no integer division)."""
-    x = seat + d
-    return x - p if x >= p else x
 
 
 # -- small queries --------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from cya_sim.engine import hooks
 from cya_sim.engine.cache_guard import invalidate_stale_caches
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.pcg import next_double, shuffle
+from cya_sim.engine.seats import seat_add
 from cya_sim.engine.theft.layout import (
     A_C0,
     A_C1,
@@ -113,13 +114,6 @@ from cya_sim.engine.theft.layout import (
 
 invalidate_stale_caches("theft")  # numba's disk cache does not track the kernels linked across modules
 
-
-
-@njit(**JIT)
-def seat_add(seat, d, p):
-    """``(seat + d) % p`` for ``0 <= seat < p`` and ``0 <= d <= p`` (no integer division)."""
-    x = seat + d
-    return x - p if x >= p else x
 
 
 @njit(**JIT)

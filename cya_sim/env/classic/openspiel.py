@@ -42,6 +42,7 @@ from cya_sim.engine.classic.reference.draft import face_up_top
 from cya_sim.engine.classic.reference.observation import Observation, observe
 from cya_sim.engine.classic.reference.setup import start_round
 from cya_sim.env.openspiel import SpielParts, SpielState
+from cya_sim.game.rng import shuffle_uniforms
 
 
 class _ShuffleFeed:
@@ -60,13 +61,7 @@ class _ShuffleFeed:
     def uniforms_for(order: list[int]) -> list[float]:
         """Uniforms ``u`` such that the Fisher–Yates of :func:`cya_sim.game.rng.shuffle_in_place` turns the cards
         in type-id order into ``order`` (``j = floor(u * (i + 1))`` picks a card equal to ``order[i]``)."""
-        cards = sorted(order)
-        us = []
-        for i in range(len(cards) - 1, 0, -1):
-            j = cards.index(order[i], 0, i + 1)
-            us.append((j + 0.5) / (i + 1))
-            cards[i], cards[j] = cards[j], cards[i]
-        return us
+        return shuffle_uniforms(sorted(order), order)
 
 
 class _Box:

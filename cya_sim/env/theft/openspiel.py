@@ -48,6 +48,7 @@ from cya_sim.engine.theft.observation import TheftObservation, observe
 from cya_sim.engine.theft.reference import apply_action, new_game
 from cya_sim.env.errors import IllegalActionError
 from cya_sim.env.openspiel import SpielParts, SpielState
+from cya_sim.game.rng import shuffle_uniforms
 
 
 class _NeedShuffle(Exception):
@@ -78,18 +79,6 @@ class _Feed:
             raise RuntimeError(f"the theft engine drew {n} uniforms where chance had chosen none")
         out, self.queue = np.array(self.queue[:n]), self.queue[n:]
         return float(out[0]) if size is None else out
-
-
-def uniforms_for(initial: list[int], order: list[int]) -> list[float]:
-    """Uniforms ``u`` such that :func:`cya_sim.game.rng.shuffle_in_place` turns ``initial`` into ``order``
-    (``j = floor(u * (i + 1))`` picks, for ``i = n-1 .. 1``, a card equal to ``order[i]``)."""
-    cards = list(initial)
-    us = []
-    for i in range(len(cards) - 1, 0, -1):
-        j = cards.index(order[i], 0, i + 1)
-        us.append((j + 0.5) / (i + 1))
-        cards[i], cards[j] = cards[j], cards[i]
-    return us
 
 
 class _TheftBox:
@@ -182,10 +171,10 @@ class TheftSpielState(SpielState):
         rules = g.rules
         if self.ts is None:  # R-T-DECK, R-T-SETUP: the deck in type-id order, shuffled into chance's order
             deck = [t for t, n in enumerate(rules.counts) for _ in range(int(n))]
-            feed = _Feed([(self.first + 0.5) / g.n_players, *uniforms_for(deck, self.order)])
+            feed = _Feed([(self.first + 0.5) / g.n_players, *shuffle_uniforms(deck, self.order)])
             self._box = _TheftBox(new_game(rules, g.n_players, 0, 0, rng=feed))
         else:
-            self.ts.rng = _Feed(uniforms_for(self.pile, self.order))
+            self.ts.rng = _Feed(shuffle_uniforms(self.pile, self.order))
             apply_action(self.ts, self.pending)
             self.pending, self.pile = None, None
         self.left = None

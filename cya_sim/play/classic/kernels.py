@@ -158,6 +158,7 @@ def callee_plan(K, G, rng, sc) -> list:
     from agents.classic.compiled_strategy import gives_up_at_once, oracle_view, view_parts
     from cya_sim.engine.classic import advanced as adv
     from cya_sim.engine.classic import draft, kernel
+    from cya_sim.engine.seats import seat_add
 
     k, g, r, s, i = typeof(K), typeof(G), typeof(rng), typeof(sc), types.int64
     f = types.Array(types.float64, 1, "C")  # an agent's parameter row
@@ -169,7 +170,7 @@ def callee_plan(K, G, rng, sc) -> list:
         (kernel._play_challenge_card, (k, g, i, i)), (adv.turn_action, (k, g, i, i)),
         (kernel.resolve_challenge, (k, g, r)), (adv.pre_legal, (k, g, i)), (draft.is_legal, (k, g, i)),
         (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)), (gives_up_at_once, (k, g, i)),
-        (random_act, (k, g, i, f, r, s)), (kernel.seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
+        (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
         (open_if_able, (k, g, i)), (greedy_advanced_act, (k, g, i)), (covers, (k,)),
     ]
 
