@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 
 from cya_sim.play.kernels import Kernel
 
-#: Seconds each kernel took to compile on an idle 2-core machine (2026-12-01), the estimate until this
+#: Seconds each kernel took to compile on an idle 2-core machine (2026-12-01; the play loops 2026-12-02: classic
+#: 15.1-16.3 s, theft 9.3-9.4 s, the warm-up's two processes), the estimate until this
 #: machine has measured its own.
-DEFAULT_SECONDS = {"play loop": 30.0, "card_counter": 9.0, "heuristic": 8.0, "oracle": 9.0, "plug-in": 3.0,
-                   "search": 20.0, "reference agents": 8.0, "theft play loop": 20.0, "step": 5.0}
+DEFAULT_SECONDS = {"play loop": 20.0, "card_counter": 9.0, "heuristic": 8.0, "oracle": 9.0, "plug-in": 3.0,
+                   "search": 20.0, "reference agents": 8.0, "theft play loop": 12.0, "step": 5.0}
 
 
 def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
