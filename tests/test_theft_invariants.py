@@ -141,9 +141,9 @@ def test_theft_and_classic_modules_stay_apart():
     theft = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.theft.reference",
                             "cya_sim.engine.theft.observation", "cya_sim.game.theft.position"],
                            capture_output=True, text=True, check=True).stdout.split()
-    # the floors' family-neutral helpers: errors, seeds, JSON reading and numeric limits, the engines' package face
+    # the floors' family-neutral helpers: errors (the user-input base of cya_sim.errors too), seeds, JSON reading and numeric limits, the engines' package face
     # (and cya_sim.cache: the package's face points numba's cache at a writable folder before any kernel)
-    neutral = ("cya_sim", "cya_sim.cache", "cya_sim.game", "cya_sim.game.errors", "cya_sim.game.rng",
+    neutral = ("cya_sim", "cya_sim.cache", "cya_sim.errors", "cya_sim.game", "cya_sim.game.errors", "cya_sim.game.rng",
                "cya_sim.game.jsontext", "cya_sim.game.limits", "cya_sim.engine")
     assert all(m in neutral or m.startswith(("cya_sim.game.theft", "cya_sim.engine.theft")) for m in theft), theft
     classic = subprocess.run([sys.executable, "-c", code, "cya_sim.engine.classic.reference"], capture_output=True, text=True,
