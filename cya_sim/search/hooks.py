@@ -1,6 +1,7 @@
 """What a game's search gives the shared search kernels (:mod:`cya_sim.search.kernels`): one stub per hook, each
-game's implementation chosen by the type of its constants record (:func:`cya_sim.engine.hooks.implement`, which says
-why the kernels take no function as an argument).
+game's implementation registered with :func:`cya_sim.engine.hooks.implement` and bound in place of the stub when a
+kernel is compiled for the game (:class:`cya_sim.engine.hooks.per_game`, whose module says why the kernels take no
+function as an argument).
 
 ``K`` the constants record, ``G`` a (W,) int64 row of the game, ``I`` the game's information set of the observer
 (its own named tuple), ``round0`` what :func:`tree_round` gave at the start of the simulation:
