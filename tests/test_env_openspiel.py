@@ -13,7 +13,7 @@ import agents  # noqa: F401  (before the env modules: the agents package imports
 from cya_sim.engine.classic.reference import play_game
 from cya_sim.env.classic.openspiel import _ShuffleFeed
 from cya_sim.env.openspiel import register_openspiel
-from cya_sim.game.rng import shuffle_in_place, stream_generator, uniform_index
+from cya_sim.game.rng import shuffle_in_place, shuffle_uniforms, stream_generator, uniform_index
 from cya_sim.game.rules import get_rules
 
 register_openspiel()
@@ -45,7 +45,7 @@ def test_shuffle_feed_gives_the_uniforms_of_any_order():
     for _ in range(20):
         order = rng.integers(0, 6, size=int(rng.integers(2, 40))).tolist()
         feed = _ShuffleFeed()
-        feed.queue = _ShuffleFeed.uniforms_for(order)
+        feed.queue = shuffle_uniforms(sorted(order), order)
         cards = sorted(order)
         shuffle_in_place(cards, feed)
         assert cards == order

@@ -41,7 +41,6 @@ def hook(stub):
     return stub
 
 
-
 @hook
 def new_game(K, G, rng):
     """Deal a new game into row ``G`` from the engine stream ``rng`` (compiled code only)."""
@@ -151,7 +150,6 @@ class per_game:  # lower case: used as a decorator, as numba.njit
         self.__qualname__ = loop.__qualname__
         self.__module__ = loop.__module__
         self._by_game: dict[tuple[str, ...], object] = {}
-        self._by_dtype: dict[int, tuple[object, object]] = {}
 
     def for_game(self, fields: tuple[str, ...]):
         """The ``numba.njit`` dispatcher of this loop for the game whose constants record has the field names
@@ -163,12 +161,8 @@ class per_game:  # lower case: used as a decorator, as numba.njit
         return disp
 
     def __call__(self, K, *args):
-        """Call the loop for ``K``'s game (:meth:`for_game`; the dispatcher is remembered per record dtype)."""
-        dt = K.dtype
-        hit = self._by_dtype.get(id(dt))
-        if hit is None or hit[0] is not dt:
-            hit = self._by_dtype[id(dt)] = (dt, self.for_game(dt.names))
-        return hit[1](K, *args)
+        """Call the loop for ``K``'s game (:meth:`for_game`)."""
+        return self.for_game(K.dtype.names)(K, *args)
 
     def compile(self, sig):
         """Compile (or load from the disk cache) the loop for the argument types ``sig``, whose first is the

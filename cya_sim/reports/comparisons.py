@@ -100,12 +100,15 @@ def ahead_counts(table: GameTable, n_agents: int, order: str = "total") -> tuple
     ahead = np.zeros(k * k, np.int64)
     ties = np.zeros(k * k, np.int64)
     p = seat_agent.shape[1]
+
+    def count(keys: np.ndarray) -> np.ndarray:  # whole numbers, as np.add.at counts them
+        return np.bincount(keys, minlength=k * k)
+
     for i in range(p):
         for j in range(i + 1, p):
             a, b = seat_agent[:, i], seat_agent[:, j]
             compared, w = seat_outcomes(table, i, j, order)
             diff = (a != b) & compared
-            count = lambda keys: np.bincount(keys, minlength=k * k)  # whole numbers, as np.add.at counts them
             ahead += count((a * k + b)[diff & (w == 1.0)])
             ahead += count((b * k + a)[diff & (w == 0.0)])
             tie = diff & (w == 0.5)
@@ -175,9 +178,9 @@ class _PairCounts:
         na, wa = self._of(a)
         nb, wb = self._of(b)
         rows = (na > 0) & (nb > 0)
+        where = np.flatnonzero(rows)
         k = self.k
         if self.ahead is not None:
-            where = np.flatnonzero(rows)
             ahead = self.ahead[a * k + b].take(where).astype(np.float64)
             behind = self.ahead[b * k + a].take(where).astype(np.float64)
             ties = self.ties[a * k + b].take(where).astype(np.float64)
@@ -193,7 +196,6 @@ class _PairCounts:
                         counts[1] += both & (tot[:, i] < tot[:, j])
                         counts[2] += both & (tot[:, i] == tot[:, j])
             ahead, behind, ties = counts.astype(np.float64)
-        where = np.flatnonzero(rows)
         na_r, nb_r = na.take(where), nb.take(where)
         x = wa.take(where) / na_r
         y = wb.take(where) / nb_r

@@ -57,12 +57,6 @@ class _ShuffleFeed:
         out = np.array([self.queue.pop(0) if self.queue else 0.0 for _ in range(n)])
         return out[0] if size is None else out
 
-    @staticmethod
-    def uniforms_for(order: list[int]) -> list[float]:
-        """Uniforms ``u`` such that the Fisher–Yates of :func:`cya_sim.game.rng.shuffle_in_place` turns the cards
-        in type-id order into ``order`` (``j = floor(u * (i + 1))`` picks a card equal to ``order[i]``)."""
-        return shuffle_uniforms(sorted(order), order)
-
 
 class _Box:
     """Holds a reference :class:`~cya_sim.game.classic.state.GameState`; a deep copy shares its frozen RuleSet."""
@@ -117,7 +111,7 @@ class CoverYourAssetsState(SpielState):
             self.gs.dealer = self.gs.first_dealer = self.dealer
             self.gs.rng = _ShuffleFeed()
         self.gs.round -= 1  # start_round counts the round again
-        self.gs.rng.queue = _ShuffleFeed.uniforms_for(self.order)
+        self.gs.rng.queue = shuffle_uniforms(sorted(self.order), self.order)  # the deck in type-id order
         start_round(self.gs)
         self.left = None
 
