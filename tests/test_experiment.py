@@ -250,3 +250,27 @@ def test_schedule_is_the_same_for_any_chunking():
     parts = [sched.games_of(a, b) for a, b in plan_chunks(sched, 7)]
     for k in ("game", "deal", "lineup", "rotation", "seat_agent"):
         assert np.array_equal(whole[k], np.concatenate([p[k] for p in parts]))
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_schedule_computed_in_pieces_is_the_schedule_of_each_game(monkeypatch, duplicate):
+    """games_of fills a long range piece by piece (SCHEDULE_PIECE games at a time, so a 50,000,000-game chunk sees
+    Ctrl-C and keeps no (G, P) int64 temporaries); each game's columns are the module docstring's formulas."""
+    from cya_sim.runs import schedule
+
+    monkeypatch.setattr(schedule, "SCHEDULE_PIECE", 7)
+    exp = parse_experiment(base(games=60, players=[3, 4], **{"design.duplicate": duplicate}))
+    sched = Schedule.of(exp)
+    for i, p in enumerate(sched.players):
+        g = sched.games_of(i * 60 + 5, i * 60 + 53)
+        lus = exp.lineups(p)
+        for j, n in enumerate(range(i * 60 + 5, i * 60 + 53)):
+            m = n - i * 60
+            block, rot = divmod(m, p)
+            lineup, cycle = block % lus.shape[0], block // lus.shape[0]
+            assert (g["game"][j], g["lineup"][j], g["rotation"][j], g["cycle"][j]) == (n, lineup, rot, cycle)
+            assert g["deal"][j] == sched.deal_offset(i) + (cycle if duplicate else m)
+            assert g["seat_agent"][j].tolist() == [int(lus[lineup][(s - rot) % p]) for s in range(p)]
+    assert {k: v.dtype.name for k, v in g.items() if k != "players"} == {
+        "game": "int64", "deal": "int64", "lineup": "int32", "rotation": "int16", "cycle": "int64",
+        "seat_agent": "int16"}

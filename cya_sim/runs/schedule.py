@@ -36,6 +36,8 @@ MAX_AUTO_CHUNK = {"reference": 200, "batched": 50_000}
 MIN_AUTO_CHUNK = {"reference": 10, "batched": 2_000}
 #: Aim for at least this many chunks, so a kill loses little and progress moves.
 TARGET_CHUNKS = 32
+#: Games whose schedule columns :meth:`Schedule.games_of` computes at a time (about 30 MB of temporaries).
+SCHEDULE_PIECE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -94,15 +96,31 @@ class Schedule:
             raise ValueError(f"game range [{start}, {stop}) spans two table sizes")
         p = self.players[i]
         lu = self.lineups[i]
-        n = np.arange(start, stop, dtype=np.int64)
-        m = n - i * self.games
-        block, rot = m // p, (m % p).astype(np.int16)
-        lineup = (block % lu.shape[0]).astype(np.int32)
-        cycle = block // lu.shape[0]
-        deal = self.deal_offset(i) + (cycle if self.duplicate else m)
-        seat_agent = lu[lineup[:, None], (np.arange(p)[None, :] - rot[:, None]) % p].astype(np.int16)
-        return {"game": n, "deal": deal.astype(np.int64), "lineup": lineup, "rotation": rot, "cycle": cycle,
-                "seat_agent": seat_agent, "players": p}
+        n_lineups = lu.shape[0]
+        # every (line-up, rotation) row of seat agents, (L * P, P) int16: a game's row is one gather
+        seats = np.arange(p)
+        rows = lu[np.arange(n_lineups)[:, None, None], (seats[None, None, :] - seats[None, :, None]) % p]
+        rows = rows.reshape(n_lineups * p, p).astype(np.int16)
+        g = stop - start
+        out = {"game": np.empty(g, np.int64), "deal": np.empty(g, np.int64), "lineup": np.empty(g, np.int32),
+               "rotation": np.empty(g, np.int16), "cycle": np.empty(g, np.int64),
+               "seat_agent": np.empty((g, p), np.int16)}
+        # in pieces: a chunk of tens of millions of games keeps no (G, P) int64 temporaries, and Python sees
+        # Ctrl-C between pieces (tests/test_interrupt.py)
+        for a in range(0, g, SCHEDULE_PIECE):
+            b = min(g, a + SCHEDULE_PIECE)
+            n = np.arange(start + a, start + b, dtype=np.int64)
+            m = n - i * self.games
+            block, rot = np.divmod(m, p)
+            lineup, cycle = block % n_lineups, block // n_lineups
+            out["game"][a:b] = n
+            out["deal"][a:b] = self.deal_offset(i) + (cycle if self.duplicate else m)
+            out["lineup"][a:b] = lineup
+            out["rotation"][a:b] = rot
+            out["cycle"][a:b] = cycle
+            np.take(rows, lineup * p + rot, axis=0, out=out["seat_agent"][a:b])
+        out["players"] = p
+        return out
 
 
 def plan_chunks(schedule: Schedule, chunk_size: int) -> list[tuple[int, int]]:
