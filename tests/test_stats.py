@@ -432,3 +432,32 @@ def test_cluster_ols_and_score_test_shortcuts_give_the_same_floats():
     plain = cluster_score_test(y, x1, x2, unit)
     fast = cluster_score_test(y, x1, x2, unit, e0=restricted_residuals(y, x1), codes=codes, row_of=cell)
     assert plain == fast and np.isfinite(plain[0])
+
+
+def test_cell_ols_and_cell_score_test_agree_with_the_full_design():
+    """The sufficient-statistic fit and score test (one row per cell, the cells' counts and sums) agree with
+    cluster_ols and cluster_score_test on the full (N, K) design to rounding (1e-12 absolute on the coefficients, 1e-10
+    relative on the covariance and the test), on random data with duplicate deals."""
+    from cya_sim.reports.stats import cell_ols, cell_score_test
+
+    rng = np.random.default_rng(13)
+    g, p, k = 3000, 4, 5
+    pos = np.concatenate([rng.permutation(p) for _ in range(g)])
+    agent = rng.integers(0, k, g * p)
+    cell = pos * k + agent
+    q_of, a_of = np.divmod(np.arange(p * k), k)
+    rows = np.column_stack([np.ones(p * k)] + [(q_of == q).astype(float) for q in range(1, p)]
+                           + [(a_of == a).astype(float) for a in range(1, k)])
+    x = rows[cell]
+    unit = np.repeat(np.arange(g) // 4, p)
+    y = rng.integers(0, 4, g * p) / 3.0 + 0.05 * (pos == 1)
+    beta, cov, c = cluster_ols(y, x, unit)
+    beta2, cov2, c2 = cell_ols(y, cell, rows, unit)
+    assert c == c2
+    # win-share coefficients (differences of shares near 0.25) to 1e-12 absolute; the covariance to 1e-10 relative
+    np.testing.assert_allclose(beta2, beta, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cov2, cov, rtol=1e-10, atol=0)
+    rows1, rows2 = np.delete(rows, np.s_[1:p], axis=1), rows[:, 1:p]
+    f, pv, c = cluster_score_test(y, rows1[cell], rows2[cell], unit)
+    f2, pv2, c2 = cell_score_test(y, cell, rows1, rows2, unit)
+    assert c == c2 and f2 == pytest.approx(f, rel=1e-10) and pv2 == pytest.approx(pv, rel=1e-10, abs=1e-300)

@@ -24,12 +24,11 @@ from scipy import stats as sps
 
 from cya_sim.engine.table import GameTable
 from cya_sim.reports.stats import (
-    cluster_ols,
-    cluster_score_test,
+    cell_ols,
+    cell_score_test,
     estimate_from_sums,
     holm,
     ratio_estimate,
-    restricted_residuals,
     score_test,
     share_difference,
     unit_codes,
@@ -326,37 +325,34 @@ def position_test(table: GameTable, position: str = "seat") -> dict[str, object]
 
 def _position_test(table: GameTable, position: str, shared: dict[str, np.ndarray]) -> dict[str, object]:
     """:func:`position_test`, keeping in ``shared`` what the seat and the turn-order tests of one table have in
-    common (the agent codes, the sampling units, the restricted design and its residuals), float for float the
-    same as computing them again."""
+    common (the agent codes and the sampling units).
+
+    Every seat-game's row of the design is the row of its cell (position q, agent a), so the fit and the test
+    are computed from the cells' counts and sums and per-unit score sums (:func:`cya_sim.reports.stats.cell_ols`,
+    :func:`cya_sim.reports.stats.cell_score_test`), never from the (G P, P + K - 1) design."""
     sa = np.asarray(table.seat_agent)
     p = sa.shape[1]
     pos = position_of(table, position).ravel()
     if "agent" not in shared:
         shared["agent"] = _rank_codes(sa.ravel())
-        shared["unit"] = np.repeat(np.asarray(table.game_index), p)
-        shared["codes"] = unit_codes(shared["unit"])
-    agent, unit, codes = shared["agent"], shared["unit"], shared["codes"]
+        shared["codes"] = unit_codes(np.repeat(np.asarray(table.game_index), p))
+    agent, codes = shared["agent"], shared["codes"]
     k = int(agent.max()) + 1 if agent.size else 1
-    # the design row of cell q * K + a: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies); the
-    # design (G P, P + K - 1) is every seat-game's cell's row, taken in one pass
+    # the design row of cell q * K + a: the intercept, position q = 1..P-1, agent a = 1..K-1 (0/1 dummies)
     q_of, a_of = np.divmod(np.arange(p * k), k)
     rows = np.column_stack([np.ones(p * k)] + [(q_of == q).astype(np.float64) for q in range(1, p)]
                            + [(a_of == a).astype(np.float64) for a in range(1, k)])
     cell = pos * k + agent
-    x = rows[cell]
-    # X'X is the cells' counts, whole numbers (exact in any order of summing)
-    xtx = rows.T @ (rows * np.bincount(cell, minlength=p * k).astype(np.float64)[:, None])
-    if np.linalg.matrix_rank(xtx) < x.shape[1]:  # positions confounded with agents: no separate effect
+    counts = np.bincount(cell, minlength=p * k)
+    xtx = rows.T @ (rows * counts.astype(np.float64)[:, None])  # whole numbers: the cells' counts
+    if np.linalg.matrix_rank(xtx) < rows.shape[1]:  # positions confounded with agents: no separate effect
         nan = np.full(p, np.nan)
         c = int(codes.max()) + 1
         return {"effect": nan, "se": nan, "F": float("nan"), "df_num": p - 1, "df_den": c - 1,
                 "p_value": float("nan"), "units": c}
     y = np.asarray(table.win_share, np.float64).ravel()
-    beta, cov, c = cluster_ols(y, x, unit, xtx=xtx, codes=codes, row_of=cell)
-    if "e0" not in shared:  # the restricted design [1, agent dummies] is the same for every position
-        shared["x1"] = np.delete(rows, np.s_[1:p], axis=1)[cell]  # = np.delete(x, 1..P-1, axis=1)
-        shared["e0"] = restricted_residuals(y, shared["x1"])
-    f, pv, _ = cluster_score_test(y, shared["x1"], x[:, 1:p], unit, e0=shared["e0"], codes=codes, row_of=cell)
+    beta, cov, c = cell_ols(y, cell, rows, codes=codes)
+    f, pv, _ = cell_score_test(y, cell, np.delete(rows, np.s_[1:p], axis=1), rows[:, 1:p], codes=codes)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     return {"effect": np.concatenate([[0.0], beta[1:p]]), "se": np.concatenate([[0.0], se[1:p]]), "F": f,
             "df_num": p - 1, "df_den": c - 1, "p_value": pv, "units": c}
