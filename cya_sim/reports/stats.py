@@ -429,26 +429,18 @@ def t_test(est: Estimate, null: float = 0.0) -> float:
     return float(2 * sps.t.sf(abs(est.value - null) / est.se, est.units - 1))
 
 
-def cluster_ols(y, x, unit, *, xtx: np.ndarray | None = None, codes: np.ndarray | None = None,
-                row_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+def cluster_ols(y, x, unit) -> tuple[np.ndarray, np.ndarray, int]:
     """Least squares with the Liang–Zeger cluster-robust covariance.
 
     ``V = (X'X)^-1 [sum_c X_c'e_c e_c'X_c] (X'X)^-1 * C/(C-1) * (N-1)/(N-K)``,
     the small-sample correction of ``statsmodels`` ``OLS(y, x).fit(cov_type="cluster")``
     (Cameron & Miller 2015, eq. 11), which the tests check it against; the
     per-unit score sums use ``numpy.bincount`` column by column, so millions
-    of rows stay cheap.
-
-    The keyword arguments only save work; the result is float for float the same:
+    of rows stay cheap. A design with few distinct rows (cells of dummies) has :func:`cell_ols`.
 
     Args:
         y: (N,) float response. x: (N, K) float design (full column rank).
         unit: (N,) labels of the sampling unit of each row.
-        xtx: (K, K) float ``x.T @ x`` when the caller has it (exact for a 0/1 design: whole counts).
-        codes: (N,) int64 ``unit_codes(unit)`` when the caller has them.
-        row_of: (N,) int, when x has few distinct rows: ``x[i] == x[j]`` whenever ``row_of[i] == row_of[j]`` (e.g.
-            a cell of dummies); the score columns ``x[:, j] * e`` are then taken from one row per value instead of
-            the strided columns of ``x`` (same products).
 
     Returns:
         (beta (K,) float64, cov (K, K) float64, C units).
@@ -459,34 +451,15 @@ def cluster_ols(y, x, unit, *, xtx: np.ndarray | None = None, codes: np.ndarray 
     y = np.asarray(y, np.float64)
     x = np.asarray(x, np.float64)
     n, k = x.shape
-    codes = unit_codes(unit) if codes is None else codes
+    codes = unit_codes(unit)
     c = int(codes.max()) + 1 if n else 0
-    bread = np.linalg.inv(x.T @ x if xtx is None else xtx)
+    bread = np.linalg.inv(x.T @ x)
     beta = bread @ (x.T @ y)
     e = y - x @ beta
-    if row_of is None:
-        cols = [x[:, j] for j in range(k)]
-    else:
-        row_of, rows = _distinct_rows(x, row_of)
-        cols = [rows[:, j][row_of] for j in range(k)]
-    scores = np.column_stack([np.bincount(codes, weights=cols[j] * e, minlength=c) for j in range(k)])
+    scores = np.column_stack([np.bincount(codes, weights=x[:, j] * e, minlength=c) for j in range(k)])
     meat = scores.T @ scores
     factor = c / (c - 1) * (n - 1) / (n - k) if c > 1 and n > k else float("nan")
     return beta, bread @ meat @ bread * factor, c
-
-
-def _distinct_rows(x: np.ndarray, row_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(row_of as (N,) intp, (R, K) one row of ``x`` per value of ``row_of``, R = max + 1; rows of absent values
-    are zeros): the rows of a design whose rows ``row_of`` says are equal."""
-    row_of = np.asarray(row_of, np.intp)
-    r = int(row_of.max()) + 1 if row_of.size else 0
-    rep = np.zeros(r, np.intp)
-    rep[row_of] = np.arange(row_of.size)  # any row of each value: they are equal
-    rows = x[rep] if row_of.size else np.zeros((0,) + x.shape[1:])
-    present = np.zeros(r, bool)
-    present[row_of] = True
-    rows[~present] = 0.0
-    return row_of, rows
 
 
 def cell_ols(y, cell, rows, unit=None, *, codes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -596,20 +569,7 @@ def wald_test(beta: np.ndarray, cov: np.ndarray, which: Sequence[int], units: in
     return f, float(sps.f.sf(f, q, units - 1))
 
 
-def restricted_residuals(y, x1) -> np.ndarray:
-    """(N,) float64 residuals ``y - x1 @ b`` of the least-squares fit ``b = lstsq(x1, y)`` (numpy.linalg.lstsq):
-    the restricted model of :func:`cluster_score_test`, to compute once for several tests with the same ``x1``.
-
-    Args:
-        y: (N,) float. x1: (N, K1) float design.
-    """
-    y = np.asarray(y, np.float64)
-    x1 = np.asarray(x1, np.float64)
-    return y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
-
-
-def cluster_score_test(y, x1, x2, unit, *, e0: np.ndarray | None = None, codes: np.ndarray | None = None,
-                       row_of: np.ndarray | None = None) -> tuple[float, float, int]:
+def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
     """Cluster-robust score (Lagrange multiplier) test that the coefficients of ``x2`` are zero in ``y ~ x1 + x2``.
 
     The restricted model ``y ~ x1`` is fitted by least squares; with ``e0`` its
@@ -620,18 +580,12 @@ def cluster_score_test(y, x1, x2, unit, *, e0: np.ndarray | None = None, codes: 
     2nd ed., section 12.6; a generalised score test, Boos 1992). Its variance
     is taken under the null, so it holds its size with fewer units than the
     Wald test (measured in docs/statistics.md). ``LM / q`` is referred to
-    F(q, C - 1) (Cameron & Miller 2015).
-
-    The keyword arguments only save work; the result is float for float the same.
+    F(q, C - 1) (Cameron & Miller 2015). A design with few distinct rows (cells of dummies) has
+    :func:`cell_score_test`.
 
     Args:
         y: (N,) float. x1: (N, K1) float, the restricted design (full rank).
         x2: (N, q) float, the tested columns. unit: (N,) sampling-unit labels.
-        e0: (N,) float :func:`restricted_residuals` of ``y`` on ``x1``, when the caller has them.
-        codes: (N,) int64 ``unit_codes(unit)`` when the caller has them.
-        row_of: (N,) int, when ``x1`` and ``x2`` have few distinct rows: rows i and j of both are equal whenever
-            ``row_of[i] == row_of[j]`` (cells of dummies); the partialled-out columns are then computed on one row
-            per value (the same elementwise arithmetic) and spread to the rows.
 
     Returns:
         (F = LM / q, p-value, C units); NaN when C < 2 or the score variance is singular.
@@ -639,45 +593,20 @@ def cluster_score_test(y, x1, x2, unit, *, e0: np.ndarray | None = None, codes: 
     y = np.asarray(y, np.float64)
     x1 = np.asarray(x1, np.float64)
     x2 = np.asarray(x2, np.float64)
-    codes = unit_codes(unit) if codes is None else codes
+    codes = unit_codes(unit)
     c = int(codes.max()) + 1 if codes.size else 0
     q = x2.shape[1]
     if c < 2:
         return float("nan"), float("nan"), c
-    e0 = restricted_residuals(y, x1) if e0 is None else e0
-    b2 = np.linalg.lstsq(x1, x2, rcond=None)[0]
-    if row_of is not None:
-        row_of, rows1 = _distinct_rows(x1, row_of)
-        rows2 = _distinct_rows(x2, row_of)[1]
-        if np.all((rows1 == 0.0) | (rows1 == 1.0)):
-            x2t = [t[row_of] for t in _partialled_dummies(rows1, rows2, b2)]
-        else:
-            x2t = list((x2 - x1 @ b2).T)
-    elif np.all((x1 == 0.0) | (x1 == 1.0)):
-        x2t = _partialled_dummies(x1, x2, b2)
-    else:
-        x2t = list((x2 - x1 @ b2).T)
-    s = np.column_stack([np.bincount(codes, weights=x2t[j] * e0, minlength=c) for j in range(q)])
+    e0 = y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
+    x2t = x2 - x1 @ np.linalg.lstsq(x1, x2, rcond=None)[0]
+    s = np.column_stack([np.bincount(codes, weights=x2t[:, j] * e0, minlength=c) for j in range(q)])
     total = s.sum(axis=0)
     try:
         lm = float(total @ np.linalg.solve(s.T @ s, total))
     except np.linalg.LinAlgError:
         return float("nan"), float("nan"), c
     return lm / q, float(sps.f.sf(lm / q, q, c - 1)), c
-
-
-def _partialled_dummies(x1: np.ndarray, x2: np.ndarray, b2: np.ndarray) -> list[np.ndarray]:
-    """The columns ``x2 - x1 @ b2`` of a 0/1 ``x1`` (position_test's design): every product ``x1_ik b_kj`` is exact,
-    and the fitted column is the sum over k in order, as ``x1 @ b2`` sums it, one pass per column instead of the
-    product's slow path for a (N, K1) x (K1, q) matrix (1.8 s for four million rows)."""
-    cols = [np.ascontiguousarray(x1[:, i]) for i in range(x1.shape[1])]
-    out = []
-    for j in range(x2.shape[1]):
-        f = np.zeros(x1.shape[0])
-        for i, col in enumerate(cols):
-            f += col * b2[i, j]
-        out.append(x2[:, j] - f)
-    return out
 
 
 def independent_difference(a: Estimate, b: Estimate, confidence: float = 0.95) -> tuple[float, float, float, float]:
