@@ -537,13 +537,8 @@ def cell_score_test(y, cell, rows1, rows2, unit=None, *, codes: np.ndarray | Non
     b2 = np.linalg.solve(x1x1, weighted.T @ rows2)
     e0 = y - (rows1 @ b1)[cell]
     x2t = rows2 - rows1 @ b2
-    s = np.column_stack([np.bincount(codes, weights=x2t[:, j][cell] * e0, minlength=c) for j in range(q)])
-    total = s.sum(axis=0)
-    try:
-        lm = float(total @ np.linalg.solve(s.T @ s, total))
-    except np.linalg.LinAlgError:
-        return float("nan"), float("nan"), c
-    return lm / q, float(sps.f.sf(lm / q, q, c - 1)), c
+    return _score_f(np.column_stack([np.bincount(codes, weights=x2t[:, j][cell] * e0, minlength=c)
+                                     for j in range(q)]))
 
 
 def wald_test(beta: np.ndarray, cov: np.ndarray, which: Sequence[int], units: int) -> tuple[float, float]:
@@ -600,7 +595,14 @@ def cluster_score_test(y, x1, x2, unit) -> tuple[float, float, int]:
         return float("nan"), float("nan"), c
     e0 = y - x1 @ np.linalg.lstsq(x1, y, rcond=None)[0]
     x2t = x2 - x1 @ np.linalg.lstsq(x1, x2, rcond=None)[0]
-    s = np.column_stack([np.bincount(codes, weights=x2t[:, j] * e0, minlength=c) for j in range(q)])
+    return _score_f(np.column_stack([np.bincount(codes, weights=x2t[:, j] * e0, minlength=c) for j in range(q)]))
+
+
+def _score_f(s: np.ndarray) -> tuple[float, float, int]:
+    """``(LM / q, p-value on F(q, C - 1), C)`` of the per-unit scores ``s`` ((C, q) float64):
+    ``LM = (sum_c s_c)' (sum_c s_c s_c')^-1 (sum_c s_c)`` (:func:`cluster_score_test`); NaN when the score variance is
+    singular."""
+    c, q = s.shape
     total = s.sum(axis=0)
     try:
         lm = float(total @ np.linalg.solve(s.T @ s, total))
