@@ -58,6 +58,8 @@ NOT_RUN = {
                                            "tests/test_learned_models.py checks its members and refusals",
     "cya-sim tournament experiments/baseline.toml --scheduler tcp://10.0.0.5:8786":
         "needs a Dask scheduler at the example address (the Dask executor has its own tests)",
+    "cya-sim leaderboard experiments/leaderboard.toml --scheduler tcp://10.0.0.5:8786":
+        "needs a Dask scheduler at the example address (tests/test_leaderboard_cluster.py runs a board on one)",
 }
 #: Quick lines (run by default): these starts, and ``cya-sim report`` of the committed example; every other
 #: runnable line is slow.

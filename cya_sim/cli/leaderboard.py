@@ -1,4 +1,4 @@
-"""Command line of ``cya-sim leaderboard [BOARD.toml] [--quick] [--out DIR] [--workers N]``.
+"""Command line of ``cya-sim leaderboard [BOARD.toml] [--quick] [--out DIR] [--workers N] [--scheduler tcp://HOST:PORT]``.
 
 Plays (or resumes) every cell of the board file and its alias probe (:mod:`cya_sim.studies.leaderboard`), rates
 the agents with Bradley–Terry by finishing order and by wins, deal-clustered intervals, and writes ``ratings.csv``,
@@ -30,6 +30,8 @@ def leaderboard_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="the small form (the file's [quick] table)")
     p.add_argument("--out", metavar="FOLDER", help="results folder (key out)")
     p.add_argument("--workers", type=WORKERS, metavar="N", help="local worker processes (key workers)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="play the cells and alias probes on this Dask distributed scheduler (key scheduler)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -45,7 +47,8 @@ def _leaderboard(args: argparse.Namespace, command: str) -> int:
     """``cya-sim leaderboard`` once its flags are parsed (:func:`leaderboard_main`)."""
     from cya_sim.studies.leaderboard import load_board, run_board
 
-    over = {k: v for k, v in (("out", args.out), ("workers", args.workers)) if v is not None}
+    over = {k: v for k, v in (("out", args.out), ("workers", args.workers), ("scheduler", args.scheduler))
+            if v is not None}
     board = load_board(args.board, quick=args.quick, overrides=over)
     r = run_board(board, progress=not args.quiet, command=command)
     print(f"{len(r.ratings)} ratings over {r.ratings.groupby(['preset', 'players']).ngroups} cells")

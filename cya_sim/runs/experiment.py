@@ -77,6 +77,13 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SCHEDULER_RE = re.compile(r"^(tcp|tls|inproc|ucx)://[^\s/]+(:[0-9]+)?/?$")
 
 
+def is_scheduler_address(value: Any) -> bool:
+    """Whether ``value`` is a Dask distributed scheduler address as ``run.scheduler`` takes it: a string
+    ``PROTOCOL://HOST[:PORT]`` with protocol ``tcp``, ``tls``, ``inproc`` or ``ucx`` (the address forms of
+    ``distributed.Client``). Only the form is checked; :func:`cya_sim.runs.runner.connect` checks that it answers."""
+    return isinstance(value, str) and _SCHEDULER_RE.match(value) is not None
+
+
 class ExperimentError(FieldError):
     """A field of an experiment is missing or outside what is allowed.
 
@@ -544,7 +551,7 @@ def _parse_run(raw: Any) -> RunOptions:
         raise ExperimentError("run.chunk_size", f"{_shown(chunk)}; it must be an integer from 1 to {MAX_GAMES:,} "
                               "(omit it for automatic)")
     sched = raw.get("scheduler")
-    if sched is not None and (not isinstance(sched, str) or not _SCHEDULER_RE.match(sched)):
+    if sched is not None and not is_scheduler_address(sched):
         raise ExperimentError("run.scheduler", f"{sched!r}; give a Dask scheduler address like tcp://HOST:PORT "
                               "(omit it for local worker processes)")
     return RunOptions(engine=engine, workers=None if workers is None else int(workers),

@@ -13,6 +13,7 @@ A *board file* names the agents, the rule presets, the table sizes and the dupli
     duplicate = false                   # true: the games of a cycle share one deal (then the deal is the unit)
     alias_deals = 30                    # deals of each cell's alias probe (0: no probe)
     workers = 1
+    scheduler = "tcp://10.0.0.5:8786"   # optional: play the cells on this Dask cluster (default: local processes)
     [agents_by_cell]                    # optional: agents only in some cells, "preset-Pp" = [specs]
     classic-2p = ["agents.learned_models.classic_2p:decide"]
     [quick]                             # the small form (`--quick`): any of the keys above
@@ -66,12 +67,12 @@ import pandas as pd
 from cya_sim import __version__
 from cya_sim.game.limits import MAX_SEED
 from cya_sim.reports.numbers import estimate_interval, percent_interval
-from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, parse_experiment
+from cya_sim.runs.experiment import Experiment, ExperimentError, RunOptions, is_scheduler_address, parse_experiment
 from cya_sim.studies.board_analysis import ALIAS_DEALS
 from cya_sim.tomltext import TomlTextError, load_toml
 
 BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
-              "agents_by_cell", "alias_deals", "workers", "quick")
+              "agents_by_cell", "alias_deals", "workers", "scheduler", "quick")
 
 
 class LeaderboardError(ValueError):
@@ -87,6 +88,9 @@ class Board:
         players: table sizes. cycles: per table size. duplicate: games of a cycle share a deal.
         agents_by_cell: ``"preset-Pp"`` -> extra specs of that cell. alias_deals: deals of each cell's alias
         probe (0: none). workers: local processes.
+        scheduler: a Dask distributed scheduler (``tcp://HOST:PORT``) that plays every cell and alias probe
+            instead of the local processes, or None; like every ``RunOptions`` field it never changes a game, so
+            it is not part of a cell's identity (a board started locally resumes on a cluster, and back).
     """
 
     name: str
@@ -100,6 +104,7 @@ class Board:
     agents_by_cell: dict[str, tuple[str, ...]] = field(default_factory=dict)
     alias_deals: int = ALIAS_DEALS
     workers: int = 1
+    scheduler: str | None = None
 
     def cell_agents(self, preset: str, p: int) -> tuple[str, ...]:
         """The agents of cell (preset, P): the board's, then the cell's own."""
@@ -181,6 +186,8 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
         if k in data and not (isinstance(data[k], str) if k == "out" else isinstance(data[k], int)):
             raise LeaderboardError(f"{k}: give {'a folder path as a string' if k == 'out' else 'an integer'}; "
                                    f"got {_shown(data[k])}")
+    if "scheduler" in (overrides or {}) and "scheduler" in data:
+        _scheduler(data["scheduler"])
     d.update(overrides or {})
     if q and not quick:  # the small form is checked with the full one: a mistake in [quick] is found at once
         try:
@@ -276,9 +283,20 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     seed = _int_field(d, "seed", 1, 0, MAX_SEED)
     workers = _int_field(d, "workers", 1, 1, MAX_WORKERS)
     alias_deals = _int_field(d, "alias_deals", ALIAS_DEALS, 0, MAX_CYCLES)
+    scheduler = _scheduler(d.get("scheduler"))
     return Board(name=name, seed=seed, out=Path(out), agents=tuple(agents),
                  presets=tuple(presets), players=tuple(players), cycles=cycles, duplicate=duplicate,
-                 agents_by_cell=by_cell, alias_deals=alias_deals, workers=workers)
+                 agents_by_cell=by_cell, alias_deals=alias_deals, workers=workers,
+                 scheduler=scheduler)
+
+
+def _scheduler(v: Any) -> str | None:
+    """The ``scheduler`` key: None (absent), or a Dask scheduler address
+    (:func:`cya_sim.runs.experiment.is_scheduler_address`, as the tournaments' ``run.scheduler``)."""
+    if v is None or is_scheduler_address(v):
+        return v
+    raise LeaderboardError(f"scheduler: give a Dask scheduler address like tcp://HOST:PORT as a string (omit it "
+                           f"for local worker processes); got {_shown(v)}")
 
 
 def lineups(k: int, p: int) -> list[list[int]]:
@@ -297,7 +315,8 @@ def lineups(k: int, p: int) -> list[list[int]]:
 
 
 def cell_experiment(board: Board, preset: str, p: int) -> Experiment:
-    """The experiment of one cell.
+    """The experiment of one cell, played by the batched engine on ``board.workers`` local processes or on the Dask
+    scheduler ``board.scheduler`` (its run options, never its identity).
 
     Raises:
         ExperimentError: an unknown agent or preset, a table size the rules refuse (named by the run layer).
@@ -309,7 +328,7 @@ def cell_experiment(board: Board, preset: str, p: int) -> Experiment:
            "rules": {"preset": preset}, "design": {"kind": "explicit", "tables": tables,
                                                      "duplicate": board.duplicate}}
     exp = parse_experiment(doc)
-    return replace(exp, run=RunOptions(engine="batched", workers=board.workers))
+    return replace(exp, run=RunOptions(engine="batched", workers=board.workers, scheduler=board.scheduler))
 
 
 def alias_probe(board: Board, preset: str, p: int) -> Experiment | None:
@@ -326,7 +345,7 @@ def alias_probe(board: Board, preset: str, p: int) -> Experiment | None:
         return None
     return alias_probe_experiment(f"{board.name}-{preset}-{p}p", board.seed, board.out / "aliases" / f"{preset}-{p}p",
                                   preset, p, board.cell_agents(preset, p), deals=board.alias_deals,
-                                  workers=board.workers)
+                                  workers=board.workers, scheduler=board.scheduler)
 
 
 #: The rating orders of a cell: ``total`` (finishing order by final total; ``rating`` in ``ratings.csv``) and ``win``
@@ -584,7 +603,8 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
     ``leaderboard.png``, ``REPORT.md``, ``result.json``.
 
     Raises:
-        LeaderboardError, ExperimentError: a refused board or folder (before any game of that cell).
+        LeaderboardError, ExperimentError: a refused board or folder (before any game of that cell); a scheduler
+            that does not answer (:func:`check_scheduler`) before anything is written.
         FolderError: ``board.out`` holds files that are not this study's (nothing played or written).
     """
     from cya_sim.results.folder import check_study_folder, first_command, load_games, read_runs, record_run
@@ -593,6 +613,8 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
     t0 = time.perf_counter()
     started = datetime.now(UTC).isoformat(timespec="seconds")
     check_board(board)
+    if board.scheduler:
+        check_scheduler(board.scheduler)
     check_study_folder(board.out, "cya-sim leaderboard", OWN_FILES)
     from cya_sim.studies.board_analysis import probe_aliases
 
@@ -623,6 +645,7 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
     board.out.mkdir(parents=True, exist_ok=True)
     record_run(board.out, {"started_utc": started, "finished_utc": datetime.now(UTC).isoformat(timespec="seconds"),
                            "command": command, "cya_sim_version": __version__,
+                           **({"scheduler": board.scheduler} if board.scheduler else {}),
                            "wall_s": round(time.perf_counter() - t0, 1), "cells": cells})
     res = BoardResult(ratings, time.perf_counter() - t0, first_command(read_runs(board.out)), h2h, found)
     write_outputs(board, res)
@@ -877,6 +900,22 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     return "\n".join(lines)
 
 
+def check_scheduler(address: str) -> None:
+    """Refuse a Dask scheduler that does not answer within :data:`cya_sim.runs.runner.SCHEDULER_TIMEOUT_S` seconds
+    (:func:`cya_sim.runs.runner.connect`, the tournaments' check), before anything is played or written.
+
+    Raises:
+        LeaderboardError: ``scheduler: cannot reach the Dask scheduler at ...`` (one line).
+    """
+    from cya_sim.runs.runner import connect
+
+    try:
+        connect(address).close()
+    except ExperimentError as e:
+        raise LeaderboardError(f"scheduler: {e.detail}; start it, or omit the key scheduler and --scheduler for "
+                               "local worker processes") from None
+
+
 def check_board(board: Board) -> None:
     """Validate every cell's experiment before anything is played (unknown agent, preset, table size).
 
@@ -890,4 +929,5 @@ def check_board(board: Board) -> None:
 
 
 __all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "alias_probe", "cell_experiment", "check_board",
+           "check_scheduler",
            "head_to_head", "lineups", "load_board", "parse_board", "rate_cell", "run_board"]
