@@ -131,6 +131,7 @@ from cya_sim.engine.classic.layout import (
 from cya_sim.engine.classic.seen import reveal
 from cya_sim.engine.intrinsics import cttz
 from cya_sim.engine.jit import JIT
+from cya_sim.engine.legal import legal_mask as _shared_legal_mask
 from cya_sim.engine.pcg import next_double, shuffle
 from cya_sim.engine.seats import seat_add
 
@@ -325,20 +326,6 @@ def legal_list(K, G, out):
         n = adv.extend_legal(K, G, out, n)
     if draft_on:  # R-2P-DRAFT, R-3P-DRAFT takes (ids after every classic block)
         n = draft.legal_takes(K, G, out, n)
-    return n
-
-
-@njit(**JIT)
-def legal_mask(K, G, mask, ids):
-    """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
-
-    ``ids`` ((A,) int64) is scratch for :func:`legal_list` (it holds the ids after the call).
-    """
-    for i in range(mask.shape[0]):
-        mask[i] = False
-    n = legal_list(K, G, ids)
-    for i in range(n):
-        mask[ids[i]] = True
     return n
 
 
@@ -824,3 +811,5 @@ def row_slots(K):
 # The classic family's implementation of the engine hooks (cya_sim.engine.hooks), chosen by its constants record.
 hooks.implement_all(hooks, CONSTS_DTYPE.names, new_game=new_game, apply_action=apply_action, is_legal=is_legal_inline,
                     legal_list=legal_list, row_slots=row_slots)
+#: The legal action mask of the seat to act: the shared :func:`cya_sim.engine.legal.legal_mask` for this game.
+legal_mask = _shared_legal_mask.for_game(CONSTS_DTYPE.names)

@@ -27,6 +27,7 @@ from numba import njit
 from cya_sim.engine import hooks
 from cya_sim.engine.cache_guard import invalidate_stale_caches
 from cya_sim.engine.jit import JIT
+from cya_sim.engine.legal import legal_mask as _shared_legal_mask
 from cya_sim.engine.pcg import next_double, shuffle
 from cya_sim.engine.seats import seat_add
 from cya_sim.engine.theft.layout import (
@@ -381,20 +382,6 @@ def legal_list(K, G, out):
     return n
 
 
-@njit(**JIT)
-def legal_mask(K, G, mask, ids):
-    """Fill ``mask`` ((A,) bool) with the legal action mask of the seat to act; return the number of legal ids.
-
-    ``ids`` ((A,) int64) is scratch for :func:`legal_list` (it holds the ids after the call).
-    """
-    for i in range(mask.shape[0]):
-        mask[i] = False
-    n = legal_list(K, G, ids)
-    for i in range(n):
-        mask[ids[i]] = True
-    return n
-
-
 # -- R-T-DECK, R-T-SETUP -------------------------------------------------------------------------------
 @njit(**JIT)
 def new_game(K, G, rng):
@@ -735,5 +722,7 @@ def row_slots(K):
 # The theft game's implementation of the engine hooks (cya_sim.engine.hooks), chosen by its constants record.
 hooks.implement_all(hooks, CONSTS_DTYPE.names, new_game=new_game, apply_action=apply_action, is_legal=is_legal,
                     legal_list=legal_list, row_slots=row_slots)
+#: The legal action mask of the seat to act: the shared :func:`cya_sim.engine.legal.legal_mask` for this game.
+legal_mask = _shared_legal_mask.for_game(CONSTS_DTYPE.names)
 
 __all__ = ["apply_action", "is_legal", "legal_list", "legal_mask", "new_game", "play_actions", "row_slots"]
