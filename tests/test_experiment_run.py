@@ -223,6 +223,27 @@ def test_experiment_argument_skips_the_values_of_flags():
     assert experiment_argument(["--deck", "my_deck.toml", "--games", "5"]) is None
     assert experiment_argument(["--games", "5", "--out", "results/x"]) is None
     assert experiment_argument([]) is None
+    # the experiment-file form's own flags may come before the file too (a new user's finding, 2026-12-02: the
+    # address, the FIELD=VALUE and the design kind were taken for the file)
+    assert experiment_argument(["--scheduler", "tcp://127.0.0.1:9", "x.toml", "--out", "y"]) == 2
+    assert experiment_argument(["--set", "run.workers=1", "--set", "seed=3", "x.toml"]) == 4
+    assert experiment_argument(["--design", "round_robin", "--no-report", "x.toml"]) == 3
+
+
+@pytest.mark.parametrize("flag", [["--scheduler", "tcp://127.0.0.1:9"], ["--scheduler=tcp://127.0.0.1:9"],
+                                  ["--set", "seed=3"], ["--design", "explicit"], ["--no-report"], ["--duplicate"]])
+def test_a_flag_of_the_experiment_file_form_is_refused_without_a_file(tmp_path, capsys, flag):
+    """One line naming the flag, exit 2, nothing written; before, argparse said "expected one argument" or
+    "unrecognized arguments" under the wrong program name."""
+    from cya_sim.cli.main import main
+
+    out = tmp_path / "x"
+    assert main(["tournament", "--games", "8", "--out", str(out), *flag]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    name = flag[0].split("=")[0]
+    assert err == [(f"cya-sim tournament: error: {name} works with an experiment file only (cya-sim tournament "
+                   f"experiments/<name>.toml {name} ...); see `cya-sim tournament --help`")]
+    assert not out.exists()
 
 
 def test_load_games_equals_pandas_read_parquet_over_several_table_sizes(tmp_path):

@@ -220,6 +220,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     tour.add_argument("--chunk-size", type=games("chunk size"), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")
+    parser.tournament_flags = tour  # the flags-only form (experiment_argument reads its flags)
 
     sub.add_parser("report", help="rebuild REPORT.md, tables and plots of a results folder (see `cya-sim report "
                                   "--help`)", add_help=False)
@@ -386,25 +387,55 @@ def _format_summary(summary, unit: str = "dollars") -> str:
 
 
 #: Flags of the flags-only ``tournament`` that take a value (to find an experiment file among the arguments).
-_TOURNAMENT_VALUE_FLAGS = frozenset({"--rules", "--option", "--deck", "--agents", "--players", "--games", "--seed",
-                                     "--out", "--engine", "--workers", "--chunk-size"})
+def _flags(parser: argparse.ArgumentParser) -> tuple[frozenset[str], frozenset[str]]:
+    """(every option string of ``parser``, those that take a value)."""
+    every = {o for a in parser._actions for o in a.option_strings}
+    valued = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
+    return frozenset(every), frozenset(valued)
+
+
+def tournament_flags() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The flags of ``cya-sim tournament``: (those that take a value in either form, those of the experiment-file form
+    only, those of the flags-only form), read from the two parsers (:func:`build_parser`,
+    :func:`cya_sim.cli.experiment.tournament_parser`) so that they never drift apart."""
+    from cya_sim.cli.experiment import tournament_parser
+
+    flags_every, flags_valued = _flags(build_parser(["tournament"]).tournament_flags)
+    file_every, file_valued = _flags(tournament_parser())
+    return flags_valued | file_valued, file_every - flags_every, flags_every
 
 
 def experiment_argument(args: Sequence[str]) -> int | None:
     """Index in ``args`` (the words after ``tournament``) of an experiment file, or None (flags-only mode).
 
-    The experiment file is the first positional word, skipping the values of
-    flags that take one (``--deck my_deck.toml`` is a deck, not an experiment).
+    The experiment file is the first positional word, skipping the values of flags that take one in either form
+    (``--deck my_deck.toml`` is a deck, ``--scheduler tcp://...`` an address, not an experiment).
     """
+    valued = tournament_flags()[0]
     skip = False
     for i, a in enumerate(args):
         if skip:
             skip = False
-        elif a in _TOURNAMENT_VALUE_FLAGS:
+        elif a in valued:
             skip = True
         elif not a.startswith("-"):
             return i
     return None
+
+
+def refuse_file_only_flags(args: Sequence[str]) -> None:
+    """Refuse, in flags-only mode (no experiment file in ``args``), a flag of the experiment-file form only
+    (``--scheduler``, ``--set``, ``--design``, ``--no-report``...), naming it.
+
+    Raises:
+        UsageError: such a flag (as ``--flag`` or ``--flag=value``).
+    """
+    _, file_only, _ = tournament_flags()
+    for a in args:
+        name = a.split("=", 1)[0]
+        if name in file_only:
+            raise UsageError(f"cya-sim tournament: error: {name} works with an experiment file only (cya-sim "
+                             f"tournament experiments/<name>.toml {name} ...); see `cya-sim tournament --help`")
 
 
 def played_line(games: int, elapsed_s: float, workers: int, engine: str) -> str:
@@ -540,11 +571,13 @@ def _dispatch(argv: list[str]) -> int:
         from cya_sim.cli.exploit import exploit_main
 
         return exploit_main(argv[1:])
-    if argv[:1] == ["tournament"] and experiment_argument(argv[1:]) is not None:
-        from cya_sim.cli.experiment import tournament_main
-
+    if argv[:1] == ["tournament"]:
         i = experiment_argument(argv[1:])
-        return tournament_main([argv[1 + i], *argv[1:1 + i], *argv[2 + i:]])
+        if i is not None:
+            from cya_sim.cli.experiment import tournament_main
+
+            return tournament_main([argv[1 + i], *argv[1:1 + i], *argv[2 + i:]])
+        refuse_file_only_flags(argv[1:])
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
