@@ -106,14 +106,16 @@ def test_sigint_stops_every_worker_of_a_100_million_game_run_within_10_s(tmp_pat
 
 
 @pytest.mark.skipif(not PROC.is_dir() or not hasattr(os, "killpg"), reason="needs Linux /proc and process groups")
-@pytest.mark.parametrize("moment", ["scheduling", "playing"])
-def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path, moment):
+@pytest.mark.parametrize(("moment", "sig"), [("scheduling", signal.SIGINT), ("playing", signal.SIGINT),
+                                             ("playing", signal.SIGTERM)], ids=["scheduling", "playing", "sigterm"])
+def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path, moment, sig):
     """With one worker the main process plays: the compiled loop returns to Python every few thousand games
     (``cya_sim.play.batched.COMPILED_SLICE``), where Ctrl-C is seen; before, one call played a whole chunk. The
     chunk's schedule is made in pieces too (``cya_sim.runs.schedule.SCHEDULE_PIECE``): made at once for 50,000,000
     games it took 17 s of numpy calls (5.5 GB) before the first game, and a Ctrl-C in it waited for the current call
     (CI, 2026-12-02: still running 10 s after SIGINT). The signal is sent once the process has used 4 s of CPU (the
-    kernels loaded, the schedule being made), or once the bar counts games played."""
+    kernels loaded, the schedule being made), or once the bar counts games played. SIGTERM (``kill``, ``timeout``, a
+    batch scheduler), sent to the main process alone, stops the run as Ctrl-C does: ``terminated``, exit 143."""
     out = tmp_path / "one"
     # the kernels compiled first (a cold cache would put the Ctrl-C inside numba's compile, which this test is not
     # about: test_sigint_during_the_warm_up_marks_the_run_interrupted)
@@ -137,7 +139,10 @@ def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path, moment):
         if moment == "playing":
             assert played_on_bar("".join(err)) > 0, f"no game played within 240 s: {''.join(err)[-500:]}"
         t0 = time.monotonic()
-        os.killpg(proc.pid, signal.SIGINT)
+        if sig == signal.SIGINT:
+            os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole group
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=STOP_WITHIN_S)
         stopped_after = time.monotonic() - t0
         reader.join(timeout=10)
@@ -147,7 +152,9 @@ def test_sigint_stops_a_one_worker_run_within_10_s(tmp_path, moment):
             proc.wait(timeout=30)
     stderr = "".join(err)
     assert stopped_after < STOP_WITHIN_S
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == (130 if sig == signal.SIGINT else 143), stderr
+    assert stderr.replace("\r", "\n").strip().splitlines()[-1] == ("interrupted" if sig == signal.SIGINT
+                                                                    else "terminated"), stderr
     assert "Traceback" not in stderr, stderr
     assert [r["status"] for r in read_runs(out)] == ["interrupted"]
 

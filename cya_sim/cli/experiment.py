@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cya_sim.cli.parsing import ExitingParser
+from cya_sim.cli.parsing import ExitingParser, interrupt_exit
 from cya_sim.errors import FieldError
 from cya_sim.tomltext import TomlTextError, toml_value
 
@@ -174,9 +174,8 @@ def tournament_main(argv: Sequence[str]) -> int:
             return _report(exp.out, quiet=args.quiet)
     except FieldError as e:
         return _fail("tournament", e)
-    except KeyboardInterrupt:
-        print(f"interrupted; finished chunks are kept in {exp.out}; run the same command to resume", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return interrupt_exit(e, f"; finished chunks are kept in {exp.out}; run the same command to resume")
 
 
 def _report(folder: Path, quiet: bool) -> int:

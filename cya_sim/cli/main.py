@@ -503,12 +503,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     The one error boundary of the command line: 0 on success; 2 for a refused
     input, with one line on stderr naming the flag, file, field, agent, seat
     or game (:func:`describe_error`); 1 for an internal error (a bug: one line,
-    and the traceback with ``--debug``); 130 when interrupted; 141 when the
+    and the traceback with ``--debug``); 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM, in
+    cya-sim's own process: :func:`cya_sim.cli.parsing.handle_sigterm`); 141 when the
     output pipe is closed early. ``--debug`` anywhere on the command line also
     prints the traceback of a refused input.
     """
     if argv is None:  # the process's own entry (console script, python -m), not a caller in the same process
         parsing.OWN_PROCESS = True
+        parsing.handle_sigterm()
     status = _main(argv)
     if argv is None:
         parsing.results_written()
@@ -528,9 +530,8 @@ def _guarded(work: Callable[[], int], command: str | None, debug: bool) -> int:
     """``work()``'s exit status through the error boundary of :func:`main` (one line, the status it gives)."""
     try:
         return work()
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return parsing.interrupt_exit(e)
     except BrokenPipeError:  # output piped into `head` and closed early
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141

@@ -147,9 +147,34 @@ def run_subcommand(name: str, parser: argparse.ArgumentParser, argv: Sequence[st
     except (FieldError, UsageError, *refused) as e:
         print(f"cya-sim {name}: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return interrupt_exit(e, "; run the same command again to resume")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a batch scheduler or ``docker stop``) in cya-sim's own process, raised in its main
+    thread by :func:`handle_sigterm`: handled as Ctrl-C is (the workers are stopped, the run's entry in ``runs.json``
+    becomes ``interrupted``, the folder resumes), with the line ``terminated ...`` and exit status 143 (128 + 15)."""
+
+
+def handle_sigterm() -> None:
+    """From now on a SIGTERM raises :class:`Terminated` in this process's main thread (nothing outside it)."""
+    import signal
+
+    def raise_terminated(signum, frame) -> None:
+        raise Terminated
+
+    try:
+        signal.signal(signal.SIGTERM, raise_terminated)
+    except ValueError:  # not the main thread
+        pass
+
+
+def interrupt_exit(e: KeyboardInterrupt, rest: str = "") -> int:
+    """Print the one line of a stopped command (``interrupted`` or, for :class:`Terminated`, ``terminated``, then
+    ``rest``) on stderr; its exit status: 130 (SIGINT) or 143 (SIGTERM)."""
+    print(("terminated" if isinstance(e, Terminated) else "interrupted") + rest, file=sys.stderr)
+    return 143 if isinstance(e, Terminated) else 130
 
 
 #: True when ``cya-sim`` runs as its own process (set by :func:`cya_sim.cli.main.main` for the console script and
@@ -168,5 +193,6 @@ def results_written() -> None:
         return
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a SIGTERM now ends the process without a Python traceback
     except ValueError:  # not the main thread
         pass
