@@ -74,6 +74,10 @@ class WarmUp:
     total_s: float = 0.0
 
 
+#: Compile helpers left running after a warm-up (:func:`warm_up`), ended at the latest when this process exits.
+_BACKGROUND: list = []
+
+
 def cache_root():
     """cya-sim's cache folder (:func:`cya_sim.cache.cache_folder`: ``$CYA_SIM_CACHE_DIR``, else ``~/.cache/cya_sim``)."""
     from cya_sim.cache import cache_folder
@@ -190,10 +194,16 @@ def warm_up(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
         try:
             with _sigint_outside_llvmlite():
                 _build_all(kernels, cold, est, say, out)
-        finally:
+        except BaseException:
             if helper is not None:
-                helper.terminate()  # what it had not finished the main process compiled itself
+                helper.terminate()
                 helper.join()
+            raise
+        if helper is not None and helper.is_alive():
+            # Everything this run needs is built; what the helper still compiles is for later runs (the step of the
+            # Python agents: a Python agent's first run after `make run` then compiles nothing). It goes on while
+            # the games play and is ended, if not done, when this process exits (a daemon process).
+            _BACKGROUND.append(helper)
     if say is not None and out.compiled:
         say(f"compiled in {out.compile_s:.1f} s: {', '.join(out.compiled)}")
     out.total_s = time.perf_counter() - t0
@@ -259,8 +269,9 @@ def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
 
     It compiles the play loop's separately compiled callees (:func:`cya_sim.play.classic.kernels.callee_plan`) when
     the loop is cold, then the other cold kernels, last first; this process then loads what it finds
-    in the cache. It holds no lock (it works for the process holding it) and is stopped when this
-    process is done.
+    in the cache. It holds no lock (it works for the process holding it). It is stopped if this process's warm-up
+    fails or is interrupted; else it goes on while the games play, with what only later runs need (the step of the
+    Python agents), and is ended, if not done, when this process exits.
     """
     import multiprocessing
 
