@@ -175,6 +175,18 @@ def test_report_refuses_a_folder_without_results(tmp_path, capsys):
     assert "not a cya-sim results folder" in capsys.readouterr().err
     (tmp_path / MANIFEST).write_text(json.dumps({"kind": "something else"}))
     assert report_main([str(tmp_path)]) == 2
+    capsys.readouterr()
+    # a missing folder and a file are named as what they are (a new user's finding: "holds no manifest.json" and
+    # "'x.txt/manifest.json' cannot be read ... Not a directory")
+    missing, a_file = tmp_path / "missing", tmp_path / "x.txt"
+    a_file.write_text("x")
+    assert report_main([str(missing)]) == 2 and report_main([str(a_file)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [(f"cya-sim report: error: {str(missing)!r} does not exist; give a cya-sim results folder (one a run "
+                   "wrote with --out)"),
+                   (f"cya-sim report: error: {str(a_file)!r} is a file, not a folder; give a cya-sim results folder (one "
+                   "a run wrote with --out)")]
+    assert not missing.exists() and a_file.read_text() == "x"
 
 
 def test_incomplete_folder_reports_what_it_has(finished, tmp_path):

@@ -178,6 +178,11 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
             missing, of the wrong type or inconsistent with the others (one line naming the key).
     """
     path = Path(folder) / MANIFEST
+    if not Path(folder).exists():
+        raise FolderError(f"{str(folder)!r} does not exist; give a cya-sim results folder (one a run wrote with --out)")
+    if not Path(folder).is_dir():
+        raise FolderError(f"{str(folder)!r} is a file, not a folder; give a cya-sim results folder (one a run wrote "
+                          f"with --out)")
     try:
         m = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
