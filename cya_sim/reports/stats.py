@@ -474,7 +474,7 @@ def cell_ols(y, cell, rows, unit=None, *, codes: np.ndarray | None = None) -> tu
     (N, K) design or a least-squares solve over its N rows.
 
     Args:
-        y: (N,) float response. cell: (N,) int in ``0..R-1``. rows: (R, K) float, the design row of each cell
+        y: (N,) float response. cell: (N,) int in ``0, ..., R - 1``. rows: (R, K) float, the design row of each cell
             (rows of cells with no observation are ignored). unit: (N,) sampling-unit labels, or None with ``codes``.
         codes: (N,) int64 ``unit_codes(unit)`` when the caller has them.
 
@@ -513,7 +513,7 @@ def cell_score_test(y, cell, rows1, rows2, unit=None, *, codes: np.ndarray | Non
     rounding (the tests hold 1e-12).
 
     Args:
-        y: (N,) float. cell: (N,) int in ``0..R-1``. rows1: (R, K1) float, the restricted design's row of each cell.
+        y: (N,) float. cell: (N,) int in ``0, ..., R - 1``. rows1: (R, K1) float, the restricted design's row of each cell.
         rows2: (R, q) float, the tested columns' row of each cell. unit: (N,) sampling-unit labels, or None with
             ``codes``. codes: (N,) int64 ``unit_codes(unit)`` when the caller has them.
 
