@@ -289,3 +289,30 @@ def test_batched_and_reference_engines_store_identical_games(tmp_path):
     run_experiment(experiment(ref, games=48, **{"design.duplicate": True}), progress=False)
     run_experiment(experiment(bat, games=48, **{"design.duplicate": True, "run.engine": "batched"}), progress=False)
     pd.testing.assert_frame_equal(load_games(bat), load_games(ref))
+
+
+def test_a_small_run_of_built_in_compiled_agents_plays_in_this_process_unless_workers_are_asked(tmp_path):
+    """run_workers: starting a worker costs about a second, so a run of at most SMALL_RUN_GAMES games of built-in
+    compiled policies on the batched engine plays in the calling process when run.workers is not set; asked workers,
+    a bigger run, a search agent or a Python agent keep worker_count's answer."""
+    from cya_sim.runs.runner import SMALL_RUN_GAMES, ChunkTask, run_workers
+    from cya_sim.runs.schedule import Schedule, plan_chunks, worker_count
+
+    def workers(games, agents, engine="batched", **run):
+        doc = {**DOC, "out": str(tmp_path / "w"), "games": games, "agents": agents,
+               "run": {"engine": engine, "chunk_size": 2000, **run}}  # run.workers not set unless given
+        exp = parse_experiment(doc)
+        sched = Schedule.of(exp)
+        tasks = [ChunkTask(i, a, b, engine, exp.rules, exp.agents, sched, 1, 4)
+                 for i, (a, b) in enumerate(plan_chunks(sched, 2000))]
+        return run_workers(exp, engine, tasks), worker_count(exp.run.workers, len(tasks))
+
+    if worker_count(None, 2) < 2:
+        pytest.skip("one core: every run plays in this process")
+    assert workers(4000, ["greedy", "random"]) == (1, 2)
+    assert workers(4000, ["card_counter", "heuristic(count=true)"]) == (1, 2)
+    assert workers(4000, ["greedy", "random"], workers=2) == (2, 2)
+    assert workers(SMALL_RUN_GAMES + 2000, ["greedy", "random"])[0] == worker_count(None, 11)
+    assert workers(4000, ["greedy", "ismcts(iterations=5)"]) == (2, 2)
+    assert workers(4000, ["greedy", "agents.classic.random_agent:RandomAgent"]) == (2, 2)
+    assert workers(4000, ["greedy", "random"], engine="reference") == (2, 2)

@@ -216,7 +216,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                       help="batched (default; the reference engine is used, with a note, while the batched "
                            "engine is not installed) or reference")
     tour.add_argument("--workers", type=WORKERS, metavar="N",
-                      help="local worker processes (default: all cores)")
+                      help="local worker processes (default: all cores; one for a small run of built-in compiled agents, "
+                           "at most 20,000 games)")
     tour.add_argument("--chunk-size", type=games("chunk size"), metavar="G",
                       help="games per unit of work (default: automatic; results do not depend on it)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar and no header (batch jobs)")

@@ -150,7 +150,8 @@ class RunOptions:
     Attributes:
         engine: ``auto`` (batched when ``cya_sim.engine.batched`` imports,
             else reference), ``batched`` or ``reference``.
-        workers: local worker processes, >= 1; None = :func:`cya_sim.runs.schedule.default_workers` (the usable cores).
+        workers: local worker processes, >= 1; None = :func:`cya_sim.runs.schedule.default_workers` (the usable cores),
+            or one for a small run of built-in compiled agents (:func:`cya_sim.runs.runner.run_workers`).
         chunk_size: games per chunk, >= 1; None = automatic (:func:`cya_sim.runs.schedule.auto_chunk_size`).
             Fixed in the manifest at the first run; a resume keeps it.
         scheduler: address of a Dask distributed scheduler, or None for local processes.

@@ -37,7 +37,7 @@ from cya_sim.game.limits import MAX_GAMES, MAX_SEED, range_text
 from cya_sim.game.rng import root_key
 from cya_sim.game.rules import RulesError, RuleSet, get_rules
 from cya_sim.runs.experiment import Design, Experiment, RunOptions, resolve_engine
-from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks, worker_count
+from cya_sim.runs.schedule import Schedule, auto_chunk_size, plan_chunks
 
 #: Name of the experiment a flags-only tournament runs (it is part of the folder's identity).
 EXPERIMENT_NAME = "tournament"
@@ -422,14 +422,14 @@ def _play_in_memory(exp: Experiment, engine: str, chunk: int, progress: bool):
     """
     from tqdm.auto import tqdm
 
-    from cya_sim.runs.runner import ChunkTask, _say, play_chunk_games, run_tasks
+    from cya_sim.runs.runner import ChunkTask, _say, play_chunk_games, run_tasks, run_workers
     from cya_sim.runs.warmup import warm_up
 
     sched = Schedule.of(exp)
     key = root_key(exp.seed)
     tasks = [ChunkTask(i, a, b, engine, exp.rules, exp.agents, sched, key, max(exp.players))
              for i, (a, b) in enumerate(plan_chunks(sched, chunk))]
-    workers = worker_count(exp.run.workers, len(tasks))
+    workers = run_workers(exp, engine, tasks)
     parts: dict[int, GameTable] = {}
     warm = warm_up([exp.rules], exp.players, exp.agents, engine, say=_say if progress else None)
     t0 = time.perf_counter()
