@@ -316,3 +316,27 @@ def test_a_small_run_of_built_in_compiled_agents_plays_in_this_process_unless_wo
     assert workers(4000, ["greedy", "ismcts(iterations=5)"]) == (2, 2)
     assert workers(4000, ["greedy", "agents.classic.random_agent:RandomAgent"]) == (2, 2)
     assert workers(4000, ["greedy", "random"], engine="reference") == (2, 2)
+
+
+def test_a_report_stopped_half_way_leaves_no_report_md(finished, tmp_path, monkeypatch):
+    """REPORT.md is written last and an older one is removed first, so a folder that has one holds a whole report;
+    before, Ctrl-C in the report left the CSVs of one report beside the REPORT.md of another (a new user's
+    finding), and runs.json says 'finished' once the games are stored."""
+    import shutil
+
+    from cya_sim.reports import report
+
+    out = tmp_path / "copy"
+    shutil.copytree(finished, out)
+    before = (out / "REPORT.md").read_text()
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "save_all", stop)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(out)
+    assert not (out / "REPORT.md").exists() and (out / "summary.csv").exists()
+    monkeypatch.undo()
+    build_report(out)
+    assert (out / "REPORT.md").read_text() == before.replace(str(finished), str(out))

@@ -100,7 +100,8 @@ def report_columns(manifest: dict) -> list[str]:
 
 
 def build_report(folder: str | Path, confidence: float = 0.95, games: pd.DataFrame | None = None) -> Report:
-    """Compute every table and plot of a results folder and write them with REPORT.md.
+    """Compute every table and plot of a results folder and write them with REPORT.md (written last; an older
+    REPORT.md is removed before the first file is rewritten, so a report stopped half-way leaves none).
 
     Args:
         folder: a results folder (``manifest.json`` and ``games.parquet/``).
@@ -123,6 +124,9 @@ def build_report(folder: str | Path, confidence: float = 0.95, games: pd.DataFra
         games = load_games(folder, columns=report_columns(manifest))
     agents = list(manifest["experiment"]["agents"])
     analysis = analyse(games, agents, confidence, family.family)
+    # REPORT.md is written last and an older one is removed before the first file is rewritten: a report stopped
+    # half-way (Ctrl-C, a full disk) leaves no REPORT.md, so a folder that has one holds a whole report
+    (folder / REPORT).unlink(missing_ok=True)
     written: list[Path] = []
 
     def put(name: str, write) -> None:
