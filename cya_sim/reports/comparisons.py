@@ -126,7 +126,7 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
         agent's per-seat win share in the game), ``seats_a``/``seats_b``
         (seats held, float), ``diff`` (``share_a - share_b``).
     """
-    return _PairCounts(table).pair(a, b)
+    return PairCounts(table, every_pair=False).pair(a, b)
 
 
 #: Largest games x agents^2 for which :func:`pairwise_table` keeps every ordered pair's counts of every game in
@@ -134,12 +134,14 @@ def pair_games(table: GameTable, a: int, b: int) -> dict[str, np.ndarray]:
 PAIR_COUNTS_CELLS = 50_000_000
 
 
-class _PairCounts:
-    """What every pair of agents of :func:`pairwise_table` reads, computed once for all pairs of a table: per game,
-    the seats and the win shares summed of each agent, and for every ordered pair of agents the seat pairs it
-    finished ahead and level (whole numbers: the same in any order of summing)."""
+class PairCounts:
+    """:func:`pair_games` of every pair of agents of a table, what is common computed once: per game, the seats and
+    the win shares summed of each agent, and (``every_pair``, up to :data:`PAIR_COUNTS_CELLS`) for every ordered pair
+    of agents the seat pairs it finished ahead and level, else one pair's at a time (whole numbers: the same in any
+    order of summing). :func:`pairwise_table` and the coverage study (:mod:`cya_sim.studies.validation`) read every
+    pair of a table through one."""
 
-    def __init__(self, table: GameTable) -> None:
+    def __init__(self, table: GameTable, every_pair: bool = True) -> None:
         sa = np.asarray(table.seat_agent, np.int64)
         g, p = sa.shape
         k = int(sa.max()) + 1 if sa.size else 0
@@ -149,7 +151,7 @@ class _PairCounts:
         self._seats: dict[int, np.ndarray] = {}
         self._wins: dict[int, np.ndarray] = {}
         self.ahead = self.ties = None
-        if g * k * k <= PAIR_COUNTS_CELLS:
+        if every_pair and g * k * k <= PAIR_COUNTS_CELLS:
             # (K*K, G) int8 (at most P(P-1) seat pairs a game): seat pairs (seat of a, seat of b) a finished ahead of
             # b, and level with b, for every ordered pair a, b (row a K + b, contiguous over the games); one key per
             # game for each pair of seats, so the flat indices of one assignment never repeat
@@ -183,7 +185,7 @@ class _PairCounts:
             ahead = self.ahead[a * k + b].take(where).astype(np.float64)
             behind = self.ahead[b * k + a].take(where).astype(np.float64)
             ties = self.ties[a * k + b].take(where).astype(np.float64)
-        else:  # too many games x agents for the table of every pair: this pair's seats one pair at a time
+        else:  # one pair asked for, or too many games x agents for the table of every pair: this pair alone
             sa_r, sb_r, tot = self._sa[rows] == a, self._sa[rows] == b, self._tot[rows]
             p = sa_r.shape[1]
             counts = np.zeros((3, int(rows.sum())), np.int64)
@@ -243,7 +245,7 @@ def pairwise_table(table: GameTable, agents: Sequence[str], confidence: float = 
     """
     k = len(agents)
     rows = []
-    counts = _PairCounts(table)
+    counts = PairCounts(table)
     for a in range(k):
         for b in range(a + 1, k):
             d = counts.pair(a, b)

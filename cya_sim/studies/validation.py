@@ -40,7 +40,7 @@ import statsmodels.api as sm
 from scipy.stats import chisquare
 
 from cya_sim.engine.table import GameTable
-from cya_sim.reports.comparisons import ahead_counts, pair_games, position_test, seat_share_difference
+from cya_sim.reports.comparisons import PairCounts, ahead_counts, position_test, seat_share_difference
 from cya_sim.reports.ratings import bradley_terry
 from cya_sim.reports.stats import (
     agent_unit_sums,
@@ -155,9 +155,10 @@ def _quantities(t: GameTable, k: int, p: int) -> dict[str, float]:
         out[f"seat_share[{a}]"] = u["wins"].sum() / u["seats"].sum()
         out[f"game_win_rate[{a}]"] = u["wins"].sum() / u["games"].sum()
         out[f"mean_total[{a}]"] = u["total"].sum() / u["seats"].sum()
+    pairs = PairCounts(t)
     for a in range(k):
         for b in range(a + 1, k):
-            d = pair_games(t, a, b)
+            d = pairs.pair(a, b)
             out[f"ahead_share[{a},{b}]"] = (d["ahead"] + d["ties"] / 2).sum() / d["pairs"].sum()
             out[f"seat_share_diff[{a},{b}]"] = d["diff"].mean()
     beta = _bt_point(t, k) if k > 1 else np.zeros(1)
@@ -216,9 +217,10 @@ def check_replication(t: GameTable, d: CoverageDesign, truth: dict[str, float]) 
               fixed)
         if d.aa:
             test("test: per-seat share = 1/P", score_test(u["wins"], u["seats"], 1 / p), fixed)
+    pairs = PairCounts(t)
     for a in range(k):
         for b in range(a + 1, k):
-            g = pair_games(t, a, b)
+            g = pairs.pair(a, b)
             e = ratio_estimate(g["ahead"] + g["ties"] / 2, g["pairs"], g["unit"], proportion=True)
             cover("share finished ahead (pair)", e.low, e.high, truth[f"ahead_share[{a},{b}]"], fixed)
             _, lo, hi = seat_share_difference(g)
