@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import os
 import sys
 import textwrap
@@ -387,7 +388,6 @@ def _format_summary(summary, unit: str = "dollars") -> str:
     return console_summary(summary, unit)
 
 
-#: Flags of the flags-only ``tournament`` that take a value (to find an experiment file among the arguments).
 def _flags(parser: argparse.ArgumentParser) -> tuple[frozenset[str], frozenset[str]]:
     """(every option string of ``parser``, those that take a value)."""
     every = {o for a in parser._actions for o in a.option_strings}
@@ -395,6 +395,7 @@ def _flags(parser: argparse.ArgumentParser) -> tuple[frozenset[str], frozenset[s
     return frozenset(every), frozenset(valued)
 
 
+@functools.cache  # the parsers never change within a process: built once, not for every look-up of a command line
 def tournament_flags() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The flags of ``cya-sim tournament``: (those that take a value in either form, those of the experiment-file form
     only, those of the flags-only form), read from the two parsers (:func:`build_parser`,

@@ -74,10 +74,6 @@ class WarmUp:
     total_s: float = 0.0
 
 
-#: Compile helpers left running after a warm-up (:func:`warm_up`), ended at the latest when this process exits.
-_BACKGROUND: list = []
-
-
 def cache_root():
     """cya-sim's cache folder (:func:`cya_sim.cache.cache_folder`: ``$CYA_SIM_CACHE_DIR``, else ``~/.cache/cya_sim``)."""
     from cya_sim.cache import cache_folder
@@ -199,11 +195,9 @@ def warm_up(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
                 helper.terminate()
                 helper.join()
             raise
-        if helper is not None and helper.is_alive():
-            # Everything this run needs is built; what the helper still compiles is for later runs (the step of the
-            # Python agents: a Python agent's first run after `make run` then compiles nothing). It goes on while
-            # the games play and is ended, if not done, when this process exits (a daemon process).
-            _BACKGROUND.append(helper)
+        # Everything this run needs is built; what the helper may still compile is for later runs (the step of the
+        # Python agents: a Python agent's first run after `make run` then compiles nothing). It goes on while the
+        # games play; multiprocessing ends it, a daemon process, if it is not done when this process exits.
     if say is not None and out.compiled:
         say(f"compiled in {out.compile_s:.1f} s: {', '.join(out.compiled)}")
     out.total_s = time.perf_counter() - t0
