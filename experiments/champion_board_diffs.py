@@ -5,10 +5,12 @@ with their own intervals, from the cells' games (nothing played).
     python experiments/champion_board_diffs.py --table   # the Markdown table from the committed CSV (no games)
 
 Every cell of a board folder (``cells/<preset>-<P>p``) is one table size of duplicated deals in which every
-agent holds each seat of each of its line-ups once per deal: at 2 players every pair in both seats, at 3 players
-(four agents) every trio in its 3 rotations, at 4 and 6 players the one line-up of 4 and of 6 agents in all its
-rotations. So on every deal the champion and any other agent play the same number of games against fields that
-differ only by the two swapped (the deal is the unit). Per other agent: (1) the paired per-deal difference of win
+agent holds each seat of each of its line-ups once per deal: at 2 players every pair in both seats; at 3 players and
+more, with the boards' balanced seating, each set of agents in the circular orders of
+:func:`cya_sim.studies.leaderboard.circular_orders` (every trio of the four agents in both orders at 3 players, the
+one set of 4 agents in all 6 orders at 4, the one set of 6 in 20 orders at 6), each in all its rotations. So on
+every deal the champion and any other agent play the same number of games against fields that differ only by the
+two swapped (the deal is the unit). Per other agent: (1) the paired per-deal difference of win
 rates, the champion's minus the agent's (each agent's win share averaged over its seats of the deal;
 :func:`cya_sim.reports.stats.paired_difference`; p-values Holm-adjusted over the family of the cell's
 comparisons), and (2) the Bradley–Terry rating difference (Elo) with its deal-clustered interval, for the

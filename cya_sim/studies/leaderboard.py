@@ -11,6 +11,7 @@ A *board file* names the agents, the rule presets, the table sizes and the dupli
     players = [2, 4, 6]
     cycles = {2 = 8, 4 = 5, 6 = 5}      # per table size (or one int): each plays every line-up in every rotation
     duplicate = false                   # true: the games of a cycle share one deal (then the deal is the unit)
+    seating = "balanced"                # or "windows": each set of P agents in one order (see below)
     alias_deals = 30                    # deals of each cell's alias probe (0: no probe)
     workers = 1
     scheduler = "tcp://10.0.0.5:8786"   # optional: play the cells on this Dask cluster (default: local processes)
@@ -22,10 +23,15 @@ Each *cell* (preset, P) is one experiment of the run layer (:mod:`cya_sim.runs.e
 ``cells/<preset>-<P>p/``, resumable after a kill) with an ``explicit`` design, seats rotated; a *cycle* plays
 every line-up in every rotation, each game on its own deal (the game is the sampling unit), or with
 ``duplicate = true`` every game of a cycle on one deal (the deal is the unit: use many cycles then, an
-interval from a handful of clusters means little). Its line-ups: every pair at P = 2; at P >= 3 the K cyclic windows of P consecutive agents in two
-orders of the pool (the written order and a stride through it; a window already taken is not repeated), so
-every agent sits in up to 2P line-ups against up to 2(P - 1) different neighbours and the comparison graph is
-connected; every deal is played by every line-up in every rotation.
+interval from a handful of clusters means little). Its line-ups (:func:`lineups`): every pair at P = 2; at P >= 3
+the *sets* of P agents are the K cyclic windows of P consecutive agents in two orders of the pool (the written order
+and a stride through it; a set already taken is not repeated), so the comparison graph is connected. With
+``seating = "balanced"`` (the default) each set is seated in a family of circular orders in which every agent sits
+at every distance ahead of every other agent of the set equally often (:func:`circular_orders`: 2, 6 and 20 orders
+at 3, 4 and 6 players), so no agent keeps the same neighbours; with ``seating = "windows"`` (the boards made before
+2026-12-03) each set sits in its window's one order — a cell of K = P agents is then one line-up whose agents keep
+the same two neighbours in every game, and a rating there holds what its neighbours give it (two copies of one
+strategy were put 67 Elo apart that way at 6 players). Every deal is played by every line-up in every rotation.
 
 Ratings (:func:`cya_sim.reports.ratings.bradley_terry`), two per agent and cell, on the Elo scale with the
 first agent at 0 and the sandwich covariance clustered by game, or by deal under duplicate deals (Liang & Zeger
@@ -46,12 +52,13 @@ a small share of a cell of compiled agents; a board whose anchor searches may se
 identical game records make two agents one strategy, rated once (the later a row with ``alias_of``); every
 pair's rating difference with its own interval, by both orders (``head_to_head.csv``); and the deals (games)
 a cell of the same design would need to resolve 25 Elo. The probe is played rather than read from the
-cell's own games because a cell's line-ups at 4 and 6 players (one line-up in its rotations) never seat two
-agents in exchanged seats on one deal, so the cell's games cannot show that two agents play alike.
+cell's own games because a cell's line-ups need not seat two agents in exchanged seats on one deal (with
+``windows`` at 4 and 6 players they never do), so the cell's games cannot show that two agents play alike.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import time
@@ -72,7 +79,14 @@ from cya_sim.studies.board_analysis import ALIAS_DEALS
 from cya_sim.tomltext import TomlTextError, load_toml
 
 BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "players", "cycles", "duplicate",
-              "agents_by_cell", "alias_deals", "workers", "scheduler", "quick")
+              "seating", "agents_by_cell", "alias_deals", "workers", "scheduler", "quick")
+#: The ``seating`` of a board's line-ups at 3 players and more (module docstring): ``balanced`` (the default) plays
+#: each set of P agents in a family of circular orders in which every agent sits at every distance ahead of every
+#: other equally often; ``windows`` plays each set in the one order of its window (the design of the boards made
+#: before 2026-12-03, whose committed results it replays).
+SEATINGS = ("balanced", "windows")
+#: Most circular orders a balanced line-up may take (all 720 orders of 7 seats; beyond, ``windows``).
+MAX_ORDERS = 720
 
 
 class LeaderboardError(ValueError):
@@ -86,6 +100,7 @@ class Board:
     Attributes:
         name, seed, out. agents: (K,) specs, K >= 2, the first the anchor. presets: rule presets.
         players: table sizes. cycles: per table size. duplicate: games of a cycle share a deal.
+        seating: ``balanced`` or ``windows`` (:data:`SEATINGS`, :func:`lineups`).
         agents_by_cell: ``"preset-Pp"`` -> extra specs of that cell. alias_deals: deals of each cell's alias
         probe (0: none). workers: local processes.
         scheduler: a Dask distributed scheduler (``tcp://HOST:PORT``) that plays every cell and alias probe
@@ -101,6 +116,7 @@ class Board:
     players: tuple[int, ...]
     cycles: dict[int, int]
     duplicate: bool = False
+    seating: str = "balanced"
     agents_by_cell: dict[str, tuple[str, ...]] = field(default_factory=dict)
     alias_deals: int = ALIAS_DEALS
     workers: int = 1
@@ -255,6 +271,15 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
                                    f"{MAX_CYCLES:,}; got {_shown(v)}"
                                    + (" (with duplicate deals a cycle is one sampling unit)" if duplicate else ""))
         cycles[p] = v
+    seating = d.get("seating", "balanced")
+    if seating not in SEATINGS:
+        raise LeaderboardError(f"seating: give one of {', '.join(repr(x) for x in SEATINGS)}; got {_shown(seating)}")
+    if seating == "balanced":
+        for p in players:
+            try:
+                circular_orders(p)
+            except ValueError as e:
+                raise LeaderboardError(f"seating: {e}") from None
     by_cell_raw = d.get("agents_by_cell", {})
     if not isinstance(by_cell_raw, dict):
         raise LeaderboardError('agents_by_cell: give a table "preset-Pp" = [agent specs]')
@@ -286,7 +311,7 @@ def parse_board(data: Mapping[str, Any], quick: bool = False, overrides: Mapping
     scheduler = _scheduler(d.get("scheduler"))
     return Board(name=name, seed=seed, out=Path(out), agents=tuple(agents),
                  presets=tuple(presets), players=tuple(players), cycles=cycles, duplicate=duplicate,
-                 agents_by_cell=by_cell, alias_deals=alias_deals, workers=workers,
+                 seating=seating, agents_by_cell=by_cell, alias_deals=alias_deals, workers=workers,
                  scheduler=scheduler)
 
 
@@ -299,19 +324,71 @@ def _scheduler(v: Any) -> str | None:
                            f"for local worker processes); got {_shown(v)}")
 
 
-def lineups(k: int, p: int) -> list[list[int]]:
-    """Line-ups (indices into the pool) of a cell (module docstring)."""
+def _is_prime(n: int) -> bool:
+    return n >= 2 and all(n % d for d in range(2, math.isqrt(n) + 1))
+
+
+def circular_orders(p: int) -> list[list[int]]:
+    """Circular orders of the positions 0, ..., p - 1 of a line-up in which every position sits at every distance
+    ahead of every other equally often (a design balanced for neighbours at every distance).
+
+    With q = p - 1 prime (p = 3, 4, 6, 8, 12, ...): the q (q - 1) orders ``(q, t, t + d, t + 2d, ..., t + (q - 1)d)``
+    mod q, t in 0, ..., q - 1 and d in 1, ..., q - 1 (the fixed point q and the cyclic group of order q: position
+    j steps ahead of position i holds every ordered pair of positions equally often, since j d runs through every
+    nonzero residue; 2, 6 and 20 orders at 3, 4 and 6 seats, each ordered pair at each distance 1, 2 and 4 times).
+    Otherwise every one of the (p - 1)! circular orders (24 at 5 seats, 720 at 7). At p <= 2 the one order.
+
+    Returns:
+        the orders, each a list of p positions starting with position 0 (the first is 0, 1, ..., p - 1: the
+        window's own order).
+
+    Raises:
+        ValueError: no such family of at most :data:`MAX_ORDERS` orders (p - 1 not prime and (p - 1)! > 720).
+    """
+    if p <= 2:
+        return [list(range(p))]
+    q = p - 1
+    if _is_prime(q):  # each order turned to start at position 0 (the run layer plays every rotation)
+        cyc = [[q] + [(t + j * d) % q for j in range(q)] for d in range(1, q) for t in range(q)]
+        return [c[c.index(0):] + c[:c.index(0)] for c in cyc]
+    if math.factorial(q) > MAX_ORDERS:
+        raise ValueError(f"'balanced' has no design of at most {MAX_ORDERS} circular orders at {p} players (p - 1 "
+                         f"= {q} is not prime and {q}! orders are too many); give seating = \"windows\" for this board")
+    return [[0] + list(o) for o in itertools.permutations(range(1, p))]
+
+
+def lineups(k: int, p: int, seating: str = "windows") -> list[list[int]]:
+    """Line-ups (indices into the pool, in seat order) of a cell of k agents at p seats (module docstring).
+
+    The *sets*: every pair at p = 2; at p >= 3 the k cyclic windows of p consecutive agents in two orders of the
+    pool (the written order and a stride through it; a set already taken is not repeated), so the comparison
+    graph is connected. ``windows`` seats each set in its window's order; ``balanced`` in every order of
+    :func:`circular_orders` (so within a set no agent keeps the same neighbours: with one set of k = p agents,
+    ``windows`` seats every agent between the same two neighbours in every game). Each line-up is then played in
+    every rotation by the run layer.
+
+    Returns:
+        (L, p) as lists of ints in 0, ..., k - 1.
+
+    Raises:
+        ValueError: an unknown seating, or ``balanced`` at a table size :func:`circular_orders` refuses.
+    """
+    if seating not in SEATINGS:
+        raise ValueError(f"seating: give one of {', '.join(SEATINGS)}; got {seating!r}")
     if p == 2:
         return [[i, j] for i in range(k) for j in range(i + 1, k)]
     stride = next(s for s in range(2, k + 1) if math.gcd(s, k) == 1) if k > 2 else 1
     orders = [list(range(k)), [(i * stride) % k for i in range(k)]]
-    out: list[list[int]] = []
+    sets: list[list[int]] = []
     for order in orders:
         for i in range(k):
             lu = [order[(i + j) % k] for j in range(p)]
-            if sorted(lu) not in [sorted(x) for x in out]:
-                out.append(lu)
-    return out
+            if sorted(lu) not in [sorted(x) for x in sets]:
+                sets.append(lu)
+    if seating == "windows":
+        return sets
+    circ = circular_orders(p)
+    return [[lu[o] for o in c] for lu in sets for c in circ]
 
 
 def cell_experiment(board: Board, preset: str, p: int) -> Experiment:
@@ -322,7 +399,7 @@ def cell_experiment(board: Board, preset: str, p: int) -> Experiment:
         ExperimentError: an unknown agent or preset, a table size the rules refuse (named by the run layer).
     """
     agents = board.cell_agents(preset, p)
-    tables = [[agents[i] for i in lu] for lu in lineups(len(agents), p)]
+    tables = [[agents[i] for i in lu] for lu in lineups(len(agents), p, board.seating)]
     doc = {"name": f"{board.name}-{preset}-{p}p", "seed": board.seed, "games": board.cycles[p] * len(tables) * p,
            "players": p, "agents": list(agents), "out": str(board.out / "cells" / f"{preset}-{p}p"),
            "rules": {"preset": preset}, "design": {"kind": "explicit", "tables": tables,
@@ -892,6 +969,13 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     lines += ["", "Games per cell: " + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,}" for pr, p in cells)
               + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}"
               + (f"; alias probe {board.alias_deals} deals a cell." if board.alias_deals else "."), "",
+              ("Seating at 3 players and more: " + (
+                  "balanced — each set of agents of a line-up sits in circular orders in which every agent is at every "
+                  "distance ahead of every other equally often, so no agent keeps the same neighbours."
+                  if board.seating == "balanced" else
+                  "windows — each set of agents sits in one order in all its rotations, so in a cell of as many "
+                  "agents as seats every agent keeps the same two neighbours in every game, and its rating holds "
+                  "what those neighbours give it as well as its own strength.")), "",
               (f"Command (the first run's): `{command or 'python'}`. Every run's command line, times and wall seconds "
               "(per cell too) are in the run log, `runs.json`; a replay with the same games adds an entry there "
               "and rewrites every other file byte for byte. `ratings.csv`: both ratings of every agent and cell "
@@ -930,4 +1014,4 @@ def check_board(board: Board) -> None:
 
 __all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "alias_probe", "cell_experiment", "check_board",
            "check_scheduler",
-           "head_to_head", "lineups", "load_board", "parse_board", "rate_cell", "run_board"]
+           "circular_orders", "head_to_head", "lineups", "load_board", "parse_board", "rate_cell", "run_board"]
