@@ -124,6 +124,9 @@ def test_quick_board_end_to_end(tmp_path):
     assert (r.loc[r["agent"] == "greedy", "rating"] == 0).all()
     for f in ("REPORT.md", "leaderboard.png", "result.json"):
         assert (tmp_path / "lb" / f).exists()
+    md = (tmp_path / "lb" / "REPORT.md").read_text(encoding="utf-8")
+    assert "| -0 " not in md and "| -0 (" not in md  # a rating of -1.5e-10 reads 0 (a new user's finding)
+    assert "never won" not in md.split("| `greedy` |")[2].split("\n")[0]  # greedy wins beside random: finite
     # the 2-player cell's ratings are bradley_terry on its games with the deal as the unit
     games = load_games(tmp_path / "lb" / "cells" / "classic-2p")
     t = game_table(games, list(b.agents))
@@ -271,8 +274,50 @@ def test_random_as_anchor_never_wins_at_two_players_and_the_others_keep_the_fit_
         assert r.loc[["greedy", "card_counter"], col].to_numpy() == pytest.approx(want[col].to_numpy())
     assert r.loc["greedy", "rating"] == 0.0
     note = r["note"].iloc[0]
-    assert "random: never finished ahead" in note and f"the {len(rest):,} games without random" in note
+    assert "random: never finished ahead" in note and f"without random (in {len(rest):,} games)" in note
     assert "anchor greedy = 0 (the board's anchor random is set aside)" in note
+
+
+def _mm_ratings(wins: np.ndarray, iterations: int = 20_000) -> np.ndarray:
+    """Bradley–Terry by Hunter's (2004) MM algorithm from a (K, K) matrix of wins, Elo, first agent 0: an
+    independent fit to check the GLM's."""
+    k = wins.shape[0]
+    n = wins + wins.T
+    g = np.ones(k)
+    for _ in range(iterations):
+        g = wins.sum(axis=1) / np.array([sum(n[i, j] / (g[i] + g[j]) for j in range(k) if j != i) for i in range(k)])
+        g /= g[0]
+    return 400 * np.log10(g)
+
+
+def test_an_agent_set_aside_at_three_players_keeps_the_others_comparisons_in_its_games(tmp_path):
+    """random never wins; greedy wins only in games random sits in. Set aside, random's comparisons go and the
+    others' stay (the limit of the fit as random's rating goes to -inf): greedy keeps a finite win-based rating,
+    equal to an independent MM fit of the pairs without random (before, greedy's games with random were dropped
+    whole and it was shown 'never won' beside its wins)."""
+    from cya_sim.reports.comparisons import ahead_counts
+
+    agents = ["greedy", "random", "card_counter", "heuristic(count=true)"]
+    board = parse_board({"agents": agents, "players": [3], "cycles": 3, "seed": 2027, "out": str(tmp_path / "lb"),
+                         "seating": "windows"})
+    from cya_sim.runs.runner import run_experiment
+
+    exp = cell_experiment(board, "classic", 3)
+    run_experiment(exp, progress=False)
+    games = load_games(exp.out)
+    r = rate_cell(games, list(exp.agents)).set_index("agent")
+    assert r.loc["random", "win_rating_bound"] == "-inf"
+    assert np.isfinite(r.loc[["greedy", "card_counter", "heuristic(count=true)"], "win_rating"]).all()
+    t = game_table(games.astype({f"seat_{s}_agent": str for s in range(3)}), list(exp.agents))
+    for order, pre in (("total", ""), ("win", "win_")):
+        ahead, ties = ahead_counts(t, 4, order)
+        w = (ahead + ties / 2.0)[np.ix_([0, 2, 3], [0, 2, 3])]  # every comparison without random
+        assert r.loc[["greedy", "card_counter", "heuristic(count=true)"], pre + "rating"].to_numpy() == pytest.approx(
+            _mm_ratings(w), abs=1e-3)
+    rest = ~(games[[f"seat_{s}_agent" for s in range(3)]].astype(str) == "random").any(axis=1)
+    greedy_wins_without_random = sum(((games[f"seat_{s}_agent"].astype(str) == "greedy")
+                                      & (games[f"seat_{s}_win_share"] > 0) & rest).sum() for s in range(3))
+    assert greedy_wins_without_random == 0  # the case the old rule got wrong: all of greedy's wins are beside random
 
 
 def test_two_agents_where_one_never_wins_get_bounds_not_nan_everywhere_unexplained(tmp_path):

@@ -92,7 +92,8 @@ def ahead_counts(table: GameTable, n_agents: int, order: str = "total") -> tuple
         (ahead, ties): (K, K) int64. ``ahead[a, b]`` = comparisons in which
         agent a finished ahead of agent b (higher final total, or won where b did not); ``ties[a, b]``
         = equal totals (co-winners) (symmetric). Pairs of seats held by one agent are skipped, and under
-        ``"win"`` pairs of two seats that did not win.
+        ``"win"`` pairs of two seats that did not win, and every pair with a seat of agent -1 (an agent set aside,
+        not rated: :func:`cya_sim.studies.leaderboard.rate_cell`).
     """
     seat_agent = np.asarray(table.seat_agent, dtype=np.int64)
     k = n_agents
@@ -107,7 +108,7 @@ def ahead_counts(table: GameTable, n_agents: int, order: str = "total") -> tuple
         for j in range(i + 1, p):
             a, b = seat_agent[:, i], seat_agent[:, j]
             compared, w = seat_outcomes(table, i, j, order)
-            diff = (a != b) & compared
+            diff = (a != b) & compared & (a >= 0) & (b >= 0)
             ahead += count((a * k + b)[diff & (w == 1.0)])
             ahead += count((b * k + a)[diff & (w == 0.0)])
             tie = diff & (w == 0.5)

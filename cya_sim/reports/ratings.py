@@ -49,8 +49,8 @@ def bradley_terry(table: GameTable, agents: Sequence[str], confidence: float = 0
     """Bradley–Terry ratings (Elo scale, first agent = 0) with cluster-robust standard errors.
 
     Args:
-        table: games; ``seat_agent`` indexes ``agents``; ``game_index`` is the
-            sampling unit (the game, or the deal under duplicate deals).
+        table: games; ``seat_agent`` indexes ``agents`` (-1: a seat of an agent set aside, whose comparisons are
+            skipped); ``game_index`` is the sampling unit (the game, or the deal under duplicate deals).
         agents: (K,) names, K >= 2.
         confidence: level of the normal-approximation interval.
         order: ``"total"`` — who finished ahead by final total (every pair of seats: the finishing-order
@@ -84,8 +84,9 @@ def bradley_terry(table: GameTable, agents: Sequence[str], confidence: float = 0
 
 def wins_per_agent(table: GameTable, k: int) -> np.ndarray:
     """(K,) int64 seat-games each agent won (a win share > 0, R-TIE)."""
-    won = np.asarray(table.win_share) > 0
-    return np.bincount(np.asarray(table.seat_agent, np.int64)[won], minlength=k)
+    sa = np.asarray(table.seat_agent, np.int64)
+    won = (np.asarray(table.win_share) > 0) & (sa >= 0)
+    return np.bincount(sa[won], minlength=k)
 
 
 def bradley_terry_fit(table: GameTable, agents: Sequence[str], order: str = "total") -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +195,7 @@ def cluster_covariance(table: GameTable, beta: np.ndarray, bread: np.ndarray, or
         for j in range(i + 1, p):
             a, b = sa[:, i], sa[:, j]
             compared, w = seat_outcomes(table, i, j, order)
-            m = (a != b) & compared
+            m = (a != b) & compared & (a >= 0) & (b >= 0)
             resid = (w - 1.0 / (1.0 + np.exp(-(beta[a] - beta[b]))))[m]
             if one_per_unit:
                 score[unit[m] * k + a[m]] += resid + 0.0  # + 0.0: a bincount's sum of -0.0 alone is 0.0

@@ -573,13 +573,16 @@ def _extremes(t, k: int, order: str = "total") -> dict[int, str]:
 
 
 def _subtable(t, keep: Sequence[int], k: int):
-    """The games of ``t`` whose every seat holds an agent of ``keep``, re-indexed ``0..len(keep) - 1``."""
-    sa = np.asarray(t.seat_agent)
-    rows = np.isin(sa, list(keep)).all(axis=1)
+    """The games of ``t`` with at least two seats held by agents of ``keep``, re-indexed ``0..len(keep) - 1``; a seat
+    of any other agent becomes -1, whose comparisons the fit skips (:func:`cya_sim.reports.comparisons.ahead_counts`),
+    so the comparisons among the kept agents of a game with a set-aside agent still count. Returns (the table, its
+    number of games)."""
     remap = np.full(k, -1, np.int16)
     remap[list(keep)] = np.arange(len(keep))
+    sa = remap[np.asarray(t.seat_agent)]
+    rows = (sa >= 0).sum(axis=1) >= 2
     sub = t.take(rows)
-    return replace(sub, seat_agent=remap[np.asarray(sub.seat_agent)]), int(rows.sum())
+    return replace(sub, seat_agent=sa[rows]), int(rows.sum())
 
 
 def _set_aside(t, k: int, order: str):
@@ -621,8 +624,11 @@ def _rate_without_extremes(t, agents: list[str], why: str, order: str = "total")
 
     An agent that never finished ahead of anyone has the rating −∞ (never behind: +∞) at the maximum of the
     likelihood; it is set aside (rating NaN, ``rating_bound`` ``-inf`` or ``+inf``) and the others are rated on
-    the games without it — the very fit of a board without that agent. Setting aside repeats while the rest still
-    has such an agent. When the anchor (the first agent) is set aside, the first remaining agent is the anchor
+    every comparison among themselves, those of the games it sat in included — the limit of the maximum-likelihood
+    fit as its rating goes to −∞ (each comparison it lost then has probability 1, and the rest of the likelihood is
+    that of the other comparisons). Setting aside repeats while the rest still has such an agent. (Before
+    2026-12-03 the games it sat in were dropped whole, which at 3 players and more threw away the others'
+    comparisons in them: on the quick board an agent with a 22.2% win rate was shown "never won".) When the anchor (the first agent) is set aside, the first remaining agent is the anchor
     (the note says so). By wins (``order="win"``) the same, for an agent that never won (never lost).
 
     Returns:
@@ -651,8 +657,9 @@ def _rate_without_extremes(t, agents: list[str], why: str, order: str = "total")
     out = nan.set_index("agent")
     out.loc[bt["agent"], list(bt.columns[1:])] = bt.set_index("agent").to_numpy()
     anchor = "" if keep[0] == 0 else f"; anchor {agents[keep[0]]} = 0 (the board's anchor {agents[0]} is set aside)"
-    return out.reset_index(), (f"{head}; the others are rated on the {n_games:,} games without "
-                               f"{', '.join(agents[a] for a in aside)}{anchor}")
+    gone = ", ".join(agents[a] for a in aside)
+    return out.reset_index(), (f"{head}; the others are rated on their comparisons with one another, without "
+                               f"{gone} (in {n_games:,} games){anchor}")
 
 
 @dataclass
@@ -866,7 +873,7 @@ def _cell_text(row: pd.Series | None, pre: str = "") -> str:
     if not np.isfinite(row[pre + "rating"]):
         return "n/a"
     if not np.isfinite(row[pre + "rating_se"]):
-        return f"{row[pre + 'rating']:.0f} (too few wins for an interval)"
+        return f"{round(row[pre + 'rating']):d} (too few wins for an interval)"  # round: never "-0"
     return " ".join(estimate_interval(row[pre + "rating"], row[pre + "rating_ci_low"], row[pre + "rating_ci_high"],
                                       decimals=0))
 
