@@ -878,6 +878,11 @@ def _cell_text(row: pd.Series | None, pre: str = "") -> str:
                                       decimals=0))
 
 
+def _count(units: int, games: int, duplicate: bool) -> str:
+    """A resolution count of REPORT.md: ``deals (games)`` under duplicate deals, else the games alone."""
+    return f"{units:,} ({games:,})" if duplicate else f"{games:,}"
+
+
 def _interval(est: float, low: float, high: float) -> str:
     return " ".join(estimate_interval(est, low, high, decimals=0))
 
@@ -890,6 +895,7 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     cells = [(pr, p) for pr in board.presets for p in board.players]
     head = "| agent | " + " | ".join(f"{pr} {p}p" for pr, p in cells) + " |"
     unit = "deal" if board.duplicate else "game"
+    counted = "deals (games)" if board.duplicate else "games"  # what the resolution columns count
     names = list(dict.fromkeys(a for pr, p in cells for a in board.cell_agents(pr, p)))
 
     def row_of(pr: str, p: int, a: str) -> pd.Series | None:
@@ -944,34 +950,35 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
         lines += ["", "## Head to head", "", ("Every pair's rating difference (row agent minus column agent, Elo) "
                   f"with the 95% interval of the difference ({unit}-clustered covariance of the fit, not two "
                   "overlapping intervals), by finishing order and by wins only; and the "
-                  f"{unit}s (games) a cell of the same design needs to tell 25 Elo apart (two-sided 5% test, 80% "
+                  f"{counted} a cell of the same design needs to tell 25 Elo apart (two-sided 5% test, 80% "
                   "power, finishing order; the error shrinks as one over the square root of the "
                   f"{unit}s)."), ""]
         for pr, p in cells:
             c = h[(h["preset"] == pr) & (h["players"] == p)]
             if not len(c):
                 continue
-            lines += [f"### {pr} {p}p", "", (f"| agent | versus | finishing order | wins only | {unit}s (games) "
+            lines += [f"### {pr} {p}p", "", (f"| agent | versus | finishing order | wins only | {counted} "
                       "for 25 Elo |"), "|---|---|---|---|---|"]
             win = c[c["order"] == "win"].set_index(["agent", "versus"])
             for d in c[c["order"] == "total"].itertuples():
                 w = win.loc[(d.agent, d.versus)] if (d.agent, d.versus) in win.index else None
                 lines.append(f"| `{d.agent}` | `{d.versus}` | {_interval(d.difference, d.low, d.high)} | "
                              + ("-" if w is None else _interval(w["difference"], w["low"], w["high"]))
-                             + f" | {d.units_for_delta:,} ({d.games_for_delta:,}) |")
+                             + f" | {_count(d.units_for_delta, d.games_for_delta, board.duplicate)} |")
             lines.append("")
         lines += ["## Resolution: 25 Elo", "", ("The games a cell of the same design would need so that two agents "
                   "25 Elo apart are told apart (two-sided 5%, 80% power), from each cell's own covariance: the "
                   "median over its pairs and the hardest pair."), "",
-                  f"| cell | games played | order | median {unit}s (games) | hardest pair | its {unit}s (games) |",
+                  f"| cell | games played | order | median {counted} | hardest pair | its {counted} |",
                   "|---|---|---|---|---|---|"]
         for (pr, p), c in h.groupby(["preset", "players"], sort=False):
             for o, g in c.groupby("order", sort=False):
                 x = _resolution(g)
                 lines.append(f"| {pr} {p}p | {int(g['cell_games'].iloc[0]):,} | "
                              f"{'finishing order' if o == 'total' else 'wins only'} | "
-                             f"{x['median_units']:,} ({x['median_games']:,}) | `{x['hardest'].replace(' vs ', '` vs `')}` | "
-                             f"{x['max_units']:,} ({x['max_games']:,}) |")
+                             f"{_count(x['median_units'], x['median_games'], board.duplicate)} | "
+                             f"`{x['hardest'].replace(' vs ', '` vs `')}` | "
+                             f"{_count(x['max_units'], x['max_games'], board.duplicate)} |")
     games = rt.groupby(["preset", "players"])["cell_games"].first()
     lines += ["", "Games per cell: " + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,}" for pr, p in cells)
               + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}"
