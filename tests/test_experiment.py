@@ -242,6 +242,18 @@ def test_chunks_are_fixed_ranges_that_never_span_table_sizes():
     assert auto_chunk_size(1_000_000, "batched") == 31_250
     assert auto_chunk_size(100, "reference") == 10 and auto_chunk_size(5, "reference") == 5
     assert auto_chunk_size(10_000_000, "batched") == 50_000
+    # a seat that searches: the reference engine's bounds, so a small cell is shared by the workers
+    assert auto_chunk_size(720, "batched") == 720 and auto_chunk_size(720, "batched", search=True) == 23
+    assert auto_chunk_size(1_000_000, "batched", search=True) == 200
+
+
+def test_a_run_with_a_search_agent_gets_small_chunks_and_one_without_keeps_its_own():
+    from cya_sim.runs.runner import searches
+
+    for agents, want in ((["ismcts(iterations=5)", "greedy"], True), (["pimc(iterations=5)", "card_counter"], True),
+                         (["greedy", "card_counter"], False)):
+        exp = parse_experiment(base(agents=agents, players=[2]))
+        assert searches(exp, "batched") is want and not searches(exp, "reference")
 
 
 def test_schedule_is_the_same_for_any_chunking():

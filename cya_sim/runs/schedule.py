@@ -132,14 +132,19 @@ def plan_chunks(schedule: Schedule, chunk_size: int) -> list[tuple[int, int]]:
     return chunk_ranges(len(schedule.players), schedule.games, chunk_size)
 
 
-def auto_chunk_size(games: int, engine: str) -> int:
+def auto_chunk_size(games: int, engine: str, search: bool = False) -> int:
     """Games per chunk: about :data:`TARGET_CHUNKS` chunks per table size, within
     :data:`MIN_AUTO_CHUNK` and :data:`MAX_AUTO_CHUNK` (never more than ``games``).
 
-    Depends only on ``games`` and the engine, never on the workers, so a run
-    resumed with other workers (or on a cluster) keeps its chunks.
+    With ``search`` (a seat searches on the batched engine, ``ismcts`` or ``pimc``: its games take 0.1-1 s, as the
+    reference engine's take) the reference engine's bounds: a 720-game leaderboard cell with ``ismcts`` is then 32
+    chunks that every worker (or a cluster) shares, not one chunk that one process plays while the others wait.
+
+    Depends only on ``games``, the engine and the agents, never on the workers, so a run resumed with other
+    workers (or on a cluster) keeps its chunks (a resumed run reads its chunk size from its manifest).
     """
-    size = max(MIN_AUTO_CHUNK[engine], min(math.ceil(games / TARGET_CHUNKS), MAX_AUTO_CHUNK[engine]))
+    bounds = "reference" if search else engine
+    size = max(MIN_AUTO_CHUNK[bounds], min(math.ceil(games / TARGET_CHUNKS), MAX_AUTO_CHUNK[bounds]))
     return max(1, min(size, games))
 
 

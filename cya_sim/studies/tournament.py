@@ -382,7 +382,9 @@ def run_tournament(config: TournamentConfig, progress: bool = True, command: str
     with _as_tournament_error():
         engine, note = resolve_engine(exp.run.engine, exp.rules)
     if config.out is None:
-        chunk = config.chunk_size or auto_chunk_size(config.games, engine)
+        from cya_sim.runs.runner import searches
+
+        chunk = config.chunk_size or auto_chunk_size(config.games, engine, searches(exp, engine))
         table, workers, elapsed, warm = _play_in_memory(exp, engine, chunk, progress)
         files: tuple[Path, ...] = ()
         compile_s, compiled, played = warm.compile_s, tuple(warm.compiled), len(table)
