@@ -211,6 +211,15 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_first(copy, cap
             with pytest.raises(TournamentError, match=f"process {holder2.pid}"):
                 run_tournament(TournamentConfig("classic", ["greedy"], games=2, engine="reference", workers=1,
                                                 out=flags_out), progress=False)
+            # the command: one line on stderr and nothing before it (the header once came first; a new user's
+            # finding), and the probe writes nothing
+            from cya_sim.cli.main import main
+
+            capsys.readouterr()
+            assert main(["tournament", "--games", "8", "--out", str(flags_out)]) == 2
+            out, err = capsys.readouterr()
+            assert out == "" and len(err.strip().splitlines()) == 1 and f"process {holder2.pid}" in err
+            assert sorted(p.name for p in flags_out.iterdir()) == [".cya-sim.lock"]
         finally:
             holder2.kill()
             holder2.wait()

@@ -360,6 +360,35 @@ def folder_lock(folder: str | Path, command: str | None = None) -> Iterator[None
         os.close(fd)  # releases the lock; the file stays (removing it would race with the next run's open)
 
 
+def check_not_in_use(folder: str | Path) -> None:
+    """Refuse a results folder that another run holds (:func:`folder_lock`), writing nothing: a read-only probe of
+    its lock file, so a command can refuse before it prints anything (the lock itself is taken later; a run that
+    starts in between is still refused by :func:`folder_lock`). A folder without a lock file, or this process's own,
+    is free.
+
+    Raises:
+        FolderError: another run holds the folder (the message of :func:`folder_lock`).
+    """
+    folder = Path(folder)
+    path = folder / LOCK
+    if fcntl is None or os.path.realpath(folder) in _HELD or not path.is_file():
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            who = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
+            raise FolderError(f"folder {str(folder)!r} is in use by another run ({who}); wait for it to "
+                              "end, or give another folder") from None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """Write a file through a hidden temporary name in its folder, fsync it, then ``os.replace`` it into place.
 

@@ -280,6 +280,7 @@ def check_out_folder(config: TournamentConfig) -> None:
             holds other files, another tournament's results or damaged
             results (field ``"out"``, or ``"chunk_size"`` for another chunk size).
     """
+    from cya_sim.results.folder import check_not_in_use
     from cya_sim.runs.runner import check_folder
 
     out = config.out
@@ -297,6 +298,7 @@ def check_out_folder(config: TournamentConfig) -> None:
     if out.is_dir() and not os.access(out, os.W_OK | os.X_OK):
         raise TournamentError("out", f"folder {str(out)!r} is not writable; give another folder")
     with _as_tournament_error():
+        check_not_in_use(out)  # before the header is printed (a new user's finding)
         check_folder(config.experiment())
 
 
