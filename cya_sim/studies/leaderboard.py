@@ -709,13 +709,16 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
         r = run_experiment(exp, progress=progress, command=command)
         games = load_games(exp.out)
         cell = f"{preset}-{p}p"
-        cells[cell] = {"games_played": r.games_played, "wall_s": round(r.elapsed_s, 1)}
+        # milliseconds: a small cell plays in well under 0.1 s; compile_s: the kernels compiled before its games
+        cells[cell] = {"games_played": r.games_played, "wall_s": round(r.elapsed_s, 3),
+                       "compile_s": round(r.compile_s, 3)}
         aliases: list[tuple[int, int, int]] = []
         if probe is not None:
             pr = run_experiment(probe, progress=progress, command=command)
             aliases = probe_aliases(load_games(probe.out), exp.agents, p)
             found[cell] = alias_rows(games, exp.agents, aliases)
-            cells[cell]["alias_probe"] = {"games_played": pr.games_played, "wall_s": round(pr.elapsed_s, 1)}
+            cells[cell]["alias_probe"] = {"games_played": pr.games_played, "wall_s": round(pr.elapsed_s, 3),
+                                          "compile_s": round(pr.compile_s, 3)}
         rated = rate_cell(games, exp.agents, aliases)
         rated.insert(0, "players", p)
         rated.insert(0, "preset", preset)
