@@ -107,6 +107,24 @@ def test_two_copies_of_one_strategy_rate_equal_only_when_neighbours_are_balanced
     assert ("Seating at 3 players and more: " + seating) in (out / "REPORT.md").read_text()
 
 
+def test_the_plan_of_every_cell_is_printed_before_the_games_and_a_refused_board_prints_nothing(tmp_path, capsys):
+    from cya_sim.studies.leaderboard import plan_lines
+
+    lines = plan_lines(load_board(BOARD.parent / "champion_board_classic.toml"))
+    assert lines[2] == ("classic 4p: 4 agents, 1 set x 6 orders x 4 rotations = 24 games a cycle, 417 cycles: "
+                        "10,008 games (+ alias probe 480)")
+    assert lines[3].startswith("classic 6p: 6 agents, 1 set x 20 orders x 6 rotations = 120 games a cycle")
+    f = tmp_path / "b.toml"
+    f.write_text('agents = ["greedy", "random", "card_counter"]\nplayers = [3]\ncycles = 1\n')
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "seating balanced" in out and "classic 3p: 3 agents, 1 set x 2 orders x 3 rotations = 6 games a cycle" in out
+    f.write_text('agents = ["greedy", "nobody"]\nplayers = [2]\ncycles = 1\n')
+    assert leaderboard_main([str(f), "--out", str(tmp_path / "p")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+
+
 def test_the_committed_board_parses():
     b = load_board(BOARD)
     assert b.players == (2, 4, 6) and b.presets == ("classic", "advanced") and len(b.agents) == 11

@@ -45,11 +45,17 @@ def leaderboard_main(argv: Sequence[str]) -> int:
 
 def _leaderboard(args: argparse.Namespace, command: str) -> int:
     """``cya-sim leaderboard`` once its flags are parsed (:func:`leaderboard_main`)."""
-    from cya_sim.studies.leaderboard import load_board, run_board
+    from cya_sim.studies.leaderboard import load_board, plan_lines, run_board
 
     over = {k: v for k, v in (("out", args.out), ("workers", args.workers), ("scheduler", args.scheduler))
             if v is not None}
     board = load_board(args.board, quick=args.quick, overrides=over)
+    plan = plan_lines(board)  # checks every cell first: a refused board prints nothing but its one line
+    if not args.quiet:
+        print(f"leaderboard {board.name}: seating {board.seating}, "
+              + ("duplicated deals" if board.duplicate else "every game on its own deal") + f", into {board.out}")
+        for line in plan:
+            print("  " + line)
     r = run_board(board, progress=not args.quiet, command=command)
     print(f"{len(r.ratings)} ratings over {r.ratings.groupby(['preset', 'players']).ngroups} cells")
     print(f"wrote {board.out / 'REPORT.md'}")

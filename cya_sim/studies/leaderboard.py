@@ -1001,6 +1001,30 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     return "\n".join(lines)
 
 
+def plan_lines(board: Board) -> list[str]:
+    """One line per cell saying what it plays: its agents, line-ups (sets of agents x circular orders under balanced
+    seating), games a cycle, cycles and games, and its alias probe's games — so a board's cost is seen before its
+    first game (balanced seating multiplies a cycle by 2, 6 or 20 orders at 3, 4 or 6 players).
+
+    Raises:
+        ExperimentError: as :func:`cell_experiment` (an unknown agent, preset or table size), before any line.
+    """
+    lines = []
+    for preset in board.presets:
+        for p in board.players:
+            exp = cell_experiment(board, preset, p)
+            probe = alias_probe(board, preset, p)
+            k, n_lineups = len(exp.agents), len(exp.design.tables)
+            orders = len(circular_orders(p)) if board.seating == "balanced" and p >= 3 else 1
+            sets = n_lineups // orders
+            shape = (f"{sets} set{'s' if sets > 1 else ''} x {orders} orders" if orders > 1
+                     else f"{n_lineups} line-up{'s' if n_lineups > 1 else ''}")
+            lines.append(f"{preset} {p}p: {k} agents, {shape} x {p} rotations = {n_lineups * p:,} games a cycle, "
+                         f"{board.cycles[p]:,} cycles: {exp.games:,} games"
+                         + (f" (+ alias probe {probe.games:,})" if probe is not None else ""))
+    return lines
+
+
 def check_scheduler(address: str) -> None:
     """Refuse a Dask scheduler that does not answer within :data:`cya_sim.runs.runner.SCHEDULER_TIMEOUT_S` seconds
     (:func:`cya_sim.runs.runner.connect`, the tournaments' check), before anything is played or written.
@@ -1031,4 +1055,4 @@ def check_board(board: Board) -> None:
 
 __all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "alias_probe", "cell_experiment", "check_board",
            "check_scheduler",
-           "circular_orders", "head_to_head", "lineups", "load_board", "parse_board", "rate_cell", "run_board"]
+           "circular_orders", "head_to_head", "lineups", "plan_lines", "load_board", "parse_board", "rate_cell", "run_board"]
