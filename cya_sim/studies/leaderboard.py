@@ -1054,5 +1054,5 @@ def check_board(board: Board) -> None:
 
 
 __all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "alias_probe", "cell_experiment", "check_board",
-           "check_scheduler",
-           "circular_orders", "head_to_head", "lineups", "plan_lines", "load_board", "parse_board", "rate_cell", "run_board"]
+           "check_scheduler", "circular_orders", "head_to_head", "lineups", "load_board", "parse_board", "plan_lines",
+           "rate_cell", "run_board"]
