@@ -628,8 +628,8 @@ def _rate_without_extremes(t, agents: list[str], why: str, order: str = "total")
     fit as its rating goes to −∞ (each comparison it lost then has probability 1, and the rest of the likelihood is
     that of the other comparisons). Setting aside repeats while the rest still has such an agent. (Before
     2026-12-03 the games it sat in were dropped whole, which at 3 players and more threw away the others'
-    comparisons in them: on the quick board an agent with a 22.2% win rate was shown "never won".) When the anchor (the first agent) is set aside, the first remaining agent is the anchor
-    (the note says so). By wins (``order="win"``) the same, for an agent that never won (never lost).
+    comparisons in them: on the quick board an agent with a 22.2% win rate was shown "never won".) When the
+    anchor (the first agent) is set aside, the first remaining agent is the anchor (the note says so). By wins (``order="win"``) the same, for an agent that never won (never lost).
 
     Returns:
         (ratings of every agent: NaN for the set-aside ones, and for all when no two agents remain rateable;
