@@ -125,6 +125,25 @@ def test_the_plan_of_every_cell_is_printed_before_the_games_and_a_refused_board_
     assert out == "" and len(err.strip().splitlines()) == 1
 
 
+def test_a_cell_folder_made_with_the_other_seating_is_refused_naming_it_and_nothing_is_printed(tmp_path, capsys):
+    import json
+
+    f = tmp_path / "b.toml"
+    f.write_text('agents = ["greedy", "random", "card_counter"]\nplayers = [3]\ncycles = 2\nalias_deals = 0\n'
+                 'seating = "windows"\n')
+    out = tmp_path / "o"
+    assert leaderboard_main([str(f), "--out", str(out), "--quiet"]) == 0
+    assert json.loads((out / "result.json").read_text())["seating"] == "windows"
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    f.write_text(f.read_text().replace("windows", "balanced"))
+    assert leaderboard_main([str(f), "--out", str(out)]) == 2
+    o, err = capsys.readouterr()
+    assert o == "" and len(err.strip().splitlines()) == 1
+    assert "made with seating = 'windows', and this board has seating = 'balanced'" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
 def test_the_committed_board_parses():
     b = load_board(BOARD)
     assert b.players == (2, 4, 6) and b.presets == ("classic", "advanced") and len(b.agents) == 11

@@ -32,7 +32,7 @@ def leaderboard_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=WORKERS, metavar="N", help="local worker processes (key workers)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="play the cells and alias probes on this Dask distributed scheduler (key scheduler)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true", help="no plan lines and no progress bars (batch jobs)")
     return p
 
 
@@ -45,12 +45,13 @@ def leaderboard_main(argv: Sequence[str]) -> int:
 
 def _leaderboard(args: argparse.Namespace, command: str) -> int:
     """``cya-sim leaderboard`` once its flags are parsed (:func:`leaderboard_main`)."""
-    from cya_sim.studies.leaderboard import load_board, plan_lines, run_board
+    from cya_sim.studies.leaderboard import check_cell_folders, load_board, plan_lines, run_board
 
     over = {k: v for k, v in (("out", args.out), ("workers", args.workers), ("scheduler", args.scheduler))
             if v is not None}
     board = load_board(args.board, quick=args.quick, overrides=over)
     plan = plan_lines(board)  # checks every cell first: a refused board prints nothing but its one line
+    check_cell_folders(board)
     if not args.quiet:
         print(f"leaderboard {board.name}: seating {board.seating}, "
               + ("duplicated deals" if board.duplicate else "every game on its own deal") + f", into {board.out}")

@@ -120,9 +120,13 @@ def bradley_terry_fit(table: GameTable, agents: Sequence[str], order: str = "tot
     # the GLM's own modules rather than statsmodels.api, which imports all of statsmodels (0.2 s more)
     from statsmodels.genmod.families import Binomial
     from statsmodels.genmod.generalized_linear_model import GLM
+    from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
     with warnings.catch_warnings():  # a saturated model (two agents) has no residual df
         warnings.simplefilter("ignore", RuntimeWarning)
+        # statsmodels' heuristic flags fitted probabilities near 0 or 1; a finite maximum is already assured by the
+        # strong-connection check above (Ford 1957), so on a small board it only leaked onto stderr
+        warnings.simplefilter("ignore", PerfectSeparationWarning)
         fit = GLM(y, x, family=Binomial()).fit()
     beta = np.concatenate([[0.0], fit.params])
     cov = np.zeros((k, k))

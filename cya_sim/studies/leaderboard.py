@@ -27,8 +27,8 @@ interval from a handful of clusters means little). Its line-ups (:func:`lineups`
 the *sets* of P agents are the K cyclic windows of P consecutive agents in two orders of the pool (the written order
 and a stride through it; a set already taken is not repeated), so the comparison graph is connected. With
 ``seating = "balanced"`` (the default) each set is seated in a family of circular orders in which every agent sits
-at every distance ahead of every other agent of the set equally often (:func:`circular_orders`: 2, 6 and 20 orders
-at 3, 4 and 6 players), so no agent keeps the same neighbours; with ``seating = "windows"`` (the boards made before
+at every distance ahead of every other agent of the set equally often (:func:`circular_orders`: 2, 6, 24, 20 and
+720 orders at 3, 4, 5, 6 and 7 players), so no agent keeps the same neighbours; with ``seating = "windows"`` (the boards made before
 2026-12-03) each set sits in its window's one order — a cell of K = P agents is then one line-up whose agents keep
 the same two neighbours in every game, and a rating there holds what its neighbours give it (two copies of one
 strategy were put 67 Elo apart that way at 6 players). Every deal is played by every line-up in every rotation.
@@ -85,7 +85,9 @@ BOARD_KEYS = ("name", "description", "seed", "out", "agents", "presets", "player
 #: other equally often; ``windows`` plays each set in the one order of its window (the design of the boards made
 #: before 2026-12-03, whose committed results it replays).
 SEATINGS = ("balanced", "windows")
-#: Most circular orders a balanced line-up may take (all 720 orders of 7 seats; beyond, ``windows``).
+#: Most circular orders of every order (the (P - 1)! orders, used where P - 1 is not prime): all 720 of 7 seats.
+#: Where P - 1 is prime the family of (P - 1)(P - 2) orders is used at any size (42 at 8 seats, 110 at 12, 156 at
+#: 14); other sizes above 7 need ``windows``.
 MAX_ORDERS = 720
 
 
@@ -749,7 +751,8 @@ def write_outputs(board: Board, res: BoardResult) -> None:
     figure(board, res.ratings).savefig(board.out / "leaderboard.png")
     (board.out / "REPORT.md").write_text(report_markdown(board, res, res.first_command))
     games = res.ratings.groupby(["preset", "players"], sort=False)["cell_games"].first()
-    doc: dict[str, Any] = {"games": {f"{pr}-{p}p": int(n) for (pr, p), n in games.items()}}
+    doc: dict[str, Any] = {"games": {f"{pr}-{p}p": int(n) for (pr, p), n in games.items()},
+                           "seating": board.seating, "duplicate": board.duplicate}
     if res.aliases:
         doc["aliases"] = res.aliases
     if res.head_to_head is not None:
@@ -986,13 +989,13 @@ def report_markdown(board: Board, r: BoardResult, command: str | None = None) ->
     lines += ["", "Games per cell: " + ", ".join(f"{pr} {p}p {int(games[(pr, p)]):,}" for pr, p in cells)
               + f"; cycles per cell {', '.join(f'{p}p {board.cycles[p]}' for p in board.players)}"
               + (f"; alias probe {board.alias_deals} deals a cell." if board.alias_deals else "."), "",
-              ("Seating at 3 players and more: " + (
+              *([] if max(board.players) < 3 else ["Seating at 3 players and more: " + (
                   "balanced — each set of agents of a line-up sits in circular orders in which every agent is at every "
                   "distance ahead of every other equally often, so no agent keeps the same neighbours."
                   if board.seating == "balanced" else
                   "windows — each set of agents sits in one order in all its rotations, so in a cell of as many "
                   "agents as seats every agent keeps the same two neighbours in every game, and its rating holds "
-                  "what those neighbours give it as well as its own strength.")), "",
+                  "what those neighbours give it as well as its own strength."), ""]),
               (f"Command (the first run's): `{command or 'python'}`. Every run's command line, times and wall seconds "
               "(per cell too) are in the run log, `runs.json`; a replay with the same games adds an entry there "
               "and rewrites every other file byte for byte. `ratings.csv`: both ratings of every agent and cell "
@@ -1019,10 +1022,48 @@ def plan_lines(board: Board) -> list[str]:
             sets = n_lineups // orders
             shape = (f"{sets} set{'s' if sets > 1 else ''} x {orders} orders" if orders > 1
                      else f"{n_lineups} line-up{'s' if n_lineups > 1 else ''}")
+            c = board.cycles[p]
             lines.append(f"{preset} {p}p: {k} agents, {shape} x {p} rotations = {n_lineups * p:,} games a cycle, "
-                         f"{board.cycles[p]:,} cycles: {exp.games:,} games"
+                         f"{c:,} cycle{'s' if c > 1 else ''}: {exp.games:,} games"
                          + (f" (+ alias probe {probe.games:,})" if probe is not None else ""))
     return lines
+
+
+def check_cell_folders(board: Board) -> None:
+    """Refuse, read-only and before anything is printed or played, a board folder that is not the board's own
+    (:func:`cya_sim.results.folder.check_study_folder`) or whose cell or alias-probe folder holds another
+    experiment's games (:func:`cya_sim.runs.runner.check_folder`). A cell made with the other seating is named as
+    such (the run layer's message shows the two designs cut short, where the seating cannot be seen).
+
+    Raises:
+        FolderError: the board folder holds other files (:func:`~cya_sim.results.folder.check_study_folder`).
+        LeaderboardError: a cell folder of another experiment, and why, in one line.
+    """
+    from cya_sim.results.folder import check_study_folder, read_manifest
+    from cya_sim.runs.runner import check_folder, experiment_from_manifest
+
+    check_study_folder(board.out, "cya-sim leaderboard", OWN_FILES)
+    for preset in board.presets:
+        for p in board.players:
+            for exp in (cell_experiment(board, preset, p), alias_probe(board, preset, p)):
+                if exp is None:
+                    continue
+                try:
+                    check_folder(exp)
+                except ExperimentError as e:
+                    other = next(x for x in SEATINGS if x != board.seating)
+                    mine = replace(board, seating=other)
+                    try:
+                        stored = experiment_from_manifest(read_manifest(exp.out)).design.tables
+                        made_other = p >= 3 and stored == cell_experiment(mine, preset, p).design.tables
+                    except (OSError, ValueError, KeyError, ExperimentError):
+                        made_other = False
+                    if made_other:
+                        raise LeaderboardError(
+                            f"out: cell folder {str(exp.out)!r} was made with seating = {other!r}, and this board "
+                            f"has seating = {board.seating!r}; give the board's seating as it was, or a new --out"
+                        ) from None
+                    raise LeaderboardError(f"out: {e.detail}") from None
 
 
 def check_scheduler(address: str) -> None:
@@ -1054,5 +1095,5 @@ def check_board(board: Board) -> None:
 
 
 __all__ = ["Board", "BoardResult", "ExperimentError", "LeaderboardError", "alias_probe", "cell_experiment", "check_board",
-           "check_scheduler", "circular_orders", "head_to_head", "lineups", "load_board", "parse_board", "plan_lines",
+           "check_cell_folders", "check_scheduler", "circular_orders", "head_to_head", "lineups", "load_board", "parse_board", "plan_lines",
            "rate_cell", "run_board"]
