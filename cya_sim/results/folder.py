@@ -313,6 +313,13 @@ def short_json(v: Any) -> str:
 _HELD: dict[str, list[int]] = {}  # real path of a locked folder -> [fd, depth] (re-entrant in one process)
 
 
+def _in_use(folder: Path, fd: int) -> FolderError:
+    """The refusal of a folder whose lock (open as ``fd``) another run holds, naming that run from the lock file."""
+    who = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
+    return FolderError(f"folder {str(folder)!r} is in use by another run ({who}); wait for it to end, or give "
+                       "another folder")
+
+
 @contextmanager
 def folder_lock(folder: str | Path, command: str | None = None) -> Iterator[None]:
     """Hold a results folder's lock (``.cya-sim.lock``, ``fcntl.flock``) for the duration; re-entrant.
@@ -343,11 +350,9 @@ def folder_lock(folder: str | Path, command: str | None = None) -> Iterator[None
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         try:
-            who = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
+            raise _in_use(folder, fd) from None
         finally:
             os.close(fd)
-        raise FolderError(f"folder {str(folder)!r} is in use by another run ({who}); wait for it to "
-                              "end, or give another folder") from None
     try:
         os.ftruncate(fd, 0)
         since = datetime.now(UTC).isoformat(timespec="seconds")
@@ -381,9 +386,7 @@ def check_not_in_use(folder: str | Path) -> None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            who = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "a process that has not said which"
-            raise FolderError(f"folder {str(folder)!r} is in use by another run ({who}); wait for it to "
-                              "end, or give another folder") from None
+            raise _in_use(folder, fd) from None
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

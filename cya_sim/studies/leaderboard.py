@@ -693,7 +693,7 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
             that does not answer (:func:`check_scheduler`) before anything is written.
         FolderError: ``board.out`` holds files that are not this study's (nothing played or written).
     """
-    from cya_sim.results.folder import check_study_folder, first_command, load_games, read_runs, record_run
+    from cya_sim.results.folder import first_command, load_games, read_runs, record_run
     from cya_sim.runs.runner import run_experiment
 
     t0 = time.perf_counter()
@@ -701,7 +701,7 @@ def run_board(board: Board, progress: bool = True, command: str | None = None) -
     check_board(board)
     if board.scheduler:
         check_scheduler(board.scheduler)
-    check_study_folder(board.out, "cya-sim leaderboard", OWN_FILES)
+    check_cell_folders(board)  # the board folder and every cell's, read-only, before any game
     from cya_sim.studies.board_analysis import probe_aliases
 
     exps = [(preset, p, cell_experiment(board, preset, p), alias_probe(board, preset, p))
@@ -1052,10 +1052,10 @@ def check_cell_folders(board: Board) -> None:
                     check_folder(exp)
                 except ExperimentError as e:
                     other = next(x for x in SEATINGS if x != board.seating)
-                    mine = replace(board, seating=other)
+                    as_other = replace(board, seating=other)
                     try:
                         stored = experiment_from_manifest(read_manifest(exp.out)).design.tables
-                        made_other = p >= 3 and stored == cell_experiment(mine, preset, p).design.tables
+                        made_other = p >= 3 and stored == cell_experiment(as_other, preset, p).design.tables
                     except (OSError, ValueError, KeyError, ExperimentError):
                         made_other = False
                     if made_other:
