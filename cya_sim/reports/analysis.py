@@ -28,6 +28,7 @@ Every family of tests carries Holm-adjusted p-values (:data:`cya_sim.reports.sta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ import pandas as pd
 from cya_sim.engine.table import GameTable, ResultColumns
 from cya_sim.reports.comparisons import pairwise_table, position_table
 from cya_sim.reports.ratings import bradley_terry
+from cya_sim.reports.side_by_side import side_by_side, two_processes
 from cya_sim.reports.stats import mean_interval, summarize
 from cya_sim.results.folder import family_of_games
 
@@ -177,16 +179,20 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95, fa
         used = set(pd.unique(df[[f"seat_{s}_agent" for s in range(p)]].to_numpy().ravel()))
         present = [a for a in agents if a in used]
         t = table_of(df, present, fam)
-        notes[p] = []
-        out["summary"].append(_with_players(_summary(t, present, confidence, notes[p]), p))
-        out["pairwise"].append(_with_players(pairwise_table(t, present, confidence), p))
-        out["seats"].append(_with_players(position_table(t, present, confidence), p))
-        out["lengths"].append(_with_players(_lengths(t, confidence), p))
+        game = df["game"].to_numpy()
+        # independent parts; on a long run the seat tables and the variance are computed in a second process
+        # meanwhile (cya_sim.reports.side_by_side), the same numbers either way
+        (summary, notes[p]), pairwise, seats, lengths, variance = side_by_side(
+            [partial(_summary, t, present, confidence), partial(pairwise_table, t, present, confidence),
+             partial(position_table, t, present, confidence), partial(_lengths, t, confidence),
+             partial(_variance, t, present, game)], child=(2, 4), parallel=two_processes(len(df)))
+        for key, part in (("summary", summary), ("pairwise", pairwise), ("seats", seats), ("lengths", lengths),
+                          ("variance", variance)):
+            out[key].append(_with_players(part, p))
         vc = pd.Series(t.columns[fam.length]).value_counts().sort_index()
         out["length_counts"].append(_with_players(pd.DataFrame({fam.length: vc.index.astype(int),
                                                                 "games": vc.to_numpy(),
                                                                 "share": vc.to_numpy() / len(t)}), p))
-        out["variance"].append(_with_players(_variance(t, present, df["game"].to_numpy()), p))
     duplicate = bool(games["deal"].duplicated().any())
     return Analysis(**{k: pd.concat(v, ignore_index=True) for k, v in out.items()}, games=counts, notes=notes,
                     family=fam, duplicate=duplicate)
@@ -198,14 +204,14 @@ def _with_players(df: pd.DataFrame, p: int) -> pd.DataFrame:
     return df
 
 
-def _summary(t: GameTable, agents: list[str], confidence: float, notes: list[str]) -> pd.DataFrame:
+def _summary(t: GameTable, agents: list[str], confidence: float) -> tuple[pd.DataFrame, list[str]]:
+    """(the summary with the Bradley–Terry rating, the notes: why there is no rating, if there is none)."""
     s = summarize(t, agents, confidence)
     try:
         r = bradley_terry(t, agents, confidence)
-        return s.merge(r, on="agent", how="left")
+        return s.merge(r, on="agent", how="left"), []
     except ValueError as e:
-        notes.append(f"Ratings: {e}.")
-        return s.assign(rating=np.nan, rating_se=np.nan, rating_ci_low=np.nan, rating_ci_high=np.nan)
+        return s.assign(rating=np.nan, rating_se=np.nan, rating_ci_low=np.nan, rating_ci_high=np.nan), [f"Ratings: {e}."]
 
 
 def _lengths(t: GameTable, confidence: float) -> pd.DataFrame:

@@ -42,6 +42,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, MultipleLocator, PercentFormatter
 
 from cya_sim.reports.numbers import decimals_apart, fixed, percent_interval
+from cya_sim.reports.side_by_side import side_by_side
 
 WIN_RATE_COLUMNS = ("agent", "game_win_rate", "game_win_rate_ci_low", "game_win_rate_ci_high", "game_win_rate_fair",
                     "seat_share", "seat_share_ci_low", "seat_share_ci_high", "seat_share_fair")
@@ -565,7 +566,7 @@ def rounds_figure(rounds: pd.DataFrame, rules: str = "", length: str = "rounds")
 
 
 def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rules: str = "",
-             unit: str = "$") -> list[Path]:
+             unit: str = "$", parallel: bool = False) -> list[Path]:
     """Write every figure of :func:`plots_of` the analysis' family as PNG into ``folder``.
 
     Args:
@@ -573,6 +574,8 @@ def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rule
         folder: destination. write: ``write(path, fn)`` used to write a file
             atomically (default: write directly).
         rules: the rule preset's name, written in every title. unit: ``"$"``, or ``"points"`` (theft game totals).
+        parallel: draw two of the figures in a second process meanwhile (:func:`cya_sim.reports.side_by_side.side_by_side`;
+            the same files either way).
 
     Raises:
         OSError: a file cannot be written.
@@ -587,13 +590,16 @@ def save_all(analysis, games: pd.DataFrame, folder: str | Path, write=None, rule
         "seats.png": lambda: seats_figure(analysis.seats, rules, n),
         f"{analysis.family.length}.png": lambda: rounds_figure(analysis.length_counts, rules, analysis.family.length),
     }
-    paths = []
-    for name, make in figs.items():
+    def draw(name: str, make) -> Path:
         fig = make()
         path = folder / name
         if write is None:
             fig.savefig(path, format="png")
         else:
-            write(path, lambda p, fig=fig: fig.savefig(p, format="png"))
-        paths.append(path)
-    return paths
+            write(path, lambda p: fig.savefig(p, format="png"))
+        return path
+
+    # on a long run the game-level figures are drawn in a second process meanwhile (cya_sim.reports.side_by_side)
+    names = list(figs)
+    return side_by_side([lambda name=name: draw(name, figs[name]) for name in names],
+                        child=[names.index("totals.png"), names.index("seats.png")], parallel=parallel)

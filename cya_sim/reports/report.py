@@ -21,6 +21,7 @@ from cya_sim.reports.analysis import Analysis, analyse
 from cya_sim.reports.comparisons import PAIRWISE_DOC
 from cya_sim.reports.numbers import estimate_interval, percent_interval
 from cya_sim.reports.plots import plots_of, save_all
+from cya_sim.reports.side_by_side import two_processes
 from cya_sim.reports.stats import ADJUSTMENT, SUMMARY_DOC
 from cya_sim.results.folder import (
     first_command,
@@ -139,7 +140,8 @@ def build_report(folder: str | Path, confidence: float = 0.95, games: pd.DataFra
         put(name, lambda p, df=df: df.to_csv(p, index=False))
     rules = manifest["experiment"]["rules"]
     written += save_all(analysis, games, folder, write=write_atomic, rules=str(rules.get("name", "")),
-                        unit="$" if family.score_unit == "dollars" else family.score_unit)
+                        unit="$" if family.score_unit == "dollars" else family.score_unit,
+                        parallel=two_processes(len(games)))
     put(EXPERIMENT_COPY, lambda p: p.write_text(manifest["experiment_toml"], encoding="utf-8"))
     total = int(manifest["total_games"])
     text = report_markdown(folder, manifest, read_runs(folder), analysis, len(games), total)

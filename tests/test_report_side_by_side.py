@@ -1,0 +1,60 @@
+"""A long run's report is built in two processes (cya_sim.reports.side_by_side): the same files, byte for byte, as
+in one process; a part that fails in the child fails the report with its own error."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from cya_sim.reports import side_by_side as sbs
+from cya_sim.reports.report import build_report
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "results" / "example"
+FILES = ("REPORT.md", "summary.csv", "pairwise.csv", "seats.csv", "lengths.csv", "rounds.csv", "variance.csv",
+         "win_rates.png", "pairwise.png", "totals.png", "seats.png", "rounds.png")
+
+linux = pytest.mark.skipif(sys.platform != "linux", reason="the report runs in two processes on Linux only")
+
+
+def _built(folder: Path) -> dict[str, bytes]:
+    build_report(folder)
+    return {name: (folder / name).read_bytes() for name in FILES}
+
+
+@linux
+def test_two_processes_write_the_same_files_as_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(sbs, "usable_cores", lambda: 2)
+    monkeypatch.setattr(sbs, "MIN_GAMES", 0)
+    folder = tmp_path / "example"
+    shutil.copytree(EXAMPLE, folder)
+    monkeypatch.setenv("CYA_SIM_REPORT_PROCESSES", "1")
+    assert not sbs.two_processes(10**6)
+    one = _built(folder)
+    monkeypatch.delenv("CYA_SIM_REPORT_PROCESSES")
+    assert sbs.two_processes(1)
+    two = _built(folder)
+    for name in FILES:
+        assert one[name] == two[name], name
+
+
+def test_small_runs_and_one_core_stay_in_one_process(monkeypatch):
+    monkeypatch.delenv("CYA_SIM_REPORT_PROCESSES", raising=False)
+    monkeypatch.setattr(sbs, "usable_cores", lambda: 2)
+    assert not sbs.two_processes(sbs.MIN_GAMES - 1)
+    assert sbs.two_processes(sbs.MIN_GAMES) == (sys.platform == "linux")
+    monkeypatch.setattr(sbs, "usable_cores", lambda: 1)
+    assert not sbs.two_processes(10**7)
+
+
+def _fails():
+    raise ValueError("no games of this agent")
+
+
+@linux
+def test_a_child_part_that_fails_fails_with_its_error():
+    with pytest.raises(ValueError, match="no games of this agent"):
+        sbs.side_by_side([lambda: 1, _fails, lambda: 3], child=[1], parallel=True)
+    assert sbs.side_by_side([lambda: 1, lambda: 2, lambda: 3], child=[0, 2], parallel=True) == [1, 2, 3]
