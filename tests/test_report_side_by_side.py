@@ -3,8 +3,10 @@ in one process; a part that fails in the child fails the report with its own err
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,16 @@ def test_a_child_part_that_fails_fails_with_its_error():
     with pytest.raises(ValueError, match="no games of this agent"):
         sbs.side_by_side([lambda: 1, _fails, lambda: 3], child=[1], parallel=True)
     assert sbs.side_by_side([lambda: 1, lambda: 2, lambda: 3], child=[0, 2], parallel=True) == [1, 2, 3]
+
+
+def _interrupted():
+    raise KeyboardInterrupt
+
+
+@linux
+def test_ctrl_c_in_the_parent_stops_the_child_at_once():
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        sbs.side_by_side([lambda: time.sleep(60), _interrupted], child=[0], parallel=True)
+    assert time.monotonic() - t0 < 30
+    assert multiprocessing.active_children() == []

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from threadpoolctl import threadpool_limits
@@ -41,14 +41,22 @@ def usable_cores() -> int:
 
 def two_processes(games: int) -> bool:
     """Whether a report of ``games`` stored games is built in two processes: at least :data:`MIN_GAMES`, two
-    usable cores, and Linux (``fork``; macOS has it but it is unsafe there); ``CYA_SIM_REPORT_PROCESSES=1`` in the environment forces one."""
+    usable cores, Linux (``fork``; macOS has it but it is unsafe there), and not a daemonic worker process (which may
+    not start one); ``CYA_SIM_REPORT_PROCESSES=1`` in the environment forces one."""
     return (games >= MIN_GAMES and usable_cores() >= 2 and os.environ.get("CYA_SIM_REPORT_PROCESSES") != "1"
-            and sys.platform == "linux")
+            and sys.platform == "linux" and not multiprocessing.current_process().daemon)
 
 
 def _run(i: int) -> Any:
     with threadpool_limits(1, user_api="blas"):
         return _TASKS[i]()
+
+
+def _child_start() -> None:
+    """The child leaves Ctrl-C to the parent, which stops it with SIGTERM: it ignores SIGINT and ends at SIGTERM
+    without the handler it inherited (the CLI's, which raises): no second message, no traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def side_by_side(tasks: Sequence[Callable[[], Any]], child: Sequence[int], parallel: bool) -> list[Any]:
@@ -61,7 +69,8 @@ def side_by_side(tasks: Sequence[Callable[[], Any]], child: Sequence[int], paral
         parallel: False runs every task here, in order (:func:`two_processes` decides).
 
     Raises:
-        whatever a task raises (from the child, the same exception, re-raised here).
+        whatever a task raises (from the child, the same exception, re-raised here). On any exception here
+        (KeyboardInterrupt included) the child is stopped before it propagates.
     """
     with threadpool_limits(1, user_api="blas"):
         if not parallel or not child:
@@ -72,13 +81,17 @@ def side_by_side(tasks: Sequence[Callable[[], Any]], child: Sequence[int], paral
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+: fork in a process with threads
-                with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-                    futures = {i: pool.submit(_run, i) for i in child}
-                    for i, t in enumerate(tasks):
-                        if i not in futures:
-                            out[i] = t()
-                    for i, f in futures.items():
-                        out[i] = f.result()
+                pool = multiprocessing.get_context("fork").Pool(1, initializer=_child_start)
+            try:
+                pending = {i: pool.apply_async(_run, (i,)) for i in child}
+                for i, t in enumerate(tasks):
+                    if i not in pending:
+                        out[i] = t()
+                for i, r in pending.items():
+                    out[i] = r.get()
+            finally:
+                pool.terminate()
+                pool.join()
         finally:
             _TASKS = ()
         return out
