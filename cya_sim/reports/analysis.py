@@ -180,12 +180,12 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95, fa
         present = [a for a in agents if a in used]
         t = table_of(df, present, fam)
         game = df["game"].to_numpy()
-        # independent parts; on a long run the seat tables and the variance are computed in a second process
+        # independent parts; on a long run the seat tables, the lengths and the variance are computed in a second process
         # meanwhile (cya_sim.reports.side_by_side), the same numbers either way
         (summary, notes[p]), pairwise, seats, lengths, variance = side_by_side(
             [partial(_summary, t, present, confidence), partial(pairwise_table, t, present, confidence),
              partial(position_table, t, present, confidence), partial(_lengths, t, confidence),
-             partial(_variance, t, present, game)], child=(2, 4), parallel=two_processes(len(df)))
+             partial(_variance, t, present, game)], child=(2, 3, 4), parallel=two_processes(len(df)))
         for key, part in (("summary", summary), ("pairwise", pairwise), ("seats", seats), ("lengths", lengths),
                           ("variance", variance)):
             out[key].append(_with_players(part, p))
