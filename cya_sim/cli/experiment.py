@@ -10,11 +10,9 @@ touched.
 from __future__ import annotations
 
 import argparse
-import importlib
 import shlex
 import sys
 import textwrap
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -163,8 +161,6 @@ def tournament_main(argv: Sequence[str]) -> int:
                       + f", {exp.total_games:,} games, seed {exp.seed}")
                 print(f"results: {exp.out} ({done}, chunks of {manifest['chunk_size']:,} games); engine {engine}"
                       + (f" ({note})" if note else ""))
-            if not args.no_report:  # the report's libraries load while the games play (about 0.7 s less after)
-                threading.Thread(target=importlib.import_module, args=("cya_sim.reports.report",), daemon=True).start()
             result = run_experiment(exp, progress=not args.quiet, command=command, prepared=(manifest, resumed))
             if not args.quiet:
                 print(f"played {result.games_played:,} games in {result.elapsed_s:.1f} s"
