@@ -173,6 +173,7 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95, fa
                                                            "variance")}
     counts: dict[int, int] = {}
     notes: dict[int, list[str]] = {}
+    parallel = two_processes(len(games))  # by the games of every table size, as the figures (report.build_report)
     for p, df in games.groupby("players", sort=True):
         p = int(p)
         counts[p] = len(df)
@@ -185,7 +186,7 @@ def analyse(games: pd.DataFrame, agents: list[str], confidence: float = 0.95, fa
         (summary, notes[p]), pairwise, seats, lengths, variance = side_by_side(
             [partial(_summary, t, present, confidence), partial(pairwise_table, t, present, confidence),
              partial(position_table, t, present, confidence), partial(_lengths, t, confidence),
-             partial(_variance, t, present, game)], child=(2, 3, 4), parallel=two_processes(len(df)))
+             partial(_variance, t, present, game)], child=(2, 3, 4), parallel=parallel)
         for key, part in (("summary", summary), ("pairwise", pairwise), ("seats", seats), ("lengths", lengths),
                           ("variance", variance)):
             out[key].append(_with_players(part, p))
