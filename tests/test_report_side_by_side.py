@@ -30,7 +30,7 @@ def _built(folder: Path) -> dict[str, bytes]:
 
 @linux
 def test_two_processes_write_the_same_files_as_one(tmp_path, monkeypatch):
-    monkeypatch.setattr(sbs, "default_workers", lambda: 2)
+    monkeypatch.setattr(sbs, "usable_cores", lambda: 2)
     monkeypatch.setattr(sbs, "MIN_GAMES", 0)
     folder = tmp_path / "example"
     shutil.copytree(EXAMPLE, folder)
@@ -46,10 +46,10 @@ def test_two_processes_write_the_same_files_as_one(tmp_path, monkeypatch):
 
 def test_small_runs_and_one_core_stay_in_one_process(monkeypatch):
     monkeypatch.delenv("CYA_SIM_REPORT_PROCESSES", raising=False)
-    monkeypatch.setattr(sbs, "default_workers", lambda: 2)
+    monkeypatch.setattr(sbs, "usable_cores", lambda: 2)
     assert not sbs.two_processes(sbs.MIN_GAMES - 1)
     assert sbs.two_processes(sbs.MIN_GAMES) == (sys.platform == "linux")
-    monkeypatch.setattr(sbs, "default_workers", lambda: 1)
+    monkeypatch.setattr(sbs, "usable_cores", lambda: 1)
     assert not sbs.two_processes(10**7)
 
 

@@ -29,19 +29,25 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from cya_sim.runs.schedule import default_workers
-
 #: Below this many stored games a report runs in one process: a fork and the pickling back cost more than they save.
 MIN_GAMES = 200_000
 
 
+
+def usable_cores() -> int:
+    """The number of cores this process may run on (``os.sched_getaffinity`` where it exists, else ``os.cpu_count``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def two_processes(games: int) -> bool:
     """Whether a report of ``games`` stored games (all table sizes together) is built in two processes: at least
-    :data:`MIN_GAMES`, two usable cores (:func:`cya_sim.runs.schedule.default_workers`: the cores this process may
-    use), Linux (``fork``; macOS has it but it is unsafe there), the main thread (the signal handlers are set around
-    the fork) of a process that is not a daemonic worker (which may not start one); ``CYA_SIM_REPORT_PROCESSES=1``
-    in the environment forces one."""
-    return (games >= MIN_GAMES and default_workers() >= 2 and os.environ.get("CYA_SIM_REPORT_PROCESSES") != "1"
+    :data:`MIN_GAMES`, two usable cores, Linux (``fork``; macOS has it but it is unsafe there), the main thread (the
+    signal handlers are set around the fork) of a process that is not a daemonic worker (which may not start one);
+    ``CYA_SIM_REPORT_PROCESSES=1`` in the environment forces one."""
+    return (games >= MIN_GAMES and usable_cores() >= 2 and os.environ.get("CYA_SIM_REPORT_PROCESSES") != "1"
             and sys.platform == "linux" and threading.current_thread() is threading.main_thread()
             and not multiprocessing.current_process().daemon)
 
