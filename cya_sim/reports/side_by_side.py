@@ -33,9 +33,11 @@ from threadpoolctl import threadpool_limits
 MIN_GAMES = 200_000
 
 
-
 def usable_cores() -> int:
-    """The number of cores this process may run on (``os.sched_getaffinity`` where it exists, else ``os.cpu_count``)."""
+    """The number of cores this process may run on (``os.sched_getaffinity`` where it exists, else ``os.cpu_count``).
+
+    The same lines as :func:`cya_sim.runs.schedule.default_workers`, which the reports may not import: the runs and
+    the reports are kept apart, no import either way (``tests/test_layers.py``)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
