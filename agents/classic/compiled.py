@@ -37,6 +37,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from agents.classic.card_counter_row import card_counter_row
 from agents.classic.compiled_advanced import best_pair, covers, greedy_advanced_act
 from agents.classic.compiled_draft import best_take, open_if_able
 from agents.classic.compiled_strategy import (
@@ -234,8 +235,11 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
         return greedy_act(K, G, seat, params, rng, sc)
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
-    if code == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):
-        return K.cfg[C_GU]
+    if code == POLICY_CARD_COUNTER:
+        if K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0:  # the classic rules without §6 and §7: from the row
+            return card_counter_row(K, G, seat, params)
+        if gives_up_at_once(K, G, seat):
+            return K.cfg[C_GU]
     kind = code & VIEW_KIND
     if kind < POLICY_VIEW or kind > POLICY_ORACLE:
         return -1

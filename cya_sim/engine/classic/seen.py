@@ -72,15 +72,29 @@ def reveal(K, G, card, seats):
             G[u + s * t] += 1
 
 
+@njit(inline="always", **JIT)
+def unseen_bases(K, seat):
+    """Where ``seat``'s kept counts start in the row: (hand, public seen cards, the seat's privately seen cards),
+    for :func:`unseen_one`."""
+    t = K.cfg[C_T]
+    return K.lay[B_HANDS] + seat * t, K.lay[B_SEEN_PUBLIC], K.lay[B_SEEN_PRIVATE] + seat * t
+
+
+@njit(inline="always", **JIT)
+def unseen_one(K, G, bases, c):
+    """A seat's unseen cards of type ``c`` (int; RULES.md §10) from the kept counts, ``bases`` its
+    :func:`unseen_bases`: the deck's count less the seat's hand, the public seen cards and its privately seen ones."""
+    h0, u0, v0 = bases
+    return K.deck_counts[c] - G[h0 + c] - G[u0 + c] - G[v0 + c]
+
+
 @njit(**JIT)
 def unseen_of(K, G, seat, out):
-    """``seat``'s unseen cards ((T,) int64 into ``out``; RULES.md §10) from the kept counts, without a recount."""
-    t = K.cfg[C_T]
-    h0 = K.lay[B_HANDS] + seat * t
-    v0 = K.lay[B_SEEN_PRIVATE] + seat * t
-    u0 = K.lay[B_SEEN_PUBLIC]
-    for c in range(t):
-        out[c] = K.deck_counts[c] - G[h0 + c] - G[u0 + c] - G[v0 + c]
+    """``seat``'s unseen cards ((T,) int64 into ``out``; RULES.md §10) from the kept counts, without a recount
+    (:func:`unseen_one` of every type)."""
+    bases = unseen_bases(K, seat)
+    for c in range(K.cfg[C_T]):
+        out[c] = unseen_one(K, G, bases, c)
 
 
 @njit(**JIT)

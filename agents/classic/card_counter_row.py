@@ -1,0 +1,298 @@
+"""``card_counter`` read from the game row: the same decisions as the view form, without building a view.
+
+:func:`agents.classic.card_counter.card_counter_decide` decides from the seat's agent view
+(:mod:`agents.classic.view`), which the compiled loops build at every decision: about 130 ns of a
+``card_counter`` decision went to the view (the legal action mask, the unseen cards, the seat table, the
+give-up record, the header; ``docs/benchmark.md``). :func:`card_counter_row` makes the very same choice
+reading the game row (:mod:`cya_sim.engine.classic.layout`) as ``greedy_act`` does: only what the seat may
+see (RULES.md §10), only the parts the decision needs, and each probability computed only when it can
+change the choice.
+
+Scope: the classic rules without the advanced cards (§6) and without draft piles (§7): there the loops
+call this form (:func:`agents.classic.compiled.policy_act`); under §6 or §7 they build the view and call the
+view form. Same choices, game by game: every float is the same call of :mod:`agents.classic.probability`
+on the same numbers in the same order (``tests/test_agents_compiled_row.py`` checks it at every decision of
+thousands of games, against the view form; ``tests/test_action_log_hashes.py`` holds the logs).
+
+How the work is cut while the choice stays identical (each exact, not an approximation):
+
+* the hand becomes bitmasks (asset types held, held twice, wilds held) and only the types held are visited,
+  in the ascending id order of :func:`cya_sim.engine.classic.kernel.legal_list` (the view form reads every id
+  of the legal action mask; those unpredictable branches were most of its time);
+* a set's TIP-COUNT score is its value times a probability at most 1, so a set worth no more than the best
+  score so far cannot win (the view form keeps a strictly greater score) and its probability is not computed;
+* a challenge's expected gain ``p * V - (1 - p) * C`` is at most ``V`` (``0 <= p <= 1``, ``C >= 0``, and so in
+  floating point too), so a target whose ``V`` is at most the larger of ``min_gain``, the best set's score and
+  the best gain so far cannot change the choice, and its hypergeometric terms are not computed;
+* the unseen-card totals are counted only when a probability may be needed (a set of one's own, or an answer
+  in a challenge against a seat that has not given up that asset type).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from agents.classic.card_counter import CC_MIN_GAIN, CC_NAIVE_HIDDEN
+from agents.classic.probability import p_at_most, p_holds_none
+from cya_sim.engine.classic.kernel import value_seen
+from cya_sim.engine.classic.layout import (
+    B_CHCARDS,
+    B_DISC,
+    B_GAVEUP,
+    B_HANDS,
+    B_HCOUNT,
+    B_SASSET,
+    B_SCARD0,
+    B_SKNOWN0,
+    B_SLEN,
+    B_STOP,
+    B_SVALUE,
+    C_CH,
+    C_DI,
+    C_GU,
+    C_NA,
+    C_NW,
+    C_P,
+    C_PD,
+    C_RE,
+    C_T,
+    C_W,
+    G_CH_ACTIVE,
+    G_CH_ASSET,
+    G_CH_CHAL,
+    G_CH_DEF,
+    G_CH_LEN,
+    G_DISC_LEN,
+)
+from cya_sim.engine.classic.seen import unseen_bases, unseen_one
+from cya_sim.engine.intrinsics import cttz
+from cya_sim.engine.jit import JIT
+from cya_sim.engine.seats import seat_add
+
+
+@njit(inline="always", **JIT)
+def _cheapest_wild_row(K, G, h0):
+    """Type id of the cheapest wild in the hand at ``h0`` (ties: lowest id; ``K.wild_order``), -1 if none."""
+    for i in range(K.cfg[C_NW]):
+        wd = K.wild_order[i]
+        if G[h0 + wd] > 0:
+            return wd
+    return -1
+
+
+@njit(inline="always", **JIT)
+def _playable_row(K, G, h0, asset):
+    """(cards, dollars) the hand at ``h0`` can play over ``asset``: :func:`agents.classic.card_counter.playable_cost`."""
+    na, nw = K.cfg[C_NA], K.cfg[C_NW]
+    values = K.values
+    n = G[h0 + asset]
+    cost = G[h0 + asset] * values[asset]
+    for k in range(nw):
+        n += G[h0 + na + k]
+        cost += G[h0 + na + k] * values[na + k]
+    return n, cost
+
+
+@njit(inline="always", **JIT)
+def _unseen_totals(K, G, bases):
+    """(unseen cards, unseen wilds) of the seat of ``bases`` (:func:`cya_sim.engine.classic.seen.unseen_bases`)."""
+    na, nw = K.cfg[C_NA], K.cfg[C_NW]
+    n = 0
+    for c in range(na + nw):
+        n += unseen_one(K, G, bases, c)
+    wilds = 0
+    for k in range(nw):
+        wilds += unseen_one(K, G, bases, na + k)
+    return n, wilds
+
+
+@njit(inline="always", **JIT)
+def _p_safe_row(K, G, seat, m, n_unseen, b_slen, b_hcount):
+    """TIP-COUNT: the chance no opponent able to challenge holds one of the ``m`` unseen cards that would answer a
+    set (its asset or a wild): :func:`agents.classic.heuristic._p_safe`, the same products in the same order."""
+    prob = 1.0
+    last_h, last_p = -1, 1.0
+    for o in range(K.cfg[C_P]):
+        if o != seat and G[b_slen + o] >= 1:
+            h = G[b_hcount + o]
+            if h != last_h:
+                last_h, last_p = h, p_holds_none(n_unseen, m, h)
+            prob *= last_p
+    return prob
+
+
+@njit(inline="always", **JIT)
+def _target_value(K, G, top_set, seat, asset, bases, naive):
+    """V of a challenge target (float dollars): its top set as ``seat`` sees it, a hidden card at its expected value
+    (R-HIDDEN-WILD) unless ``naive``: the view form's ``S_TOP_KNOWN_VALUE + S_TOP_HIDDEN * hidden_v``, with
+    ``hidden_v`` the sums of :func:`agents.classic.probability.expected_hidden_value` in its order."""
+    L = K.lay
+    values = K.values
+    na, nw = K.cfg[C_NA], K.cfg[C_NW]
+    known = G[L[B_SVALUE] + top_set]
+    if (G[L[B_SKNOWN0] + top_set] >> seat) & 1 != 0:
+        return float(known)
+    known -= values[G[L[B_SCARD0] + top_set]]
+    if naive:
+        return float(known + values[asset])
+    u = unseen_one(K, G, bases, asset)
+    num = u * values[asset]
+    den = u
+    for k in range(nw):
+        uw = unseen_one(K, G, bases, na + k)
+        num += uw * values[na + k]
+        den += uw
+    hidden_v = float(values[asset]) if den == 0 else num / den
+    return known + hidden_v
+
+
+@njit(inline="always", **JIT)
+def _cheapest_discard_row(K, G, h0):
+    """R-DISCARD id of the cheapest asset in hand, else of the cheapest wild (``K.discard_order``)."""
+    for i in range(K.cfg[C_T]):
+        c = K.discard_order[i]
+        if G[h0 + c] > 0:
+            return K.cfg[C_DI] + c
+    return -1
+
+
+@njit(**JIT)
+def card_counter_row(K, G, seat, params):
+    """The ``card_counter`` action id (int) for ``seat`` in row ``G``, classic rules without §6 and §7.
+
+    Args:
+        K: the rule constants (:data:`~cya_sim.engine.classic.layout.Consts`; ``C_ADV_ON`` and ``C_DRAFT`` 0).
+        G: (W,) int64 the game row, ``seat`` to act.
+        params: (N_AGENT_PARAMS,) float64, ``params[CC_MIN_GAIN]`` dollars and ``params[CC_NAIVE_HIDDEN]``
+            (:mod:`agents.classic.card_counter`).
+
+    Returns the same id as :func:`agents.classic.card_counter.card_counter_decide` on the seat's view
+    (TIP-COUNT; R-PAIR-HAND, R-PAIR-DISCARD with R-NO-WILD-PAIR, R-CHALLENGE with R-CH-ALLOWED, R-CH-EXCHANGE,
+    R-DISCARD, R-HIDDEN-WILD). The legal ids are those of :func:`cya_sim.engine.classic.kernel.legal_list`,
+    visited in the same ascending order.
+    """
+    cfg = K.cfg
+    L = K.lay
+    values = K.values
+    na, nw, t, p, w = cfg[C_NA], cfg[C_NW], cfg[C_T], cfg[C_P], cfg[C_W]
+    b_slen, b_hcount, b_stop, b_sasset, b_gaveup = L[B_SLEN], L[B_HCOUNT], L[B_STOP], L[B_SASSET], L[B_GAVEUP]
+    h0 = L[B_HANDS] + seat * t
+    bases = unseen_bases(K, seat)
+    min_gain = params[CC_MIN_GAIN]
+    naive = params.shape[0] > CC_NAIVE_HIDDEN and params[CC_NAIVE_HIDDEN] > 0.5
+
+    if G[G_CH_ACTIVE]:  # R-CH-EXCHANGE
+        asset = G[G_CH_ASSET]
+        defender = G[G_CH_DEF]
+        other = G[G_CH_CHAL] if seat == defender else defender
+        k, cost = _playable_row(K, G, h0, asset)
+        if k == 0:
+            return cfg[C_GU]  # nothing to answer with (about a quarter of the decisions): no count needed
+        if (G[b_gaveup + other] >> asset) & 1:
+            p_ok = 1.0
+        else:
+            n_unseen, unseen_wilds = _unseen_totals(K, G, bases)
+            p_ok = p_at_most(k - 1, n_unseen, unseen_one(K, G, bases, asset) + unseen_wilds, G[b_hcount + other])
+        pot = 0
+        for i in range(G[G_CH_LEN]):
+            pot += values[G[L[B_CHCARDS] + i]]
+        d_top = G[b_stop + defender]
+        contested = (value_seen(K, G, d_top, seat) if d_top >= 0 else 0) + pot
+        if p_ok * contested - (1.0 - p_ok) * cost <= min_gain:
+            return cfg[C_GU]
+        if G[h0 + asset] > 0:
+            return cfg[C_RE]
+        return cfg[C_RE] + 1 + _cheapest_wild_row(K, G, h0) - na
+
+    # The sets to lay, in ascending id order (legal_list's): R-PAIR-HAND, then R-PAIR-DISCARD. The hand as bitmasks
+    # (asset types held, held twice; wilds held) so that only the types held are visited.
+    own_sets = G[b_slen + seat]
+    count = own_sets >= 1  # TIP-COUNT odds, and challenges (R-CH-ALLOWED), only with a set of one's own
+    n_unseen, unseen_wilds = _unseen_totals(K, G, bases) if count else (0, 0)
+    held, held2, wilds = 0, 0, 0
+    for c in range(na):
+        hc = G[h0 + c]
+        held |= (1 if hc > 0 else 0) << c
+        held2 |= (1 if hc > 1 else 0) << c
+    for k in range(nw):
+        wilds |= (1 if G[h0 + na + k] > 0 else 0) << k
+    best_pair, best_score = -1, -1.0
+    safe_asset, safe_p = -1, 1.0
+    todo = held
+    while todo != 0:
+        a = cttz(todo)
+        todo &= todo - 1
+        partners = (wilds << 1) | ((held2 >> a) & 1)  # bit j: j = 0 a second asset, j = 1 + k wild k
+        while partners != 0:
+            j = cttz(partners)
+            partners &= partners - 1
+            v = values[a] + values[a if j == 0 else na + j - 1]
+            if v <= best_score:
+                continue  # its score (v times a probability <= 1) cannot be strictly greater
+            score = float(v)
+            if count:
+                if a != safe_asset:
+                    m = unseen_one(K, G, bases, a) + unseen_wilds
+                    safe_asset, safe_p = a, _p_safe_row(K, G, seat, m, n_unseen, b_slen, b_hcount)
+                score = v * safe_p
+            if score > best_score:
+                best_pair, best_score = a * w + j, score
+    n_disc = G[G_DISC_LEN]
+    if n_disc > 0:
+        top = G[L[B_DISC] + n_disc - 1]
+        if top >= na:
+            partners = held  # R-NO-WILD-PAIR: a wild on top pairs with assets only
+        else:
+            partners = (wilds << na) | (((held >> top) & 1) << top)  # the same asset, or a wild
+        while partners != 0:
+            c = cttz(partners)
+            partners &= partners - 1
+            v = values[top] + values[c]
+            if v <= best_score:
+                continue
+            asset = top if top < na else c
+            score = float(v)
+            if count:
+                if asset != safe_asset:
+                    m = unseen_one(K, G, bases, asset) + unseen_wilds
+                    safe_asset, safe_p = asset, _p_safe_row(K, G, seat, m, n_unseen, b_slen, b_hcount)
+                score = v * safe_p
+            if score > best_score:
+                best_pair, best_score = cfg[C_PD] + c, score
+
+    # R-CHALLENGE with R-CH-ALLOWED. A target whose V is at most ``floor`` cannot change the choice: its gain is at
+    # most V, and the choice is the set (when its score is at least the best gain), a challenge of a gain above
+    # min_gain (the first strictly greatest), or a discard.
+    best_off, best_gain = 0, -1.0
+    floor = min_gain
+    if best_pair >= 0 and best_score > floor:
+        floor = best_score
+    if own_sets >= 1:
+        for off in range(1, p):
+            tg = seat_add(seat, off, p)
+            if G[b_slen + tg] < 2:
+                continue
+            top_set = G[b_stop + tg]
+            asset = G[b_sasset + top_set]
+            if (held >> asset) & 1 == 0 and wilds == 0:
+                continue
+            v = _target_value(K, G, top_set, seat, asset, bases, naive)
+            if v <= floor:
+                continue
+            k, cost = _playable_row(K, G, h0, asset)
+            if (G[b_gaveup + tg] >> asset) & 1:
+                p_win = 1.0
+            else:
+                p_win = p_at_most(k - 1, n_unseen, unseen_one(K, G, bases, asset) + unseen_wilds, G[b_hcount + tg])
+            gain = p_win * v - (1.0 - p_win) * cost
+            if gain > best_gain:
+                best_off, best_gain = off, gain
+                floor = max(floor, gain)
+    if best_pair >= 0 and (best_off == 0 or best_gain <= min_gain or best_score >= best_gain):
+        return best_pair
+    if best_off > 0 and best_gain > min_gain:
+        row = cfg[C_CH] + (best_off - 1) * w
+        if G[h0 + G[b_sasset + G[b_stop + seat_add(seat, best_off, p)]]] > 0:
+            return row
+        return row + 1 + _cheapest_wild_row(K, G, h0) - na
+    return _cheapest_discard_row(K, G, h0)
