@@ -68,7 +68,7 @@ CC_MIN_GAIN = 0
 CC_NAIVE_HIDDEN = 1
 N_CC_PARAMS = 2
 #: ``heuristic`` parameters that make :func:`_best_pair` rank sets by TIP-COUNT safety.
-_COUNT_PAIRS = np.array([1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1], np.float64)
+COUNT_PAIRS = np.array([1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1], np.float64)
 
 
 @njit(cache=True, _nrt=False)
@@ -136,7 +136,7 @@ def card_counter_decide(params, hdr, hand, values, unseen, seats, gave_up, mask)
             return dd
         return _opening(mask, dc, hand, values, na, nw)
 
-    best_pair, best_score = _best_pair(_COUNT_PAIRS, hdr, hand, values, unseen, seats, mask, False)
+    best_pair, best_score = _best_pair(COUNT_PAIRS, hdr, hand, values, unseen, seats, mask, False)
     best_off, best_gain = 0, -1.0
     for off in range(1, p):
         row = ch + (off - 1) * w

@@ -32,28 +32,31 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.classic.card_counter import CC_MIN_GAIN, CC_NAIVE_HIDDEN
-from agents.classic.probability import p_at_most, p_holds_none
+from agents.classic.card_counter import CC_MIN_GAIN, CC_NAIVE_HIDDEN, COUNT_PAIRS
+from agents.classic.probability import p_at_most
+from agents.classic.row_reading import (
+    best_set,
+    cheapest_discard,
+    cheapest_wild,
+    hand_masks,
+    playable,
+    target_value,
+    unseen_totals,
+)
 from cya_sim.engine.classic.kernel import value_seen
 from cya_sim.engine.classic.layout import (
     B_CHCARDS,
-    B_DISC,
     B_GAVEUP,
     B_HANDS,
     B_HCOUNT,
     B_SASSET,
-    B_SCARD0,
-    B_SKNOWN0,
     B_SLEN,
     B_STOP,
-    B_SVALUE,
     C_CH,
-    C_DI,
     C_GU,
     C_NA,
     C_NW,
     C_P,
-    C_PD,
     C_RE,
     C_T,
     C_W,
@@ -62,98 +65,10 @@ from cya_sim.engine.classic.layout import (
     G_CH_CHAL,
     G_CH_DEF,
     G_CH_LEN,
-    G_DISC_LEN,
 )
 from cya_sim.engine.classic.seen import unseen_bases, unseen_one
-from cya_sim.engine.intrinsics import cttz
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.seats import seat_add
-
-
-@njit(inline="always", **JIT)
-def _cheapest_wild_row(K, G, h0):
-    """Type id of the cheapest wild in the hand at ``h0`` (ties: lowest id; ``K.wild_order``), -1 if none."""
-    for i in range(K.cfg[C_NW]):
-        wd = K.wild_order[i]
-        if G[h0 + wd] > 0:
-            return wd
-    return -1
-
-
-@njit(inline="always", **JIT)
-def _playable_row(K, G, h0, asset):
-    """(cards, dollars) the hand at ``h0`` can play over ``asset``: :func:`agents.classic.card_counter.playable_cost`."""
-    na, nw = K.cfg[C_NA], K.cfg[C_NW]
-    values = K.values
-    n = G[h0 + asset]
-    cost = G[h0 + asset] * values[asset]
-    for k in range(nw):
-        n += G[h0 + na + k]
-        cost += G[h0 + na + k] * values[na + k]
-    return n, cost
-
-
-@njit(inline="always", **JIT)
-def _unseen_totals(K, G, bases):
-    """(unseen cards, unseen wilds) of the seat of ``bases`` (:func:`cya_sim.engine.classic.seen.unseen_bases`)."""
-    na, nw = K.cfg[C_NA], K.cfg[C_NW]
-    n = 0
-    for c in range(na + nw):
-        n += unseen_one(K, G, bases, c)
-    wilds = 0
-    for k in range(nw):
-        wilds += unseen_one(K, G, bases, na + k)
-    return n, wilds
-
-
-@njit(inline="always", **JIT)
-def _p_safe_row(K, G, seat, m, n_unseen, b_slen, b_hcount):
-    """TIP-COUNT: the chance no opponent able to challenge holds one of the ``m`` unseen cards that would answer a
-    set (its asset or a wild): :func:`agents.classic.heuristic._p_safe`, the same products in the same order."""
-    prob = 1.0
-    last_h, last_p = -1, 1.0
-    for o in range(K.cfg[C_P]):
-        if o != seat and G[b_slen + o] >= 1:
-            h = G[b_hcount + o]
-            if h != last_h:
-                last_h, last_p = h, p_holds_none(n_unseen, m, h)
-            prob *= last_p
-    return prob
-
-
-@njit(inline="always", **JIT)
-def _target_value(K, G, top_set, seat, asset, bases, naive):
-    """V of a challenge target (float dollars): its top set as ``seat`` sees it, a hidden card at its expected value
-    (R-HIDDEN-WILD) unless ``naive``: the view form's ``S_TOP_KNOWN_VALUE + S_TOP_HIDDEN * hidden_v``, with
-    ``hidden_v`` the sums of :func:`agents.classic.probability.expected_hidden_value` in its order."""
-    L = K.lay
-    values = K.values
-    na, nw = K.cfg[C_NA], K.cfg[C_NW]
-    known = G[L[B_SVALUE] + top_set]
-    if (G[L[B_SKNOWN0] + top_set] >> seat) & 1 != 0:
-        return float(known)
-    known -= values[G[L[B_SCARD0] + top_set]]
-    if naive:
-        return float(known + values[asset])
-    u = unseen_one(K, G, bases, asset)
-    num = u * values[asset]
-    den = u
-    for k in range(nw):
-        uw = unseen_one(K, G, bases, na + k)
-        num += uw * values[na + k]
-        den += uw
-    hidden_v = float(values[asset]) if den == 0 else num / den
-    return known + hidden_v
-
-
-@njit(inline="always", **JIT)
-def _cheapest_discard_row(K, G, h0):
-    """R-DISCARD id of the cheapest asset in hand, else of the cheapest wild (``K.discard_order``)."""
-    for i in range(K.cfg[C_T]):
-        c = K.discard_order[i]
-        if G[h0 + c] > 0:
-            return K.cfg[C_DI] + c
-    return -1
 
 
 @njit(**JIT)
@@ -185,13 +100,13 @@ def card_counter_row(K, G, seat, params):
         asset = G[G_CH_ASSET]
         defender = G[G_CH_DEF]
         other = G[G_CH_CHAL] if seat == defender else defender
-        k, cost = _playable_row(K, G, h0, asset)
+        k, cost = playable(K, G, h0, asset)
         if k == 0:
             return cfg[C_GU]  # nothing to answer with (about a quarter of the decisions): no count needed
         if (G[b_gaveup + other] >> asset) & 1:
             p_ok = 1.0
         else:
-            n_unseen, unseen_wilds = _unseen_totals(K, G, bases)
+            n_unseen, unseen_wilds = unseen_totals(K, G, bases)
             p_ok = p_at_most(k - 1, n_unseen, unseen_one(K, G, bases, asset) + unseen_wilds, G[b_hcount + other])
         pot = 0
         for i in range(G[G_CH_LEN]):
@@ -202,63 +117,19 @@ def card_counter_row(K, G, seat, params):
             return cfg[C_GU]
         if G[h0 + asset] > 0:
             return cfg[C_RE]
-        return cfg[C_RE] + 1 + _cheapest_wild_row(K, G, h0) - na
+        return cfg[C_RE] + 1 + cheapest_wild(K, G, h0) - na
 
-    # The sets to lay, in ascending id order (legal_list's): R-PAIR-HAND, then R-PAIR-DISCARD. The hand as bitmasks
-    # (asset types held, held twice; wilds held) so that only the types held are visited.
+    # The sets to lay, ranked by TIP-COUNT safety (the view form's heuristic._best_pair with COUNT_PAIRS).
     own_sets = G[b_slen + seat]
     count = own_sets >= 1  # TIP-COUNT odds, and challenges (R-CH-ALLOWED), only with a set of one's own
-    n_unseen, unseen_wilds = _unseen_totals(K, G, bases) if count else (0, 0)
-    held, held2, wilds = 0, 0, 0
-    for c in range(na):
-        hc = G[h0 + c]
-        held |= (1 if hc > 0 else 0) << c
-        held2 |= (1 if hc > 1 else 0) << c
+    n_unseen, unseen_wilds = unseen_totals(K, G, bases) if count else (0, 0)
+    masks = hand_masks(K, G, h0)
+    held, _held2, wilds = masks
+    n_wild = 0
     for k in range(nw):
-        wilds |= (1 if G[h0 + na + k] > 0 else 0) << k
-    best_pair, best_score = -1, -1.0
-    safe_asset, safe_p = -1, 1.0
-    todo = held
-    while todo != 0:
-        a = cttz(todo)
-        todo &= todo - 1
-        partners = (wilds << 1) | ((held2 >> a) & 1)  # bit j: j = 0 a second asset, j = 1 + k wild k
-        while partners != 0:
-            j = cttz(partners)
-            partners &= partners - 1
-            v = values[a] + values[a if j == 0 else na + j - 1]
-            if v <= best_score:
-                continue  # its score (v times a probability <= 1) cannot be strictly greater
-            score = float(v)
-            if count:
-                if a != safe_asset:
-                    m = unseen_one(K, G, bases, a) + unseen_wilds
-                    safe_asset, safe_p = a, _p_safe_row(K, G, seat, m, n_unseen, b_slen, b_hcount)
-                score = v * safe_p
-            if score > best_score:
-                best_pair, best_score = a * w + j, score
-    n_disc = G[G_DISC_LEN]
-    if n_disc > 0:
-        top = G[L[B_DISC] + n_disc - 1]
-        if top >= na:
-            partners = held  # R-NO-WILD-PAIR: a wild on top pairs with assets only
-        else:
-            partners = (wilds << na) | (((held >> top) & 1) << top)  # the same asset, or a wild
-        while partners != 0:
-            c = cttz(partners)
-            partners &= partners - 1
-            v = values[top] + values[c]
-            if v <= best_score:
-                continue
-            asset = top if top < na else c
-            score = float(v)
-            if count:
-                if asset != safe_asset:
-                    m = unseen_one(K, G, bases, asset) + unseen_wilds
-                    safe_asset, safe_p = asset, _p_safe_row(K, G, seat, m, n_unseen, b_slen, b_hcount)
-                score = v * safe_p
-            if score > best_score:
-                best_pair, best_score = cfg[C_PD] + c, score
+        n_wild += G[h0 + na + k]
+    best_pair, best_score = best_set(K, G, seat, COUNT_PAIRS, bases, masks, False, n_wild, 0, own_sets, n_unseen,
+                                     unseen_wilds)
 
     # R-CHALLENGE with R-CH-ALLOWED. A target whose V is at most ``floor`` cannot change the choice: its gain is at
     # most V, and the choice is the set (when its score is at least the best gain), a challenge of a gain above
@@ -276,10 +147,10 @@ def card_counter_row(K, G, seat, params):
             asset = G[b_sasset + top_set]
             if (held >> asset) & 1 == 0 and wilds == 0:
                 continue
-            v = _target_value(K, G, top_set, seat, asset, bases, naive)
+            v = target_value(K, G, top_set, seat, asset, bases, naive)
             if v <= floor:
                 continue
-            k, cost = _playable_row(K, G, h0, asset)
+            k, cost = playable(K, G, h0, asset)
             if (G[b_gaveup + tg] >> asset) & 1:
                 p_win = 1.0
             else:
@@ -294,5 +165,5 @@ def card_counter_row(K, G, seat, params):
         row = cfg[C_CH] + (best_off - 1) * w
         if G[h0 + G[b_sasset + G[b_stop + seat_add(seat, best_off, p)]]] > 0:
             return row
-        return row + 1 + _cheapest_wild_row(K, G, h0) - na
-    return _cheapest_discard_row(K, G, h0)
+        return row + 1 + cheapest_wild(K, G, h0) - na
+    return cheapest_discard(K, G, h0)

@@ -49,6 +49,7 @@ from agents.classic.compiled_strategy import (
     view_parts,
 )
 from agents.classic.heuristic import HeuristicConfig
+from agents.classic.heuristic_row import heuristic_row
 from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_UNSEEN
 from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
@@ -104,14 +105,16 @@ def new_scratch(cfg: np.ndarray) -> Scratch:
 
 
 #: Policy codes of :func:`policy_act`: ``random`` and ``greedy`` (the codes every game gives them,
-#: :mod:`agents.hooks`) are decided in the loop; a **view policy**
-#: (``POLICY_VIEW``: ``heuristic``, ``wild_hoarder``, every compiled plug-in) is called by its C address on
-#: the seat's agent view (:mod:`agents.view_abi`); ``card_counter`` is a view policy that gives up at once
-#: when it holds no answer; ``oracle`` a view policy that also gets every hand.
-POLICY_VIEW, POLICY_CARD_COUNTER, POLICY_ORACLE = STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE
-POLICY_HEURISTIC = POLICY_VIEW
+#: :mod:`agents.hooks`) are decided in the loop; a **view policy** (``POLICY_VIEW``: every compiled plug-in) is
+#: called by its C address on the seat's agent view (:mod:`agents.view_abi`). ``heuristic`` (and ``wild_hoarder``)
+#: and ``card_counter`` are view policies that, under the classic rules without §6 and §7, decide from the game
+#: row instead (:mod:`agents.classic.heuristic_row`, :mod:`agents.classic.card_counter_row`); ``oracle`` is a view
+#: policy that also gets every hand.
+POLICY_VIEW = 2
+POLICY_CARD_COUNTER, POLICY_ORACLE, POLICY_HEURISTIC = STRATEGY_CARD_COUNTER, STRATEGY_ORACLE, STRATEGY_HEURISTIC
 
-#: A view policy's code: its kind (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``) in the bits of
+#: A view policy's code: its kind (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``)
+#: in the bits of
 #: ``VIEW_KIND``, and above ``VIEW_SKIP_SHIFT`` the parts of the view it never reads (bits ``VIEW_*`` of
 #: :mod:`agents.classic.view`), which the loops then leave unbuilt (:func:`view_code`).
 VIEW_KIND, VIEW_SKIP_SHIFT = 0xFF, 8
@@ -123,7 +126,8 @@ BUILTIN_SKIP = {POLICY_HEURISTIC: VIEW_GAVE_UP, POLICY_CARD_COUNTER: 0, POLICY_O
 
 
 def view_code(kind: int, skip: int) -> int:
-    """The code (int) of view policy ``kind`` (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``) that
+    """The code (int) of view policy ``kind`` (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``,
+    ``POLICY_HEURISTIC``) that
     never reads the view parts of bitmask ``skip`` (``VIEW_*`` of :mod:`agents.classic.view`; 0: reads every part,
     the code is ``kind`` itself)."""
     return kind | (skip << VIEW_SKIP_SHIFT)
@@ -224,10 +228,13 @@ def greedy_act(K, G, seat, params, rng, sc):
 def policy_act(code, addr, K, G, seat, params, rng, sc):
     """The action (int) of compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G``; -1 for an unknown code.
 
-    ``random`` and ``greedy`` decide here; a view policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``,
-    ``POLICY_ORACLE``, in the low bits of ``code``: :func:`view_code`) gets the seat's agent view, but the parts its
-    code says it never reads (:func:`agents.classic.compiled_strategy.view_parts`), and is called
-    at its C address ``addr`` (int64, :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this
+    ``random`` and ``greedy`` decide here; so do ``card_counter`` and ``heuristic`` under the classic rules without
+    §6 and §7, from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
+    :func:`agents.classic.heuristic_row.heuristic_row`: the same choices as their view forms). Otherwise a view
+    policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of
+    ``code``: :func:`view_code`) gets the seat's agent view, but the parts its code says it never reads
+    (:func:`agents.classic.compiled_strategy.view_parts`), and is called at its C address ``addr`` (int64,
+    :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this
     dispatch is inlined into each compiled loop (the play loop, the search's rollouts), and none of them is
     ever compiled again for a new policy.
     """
@@ -235,13 +242,16 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
         return greedy_act(K, G, seat, params, rng, sc)
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
-    if code == POLICY_CARD_COUNTER:
-        if K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0:  # the classic rules without §6 and §7: from the row
+    kind = code & VIEW_KIND
+    row_form = K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0  # the classic rules without §6 and §7: from the row
+    if kind == POLICY_CARD_COUNTER:
+        if row_form:
             return card_counter_row(K, G, seat, params)
         if gives_up_at_once(K, G, seat):
             return K.cfg[C_GU]
-    kind = code & VIEW_KIND
-    if kind < POLICY_VIEW or kind > POLICY_ORACLE:
+    if kind == POLICY_HEURISTIC and row_form:
+        return heuristic_row(K, G, seat, params)
+    if kind < POLICY_VIEW or kind > POLICY_HEURISTIC:
         return -1
     view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
     values = K.values[:K.cfg[C_T]]

@@ -270,8 +270,9 @@ def view_parts(K, G, seat, sc, skip):
         legal_mask(K, G, sc.mask, sc.ids)
 
 
-#: Which view policy :func:`decide_view` runs (the same numbers as ``agents.classic.compiled.POLICY_*``).
-STRATEGY_HEURISTIC, STRATEGY_CARD_COUNTER, STRATEGY_ORACLE = 2, 3, 4
+#: Which view policy :func:`decide_view` runs (the same numbers as ``agents.classic.compiled.POLICY_*``; 2 is a
+#: plug-in's, ``POLICY_VIEW``).
+STRATEGY_CARD_COUNTER, STRATEGY_ORACLE, STRATEGY_HEURISTIC = 3, 4, 5
 
 
 @njit(**JIT)

@@ -41,6 +41,7 @@ from agents.classic.view import (
     draft_starts,
 )
 from cya_sim.engine.classic.reference.observation import Observation
+from cya_sim.engine.intrinsics import cttz
 
 # Indices into the float64 parameter vector (HeuristicConfig.to_array).
 (P_FAST_FIRST, P_FIRST_SET_MIN, P_COVER, P_COVER_MIN, P_PAIR_FIRST, P_BACKUP, P_COUNT, P_SAVE_WILD,
@@ -247,44 +248,85 @@ def _p_safe(asset, seat, hdr, unseen, seats):
 
 
 @njit(cache=True, _nrt=False)
+def _pair_score(a, params, hdr, hand, values, unseen, seats, only_hand_wild_pairs, n_wild, keep_one, own_sets,
+                safe_asset, safe_p):
+    """(score, safe_asset, safe_p) of legal set id ``a`` for :func:`_best_pair`; score -1.0 when the switches
+    rule it out. ``safe_asset`` / ``safe_p``: the TIP-COUNT odds of the last asset asked (a set's odds depend on
+    its asset only), passed on."""
+    _ph, pd, _ch, _di, _re, _gu, w = action_starts(hdr)
+    dt, _dw, _dc, _dd = draft_starts(hdr)
+    if only_hand_wild_pairs and a >= pd:
+        return -1.0, safe_asset, safe_p  # TIP-WILD-FIRST: a pair from the hand
+    if a >= dt:
+        v, set_asset, uses_wild = _draft_info(a, hdr, values, w)
+    else:
+        v, set_asset, uses_wild = _pair_info(a, hdr, values, pd, w)
+    if only_hand_wild_pairs and not uses_wild:
+        return -1.0, safe_asset, safe_p
+    if uses_wild:
+        if params[P_WILD_SETS] <= 0 and not only_hand_wild_pairs:
+            return -1.0, safe_asset, safe_p  # TIP-WILD-USE: no wilds in sets (TIP-WILD-FIRST overrides)
+        if keep_one and n_wild <= 1:
+            return -1.0, safe_asset, safe_p  # TIP-SAVE-WILD
+    if own_sets == 0 and params[P_FAST_FIRST] <= 0 and hdr[H_DRAW] > 0 and v < params[P_FIRST_SET_MIN]:
+        return -1.0, safe_asset, safe_p  # TIP-FAST-FIRST off: wait for a valuable first set
+    score = float(v)
+    if params[P_COUNT] > 0 and own_sets >= 1:
+        if set_asset != safe_asset:
+            safe_asset, safe_p = set_asset, _p_safe(set_asset, hdr[H_SEAT], hdr, unseen, seats)
+        score = v * safe_p  # TIP-COUNT
+    return score, safe_asset, safe_p
+
+
+@njit(cache=True, _nrt=False)
 def _best_pair(params, hdr, hand, values, unseen, seats, mask, only_hand_wild_pairs):
-    """(action id, score) of the best set to lay under the switches; (-1, -1.0) if none."""
+    """(action id, score) of the best set to lay under the switches; (-1, -1.0) if none.
+
+    The legal ids in ascending order: R-PAIR-HAND, R-PAIR-DISCARD, then the draft takes (§7). A set id is legal only
+    with its hand card held (an R-PAIR-HAND id ``a * w + j`` needs asset ``a``, an R-PAIR-DISCARD id ``pd + c``
+    card ``c``), so only the ids of the card types held are read from the mask (speed: the mask's ids one by one
+    were most of a strategy agent's decision); ties go to the lowest id, a strictly greater score wins.
+    """
     ph, pd, ch, _di, _re, _gu, w = action_starts(hdr)
-    na, nw = hdr[H_NA], hdr[H_NW]
-    seat = hdr[H_SEAT]
-    n_wild = _wilds_in_hand(hand, na, nw)
+    na = hdr[H_NA]
+    n_wild = _wilds_in_hand(hand, na, hdr[H_NW])
     keep_one = params[P_SAVE_WILD] > 0 and hdr[H_DRAW] > 0
-    own_sets = seats[seat, S_STACK_LEN]
+    own_sets = seats[hdr[H_SEAT], S_STACK_LEN]
     best, best_score = -1, -1.0
-    safe_asset, safe_p = -1, 1.0  # the TIP-COUNT odds of the last asset asked: a set's odds depend on its asset only
-    dt, _dw, dc, _dd = draft_starts(hdr)
-    n_ids = ch - ph + (dc - dt if not only_hand_wild_pairs else 0)
-    for i in range(n_ids):
-        a = ph + i if ph + i < ch else dt + i - (ch - ph)  # pairs, then draft takes (§7)
-        if not mask[a]:
-            continue
-        if only_hand_wild_pairs and a >= pd:
-            continue  # TIP-WILD-FIRST: a pair from the hand
-        if a >= dt:
-            v, set_asset, uses_wild = _draft_info(a, hdr, values, w)
-        else:
-            v, set_asset, uses_wild = _pair_info(a, hdr, values, pd, w)
-        if only_hand_wild_pairs and not uses_wild:
-            continue
-        if uses_wild:
-            if params[P_WILD_SETS] <= 0 and not only_hand_wild_pairs:
-                continue  # TIP-WILD-USE: no wilds in sets (TIP-WILD-FIRST overrides)
-            if keep_one and n_wild <= 1:
-                continue  # TIP-SAVE-WILD
-        if own_sets == 0 and params[P_FAST_FIRST] <= 0 and hdr[H_DRAW] > 0 and v < params[P_FIRST_SET_MIN]:
-            continue  # TIP-FAST-FIRST off: wait for a valuable first set
-        score = float(v)
-        if params[P_COUNT] > 0 and own_sets >= 1:
-            if set_asset != safe_asset:
-                safe_asset, safe_p = set_asset, _p_safe(set_asset, seat, hdr, unseen, seats)
-            score = v * safe_p  # TIP-COUNT
-        if score > best_score:
-            best, best_score = a, score
+    safe_asset, safe_p = -1, 1.0
+    held = 0  # bit c: card type c held
+    for c in range(ch - pd):
+        held |= (1 if hand[c] > 0 else 0) << c
+    todo = held & ((1 << na) - 1)
+    while todo != 0:  # R-PAIR-HAND: asset a with a second one (j = 0) or wild j - 1
+        a = cttz(todo)
+        todo &= todo - 1
+        for j in range(w):
+            i = ph + a * w + j
+            if mask[i]:
+                score, safe_asset, safe_p = _pair_score(i, params, hdr, hand, values, unseen, seats,
+                                                        only_hand_wild_pairs, n_wild, keep_one, own_sets,
+                                                        safe_asset, safe_p)
+                if score > best_score:
+                    best, best_score = i, score
+    if not only_hand_wild_pairs:
+        todo = held
+        while todo != 0:  # R-PAIR-DISCARD: hand card c with the top discard
+            c = cttz(todo)
+            todo &= todo - 1
+            i = pd + c
+            if mask[i]:
+                score, safe_asset, safe_p = _pair_score(i, params, hdr, hand, values, unseen, seats, False, n_wild,
+                                                        keep_one, own_sets, safe_asset, safe_p)
+                if score > best_score:
+                    best, best_score = i, score
+        dt, _dw, dc, _dd = draft_starts(hdr)
+        for i in range(dt, dc):  # the draft takes (§7; none without draft piles)
+            if mask[i]:
+                score, safe_asset, safe_p = _pair_score(i, params, hdr, hand, values, unseen, seats, False, n_wild,
+                                                        keep_one, own_sets, safe_asset, safe_p)
+                if score > best_score:
+                    best, best_score = i, score
     return best, best_score
 
 

@@ -28,6 +28,7 @@ from agents.classic.compiled import (
     GREEDY_AS_HEURISTIC,
     N_AGENT_PARAMS,
     POLICY_GREEDY,
+    POLICY_HEURISTIC,
     POLICY_RANDOM,
     POLICY_VIEW,
     view_code,
@@ -213,7 +214,7 @@ def _policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
     if pol == POLICY_GREEDY and ActionSpace.for_rules(rules).advanced_on and rules.draft != "none":
         out = np.zeros(N_AGENT_PARAMS, np.float64)
         out[: GREEDY_AS_HEURISTIC.shape[0]] = GREEDY_AS_HEURISTIC
-        return view_code(POLICY_VIEW, BUILTIN_SKIP[POLICY_VIEW]), strategy_address(STRATEGY_HEURISTIC), out
+        return view_code(POLICY_HEURISTIC, BUILTIN_SKIP[POLICY_HEURISTIC]), strategy_address(STRATEGY_HEURISTIC), out
     if pol in (POLICY_GREEDY, POLICY_RANDOM):
         return pol, 0, compiled_params(spec)
     return view_code(pol, BUILTIN_SKIP[pol]), strategy_address(pol), compiled_params(spec)
