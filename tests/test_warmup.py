@@ -26,9 +26,14 @@ def test_kernels_for_lists_what_a_run_needs():
     Python agent's first run compiles nothing unannounced); nothing compiled for the reference engine's greedy and
     random."""
     assert labels(["greedy", "random"], "batched") == ["play loop (the rules kernel, greedy, random)"]
+    # under the classic rules card_counter and heuristic (wild_hoarder) play from the row: no C entry to compile
     assert labels(["greedy", "card_counter", "wild_hoarder"], "batched") == [
-        "play loop (the rules kernel, greedy, random)", "heuristic", "card_counter"]
+        "play loop (the rules kernel, greedy, random)"]
+    assert labels(["greedy", "card_counter", "wild_hoarder"], "batched", "advanced") == [
+        "play loop (the rules kernel, greedy, random)", "card_counter", "heuristic"]
     assert labels(['ismcts(rollout="card_counter")', "greedy"], "reference") == [
+        "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
+    assert labels(['ismcts(rollout="card_counter")', "greedy"], "reference", "advanced") == [
         "card_counter", "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
     assert labels(["greedy", "random"], "reference") == []
     # greedy under the advanced rules with draft piles is the heuristic view policy (agents.classic.registry.policy_of)

@@ -27,6 +27,7 @@ from agents.classic.compiled import (
     BUILTIN_SKIP,
     GREEDY_AS_HEURISTIC,
     N_AGENT_PARAMS,
+    POLICY_CARD_COUNTER,
     POLICY_GREEDY,
     POLICY_HEURISTIC,
     POLICY_RANDOM,
@@ -186,13 +187,25 @@ def compiled_params(spec: str) -> np.ndarray:
     return out
 
 
+#: The built-in view policies that also have a row form (:func:`agents.classic.compiled.policy_act`).
+ROW_FORMS = frozenset({POLICY_CARD_COUNTER, POLICY_HEURISTIC})
+
+
+def plays_from_row(pol: int, rules) -> bool:
+    """Whether the compiled loops play built-in policy ``pol`` (``POLICY_*``) from the game row under ``rules``, so that
+    its C entry is never called: ``card_counter`` and ``heuristic`` (with ``wild_hoarder``) under the classic rules
+    without the advanced cards (§6) and draft piles (§7). The same condition as the loops' (``C_ADV_ON`` and
+    ``C_DRAFT`` 0 in :func:`agents.classic.compiled.policy_act`)."""
+    return pol in ROW_FORMS and not ActionSpace.for_rules(rules).advanced_on and rules.draft == "none"
+
+
 def policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
     """How the compiled loops play agent ``spec`` under ``rules``: ``(code, address, params)``.
 
     code: ``agents.classic.compiled.POLICY_*`` (-1: no compiled form, the Python adapter plays it), for a view
     policy with the parts of the view it never reads (:func:`agents.classic.compiled.view_code`); address: the
-    C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``), compiled on
-    first use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
+    C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``, and for a policy the
+    loops play from the row under ``rules``, :func:`plays_from_row`), compiled on first use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
     draft piles (RULES.md §6 with §7) ``greedy`` plays as the ``heuristic`` view policy with its default
     switches (:class:`agents.classic.greedy.GreedyAgent`'s own definition there).
 
@@ -217,5 +230,6 @@ def _policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
         return view_code(POLICY_HEURISTIC, BUILTIN_SKIP[POLICY_HEURISTIC]), strategy_address(STRATEGY_HEURISTIC), out
     if pol in (POLICY_GREEDY, POLICY_RANDOM):
         return pol, 0, compiled_params(spec)
-    return view_code(pol, BUILTIN_SKIP[pol]), strategy_address(pol), compiled_params(spec)
+    addr = 0 if plays_from_row(pol, rules) else strategy_address(pol)
+    return view_code(pol, BUILTIN_SKIP[pol]), addr, compiled_params(spec)
 

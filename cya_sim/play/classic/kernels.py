@@ -27,7 +27,7 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
         strategy_entry,
     )
     from agents.classic.plugin import entry_module
-    from agents.classic.registry import compiled_policy
+    from agents.classic.registry import compiled_policy, plays_from_row
     from agents.spec import parse_agent_spec
 
     out: list[Kernel] = []
@@ -66,7 +66,7 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
     if engine == "batched" or search:
         from agents.classic.compiled_strategy import strategy_address
 
-        for k in sorted(views):
+        for k in sorted(k for k in views if not all(plays_from_row(k, r) for r in rules_list)):
             out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(strategy_entry(k)),
                               lambda k=k: strategy_address(k)))
         for spec, pol in plugins:
@@ -152,10 +152,12 @@ def callee_plan(K, G, rng, sc) -> list:
     """
     from numba import typeof, types
 
+    from agents.classic.card_counter_row import card_counter_row
     from agents.classic.compiled import random_act
     from agents.classic.compiled_advanced import covers, greedy_advanced_act
     from agents.classic.compiled_draft import best_take, open_if_able
     from agents.classic.compiled_strategy import gives_up_at_once, oracle_view, view_parts
+    from agents.classic.heuristic_row import heuristic_row
     from cya_sim.engine.classic import advanced as adv
     from cya_sim.engine.classic import draft, kernel
     from cya_sim.engine.seats import seat_add
@@ -169,8 +171,8 @@ def callee_plan(K, G, rng, sc) -> list:
         (kernel.piles_then_done, (k, g, r, i, minus_one)), (draft.apply, (k, g, i)),
         (kernel._play_challenge_card, (k, g, i, i)), (adv.turn_action, (k, g, i, i)),
         (kernel.resolve_challenge, (k, g, r)), (adv.pre_legal, (k, g, i)), (draft.is_legal, (k, g, i)),
-        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)), (gives_up_at_once, (k, g, i)),
-        (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
+        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)), (heuristic_row, (k, g, i, f)),
+        (gives_up_at_once, (k, g, i)), (card_counter_row, (k, g, i, f)), (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
         (open_if_able, (k, g, i)), (greedy_advanced_act, (k, g, i)), (covers, (k,)),
     ]
 
