@@ -243,24 +243,26 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
     kind = code & VIEW_KIND
-    row_form = K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0  # the classic rules without §6 and §7: from the row
-    if kind == POLICY_CARD_COUNTER:
-        if row_form:
-            return card_counter_row(K, G, seat, params)
-        if gives_up_at_once(K, G, seat):
+    # the classic rules without §6 and §7: card_counter and heuristic from the row (written last: compiling a loop
+    # reaches them last, after the warm-up's second process has compiled them, cya_sim.play.classic.kernels)
+    row_form = K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0 and (kind == POLICY_CARD_COUNTER or
+                                                                  kind == POLICY_HEURISTIC)
+    if not row_form:
+        if kind == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):
             return K.cfg[C_GU]
-    if kind == POLICY_HEURISTIC and row_form:
-        return heuristic_row(K, G, seat, params)
-    if kind < POLICY_VIEW or kind > POLICY_HEURISTIC:
-        return -1
-    view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
-    values = K.values[:K.cfg[C_T]]
-    if kind == POLICY_ORACLE:
-        oracle_view(K, G, sc)
+        if kind < POLICY_VIEW or kind > POLICY_HEURISTIC:
+            return -1
+        view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
+        values = K.values[:K.cfg[C_T]]
+        if kind == POLICY_ORACLE:
+            oracle_view(K, G, sc)
+            return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
+                                    rng, sc.hands_all)
         return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
-                                rng, sc.hands_all)
-    return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask, rng,
-                            sc.no_hands)
+                                rng, sc.no_hands)
+    if kind == POLICY_CARD_COUNTER:
+        return card_counter_row(K, G, seat, params)
+    return heuristic_row(K, G, seat, params)
 
 
 # The classic family's policy dispatch for the shared loops (agents.hooks.act), chosen by its constants record.

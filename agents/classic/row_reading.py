@@ -100,7 +100,7 @@ def unseen_totals(K, G, bases):
     return n, wilds
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def p_safe(K, G, seat, m, n_unseen):
     """TIP-COUNT: the chance no opponent able to challenge holds one of the ``m`` unseen cards that would answer a
     set (its asset or a wild): :func:`agents.classic.heuristic._p_safe`, the same products in the same order."""
@@ -141,7 +141,7 @@ def target_value(K, G, top_set, seat, asset, bases, naive):
     return known + hidden_v
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def _set_score(K, G, seat, params, bases, v, asset, uses_wild, only_hand_wild_pairs, wild_budget, draw, own_sets,
                n_unseen, unseen_wilds, best_score, safe_asset, safe_p):
     """(score, safe_asset, safe_p) of a legal set worth ``v`` dollars over ``asset`` under the ``heuristic`` switches
@@ -166,7 +166,7 @@ def _set_score(K, G, seat, params, bases, v, asset, uses_wild, only_hand_wild_pa
     return score, safe_asset, safe_p
 
 
-@njit(inline="always", **JIT)
+@njit(**JIT)
 def best_set(K, G, seat, params, bases, masks, only_hand_wild_pairs, wild_budget, draw, own_sets, n_unseen,
              unseen_wilds):
     """(action id, score) of the best set to lay under the ``heuristic`` switches ``params``; (-1, -1.0) if none.

@@ -166,13 +166,14 @@ def callee_plan(K, G, rng, sc) -> list:
     f = types.Array(types.float64, 1, "C")  # an agent's parameter row
     # a constant argument at an inlined call site gets its own literal-typed compile: the plan lists those too
     yes, zero, minus_one = types.literal(True), types.literal(0), types.literal(-1)
-    return [
+    return [  # the row forms first: the longest compiles of the policies, reached last in policy_act
+        (card_counter_row, (k, g, i, f)), (heuristic_row, (k, g, i, f)),
         (kernel.second_action_or_end, (k, g, r, yes)), (kernel._new_set, (k, g, i, i, i, i, i)),
         (kernel.piles_then_done, (k, g, r, i, minus_one)), (draft.apply, (k, g, i)),
         (kernel._play_challenge_card, (k, g, i, i)), (adv.turn_action, (k, g, i, i)),
         (kernel.resolve_challenge, (k, g, r)), (adv.pre_legal, (k, g, i)), (draft.is_legal, (k, g, i)),
-        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)), (heuristic_row, (k, g, i, f)),
-        (gives_up_at_once, (k, g, i)), (card_counter_row, (k, g, i, f)), (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
+        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)),
+        (gives_up_at_once, (k, g, i)), (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
         (open_if_able, (k, g, i)), (greedy_advanced_act, (k, g, i)), (covers, (k,)),
     ]
 
