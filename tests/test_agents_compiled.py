@@ -18,6 +18,8 @@ from agents.classic.compiled_strategy import strategy_address, view_row
 from agents.classic.heuristic import HeuristicAgent, HeuristicConfig
 from agents.classic.oracle import OracleAgent
 from agents.classic.random_agent import RandomAgent
+from agents.classic.registry import plays_from_row
+from agents.classic.row_abi import row_address
 from agents.classic.view import build_view
 from cya_sim.engine.classic import batched as api
 from cya_sim.engine.classic.reference import apply_action, new_game
@@ -26,9 +28,11 @@ from cya_sim.game.rng import root_key, stream_generator
 from cya_sim.game.rules import get_rules
 
 
-def _act(code, k, row, seat, params, rng, sc):
-    """One decision of view policy ``code`` through the play loop's dispatch and its C entry."""
-    return act_once(code, strategy_address(code), k, row, seat, params, rng, sc)
+def _act(code, k, row, seat, params, rng, sc, rules):
+    """One decision of view policy ``code`` through the play loop's dispatch and its C entry: the row form's under the
+    classic rules without §6 and §7 (agents.classic.registry.plays_from_row), else the view policy's."""
+    addr = row_address(code) if plays_from_row(code, rules) else strategy_address(code)
+    return act_once(code, addr, k, row, seat, params, rng, sc)
 
 
 CONFIGS = [HeuristicConfig(), HeuristicConfig(wild_for_sets=False, save_wild=True),
@@ -68,9 +72,9 @@ def test_views_and_choices_agree_between_engines(preset, players):
             for cfg in CONFIGS:
                 p16 = np.zeros(16)
                 p16[:14] = cfg.to_array()
-                assert _act(POLICY_HEURISTIC, k_, row, seat, p16, no_rng, sc) == HeuristicAgent(cfg).act(obs, rng)
-            assert _act(POLICY_CARD_COUNTER, k_, row, seat, np.zeros(16), no_rng, sc) == CardCounterAgent().act(obs, rng)
-            assert _act(POLICY_ORACLE, k_, row, seat, np.zeros(16), no_rng, sc) == OracleAgent(cheats=True).act(obs, rng, ref)
+                assert _act(POLICY_HEURISTIC, k_, row, seat, p16, no_rng, sc, rules) == HeuristicAgent(cfg).act(obs, rng)
+            assert _act(POLICY_CARD_COUNTER, k_, row, seat, np.zeros(16), no_rng, sc, rules) == CardCounterAgent().act(obs, rng)
+            assert _act(POLICY_ORACLE, k_, row, seat, np.zeros(16), no_rng, sc, rules) == OracleAgent(cheats=True).act(obs, rng, ref)
             action = RandomAgent().act(obs, agent_rngs[seat])
             apply_action(ref, action)
             api.step(bat, np.array([action]))

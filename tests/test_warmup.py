@@ -26,13 +26,13 @@ def test_kernels_for_lists_what_a_run_needs():
     Python agent's first run compiles nothing unannounced); nothing compiled for the reference engine's greedy and
     random."""
     assert labels(["greedy", "random"], "batched") == ["play loop (the rules kernel, greedy, random)"]
-    # under the classic rules card_counter and heuristic (wild_hoarder) play from the row: no C entry to compile
+    # under the classic rules card_counter and heuristic (wild_hoarder) play from the row: their row forms' entries
     assert labels(["greedy", "card_counter", "wild_hoarder"], "batched") == [
-        "play loop (the rules kernel, greedy, random)"]
+        "play loop (the rules kernel, greedy, random)", "card_counter (from the row)", "heuristic (from the row)"]
     assert labels(["greedy", "card_counter", "wild_hoarder"], "batched", "advanced") == [
         "play loop (the rules kernel, greedy, random)", "card_counter", "heuristic"]
     assert labels(['ismcts(rollout="card_counter")', "greedy"], "reference") == [
-        "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
+        "card_counter (from the row)", "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
     assert labels(['ismcts(rollout="card_counter")', "greedy"], "reference", "advanced") == [
         "card_counter", "search (ISMCTS/PIMC kernels)", "reference agents' decision functions"]
     assert labels(["greedy", "random"], "reference") == []

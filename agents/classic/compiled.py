@@ -37,7 +37,6 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from agents.classic.card_counter_row import card_counter_row
 from agents.classic.compiled_advanced import best_pair, covers, greedy_advanced_act
 from agents.classic.compiled_draft import best_take, open_if_able
 from agents.classic.compiled_strategy import (
@@ -49,7 +48,7 @@ from agents.classic.compiled_strategy import (
     view_parts,
 )
 from agents.classic.heuristic import HeuristicConfig
-from agents.classic.heuristic_row import heuristic_row
+from agents.classic.row_abi import call_row_policy
 from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_UNSEEN
 from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
@@ -228,9 +227,10 @@ def greedy_act(K, G, seat, params, rng, sc):
 def policy_act(code, addr, K, G, seat, params, rng, sc):
     """The action (int) of compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G``; -1 for an unknown code.
 
-    ``random`` and ``greedy`` decide here; so do ``card_counter`` and ``heuristic`` under the classic rules without
-    §6 and §7, from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
-    :func:`agents.classic.heuristic_row.heuristic_row`: the same choices as their view forms). Otherwise a view
+    ``random`` and ``greedy`` decide here; ``card_counter`` and ``heuristic`` under the classic rules without §6 and
+    §7 decide from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
+    :func:`agents.classic.heuristic_row.heuristic_row`: the same choices as their view forms), called at ``addr``,
+    the C address of their row form (:mod:`agents.classic.row_abi`). Otherwise a view
     policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of
     ``code``: :func:`view_code`) gets the seat's agent view, but the parts its code says it never reads
     (:func:`agents.classic.compiled_strategy.view_parts`), and is called at its C address ``addr`` (int64,
@@ -243,8 +243,8 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
     kind = code & VIEW_KIND
-    # the classic rules without §6 and §7: card_counter and heuristic from the row (written last: compiling a loop
-    # reaches them last, after the warm-up's second process has compiled them, cya_sim.play.classic.kernels)
+    # the classic rules without §6 and §7: card_counter and heuristic from the row, at the address of their row form
+    # (agents.classic.registry.policy_of gives it then)
     row_form = K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0 and (kind == POLICY_CARD_COUNTER or
                                                                   kind == POLICY_HEURISTIC)
     if not row_form:
@@ -260,9 +260,7 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
                                     rng, sc.hands_all)
         return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
                                 rng, sc.no_hands)
-    if kind == POLICY_CARD_COUNTER:
-        return card_counter_row(K, G, seat, params)
-    return heuristic_row(K, G, seat, params)
+    return call_row_policy(addr, K, G, seat, params)  # agents.classic.row_abi: its row form, by address
 
 
 # The classic family's policy dispatch for the shared loops (agents.hooks.act), chosen by its constants record.

@@ -40,8 +40,10 @@ from agents.classic.heuristic import WILD_HOARDER, HeuristicAgent, HeuristicConf
 from agents.classic.oracle import OracleAgent
 from agents.classic.plugin import ViewPolicyAgent, plugin_address, plugin_skip
 from agents.classic.random_agent import RandomAgent
+from agents.classic.row_abi import row_address
 from agents.plugin import is_compiled_function
 from agents.spec import AgentSpec, AgentSpecError, parse_agent_spec, resolve_factory
+from cya_sim.engine.classic.layout import CONSTS_DTYPE, consts_dtype_for
 from cya_sim.game.classic.actions import ActionSpace
 
 #: Registered agent factories by name (a ``module:Class`` string is imported when first asked for).
@@ -192,11 +194,15 @@ ROW_FORMS = frozenset({POLICY_CARD_COUNTER, POLICY_HEURISTIC})
 
 
 def plays_from_row(pol: int, rules) -> bool:
-    """Whether the compiled loops play built-in policy ``pol`` (``POLICY_*``) from the game row under ``rules``, so that
-    its C entry is never called: ``card_counter`` and ``heuristic`` (with ``wild_hoarder``) under the classic rules
-    without the advanced cards (§6) and draft piles (§7). The same condition as the loops' (``C_ADV_ON`` and
-    ``C_DRAFT`` 0 in :func:`agents.classic.compiled.policy_act`)."""
-    return pol in ROW_FORMS and not ActionSpace.for_rules(rules).advanced_on and rules.draft == "none"
+    """Whether the compiled loops play built-in policy ``pol`` (``POLICY_*``) from the game row under ``rules``, at the
+    address of its row form (:mod:`agents.classic.row_abi`) instead of its view policy's: ``card_counter`` and
+    ``heuristic`` (with ``wild_hoarder``) under the classic rules without the advanced cards (§6) and draft piles
+    (§7), the condition of the loops (``C_ADV_ON`` and ``C_DRAFT`` 0 in :func:`agents.classic.compiled.policy_act`),
+    with a deck whose constants have the record type every preset shares at every table size (a larger custom deck
+    plays the view form)."""
+    if pol not in ROW_FORMS or ActionSpace.for_rules(rules).advanced_on or rules.draft != "none":
+        return False
+    return consts_dtype_for(rules, rules.max_players) == CONSTS_DTYPE  # the most cards in play: the largest type
 
 
 def policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
@@ -204,8 +210,9 @@ def policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
 
     code: ``agents.classic.compiled.POLICY_*`` (-1: no compiled form, the Python adapter plays it), for a view
     policy with the parts of the view it never reads (:func:`agents.classic.compiled.view_code`); address: the
-    C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``, and for a policy the
-    loops play from the row under ``rules``, :func:`plays_from_row`), compiled on first use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
+    C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``), or of its row form
+    where the loops play it from the row (:func:`plays_from_row`, :mod:`agents.classic.row_abi`), compiled on first
+    use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
     draft piles (RULES.md §6 with §7) ``greedy`` plays as the ``heuristic`` view policy with its default
     switches (:class:`agents.classic.greedy.GreedyAgent`'s own definition there).
 
@@ -230,6 +237,6 @@ def _policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
         return view_code(POLICY_HEURISTIC, BUILTIN_SKIP[POLICY_HEURISTIC]), strategy_address(STRATEGY_HEURISTIC), out
     if pol in (POLICY_GREEDY, POLICY_RANDOM):
         return pol, 0, compiled_params(spec)
-    addr = 0 if plays_from_row(pol, rules) else strategy_address(pol)
+    addr = row_address(pol) if plays_from_row(pol, rules) else strategy_address(pol)
     return view_code(pol, BUILTIN_SKIP[pol]), addr, compiled_params(spec)
 

@@ -221,6 +221,12 @@ def layout(p: int, t: int, n: int, s: int, cap: int, d: int = 0) -> np.ndarray:
     return out
 
 
+def consts_dtype_for(rules: RuleSet, n_players: int) -> np.dtype:
+    """The record type of :func:`make_consts` ``(rules, n_players)`` (:func:`consts_dtype` sized for its action space
+    and its cards in play), without building the record."""
+    return consts_dtype(_slots(ActionSpace.for_rules(rules).size), _slots(int(rules.deck_counts(n_players).sum())))
+
+
 def make_consts(rules: RuleSet, n_players: int) -> Consts:
     """The constants record (:data:`CONSTS_FIELDS`) of ``rules`` at ``n_players`` seats.
 
@@ -304,7 +310,7 @@ def make_consts(rules: RuleSet, n_players: int) -> Consts:
             else:
                 act_hi[a], act_lo[a] = d.offset, -1 if d.second == -2 else 64 * k1 + k2
     lay = layout(n_players, t, n, n // 2 + 1, cap, n_piles)
-    k = np.zeros(1, consts_dtype(_slots(sp.size), _slots(n))).view(np.recarray)[0]
+    k = np.zeros(1, consts_dtype_for(rules, n_players)).view(np.recarray)[0]
     k.cfg[:] = cfg
     k.values[:t] = values
     k.deck0[:n] = deck0

@@ -65,10 +65,15 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
         out.append(step_kernel(PLAY, rules_list[0], players[0], CONSTS_DTYPE.names))
     if engine == "batched" or search:
         from agents.classic.compiled_strategy import strategy_address
+        from agents.classic.row_abi import row_address, row_entry
 
-        for k in sorted(k for k in views if not all(plays_from_row(k, r) for r in rules_list)):
-            out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(strategy_entry(k)),
-                              lambda k=k: strategy_address(k)))
+        for k in sorted(views):
+            if not all(plays_from_row(k, r) for r in rules_list):
+                out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(strategy_entry(k)),
+                                  lambda k=k: strategy_address(k)))
+            if any(plays_from_row(k, r) for r in rules_list):
+                out.append(Kernel(f"{kinds[k]} (from the row)", f"{kinds[k]} (row)",
+                                  lambda k=k: numba_cached(row_entry(k)), lambda k=k: row_address(k)))
         for spec, pol in plugins:
             from agents.classic.plugin import plugin_address
 
@@ -152,12 +157,10 @@ def callee_plan(K, G, rng, sc) -> list:
     """
     from numba import typeof, types
 
-    from agents.classic.card_counter_row import card_counter_row
     from agents.classic.compiled import random_act
     from agents.classic.compiled_advanced import covers, greedy_advanced_act
     from agents.classic.compiled_draft import best_take, open_if_able
     from agents.classic.compiled_strategy import gives_up_at_once, oracle_view, view_parts
-    from agents.classic.heuristic_row import heuristic_row
     from cya_sim.engine.classic import advanced as adv
     from cya_sim.engine.classic import draft, kernel
     from cya_sim.engine.seats import seat_add
@@ -166,8 +169,7 @@ def callee_plan(K, G, rng, sc) -> list:
     f = types.Array(types.float64, 1, "C")  # an agent's parameter row
     # a constant argument at an inlined call site gets its own literal-typed compile: the plan lists those too
     yes, zero, minus_one = types.literal(True), types.literal(0), types.literal(-1)
-    return [  # the row forms first: the longest compiles of the policies, reached last in policy_act
-        (card_counter_row, (k, g, i, f)), (heuristic_row, (k, g, i, f)),
+    return [
         (kernel.second_action_or_end, (k, g, r, yes)), (kernel._new_set, (k, g, i, i, i, i, i)),
         (kernel.piles_then_done, (k, g, r, i, minus_one)), (draft.apply, (k, g, i)),
         (kernel._play_challenge_card, (k, g, i, i)), (adv.turn_action, (k, g, i, i)),
