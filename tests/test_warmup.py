@@ -112,3 +112,26 @@ def test_callee_plan_matches_the_loops_calls(tmp_path, game):
     out = subprocess.run([sys.executable, "-c", _PLAN, game], env=env, capture_output=True, text=True, timeout=900,
                          check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def _helper_in_daemon(queue):
+    from cya_sim.runs.warmup import _start_helper
+
+    try:
+        queue.put(repr(_start_helper([get_rules("classic")], [4], ["greedy"], "batched", ["play loop (cold)", "x"])))
+    except BaseException as e:  # noqa: BLE001 - the test reports what was raised
+        queue.put(f"raised {type(e).__name__}: {e}")
+
+
+def test_no_compile_helper_in_a_daemonic_process():
+    """A Dask worker is a daemonic process, which may not have children: its warm-up compiles alone instead of
+    failing with 'daemonic processes are not allowed to have children' when its cache is cold."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_helper_in_daemon, args=(queue,), daemon=True)
+    proc.start()
+    got = queue.get(timeout=60)
+    proc.join(timeout=60)
+    assert got == "None"

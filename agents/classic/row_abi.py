@@ -28,6 +28,7 @@ from numba import carray, from_dtype, types
 from numba.extending import intrinsic
 
 from agents.classic.card_counter_row import card_counter_row
+from agents.classic.compiled_strategy import STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC
 from agents.classic.heuristic_row import heuristic_row
 from agents.view_abi import N_AGENT_PARAMS, compile_entry
 from cya_sim.engine.classic.layout import CONSTS_DTYPE
@@ -92,8 +93,6 @@ def row_entry(kind: int):
     Raises:
         KeyError: a policy without a row form.
     """
-    from agents.classic.compiled_strategy import STRATEGY_CARD_COUNTER, STRATEGY_HEURISTIC
-
     return {STRATEGY_CARD_COUNTER: card_counter_row_entry, STRATEGY_HEURISTIC: heuristic_row_entry}[kind]
 
 

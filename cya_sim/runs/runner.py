@@ -356,7 +356,8 @@ def run_experiment(exp: Experiment, progress: bool = True, command: str | None =
 #: tournament (4,000 games, greedy and random), measured warm on 2 cores: 4.0 and 4.7 s wall on 2 workers, 2.9 s on 1.
 SMALL_RUN_GAMES = 20_000
 #: The kernels (``Kernel.kind``) of the built-in compiled policies (:func:`run_workers`).
-_BUILT_IN_KINDS = frozenset({"play loop", "theft play loop", "heuristic", "card_counter", "oracle"})
+_BUILT_IN_KINDS = frozenset({"play loop", "theft play loop", "heuristic", "card_counter", "oracle", "heuristic (row)",
+                             "card_counter (row)"})
 
 
 def searches(exp: Experiment, engine: str) -> bool:

@@ -34,7 +34,8 @@ from cya_sim.play.kernels import Kernel
 #: 15.1-16.3 s, theft 9.3-9.4 s, the warm-up's two processes), the estimate until this
 #: machine has measured its own.
 DEFAULT_SECONDS = {"play loop": 20.0, "card_counter": 9.0, "heuristic": 8.0, "oracle": 9.0, "plug-in": 3.0,
-                   "search": 20.0, "reference agents": 8.0, "theft play loop": 12.0, "step": 5.0}
+                   "search": 20.0, "reference agents": 8.0, "theft play loop": 12.0, "step": 5.0,
+                   "card_counter (row)": 5.0, "heuristic (row)": 3.0}  # the row forms: 2026-12-03, 4.3 and 1.5 s
 
 
 def kernels_for(rules_list: Sequence, players: Sequence[int], agents: Sequence[str], engine: str) -> list[Kernel]:
@@ -259,7 +260,8 @@ def _build_all(kernels: list[Kernel], cold: list[Kernel], est: dict[str, float],
 
 
 def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
-    """A second process compiling into the disk cache what this one will reach last (None on one core).
+    """A second process compiling into the disk cache what this one will reach last (None on one core, and in a
+    daemonic process, which may have no children: a Dask worker).
 
     It compiles the play loop's separately compiled callees (:func:`cya_sim.play.classic.kernels.callee_plan`) when
     the loop is cold, then the other cold kernels, last first; this process then loads what it finds
@@ -269,8 +271,8 @@ def _start_helper(rules_list, players, agents, engine, cold_labels: list[str]):
     """
     import multiprocessing
 
-    if (os.cpu_count() or 1) < 2 or not cold_labels:
-        return None
+    if (os.cpu_count() or 1) < 2 or not cold_labels or multiprocessing.current_process().daemon:
+        return None  # a daemonic process (a Dask worker's) may not start one
     if len(cold_labels) == 1 and not cold_labels[0].startswith(("play loop", "theft play loop")):
         return None
     ctx = multiprocessing.get_context("spawn")
