@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 from agents.classic.card_counter import CardCounterAgent
-from agents.classic.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC, POLICY_ORACLE, act_once, new_scratch
+from agents.classic.compiled import (
+    POLICY_CARD_COUNTER,
+    POLICY_HEURISTIC,
+    POLICY_ORACLE,
+    ROW_FORM,
+    act_once,
+    new_scratch,
+)
 from agents.classic.compiled_strategy import strategy_address, view_row
 from agents.classic.heuristic import HeuristicAgent, HeuristicConfig
 from agents.classic.oracle import OracleAgent
@@ -31,8 +38,9 @@ from cya_sim.game.rules import get_rules
 def _act(code, k, row, seat, params, rng, sc, rules):
     """One decision of view policy ``code`` through the play loop's dispatch and its C entry: the row form's under the
     classic rules without §6 and §7 (agents.classic.registry.plays_from_row), else the view policy's."""
-    addr = row_address(code) if plays_from_row(code, rules) else strategy_address(code)
-    return act_once(code, addr, k, row, seat, params, rng, sc)
+    if plays_from_row(code, rules):
+        return act_once(code | ROW_FORM, row_address(code), k, row, seat, params, rng, sc)
+    return act_once(code, strategy_address(code), k, row, seat, params, rng, sc)
 
 
 CONFIGS = [HeuristicConfig(), HeuristicConfig(wild_for_sets=False, save_wild=True),

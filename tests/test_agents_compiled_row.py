@@ -112,3 +112,24 @@ def test_row_forms_equal_view_forms_at_every_decision(preset, players, hidden):
                         f"{policy} params {params[bad[3]].tolist()}: row form {bad[4]}, view form {bad[5]}")
         decisions += n
     assert decisions > GAMES * 50
+
+
+def test_a_deck_not_dealt_at_every_size_plays_the_view_form(tmp_path):
+    """A custom deck with odd copies cannot be dealt above 6 players (R-DECK-MULTI, extra_deck_unit='pack'): where
+    the record type of every table size is not known, card_counter and heuristic play their view forms, and a
+    4-player game still plays (agents.classic.registry.plays_from_row)."""
+    from agents.classic.compiled import POLICY_CARD_COUNTER, POLICY_HEURISTIC
+    from agents.classic.registry import plays_from_row, policy_of
+    from cya_sim.game.rules import load_deck
+    from cya_sim.play.classic.batched import play_games
+
+    (tmp_path / "odd.toml").write_text('name = "odd"\n' + "".join(
+        f'[[cards]]\nname = "{n}"\nkind = "{k}"\nvalue = {v}\ncopies = {c}\n'
+        for n, k, v, c in (("A", "asset", 5000, 11), ("B", "asset", 10000, 10), ("C", "asset", 15000, 10),
+                           ("W", "wild", 25000, 6))))
+    rules = get_rules("classic", deck=load_deck(tmp_path / "odd.toml"), max_players=8)
+    assert not plays_from_row(POLICY_CARD_COUNTER, rules) and not plays_from_row(POLICY_HEURISTIC, rules)
+    assert plays_from_row(POLICY_CARD_COUNTER, get_rules("classic"))
+    assert policy_of("card_counter", rules)[1] != 0
+    table = play_games(rules, ["card_counter", "wild_hoarder"], np.array([[0, 1, 0, 1]] * 4, np.int16), 5, np.arange(4))
+    assert table.totals.shape == (4, 4)

@@ -17,6 +17,7 @@ from agents.classic.compiled import (
     POLICY_CARD_COUNTER,
     POLICY_HEURISTIC,
     POLICY_ORACLE,
+    ROW_FORM,
     VIEW_KIND,
     VIEW_SKIP_SHIFT,
     new_scratch,
@@ -123,9 +124,13 @@ def test_readme_example_leaves_four_parts_unbuilt(tmp_path, monkeypatch):
 
 def test_builtin_codes_carry_their_unread_parts():
     rules = get_rules("classic")
-    assert policy_of("card_counter", rules)[0] == POLICY_CARD_COUNTER  # reads every part
-    assert policy_of("heuristic(count=true)", rules)[0] == view_code(POLICY_HEURISTIC, VIEW_GAVE_UP)
-    assert policy_of("wild_hoarder", rules)[0] == view_code(POLICY_HEURISTIC, VIEW_GAVE_UP)
+    # under the classic rules card_counter and heuristic play from the row (ROW_FORM); their view codes elsewhere
+    assert policy_of("card_counter", rules)[0] == POLICY_CARD_COUNTER | ROW_FORM
+    assert policy_of("heuristic(count=true)", rules)[0] == view_code(POLICY_HEURISTIC, VIEW_GAVE_UP) | ROW_FORM
+    assert policy_of("wild_hoarder", rules)[0] == view_code(POLICY_HEURISTIC, VIEW_GAVE_UP) | ROW_FORM
+    advanced = get_rules("advanced")
+    assert policy_of("card_counter", advanced)[0] == POLICY_CARD_COUNTER  # reads every part
+    assert policy_of("wild_hoarder", advanced)[0] == view_code(POLICY_HEURISTIC, VIEW_GAVE_UP)
     assert policy_of("oracle(cheats=true)", rules)[0] == view_code(POLICY_ORACLE, VIEW_UNSEEN | VIEW_GAVE_UP)
     for kind, skip in BUILTIN_SKIP.items():
         code = view_code(kind, skip)

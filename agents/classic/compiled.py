@@ -117,6 +117,10 @@ POLICY_CARD_COUNTER, POLICY_ORACLE, POLICY_HEURISTIC = STRATEGY_CARD_COUNTER, ST
 #: ``VIEW_KIND``, and above ``VIEW_SKIP_SHIFT`` the parts of the view it never reads (bits ``VIEW_*`` of
 #: :mod:`agents.classic.view`), which the loops then leave unbuilt (:func:`view_code`).
 VIEW_KIND, VIEW_SKIP_SHIFT = 0xFF, 8
+#: Set in a ``card_counter`` or ``heuristic`` code (above the skip bits) when the loops play it from the game row at
+#: the address of its row form (:mod:`agents.classic.row_abi`): ``agents.classic.registry.policy_of`` sets it where
+#: :func:`agents.classic.registry.plays_from_row` says so, the one place that decides.
+ROW_FORM = 1 << 16
 #: The parts the built-in view policies never read: ``heuristic`` (and ``wild_hoarder``, and ``greedy`` as the
 #: heuristic view policy) not the give-up record; ``oracle`` neither the unseen cards nor the give-up record
 #: (:func:`agents.classic.heuristic.heuristic_decide`, :func:`agents.classic.oracle.oracle_decide` and the §6 layer
@@ -227,10 +231,10 @@ def greedy_act(K, G, seat, params, rng, sc):
 def policy_act(code, addr, K, G, seat, params, rng, sc):
     """The action (int) of compiled policy ``code`` (``POLICY_*``) for ``seat`` in row ``G``; -1 for an unknown code.
 
-    ``random`` and ``greedy`` decide here; ``card_counter`` and ``heuristic`` under the classic rules without §6 and
-    §7 decide from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
+    ``random`` and ``greedy`` decide here; a code with :data:`ROW_FORM` (``card_counter`` and ``heuristic`` under the
+    classic rules without §6 and §7) decides from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
     :func:`agents.classic.heuristic_row.heuristic_row`: the same choices as their view forms), called at ``addr``,
-    the C address of their row form (:mod:`agents.classic.row_abi`). Otherwise a view
+    the C address of its row form (:mod:`agents.classic.row_abi`). Otherwise a view
     policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of
     ``code``: :func:`view_code`) gets the seat's agent view, but the parts its code says it never reads
     (:func:`agents.classic.compiled_strategy.view_parts`), and is called at its C address ``addr`` (int64,
@@ -242,25 +246,21 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
         return greedy_act(K, G, seat, params, rng, sc)
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
+    if code & ROW_FORM:  # card_counter or heuristic from the row, at the address of its row form (agents.classic.row_abi)
+        return call_row_policy(addr, K, G, seat, params)
     kind = code & VIEW_KIND
-    # the classic rules without §6 and §7: card_counter and heuristic from the row, at the address of their row form
-    # (agents.classic.registry.policy_of gives it then)
-    row_form = K.cfg[C_ADV_ON] == 0 and K.cfg[C_DRAFT] == 0 and (kind == POLICY_CARD_COUNTER or
-                                                                  kind == POLICY_HEURISTIC)
-    if not row_form:
-        if kind == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):
-            return K.cfg[C_GU]
-        if kind < POLICY_VIEW or kind > POLICY_HEURISTIC:
-            return -1
-        view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
-        values = K.values[:K.cfg[C_T]]
-        if kind == POLICY_ORACLE:
-            oracle_view(K, G, sc)
-            return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
-                                    rng, sc.hands_all)
+    if kind == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):
+        return K.cfg[C_GU]
+    if kind < POLICY_VIEW or kind > POLICY_HEURISTIC:
+        return -1
+    view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
+    values = K.values[:K.cfg[C_T]]
+    if kind == POLICY_ORACLE:
+        oracle_view(K, G, sc)
         return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
-                                rng, sc.no_hands)
-    return call_row_policy(addr, K, G, seat, params)  # agents.classic.row_abi: its row form, by address
+                                rng, sc.hands_all)
+    return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask, rng,
+                            sc.no_hands)
 
 
 # The classic family's policy dispatch for the shared loops (agents.hooks.act), chosen by its constants record.

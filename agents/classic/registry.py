@@ -32,6 +32,7 @@ from agents.classic.compiled import (
     POLICY_HEURISTIC,
     POLICY_RANDOM,
     POLICY_VIEW,
+    ROW_FORM,
     view_code,
 )
 from agents.classic.compiled_strategy import STRATEGY_HEURISTIC, strategy_address
@@ -197,19 +198,23 @@ def plays_from_row(pol: int, rules) -> bool:
     """Whether the compiled loops play built-in policy ``pol`` (``POLICY_*``) from the game row under ``rules``, at the
     address of its row form (:mod:`agents.classic.row_abi`) instead of its view policy's: ``card_counter`` and
     ``heuristic`` (with ``wild_hoarder``) under the classic rules without the advanced cards (§6) and draft piles
-    (§7), the condition of the loops (``C_ADV_ON`` and ``C_DRAFT`` 0 in :func:`agents.classic.compiled.policy_act`),
-    with a deck whose constants have the record type every preset shares at every table size (a larger custom deck
-    plays the view form)."""
+    (§7), with a deck whose constants have the record type every preset shares at every table size (a larger custom
+    deck, or one that cannot be dealt at the largest size, plays the view form). The one place that decides:
+    :func:`policy_of` then sets ``agents.classic.compiled.ROW_FORM`` in the code, which the loops follow."""
     if pol not in ROW_FORMS or ActionSpace.for_rules(rules).advanced_on or rules.draft != "none":
         return False
-    return consts_dtype_for(rules, rules.max_players) == CONSTS_DTYPE  # the most cards in play: the largest type
+    try:  # the most cards in play, the largest record type
+        return consts_dtype_for(rules, rules.max_players) == CONSTS_DTYPE
+    except ValueError:  # a deck that cannot be dealt at the largest size (odd copies, extra_deck_unit='pack'): view form
+        return False
 
 
 def policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
     """How the compiled loops play agent ``spec`` under ``rules``: ``(code, address, params)``.
 
     code: ``agents.classic.compiled.POLICY_*`` (-1: no compiled form, the Python adapter plays it), for a view
-    policy with the parts of the view it never reads (:func:`agents.classic.compiled.view_code`); address: the
+    policy with the parts of the view it never reads (:func:`agents.classic.compiled.view_code`), with
+    ``agents.classic.compiled.ROW_FORM`` set where it plays from the row (:func:`plays_from_row`); address: the
     C address of its view policy (:mod:`agents.view_abi`; 0 for ``random`` and ``greedy``), or of its row form
     where the loops play it from the row (:func:`plays_from_row`, :mod:`agents.classic.row_abi`), compiled on first
     use; params: (N_AGENT_PARAMS,) float64 (:func:`compiled_params`). Under the advanced rules with
@@ -237,6 +242,7 @@ def _policy_of(spec: str, rules) -> tuple[int, int, np.ndarray]:
         return view_code(POLICY_HEURISTIC, BUILTIN_SKIP[POLICY_HEURISTIC]), strategy_address(STRATEGY_HEURISTIC), out
     if pol in (POLICY_GREEDY, POLICY_RANDOM):
         return pol, 0, compiled_params(spec)
-    addr = row_address(pol) if plays_from_row(pol, rules) else strategy_address(pol)
-    return view_code(pol, BUILTIN_SKIP[pol]), addr, compiled_params(spec)
+    if plays_from_row(pol, rules):
+        return view_code(pol, BUILTIN_SKIP[pol]) | ROW_FORM, row_address(pol), compiled_params(spec)
+    return view_code(pol, BUILTIN_SKIP[pol]), strategy_address(pol), compiled_params(spec)
 
