@@ -32,14 +32,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.classic.card_counter import CC_MIN_GAIN, CC_NAIVE_HIDDEN, COUNT_PAIRS
+from agents.classic.card_counter import CC_MIN_GAIN, CC_NAIVE_HIDDEN, COUNT_PAIRS, playable_cost
+from agents.classic.heuristic import _wilds_in_hand
 from agents.classic.probability import p_at_most
 from agents.classic.row_reading import (
     best_set,
     cheapest_discard,
     cheapest_wild,
     hand_masks,
-    playable,
     target_value,
     unseen_totals,
 )
@@ -100,7 +100,7 @@ def card_counter_row(K, G, seat, params):
         asset = G[G_CH_ASSET]
         defender = G[G_CH_DEF]
         other = G[G_CH_CHAL] if seat == defender else defender
-        k, cost = playable(K, G, h0, asset)
+        k, cost = playable_cost(G[h0:h0 + t], values, asset, na, nw)
         if k == 0:
             return cfg[C_GU]  # nothing to answer with (about a quarter of the decisions): no count needed
         if (G[b_gaveup + other] >> asset) & 1:
@@ -125,9 +125,7 @@ def card_counter_row(K, G, seat, params):
     n_unseen, unseen_wilds = unseen_totals(K, G, bases) if count else (0, 0)
     masks = hand_masks(K, G, h0)
     held, _held2, wilds = masks
-    n_wild = 0
-    for k in range(nw):
-        n_wild += G[h0 + na + k]
+    n_wild = _wilds_in_hand(G[h0:h0 + t], na, nw)
     best_pair, best_score = best_set(K, G, seat, COUNT_PAIRS, bases, masks, False, n_wild, 0, own_sets, n_unseen,
                                      unseen_wilds)
 
@@ -150,7 +148,7 @@ def card_counter_row(K, G, seat, params):
             v = target_value(K, G, top_set, seat, asset, bases, naive)
             if v <= floor:
                 continue
-            k, cost = playable(K, G, h0, asset)
+            k, cost = playable_cost(G[h0:h0 + t], values, asset, na, nw)
             if (G[b_gaveup + tg] >> asset) & 1:
                 p_win = 1.0
             else:

@@ -49,6 +49,7 @@ from agents.classic.compiled_strategy import (
 )
 from agents.classic.heuristic import HeuristicConfig
 from agents.classic.row_abi import call_row_policy
+from agents.classic.row_reading import cheapest_discard, cheapest_wild
 from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_UNSEEN
 from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
@@ -62,11 +63,9 @@ from cya_sim.engine.classic.layout import (
     C_A,
     C_ADV_ON,
     C_CH,
-    C_DI,
     C_DRAFT,
     C_GU,
     C_NA,
-    C_NW,
     C_P,
     C_RE,
     C_T,
@@ -113,9 +112,8 @@ POLICY_VIEW = 2
 POLICY_CARD_COUNTER, POLICY_ORACLE, POLICY_HEURISTIC = STRATEGY_CARD_COUNTER, STRATEGY_ORACLE, STRATEGY_HEURISTIC
 
 #: A view policy's code: its kind (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``)
-#: in the bits of
-#: ``VIEW_KIND``, and above ``VIEW_SKIP_SHIFT`` the parts of the view it never reads (bits ``VIEW_*`` of
-#: :mod:`agents.classic.view`), which the loops then leave unbuilt (:func:`view_code`).
+#: in the bits of ``VIEW_KIND``, and above ``VIEW_SKIP_SHIFT`` the parts of the view it never reads (bits ``VIEW_*``
+#: of :mod:`agents.classic.view`), which the loops then leave unbuilt (:func:`view_code`).
 VIEW_KIND, VIEW_SKIP_SHIFT = 0xFF, 8
 #: Set in a ``card_counter`` or ``heuristic`` code (above the skip bits) when the loops play it from the game row at
 #: the address of its row form (:mod:`agents.classic.row_abi`): ``agents.classic.registry.policy_of`` sets it where
@@ -130,9 +128,8 @@ BUILTIN_SKIP = {POLICY_HEURISTIC: VIEW_GAVE_UP, POLICY_CARD_COUNTER: 0, POLICY_O
 
 def view_code(kind: int, skip: int) -> int:
     """The code (int) of view policy ``kind`` (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``,
-    ``POLICY_HEURISTIC``) that
-    never reads the view parts of bitmask ``skip`` (``VIEW_*`` of :mod:`agents.classic.view`; 0: reads every part,
-    the code is ``kind`` itself)."""
+    ``POLICY_HEURISTIC``) that never reads the view parts of bitmask ``skip`` (``VIEW_*`` of
+    :mod:`agents.classic.view`; 0: reads every part, the code is ``kind`` itself)."""
     return kind | (skip << VIEW_SKIP_SHIFT)
 BUILTIN_POLICIES = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "heuristic": POLICY_HEURISTIC,
                     "wild_hoarder": POLICY_HEURISTIC, "card_counter": POLICY_CARD_COUNTER, "oracle": POLICY_ORACLE}
@@ -177,18 +174,14 @@ def greedy_act(K, G, seat, params, rng, sc):
         return -1  # with draft piles greedy is the heuristic view policy (agents.classic.registry.policy_of): never asked here
     L = K.lay
     na = cfg[C_NA]
-    nw = cfg[C_NW]
     w = cfg[C_W]
     t = cfg[C_T]
     h0 = L[B_HANDS] + seat * t
     if G[G_CH_ACTIVE]:
         if G[h0 + G[G_CH_ASSET]] > 0:
             return cfg[C_RE]
-        for i in range(nw):
-            wd = K.wild_order[i]
-            if G[h0 + wd] > 0:
-                return cfg[C_RE] + 1 + wd - na
-        return cfg[C_GU]
+        wd = cheapest_wild(K, G, h0)
+        return cfg[C_RE] + 1 + wd - na if wd >= 0 else cfg[C_GU]
     if cfg[C_DRAFT] != 0 and G[G_DRAFT_OFFER] != 0:  # §7: open the immediate challenge when able
         return open_if_able(K, G, seat)
     best, best_v, wild_k = best_pair(K, G, h0)
@@ -216,15 +209,10 @@ def greedy_act(K, G, seat, params, rng, sc):
             tg = seat_add(seat, best_off, p)
             if G[h0 + G[L[B_SASSET] + G[L[B_STOP] + tg]]] > 0:
                 return base
-            for i in range(nw):
-                wd = K.wild_order[i]
-                if G[h0 + wd] > 0:
-                    return base + 1 + wd - na
-    for i in range(t):
-        c = K.discard_order[i]
-        if G[h0 + c] > 0:
-            return cfg[C_DI] + c
-    return -1
+            wd = cheapest_wild(K, G, h0)
+            if wd >= 0:
+                return base + 1 + wd - na
+    return cheapest_discard(K, G, h0)
 
 
 @njit(inline="always", **JIT)
@@ -234,8 +222,7 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     ``random`` and ``greedy`` decide here; a code with :data:`ROW_FORM` (``card_counter`` and ``heuristic`` under the
     classic rules without §6 and §7) decides from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
     :func:`agents.classic.heuristic_row.heuristic_row`: the same choices as their view forms), called at ``addr``,
-    the C address of its row form (:mod:`agents.classic.row_abi`). Otherwise a view
-    policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of
+    the C address of its row form (:mod:`agents.classic.row_abi`). Otherwise a view policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of
     ``code``: :func:`view_code`) gets the seat's agent view, but the parts its code says it never reads
     (:func:`agents.classic.compiled_strategy.view_parts`), and is called at its C address ``addr`` (int64,
     :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this

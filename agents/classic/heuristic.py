@@ -248,28 +248,37 @@ def _p_safe(asset, seat, hdr, unseen, seats):
 
 
 @njit(cache=True, _nrt=False)
+def set_allowed(params, v, uses_wild, only_hand_wild_pairs, wild_budget, own_sets, draw):
+    """Whether the switches ``params`` let the seat lay a legal set worth ``v`` dollars (bool): TIP-WILD-FIRST (only a
+    pair of an asset and a hand wild when ``only_hand_wild_pairs``), TIP-WILD-USE (a set spending a hand wild,
+    ``uses_wild``, only with ``wild_for_sets``), TIP-SAVE-WILD (``wild_budget``: the wilds in hand less the one it
+    keeps; a set with a hand wild needs it above 0), TIP-FAST-FIRST off (a first set, ``own_sets`` 0, worth at least
+    ``first_set_min`` while the draw pile, ``draw`` cards, is not empty). Shared by the view and the row forms."""
+    if only_hand_wild_pairs and not uses_wild:
+        return False
+    if uses_wild:
+        if params[P_WILD_SETS] <= 0 and not only_hand_wild_pairs:
+            return False  # TIP-WILD-USE: no wilds in sets (TIP-WILD-FIRST overrides)
+        if wild_budget <= 0:
+            return False  # TIP-SAVE-WILD
+    return not (own_sets == 0 and params[P_FAST_FIRST] <= 0 and draw > 0 and v < params[P_FIRST_SET_MIN])
+
+
+@njit(cache=True, _nrt=False)
 def _pair_score(a, params, hdr, hand, values, unseen, seats, only_hand_wild_pairs, n_wild, keep_one, own_sets,
                 safe_asset, safe_p):
-    """(score, safe_asset, safe_p) of legal set id ``a`` for :func:`_best_pair`; score -1.0 when the switches
-    rule it out. ``safe_asset`` / ``safe_p``: the TIP-COUNT odds of the last asset asked (a set's odds depend on
+    """(score, safe_asset, safe_p) of legal set id ``a`` for :func:`_best_pair` (with ``only_hand_wild_pairs`` an
+    R-PAIR-HAND id); score -1.0 when the switches rule it out (:func:`set_allowed`). ``safe_asset`` / ``safe_p``: the TIP-COUNT odds of the last asset asked (a set's odds depend on
     its asset only), passed on."""
     _ph, pd, _ch, _di, _re, _gu, w = action_starts(hdr)
     dt, _dw, _dc, _dd = draft_starts(hdr)
-    if only_hand_wild_pairs and a >= pd:
-        return -1.0, safe_asset, safe_p  # TIP-WILD-FIRST: a pair from the hand
     if a >= dt:
         v, set_asset, uses_wild = _draft_info(a, hdr, values, w)
     else:
         v, set_asset, uses_wild = _pair_info(a, hdr, values, pd, w)
-    if only_hand_wild_pairs and not uses_wild:
+    if not set_allowed(params, v, uses_wild, only_hand_wild_pairs, n_wild - (1 if keep_one else 0), own_sets,
+                       hdr[H_DRAW]):
         return -1.0, safe_asset, safe_p
-    if uses_wild:
-        if params[P_WILD_SETS] <= 0 and not only_hand_wild_pairs:
-            return -1.0, safe_asset, safe_p  # TIP-WILD-USE: no wilds in sets (TIP-WILD-FIRST overrides)
-        if keep_one and n_wild <= 1:
-            return -1.0, safe_asset, safe_p  # TIP-SAVE-WILD
-    if own_sets == 0 and params[P_FAST_FIRST] <= 0 and hdr[H_DRAW] > 0 and v < params[P_FIRST_SET_MIN]:
-        return -1.0, safe_asset, safe_p  # TIP-FAST-FIRST off: wait for a valuable first set
     score = float(v)
     if params[P_COUNT] > 0 and own_sets >= 1:
         if set_asset != safe_asset:

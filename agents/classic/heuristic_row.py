@@ -24,6 +24,7 @@ from agents.classic.heuristic import (
     P_WILD_CHALLENGES,
     P_WILD_DEFENCE,
     P_WILD_FIRST,
+    _wilds_in_hand,
 )
 from agents.classic.row_reading import best_set, cheapest_discard, cheapest_wild, hand_masks, unseen_totals
 from cya_sim.engine.classic.kernel import value_seen
@@ -82,9 +83,7 @@ def heuristic_row(K, G, seat, params):
     na, nw, t, p, w = cfg[C_NA], cfg[C_NW], cfg[C_T], cfg[C_P], cfg[C_W]
     b_slen, b_stop, b_sasset = L[B_SLEN], L[B_STOP], L[B_SASSET]
     h0 = L[B_HANDS] + seat * t
-    n_wild = 0
-    for k in range(nw):
-        n_wild += G[h0 + na + k]
+    n_wild = _wilds_in_hand(G[h0:h0 + t], na, nw)
     draw = cfg[C_N] - G[G_DRAW_POS]
     keep_one = 1 if (params[P_SAVE_WILD] > 0 and draw > 0) else 0
 

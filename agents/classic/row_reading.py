@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from agents.classic.heuristic import P_COUNT, P_FAST_FIRST, P_FIRST_SET_MIN, P_WILD_SETS
+from agents.classic.heuristic import P_COUNT, set_allowed
 from agents.classic.probability import p_holds_none
 from cya_sim.engine.classic.layout import (
     B_DISC,
@@ -56,7 +56,8 @@ def hand_masks(K, G, h0):
 
 @njit(inline="always", **JIT)
 def cheapest_wild(K, G, h0):
-    """Type id of the cheapest wild in the hand at ``h0`` (ties: lowest id; ``K.wild_order``), -1 if none."""
+    """Type id of the cheapest wild in the hand at ``h0`` (ties: lowest id; ``K.wild_order``), -1 if none. Without
+    §6 only (under §6 ``K.wild_order`` lists the action cards too: :func:`agents.classic.compiled_advanced._cheapest_wild`)."""
     for i in range(K.cfg[C_NW]):
         wd = K.wild_order[i]
         if G[h0 + wd] > 0:
@@ -72,19 +73,6 @@ def cheapest_discard(K, G, h0):
         if G[h0 + c] > 0:
             return K.cfg[C_DI] + c
     return -1
-
-
-@njit(inline="always", **JIT)
-def playable(K, G, h0, asset):
-    """(cards, dollars) the hand at ``h0`` can play over ``asset``: :func:`agents.classic.card_counter.playable_cost`."""
-    na, nw = K.cfg[C_NA], K.cfg[C_NW]
-    values = K.values
-    n = G[h0 + asset]
-    cost = G[h0 + asset] * values[asset]
-    for k in range(nw):
-        n += G[h0 + na + k]
-        cost += G[h0 + na + k] * values[na + k]
-    return n, cost
 
 
 @njit(inline="always", **JIT)
@@ -147,15 +135,8 @@ def _set_score(K, G, seat, params, bases, v, asset, uses_wild, only_hand_wild_pa
     """(score, safe_asset, safe_p) of a legal set worth ``v`` dollars over ``asset`` under the ``heuristic`` switches
     of ``params`` (:func:`agents.classic.heuristic._pair_score`); score -1.0 when the switches rule it out or when it
     cannot beat ``best_score`` (a score is at most ``v``: its TIP-COUNT odds are then not computed)."""
-    if only_hand_wild_pairs and not uses_wild:
+    if not set_allowed(params, v, uses_wild, only_hand_wild_pairs, wild_budget, own_sets, draw):
         return -1.0, safe_asset, safe_p
-    if uses_wild:
-        if params[P_WILD_SETS] <= 0 and not only_hand_wild_pairs:
-            return -1.0, safe_asset, safe_p  # TIP-WILD-USE: no wilds in sets (TIP-WILD-FIRST overrides)
-        if wild_budget <= 0:
-            return -1.0, safe_asset, safe_p  # TIP-SAVE-WILD
-    if own_sets == 0 and params[P_FAST_FIRST] <= 0 and draw > 0 and v < params[P_FIRST_SET_MIN]:
-        return -1.0, safe_asset, safe_p  # TIP-FAST-FIRST off: wait for a valuable first set
     if v <= best_score:
         return -1.0, safe_asset, safe_p
     score = float(v)

@@ -68,10 +68,11 @@ def kernels(rules_list: Sequence, players: Sequence[int], agents: Sequence[str],
         from agents.classic.row_abi import row_address, row_entry
 
         for k in sorted(views):
-            if not all(plays_from_row(k, r) for r in rules_list):
+            from_row = [plays_from_row(k, r) for r in rules_list]
+            if not all(from_row):
                 out.append(Kernel(kinds[k], kinds[k], lambda k=k: numba_cached(strategy_entry(k)),
                                   lambda k=k: strategy_address(k)))
-            if any(plays_from_row(k, r) for r in rules_list):
+            if any(from_row):
                 out.append(Kernel(f"{kinds[k]} (from the row)", f"{kinds[k]} (row)",
                                   lambda k=k: numba_cached(row_entry(k)), lambda k=k: row_address(k)))
         for spec, pol in plugins:
@@ -174,8 +175,8 @@ def callee_plan(K, G, rng, sc) -> list:
         (kernel.piles_then_done, (k, g, r, i, minus_one)), (draft.apply, (k, g, i)),
         (kernel._play_challenge_card, (k, g, i, i)), (adv.turn_action, (k, g, i, i)),
         (kernel.resolve_challenge, (k, g, r)), (adv.pre_legal, (k, g, i)), (draft.is_legal, (k, g, i)),
-        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)),
-        (gives_up_at_once, (k, g, i)), (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
+        (oracle_view, (k, g, s)), (view_parts, (k, g, i, s, i)), (gives_up_at_once, (k, g, i)),
+        (random_act, (k, g, i, f, r, s)), (seat_add, (i, zero, i)), (best_take, (k, g, i, g, i, i)),
         (open_if_able, (k, g, i)), (greedy_advanced_act, (k, g, i)), (covers, (k,)),
     ]
 
