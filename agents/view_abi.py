@@ -23,7 +23,8 @@ The signature (:data:`VIEW_SIG`), every array C-contiguous, passed as its data p
                  uint8 *mask,      /* (A,) bool       the legal action mask */
                  uint64 *rng,      /* (4,)            the seat's PCG64 stream, advanced in place */
                  int64 *hands_all, /* (P, T)          every hand: oracle(cheats=true) only, else zeros */
-                 int64 t, int64 p, int64 a);
+                 int64 *legal,     /* (n_legal,)      the legal action ids, ascending */
+                 int64 t, int64 p, int64 a, int64 n_legal);
 
 :func:`call_view_policy` makes that call from compiled code; a policy's C entry turns the pointers back
 into arrays with :func:`view_arrays` and calls its decision function; :func:`compile_entry` compiles
@@ -60,21 +61,22 @@ def describe_action(action: int) -> str:
 
 
 #: numba signature of a view policy's C entry (module docstring).
-VIEW_SIG = types.int64(*([types.voidptr] * 10), types.int64, types.int64, types.int64)
+VIEW_SIG = types.int64(*([types.voidptr] * 11), types.int64, types.int64, types.int64, types.int64)
 
 _I8P = ir.IntType(8).as_pointer()
 _I64 = ir.IntType(64)
-_FNTY = ir.FunctionType(_I64, [_I8P] * 10 + [_I64] * 3)
+_FNTY = ir.FunctionType(_I64, [_I8P] * 11 + [_I64] * 4)
 
 
 @intrinsic
-def call_view_policy(typingctx, addr, params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all):
+def call_view_policy(typingctx, addr, params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all,
+                     legal):
     """Call the view policy at C address ``addr`` (int64) on these arrays (module docstring); its int64 action id.
 
-    T, P and A are read from the shapes of ``hand``, ``seats`` and ``mask``. Every array must be
+    T, P, A and n_legal are read from the shapes of ``hand``, ``seats``, ``mask`` and ``legal``. Every array must be
     C-contiguous (the policy sees only its data pointer).
     """
-    arrays = (params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all)
+    arrays = (params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal)
     if not isinstance(addr, types.Integer) or not all(isinstance(a, types.Array) for a in arrays):
         return None
     sig = types.int64(addr, *arrays)
@@ -85,24 +87,25 @@ def call_view_policy(typingctx, addr, params, hdr, hand, values, unseen, seats, 
         t = cgutils.unpack_tuple(builder, structs[2].shape, 1)[0]
         p = cgutils.unpack_tuple(builder, structs[5].shape, 2)[0]
         a = cgutils.unpack_tuple(builder, structs[7].shape, 1)[0]
+        n_legal = cgutils.unpack_tuple(builder, structs[10].shape, 1)[0]
         fn = builder.inttoptr(context.cast(builder, args[0], signature.args[0], types.int64), _FNTY.as_pointer())
-        return builder.call(fn, ptrs + [t, p, a])
+        return builder.call(fn, ptrs + [t, p, a, n_legal])
 
     return sig, codegen
 
 
 @njit(cache=True, inline="always")  # inlined into each C entry: the arrays are views, no tuple is built
-def view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
-    """The ten view arrays over the pointers a C entry receives (module docstring), in the order of the signature.
+def view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
+    """The eleven view arrays over the pointers a C entry receives (module docstring), in the order of the signature.
 
-    Returns ``(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all)``: (N_AGENT_PARAMS,)
+    Returns ``(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal)``: (N_AGENT_PARAMS,)
     float64, (N_HDR,) int64, (T,) int64 three times, (P, N_SEATCOL) int64, (P, T) bool, (A,) bool, (4,) uint64,
-    (P, T) int64 — views, no copy. A policy's C entry unpacks them and calls its decision function.
+    (P, T) int64, (n_legal,) int64 — views, no copy. A policy's C entry unpacks them and calls its decision function.
     """
     return (carray(params, N_AGENT_PARAMS, np.float64), carray(hdr, N_HDR, np.int64), carray(hand, t, np.int64),
             carray(values, t, np.int64), carray(unseen, t, np.int64), carray(seats, (p, N_SEATCOL), np.int64),
             carray(gave_up, (p, t), np.bool_), carray(mask, a, np.bool_), carray(rng, 4, np.uint64),
-            carray(hands_all, (p, t), np.int64))
+            carray(hands_all, (p, t), np.int64), carray(legal, n_legal, np.int64))
 
 
 def compile_entry(entry, signature=None) -> int:

@@ -106,3 +106,57 @@ def test_plugin_plays_in_both_engines_and_as_rollout(installed_plugin):
     obs = observe(state, state.to_act)
     res = ismcts_search(obs, iterations=200, rollout="lay_best", seed=1)
     assert obs.legal_action_mask[res.action] and res.iterations == 200 and res.rollout_actions > 0
+
+
+#: The README example in the first form of the interface (nine arguments, over ``mask``; before 2026-12-03).
+FIRST_FORM = '''
+from numba import njit
+from agents.classic.view import H_CH_ACTIVE, action_starts, uniform
+
+@njit(cache=True)
+def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng):
+    _ph, pd, ch, di, re, gu, w = action_starts(hdr)
+    lo, hi = (re, gu) if hdr[H_CH_ACTIVE] else (0, ch)  # answers in a challenge, else sets
+    best, best_v = -1, -1
+    for a in range(lo, hi):
+        v = 0 if hdr[H_CH_ACTIVE] else values[a // w if a < pd else a - pd]
+        if mask[a] and v > best_v:
+            best, best_v = a, v
+    if best >= 0 or hdr[H_CH_ACTIVE]:
+        return best if best >= 0 else gu
+    n = 0
+    for a in range(di, re):  # a uniform legal discard
+        n += mask[a]
+    k = int(uniform(rng) * n)
+    for a in range(di, re):
+        k -= mask[a]
+        if mask[a] and k < 0:
+            return a
+    return gu
+'''
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_first_form_over_the_mask_still_plays_and_equals_the_legal_ids_form(tmp_path, monkeypatch, players):
+    """A plug-in of nine arguments (no ``legal``) plays as before: the README's form over the legal ids and the
+    first form over the mask are the same policy, so they play the same games (totals, decisions and shares of every
+    game), on both engines; ``tests/test_action_log_hashes.py`` holds the README form's action logs to the first
+    form's SHA-256."""
+    from cya_sim.game.rng import root_key
+    from cya_sim.game.rules import get_rules
+    from cya_sim.play import get_play_games
+
+    (tmp_path / "cya_first_form.py").write_text(FIRST_FORM)
+    (tmp_path / "cya_legal_form.py").write_text(readme_example())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rules = get_rules("classic")
+    g = 40
+    sa = np.random.default_rng(players).integers(0, 2, (g, players)).astype(np.int16)
+    tables = {}
+    for form in ("cya_first_form", "cya_legal_form"):
+        for engine in ("batched", "reference"):
+            tables[form, engine] = get_play_games(engine)(rules, [f"{form}:decide", "greedy"], sa, root_key(7),
+                                                          np.arange(g))
+    first = tables["cya_first_form", "batched"]
+    for t in tables.values():
+        assert t.equals(first)

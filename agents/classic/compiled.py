@@ -50,7 +50,7 @@ from agents.classic.compiled_strategy import (
 from agents.classic.heuristic import HeuristicConfig
 from agents.classic.row_abi import call_row_policy
 from agents.classic.row_reading import cheapest_discard, cheapest_wild
-from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_UNSEEN
+from agents.classic.view import N_HDR, N_SEATCOL, VIEW_GAVE_UP, VIEW_LEGAL, VIEW_UNSEEN
 from agents.hooks import POLICY_GREEDY, POLICY_RANDOM, act
 from agents.view_abi import N_AGENT_PARAMS, call_view_policy  # noqa: F401  (N_AGENT_PARAMS: re-exported)
 from cya_sim.engine import hooks
@@ -122,8 +122,10 @@ ROW_FORM = 1 << 16
 #: The parts the built-in view policies never read: ``heuristic`` (and ``wild_hoarder``, and ``greedy`` as the
 #: heuristic view policy) not the give-up record; ``oracle`` neither the unseen cards nor the give-up record
 #: (:func:`agents.classic.heuristic.heuristic_decide`, :func:`agents.classic.oracle.oracle_decide` and the §6 layer
-#: :mod:`agents.classic.advanced` take no such argument); ``card_counter`` reads every part.
-BUILTIN_SKIP = {POLICY_HEURISTIC: VIEW_GAVE_UP, POLICY_CARD_COUNTER: 0, POLICY_ORACLE: VIEW_UNSEEN | VIEW_GAVE_UP}
+#: :mod:`agents.classic.advanced` take no such argument); ``card_counter`` reads every part; none reads the legal
+#: ids (they read the mask).
+BUILTIN_SKIP = {POLICY_HEURISTIC: VIEW_GAVE_UP | VIEW_LEGAL, POLICY_CARD_COUNTER: VIEW_LEGAL,
+                POLICY_ORACLE: VIEW_UNSEEN | VIEW_GAVE_UP | VIEW_LEGAL}
 
 
 def view_code(kind: int, skip: int) -> int:
@@ -240,14 +242,14 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
         return K.cfg[C_GU]
     if kind < POLICY_VIEW or kind > POLICY_HEURISTIC:
         return -1
-    view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
+    n_legal = view_parts(K, G, seat, sc, code >> VIEW_SKIP_SHIFT)
     values = K.values[:K.cfg[C_T]]
     if kind == POLICY_ORACLE:
         oracle_view(K, G, sc)
         return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask,
-                                rng, sc.hands_all)
+                                rng, sc.hands_all, sc.ids[:n_legal])
     return call_view_policy(addr, params, sc.hdr, sc.hand, values, sc.unseen, sc.seats, sc.gave_up, sc.mask, rng,
-                            sc.no_hands)
+                            sc.no_hands, sc.ids[:n_legal])
 
 
 # The classic family's policy dispatch for the shared loops (agents.hooks.act), chosen by its constants record.

@@ -71,6 +71,7 @@ from agents.classic.view import (
     S_TOP_VALUE_SEEN,
     VIEW_GAVE_UP,
     VIEW_HAND,
+    VIEW_LEGAL,
     VIEW_MASK,
     VIEW_SEATS,
     VIEW_UNSEEN,
@@ -78,7 +79,7 @@ from agents.classic.view import (
 from agents.view_abi import compile_entry, view_arrays
 from cya_sim.engine.classic.draft import reach_pile
 from cya_sim.engine.classic.draft import top as draft_top
-from cya_sim.engine.classic.kernel import legal_mask, value_seen
+from cya_sim.engine.classic.kernel import legal_list, legal_mask, value_seen
 from cya_sim.engine.classic.layout import (
     B_CHCARDS,
     B_DISC,
@@ -145,9 +146,10 @@ def view_row(K, G, seat, sc):
 def view_parts(K, G, seat, sc, skip):
     """Fill the agent view of ``seat`` but the parts named in ``skip`` (bits ``VIEW_*`` of :mod:`agents.classic.view`).
 
-    ``sc.hdr`` is always filled; ``hand``, ``unseen``, ``seats``, ``gave_up`` and ``mask`` unless their bit is set in
-    ``skip`` (int), a part that the policy to be called never reads (a part left out keeps what an earlier
-    decision wrote). The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
+    ``sc.hdr`` is always filled; ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask`` and the legal ids
+    (``sc.ids``) unless their bit is set in ``skip`` (int), a part that the policy to be called never reads (a part
+    left out keeps what an earlier decision wrote). Returns the number of legal ids written to ``sc.ids`` (int; 0 when
+    neither the mask nor the legal ids were built). The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
     counts the rules kernel keeps at every event (:func:`cya_sim.engine.classic.seen.unseen_of`,
     :func:`~cya_sim.engine.classic.seen.reveal`) instead of a recount each decision. The mask is that of the seat
     to act (``sc.ids`` holds its legal ids after the call).
@@ -267,7 +269,10 @@ def view_parts(K, G, seat, sc, skip):
             for c in range(t):
                 gave_up[s, c] = (gm >> c) & 1 == 1
     if skip & VIEW_MASK == 0:
-        legal_mask(K, G, sc.mask, sc.ids)
+        return legal_mask(K, G, sc.mask, sc.ids)
+    if skip & VIEW_LEGAL == 0:
+        return legal_list(K, G, sc.ids)
+    return 0
 
 
 #: Which view policy :func:`decide_view` runs (the same numbers as ``agents.classic.compiled.POLICY_*``; 2 is a
@@ -328,24 +333,24 @@ def decide_view(kind, params, hdr, hand, values, unseen, seats, gave_up, mask, h
 
 
 # The C entries of the three view policies (agents.view_abi), compiled the first time a line-up uses one.
-def heuristic_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+def heuristic_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
     """C entry of ``heuristic`` / ``wild_hoarder`` (:data:`agents.view_abi.VIEW_SIG`)."""
-    pa, hd, hn, va, un, se, gu, ma, _rg, ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
-                                                          rng, hands_all, t, p, a)
+    pa, hd, hn, va, un, se, gu, ma, _rg, ha, _lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up,
+                                                               mask, rng, hands_all, legal, t, p, a, n_legal)
     return decide_view(STRATEGY_HEURISTIC, pa, hd, hn, va, un, se, gu, ma, ha)
 
 
-def card_counter_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+def card_counter_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
     """C entry of ``card_counter`` (:data:`agents.view_abi.VIEW_SIG`)."""
-    pa, hd, hn, va, un, se, gu, ma, _rg, ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
-                                                          rng, hands_all, t, p, a)
+    pa, hd, hn, va, un, se, gu, ma, _rg, ha, _lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up,
+                                                               mask, rng, hands_all, legal, t, p, a, n_legal)
     return decide_view(STRATEGY_CARD_COUNTER, pa, hd, hn, va, un, se, gu, ma, ha)
 
 
-def oracle_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
+def oracle_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
     """C entry of ``oracle(cheats=true)`` (:data:`agents.view_abi.VIEW_SIG`)."""
-    pa, hd, hn, va, un, se, gu, ma, _rg, ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
-                                                          rng, hands_all, t, p, a)
+    pa, hd, hn, va, un, se, gu, ma, _rg, ha, _lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up,
+                                                               mask, rng, hands_all, legal, t, p, a, n_legal)
     return decide_view(STRATEGY_ORACLE, pa, hd, hn, va, un, se, gu, ma, ha)
 
 

@@ -3,15 +3,17 @@
 A plug-in is one function, in the user's own file or package::
 
     @numba.njit(cache=True)
-    def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng) -> int
+    def decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, legal) -> int
 
 over the documented agent view of the seat to act (:mod:`agents.classic.view`: ``hdr``
 (N_HDR,) int64, ``hand`` (T,) int64, ``values`` (T,) int64 dollars, ``unseen``
 (T,) int64, ``seats`` (P, N_SEATCOL) int64, ``gave_up`` (P, T) bool, ``mask``
-(A,) bool) plus ``params`` (N_AGENT_PARAMS,) float64 — the numeric parameters
-of the spec in the order written, zeros after — and ``rng``, the seat's (4,)
+(A,) bool, ``legal`` (n_legal,) int64 the legal ids ascending) plus ``params`` (N_AGENT_PARAMS,) float64 — the
+numeric parameters of the spec in the order written, zeros after — and ``rng``, the seat's (4,)
 uint64 PCG64 stream (draw with :func:`agents.classic.view.uniform`). It returns a
-legal action id. It is named like any agent: ``my_pkg.policies:decide``,
+legal action id. ``legal`` is optional: a function of nine arguments (the first interface, before 2026-12-03)
+gets the same view without it (:func:`takes_legal`). A part of the view the function never names is not built
+(:func:`plugin_skip`): a plug-in that reads ``legal`` and not ``mask`` saves building the mask. It is named like any agent: ``my_pkg.policies:decide``,
 ``my_pkg.policies:decide(aggression=2)`` or an entry point of the group
 ``cya_sim.agents``. The batched engine's play loop and the search's rollouts
 call it from compiled code by the C address of a small entry compiled for it
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.classic.view import VIEW_GAVE_UP, VIEW_HAND, VIEW_MASK, VIEW_SEATS, VIEW_UNSEEN, build_view
+from agents.classic.view import VIEW_GAVE_UP, VIEW_HAND, VIEW_LEGAL, VIEW_MASK, VIEW_SEATS, VIEW_UNSEEN, build_view
 from agents.plugin import (
     _from_state,
     _to_state,
@@ -43,11 +45,11 @@ from agents.view_abi import PLUGIN_RAISED, integer_action, view_arrays
 from {module} import {name} as _plugin
 
 
-def entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, t, p, a):
-    pa, hd, hn, va, un, se, gu, ma, rg, _ha = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
-                                                          rng, hands_all, t, p, a)
+def entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
+    pa, hd, hn, va, un, se, gu, ma, rg, _ha, lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up, mask,
+                                                              rng, hands_all, legal, t, p, a, n_legal)
     try:  # a C entry cannot raise: numba would print nothing and return 0 (a game "played" with action 0)
-        action = integer_action(_plugin(pa, hd, hn, va, un, se, gu, ma, rg))
+        action = integer_action(_plugin(pa, hd, hn, va, un, se, gu, ma, rg<LEGAL>))
     except Exception:
         return PLUGIN_RAISED
     return action
@@ -64,7 +66,20 @@ def entry_module(func):
     Raises:
         ValueError: the plug-in is not importable as ``module:function``.
     """
-    return generated_entry_module(func, _ENTRY_SOURCE, "cya_plugin_entry", ("agents.classic.view", "agents.view_abi"))
+    source = _ENTRY_SOURCE.replace("<LEGAL>", ", lg" if takes_legal(func) else "")
+    return generated_entry_module(func, source, "cya_plugin_entry", ("agents.classic.view", "agents.view_abi"))
+
+
+def takes_legal(func) -> bool:
+    """Whether plug-in ``func`` takes the tenth argument ``legal`` ((n_legal,) int64, the legal ids ascending): a
+    function of ten positional arguments (:data:`_SIGNATURE`). One of nine (the first interface) is called without
+    it; a function without Python source or with ``*args`` is taken as one of nine."""
+    import inspect
+
+    code = getattr(getattr(func, "py_func", None), "__code__", None)
+    if code is None or code.co_flags & inspect.CO_VARARGS:
+        return False
+    return code.co_argcount >= 10
 
 
 def plugin_address(func) -> int:
@@ -82,16 +97,20 @@ def plugin_skip(func) -> int:
     """The parts of the agent view (bits ``VIEW_*`` of :mod:`agents.classic.view`) that plug-in ``func`` never reads:
     those of its arguments ``hand``, ``unseen``, ``seats``, ``gave_up`` and ``mask`` (by position in
     :data:`_SIGNATURE`) that its source never names (:func:`agents.plugin.unread_arguments`); 0 when it may read
-    every part. The compiled loops leave those parts unbuilt (:func:`agents.classic.compiled_strategy.view_parts`)."""
+    every part. The compiled loops leave those parts unbuilt (:func:`agents.classic.compiled_strategy.view_parts`).
+    ``legal`` is unread, too, by a function that does not take it (:func:`takes_legal`)."""
     unread = unread_arguments(func)
+    if not takes_legal(func):
+        unread = unread | {9}
     return sum(bit for pos, bit in _PARTS.items() if pos in unread)
 
 
 #: Argument position of a plug-in (:data:`_SIGNATURE`) -> the view part it is (``VIEW_*``).
-_PARTS = {2: VIEW_HAND, 4: VIEW_UNSEEN, 5: VIEW_SEATS, 6: VIEW_GAVE_UP, 7: VIEW_MASK}
+_PARTS = {2: VIEW_HAND, 4: VIEW_UNSEEN, 5: VIEW_SEATS, 6: VIEW_GAVE_UP, 7: VIEW_MASK, 9: VIEW_LEGAL}
 
-#: The documented signature of a compiled plug-in (agents/README.md), shown when one is refused.
-_SIGNATURE = "decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng)"
+#: The documented signature of a compiled plug-in (agents/README.md), shown when one is refused; ``legal`` may be left
+#: out (:func:`takes_legal`).
+_SIGNATURE = "decide(params, hdr, hand, values, unseen, seats, gave_up, mask, rng[, legal])"
 
 
 class ViewPolicyAgent:
@@ -109,6 +128,7 @@ class ViewPolicyAgent:
         self.decide = decide
         self.name = name
         self.params = plugin_params(name, params)
+        self.takes_legal = takes_legal(decide)
         refresh_plugin_caches(decide)  # an edited helper module is never replayed from numba's cache
 
     def act(self, obs: Observation, rng: np.random.Generator) -> int:
@@ -116,8 +136,9 @@ class ViewPolicyAgent:
         hdr, hand, values, unseen, seats, mask = build_view(obs)
         gave_up = np.asarray(obs.gave_up, bool)
         st = _to_state(rng) if rng is not None else np.zeros(4, np.uint64)
+        extra = (np.flatnonzero(mask).astype(np.int64),) if self.takes_legal else ()
         a = checked_plugin_call(self.decide, lambda: self.decide(self.params, hdr, hand, values, unseen, seats, gave_up,
-                                                                 mask, st), _SIGNATURE)
+                                                                 mask, st, *extra), _SIGNATURE)
         if rng is not None:
             _from_state(rng, st)
         return a

@@ -168,7 +168,7 @@ def plugin_edit_loop() -> dict:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([d] + [p for p in sys.path if p]))
         out["cli_warm_run_wall_s"] = run("greedy,random", Path(d) / "warm", env)
         out["plugin_first_run_wall_s"] = run(f"{name}:decide,greedy", Path(d) / "first", env)
-        edited = src.replace("if mask[a] and v > best_v:", "if mask[a] and v >= best_v:")
+        edited = src.replace("if v > best_v:", "if v >= best_v:")
         if edited == src:
             raise RuntimeError("agents/README.md's plug-in example changed; update plugin_edit_loop's edit")
         path.write_text(edited)
