@@ -84,6 +84,19 @@ def unread_arguments(func) -> frozenset[int]:
     return frozenset(i for i, name in enumerate(code.co_varnames[:code.co_argcount]) if name not in named)
 
 
+def takes_argument(func, count: int) -> bool:
+    """Whether compiled plug-in ``func`` takes at least ``count`` positional arguments (read from
+    ``func.py_func``): how a plug-in says it takes the optional last argument of its game's view, ``legal``
+    (:func:`agents.classic.plugin.takes_legal`, :func:`agents.theft.view.theft_takes_legal`). A function without
+    Python source or with ``*args`` is taken as one without it."""
+    import inspect
+
+    code = getattr(getattr(func, "py_func", None), "__code__", None)
+    if code is None or code.co_flags & inspect.CO_VARARGS:
+        return False
+    return code.co_argcount >= count
+
+
 def plugin_path(func) -> str:
     """``module:name`` of a compiled plug-in function, checked to be importable by that path.
 

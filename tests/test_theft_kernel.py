@@ -329,3 +329,49 @@ def test_agents_readme_theft_plugin_example_plays_alike_on_both_engines(tmp_path
         assert a.equals(b) and a.thefts.sum() > 0
     finally:
         sys.modules.pop("my_theft_policy", None)
+
+
+#: The theft example of agents/README.md in the first form of the interface (eight arguments, over ``mask``).
+THEFT_FIRST_FORM = """
+from numba import njit
+from agents.theft.view import H_A, H_A_END, H_A_THEFT, H_M, H_P, H_S, H_SEAT, V_VALUE_SEEN
+
+@njit(cache=True)
+def decide(params, hdr, hand, values, unseen, assets, mask, rng):
+    s, per_card = hdr[H_S], (hdr[H_M] - 1) * hdr[H_S]
+    best, best_v = -1, params[0] - 1
+    for a in range(hdr[H_A_THEFT], hdr[H_A_END]):
+        i = (a - hdr[H_A_THEFT]) % per_card
+        target = (hdr[H_SEAT] + i // s + 1) % hdr[H_P]
+        if mask[a] and assets[target, i % s, V_VALUE_SEEN] > best_v:
+            best, best_v = a, assets[target, i % s, V_VALUE_SEEN]
+    if best >= 0:
+        return best
+    for a in range(hdr[H_A]):
+        if mask[a]:
+            return a
+    return -1
+"""
+
+
+def test_theft_plugin_first_form_over_the_mask_equals_the_legal_ids_form(tmp_path, monkeypatch):
+    """A theft plug-in of eight arguments (no ``legal``) still plays, and the README's form over the legal ids is the
+    same policy: the same games on both engines."""
+    import re
+    from pathlib import Path
+
+    from cya_sim.play.theft.batched import play_theft_games_batched
+    from cya_sim.play.theft.reference import play_theft_games
+
+    text = (Path(__file__).resolve().parents[1] / "agents" / "README.md").read_text()
+    src = re.search(r"<!-- theft-plugin-example -->\s*```python\n(.*?)```", text, re.DOTALL).group(1)
+    (tmp_path / "cya_theft_legal_form.py").write_text(src)
+    (tmp_path / "cya_theft_first_form.py").write_text(THEFT_FIRST_FORM)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CYA_SIM_CACHE_DIR", str(tmp_path / "cache"))
+    rules = TheftRuleSet()
+    sa = np.random.default_rng(3).integers(0, 2, (60, 4))
+    tables = [play(rules, [f"{form}:decide(min_points=8)", "greedy"], sa, KEY, np.arange(60))
+              for form in ("cya_theft_first_form", "cya_theft_legal_form")
+              for play in (play_theft_games_batched, play_theft_games)]
+    assert all(t.equals(tables[0]) for t in tables) and tables[0].thefts.sum() > 0

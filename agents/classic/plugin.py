@@ -35,6 +35,7 @@ from agents.plugin import (
     generated_entry_module,
     plugin_params,
     refresh_plugin_caches,
+    takes_argument,
     unread_arguments,
 )
 from agents.view_abi import checked_plugin_address, checked_plugin_call, compile_entry
@@ -73,13 +74,8 @@ def entry_module(func):
 def takes_legal(func) -> bool:
     """Whether plug-in ``func`` takes the tenth argument ``legal`` ((n_legal,) int64, the legal ids ascending): a
     function of ten positional arguments (:data:`_SIGNATURE`). One of nine (the first interface) is called without
-    it; a function without Python source or with ``*args`` is taken as one of nine."""
-    import inspect
-
-    code = getattr(getattr(func, "py_func", None), "__code__", None)
-    if code is None or code.co_flags & inspect.CO_VARARGS:
-        return False
-    return code.co_argcount >= 10
+    it; a function without Python source or with ``*args`` is taken as one of nine (:func:`agents.plugin.takes_argument`)."""
+    return takes_argument(func, 10)
 
 
 def plugin_address(func) -> int:

@@ -416,9 +416,9 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, rng, sc)
     if code == POLICY_VIEW:
-        build_view_row(K, G, seat, sc.hdr, sc.hand, sc.unseen, sc.assets, sc.mask, sc.ids)
+        n_legal = build_view_row(K, G, seat, sc.hdr, sc.hand, sc.unseen, sc.assets, sc.mask, sc.ids)
         return call_theft_view_policy(addr, params, sc.hdr, sc.hand, K.values[:K.cfg[C_T]], sc.unseen, sc.assets,
-                                      sc.mask, rng)
+                                      sc.mask, rng, sc.ids[:n_legal])
     return -1
 
 

@@ -20,7 +20,9 @@ over one seat's view of a theft game, built from what that seat may see (RULES.m
   seen, lowest and highest points possible; unused slots hold -1, -1, 0, 0, 0, 0. While the seats lay
   their first assets (``setup``) a seat sees no other seat's assets;
 * ``mask``: (A,) bool — the legal action mask (ids of :class:`~cya_sim.game.theft.actions.TheftActionSpace`);
-* ``rng``: the seat's (4,) uint64 PCG64 stream (draw with :func:`agents.classic.view.uniform`).
+* ``rng``: the seat's (4,) uint64 PCG64 stream (draw with :func:`agents.classic.view.uniform`);
+* ``legal``: (n_legal,) int64 — the legal action ids, ascending (``np.flatnonzero(mask)``), for a plug-in that
+  takes a ninth argument (:func:`theft_takes_legal`); one of eight arguments is called without it.
 
 It returns a legal action id. It is named like any theft agent: ``my_pkg.policies:decide`` or
 ``my_pkg.policies:decide(aggression=2)``. The batched theft engine's play loop
@@ -34,7 +36,8 @@ play the same games.
 The C signature (:data:`THEFT_VIEW_SIG`), every array C-contiguous, passed as its data pointer::
 
     int64 policy(float64 *params, int64 *hdr, int64 *hand, int64 *values, int64 *unseen,
-                 int64 *assets, uint8 *mask, uint64 *rng, int64 t, int64 p, int64 s, int64 a);
+                 int64 *assets, uint8 *mask, uint64 *rng, int64 *legal, int64 t, int64 p, int64 s, int64 a,
+                 int64 n_legal);
 """
 
 from __future__ import annotations
@@ -45,7 +48,14 @@ from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from agents.plugin import _from_state, _to_state, generated_entry_module, plugin_params, refresh_plugin_caches
+from agents.plugin import (
+    _from_state,
+    _to_state,
+    generated_entry_module,
+    plugin_params,
+    refresh_plugin_caches,
+    takes_argument,
+)
 from agents.view_abi import N_AGENT_PARAMS, checked_plugin_address, checked_plugin_call, compile_entry
 from cya_sim.engine.jit import JIT
 from cya_sim.engine.theft.kernel import asset_at, legal_mask
@@ -107,11 +117,11 @@ V_CARD0, V_CARD1, V_HIDDEN, V_VALUE_SEEN, V_VALUE_LOW, V_VALUE_HIGH = range(6)
 N_VIEW_COLS = 6
 
 #: numba signature of a theft view policy's C entry (module docstring).
-THEFT_VIEW_SIG = types.int64(*([types.voidptr] * 8), types.int64, types.int64, types.int64, types.int64)
+THEFT_VIEW_SIG = types.int64(*([types.voidptr] * 9), *([types.int64] * 5))
 
 _I8P = ir.IntType(8).as_pointer()
 _I64 = ir.IntType(64)
-_FNTY = ir.FunctionType(_I64, [_I8P] * 8 + [_I64] * 4)
+_FNTY = ir.FunctionType(_I64, [_I8P] * 9 + [_I64] * 5)
 
 
 # -- the view of a row (compiled) ----------------------------------------------------------------------------
@@ -130,8 +140,8 @@ def hidden_range(K):
 @njit(**JIT)
 def build_view_row(K, G, seat, hdr, hand, unseen, assets, mask, ids):
     """Fill the theft agent view of ``seat`` in row ``G`` (module docstring): ``hdr``, ``hand``, ``unseen``,
-    ``assets`` and ``mask`` (``ids`` is scratch, (A,) int64). Equal to :func:`build_view` of the reference's
-    observation of that seat."""
+    ``assets`` and ``mask``, and the legal ids into ``ids`` ((A,) int64, ascending). Equal to :func:`build_view` of
+    the reference's observation of that seat. Returns the number of legal ids (int; 0 for a seat not to act)."""
     cfg = K.cfg
     L = K.lay
     p = cfg[C_P]
@@ -210,10 +220,10 @@ def build_view_row(K, G, seat, hdr, hand, unseen, assets, mask, ids):
                 assets[owner, slot, V_VALUE_HIGH] = v + hi
             assets[owner, slot, V_CARD1] = c1
     if G[G_TO_ACT] == seat:
-        legal_mask(K, G, mask, ids)
-    else:
-        for i in range(mask.shape[0]):
-            mask[i] = False
+        return legal_mask(K, G, mask, ids)
+    for i in range(mask.shape[0]):
+        mask[i] = False
+    return 0
 
 
 # -- the view of an observation (Python, the reference engine's side) ---------------------------------------
@@ -265,13 +275,13 @@ def build_view(obs: TheftObservation) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 # -- the C call ----------------------------------------------------------------------------------------------
 @intrinsic
-def call_theft_view_policy(typingctx, addr, params, hdr, hand, values, unseen, assets, mask, rng):
+def call_theft_view_policy(typingctx, addr, params, hdr, hand, values, unseen, assets, mask, rng, legal):
     """Call the theft view policy at C address ``addr`` (int64) on these arrays (module docstring); its int64 action.
 
-    T, P, S and A are read from the shapes of ``hand``, ``assets`` and ``mask``. Every array must be C-contiguous
-    (the policy sees only its data pointer).
+    T, P, S, A and n_legal are read from the shapes of ``hand``, ``assets``, ``mask`` and ``legal``. Every array must
+    be C-contiguous (the policy sees only its data pointer).
     """
-    arrays = (params, hdr, hand, values, unseen, assets, mask, rng)
+    arrays = (params, hdr, hand, values, unseen, assets, mask, rng, legal)
     if not isinstance(addr, types.Integer) or not all(isinstance(a, types.Array) for a in arrays):
         return None
     sig = types.int64(addr, *arrays)
@@ -282,18 +292,20 @@ def call_theft_view_policy(typingctx, addr, params, hdr, hand, values, unseen, a
         t = cgutils.unpack_tuple(builder, structs[2].shape, 1)[0]
         p, s, _ = cgutils.unpack_tuple(builder, structs[5].shape, 3)
         a = cgutils.unpack_tuple(builder, structs[6].shape, 1)[0]
+        n_legal = cgutils.unpack_tuple(builder, structs[8].shape, 1)[0]
         fn = builder.inttoptr(context.cast(builder, args[0], signature.args[0], types.int64), _FNTY.as_pointer())
-        return builder.call(fn, ptrs + [t, p, s, a])
+        return builder.call(fn, ptrs + [t, p, s, a, n_legal])
 
     return sig, codegen
 
 
 @njit(cache=True, inline="always")  # inlined into each C entry: the arrays are views, no tuple is built
-def theft_view_arrays(params, hdr, hand, values, unseen, assets, mask, rng, t, p, s, a):
-    """The eight view arrays over the pointers a theft C entry receives, in the order of the signature: views."""
+def theft_view_arrays(params, hdr, hand, values, unseen, assets, mask, rng, legal, t, p, s, a, n_legal):
+    """The nine view arrays over the pointers a theft C entry receives, in the order of the signature: views."""
     return (carray(params, N_AGENT_PARAMS, np.float64), carray(hdr, N_THEFT_HDR, np.int64), carray(hand, t, np.int64),
             carray(values, t, np.int64), carray(unseen, t, np.int64),
-            carray(assets, (p, s, N_VIEW_COLS), np.int64), carray(mask, a, np.bool_), carray(rng, 4, np.uint64))
+            carray(assets, (p, s, N_VIEW_COLS), np.int64), carray(mask, a, np.bool_), carray(rng, 4, np.uint64),
+            carray(legal, n_legal, np.int64))
 
 
 _ENTRY_SOURCE = '''"""Generated by agents.theft.view for the compiled theft plug-in {path}: its C entry."""
@@ -302,11 +314,11 @@ from agents.view_abi import PLUGIN_RAISED, integer_action
 from {module} import {name} as _plugin
 
 
-def entry(params, hdr, hand, values, unseen, assets, mask, rng, t, p, s, a):
-    pa, hd, hn, va, un, asx, ma, rg = theft_view_arrays(params, hdr, hand, values, unseen, assets, mask, rng,
-                                                        t, p, s, a)
+def entry(params, hdr, hand, values, unseen, assets, mask, rng, legal, t, p, s, a, n_legal):
+    pa, hd, hn, va, un, asx, ma, rg, lg = theft_view_arrays(params, hdr, hand, values, unseen, assets, mask, rng,
+                                                            legal, t, p, s, a, n_legal)
     try:  # a C entry cannot raise: numba would print nothing and return 0 (a game "played" with action 0)
-        action = integer_action(_plugin(pa, hd, hn, va, un, asx, ma, rg))
+        action = integer_action(_plugin(pa, hd, hn, va, un, asx, ma, rg<LEGAL>))
     except Exception:
         return PLUGIN_RAISED
     return action
@@ -321,8 +333,14 @@ def theft_entry_module(func):
     Raises:
         ValueError: the plug-in is not importable as ``module:function``.
     """
-    return generated_entry_module(func, _ENTRY_SOURCE, "cya_theft_plugin_entry", ("agents.theft.view",
-                                                                                "agents.view_abi"))
+    source = _ENTRY_SOURCE.replace("<LEGAL>", ", lg" if theft_takes_legal(func) else "")
+    return generated_entry_module(func, source, "cya_theft_plugin_entry", ("agents.theft.view", "agents.view_abi"))
+
+
+def theft_takes_legal(func) -> bool:
+    """Whether theft plug-in ``func`` takes the ninth argument ``legal`` ((n_legal,) int64, the legal ids ascending):
+    a function of nine positional arguments (:data:`_THEFT_SIGNATURE`; :func:`agents.plugin.takes_argument`)."""
+    return takes_argument(func, 9)
 
 
 def theft_plugin_address(func) -> int:
@@ -338,7 +356,7 @@ def theft_plugin_address(func) -> int:
 
 
 #: The documented signature of a compiled theft plug-in (agents/README.md), shown when one is refused.
-_THEFT_SIGNATURE = "decide(params, hdr, hand, values, unseen, assets, mask, rng)"
+_THEFT_SIGNATURE = "decide(params, hdr, hand, values, unseen, assets, mask, rng[, legal])"
 
 
 class TheftViewPolicyAgent:
@@ -357,13 +375,15 @@ class TheftViewPolicyAgent:
         self.name = name
         self.params = plugin_params(name, params)
         refresh_plugin_caches(decide)  # an edited helper module is never replayed from numba's cache
+        self.takes_legal = theft_takes_legal(decide)
 
     def act(self, obs: TheftObservation, rng: np.random.Generator) -> int:
         """The plug-in's action for ``obs``; ``rng`` (the seat's PCG64 stream) advances as in compiled play."""
         hdr, hand, values, unseen, assets, mask = build_view(obs)
         st = _to_state(rng) if rng is not None else np.zeros(4, np.uint64)
+        extra = (np.flatnonzero(mask).astype(np.int64),) if self.takes_legal else ()
         a = checked_plugin_call(self.decide, lambda: self.decide(self.params, hdr, hand, values, unseen, assets, mask,
-                                                                 st), _THEFT_SIGNATURE)
+                                                                 st, *extra), _THEFT_SIGNATURE)
         if rng is not None:
             _from_state(rng, st)
         return a
