@@ -84,17 +84,22 @@ def unread_arguments(func) -> frozenset[int]:
     return frozenset(i for i, name in enumerate(code.co_varnames[:code.co_argcount]) if name not in named)
 
 
-def takes_argument(func, count: int) -> bool:
-    """Whether compiled plug-in ``func`` takes at least ``count`` positional arguments (read from
-    ``func.py_func``): how a plug-in says it takes the optional last argument of its game's view, ``legal``
-    (:func:`agents.classic.plugin.takes_legal`, :func:`agents.theft.view.theft_takes_legal`). A function without
-    Python source or with ``*args`` is taken as one without it."""
+def takes_argument(func, count: int, name: str = "legal") -> bool:
+    """Whether compiled plug-in ``func`` asks for a ``count``-th positional argument (read from ``func.py_func``): how
+    a plug-in says it takes the optional last argument of its game's view, ``legal``
+    (:func:`agents.classic.plugin.takes_legal`, :func:`agents.theft.view.theft_takes_legal`).
+
+    It does when that parameter has no default value, or when it is called ``name`` (``legal=None`` asks too). A
+    parameter there with a default and another name (``k=1``: a knob of a plug-in written before ``legal``) keeps its
+    default, as before. A function without Python source or with ``*args`` does not ask."""
     import inspect
 
-    code = getattr(getattr(func, "py_func", None), "__code__", None)
-    if code is None or code.co_flags & inspect.CO_VARARGS:
+    py = getattr(func, "py_func", None)
+    code = getattr(py, "__code__", None)
+    if code is None or code.co_flags & inspect.CO_VARARGS or code.co_argcount < count:
         return False
-    return code.co_argcount >= count
+    required = code.co_argcount - len(py.__defaults__ or ())
+    return required >= count or code.co_varnames[count - 1] == name
 
 
 def plugin_path(func) -> str:

@@ -114,6 +114,29 @@ def _ten_reads_mask(params, hdr, hand, values, unseen, seats, gave_up, mask, rng
     return mask[0]
 
 
+@njit(cache=False)
+def _knob(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, k=1):  # written before `legal`
+    return mask[k]
+
+
+@njit(cache=False)
+def _legal_default(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, legal=None):
+    return legal[0]
+
+
+@njit(cache=False)
+def _ids(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, ids):
+    return ids[0]
+
+
+def test_the_tenth_parameter_gets_legal_without_a_default_or_by_its_name():
+    from agents.classic.plugin import takes_legal
+
+    assert takes_legal(_reads_legal) and takes_legal(_ids) and takes_legal(_legal_default)
+    assert not takes_legal(_knob) and not takes_legal(_reads_all) and not takes_legal(_star)
+    assert plugin_skip(_knob) & VIEW_LEGAL and not plugin_skip(_ids) & VIEW_LEGAL
+
+
 def test_unread_arguments_are_the_ones_the_source_never_names():
     assert unread_arguments(_reads_all) == frozenset()
     assert unread_arguments(_passes_on) == frozenset({0, 1, 3, 4, 5, 6, 8})

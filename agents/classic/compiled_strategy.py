@@ -333,21 +333,24 @@ def decide_view(kind, params, hdr, hand, values, unseen, seats, gave_up, mask, h
 
 
 # The C entries of the three view policies (agents.view_abi), compiled the first time a line-up uses one.
-def heuristic_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
+def heuristic_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a,
+                    n_legal):
     """C entry of ``heuristic`` / ``wild_hoarder`` (:data:`agents.view_abi.VIEW_SIG`)."""
     pa, hd, hn, va, un, se, gu, ma, _rg, ha, _lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up,
                                                                mask, rng, hands_all, legal, t, p, a, n_legal)
     return decide_view(STRATEGY_HEURISTIC, pa, hd, hn, va, un, se, gu, ma, ha)
 
 
-def card_counter_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
+def card_counter_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a,
+                       n_legal):
     """C entry of ``card_counter`` (:data:`agents.view_abi.VIEW_SIG`)."""
     pa, hd, hn, va, un, se, gu, ma, _rg, ha, _lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up,
                                                                mask, rng, hands_all, legal, t, p, a, n_legal)
     return decide_view(STRATEGY_CARD_COUNTER, pa, hd, hn, va, un, se, gu, ma, ha)
 
 
-def oracle_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a, n_legal):
+def oracle_entry(params, hdr, hand, values, unseen, seats, gave_up, mask, rng, hands_all, legal, t, p, a,
+                 n_legal):
     """C entry of ``oracle(cheats=true)`` (:data:`agents.view_abi.VIEW_SIG`)."""
     pa, hd, hn, va, un, se, gu, ma, _rg, ha, _lg = view_arrays(params, hdr, hand, values, unseen, seats, gave_up,
                                                                mask, rng, hands_all, legal, t, p, a, n_legal)

@@ -13,8 +13,8 @@ numeric parameters of the spec in the order written, zeros after — and ``rng``
 uint64 PCG64 stream (draw with :func:`agents.classic.view.uniform`). It returns a
 legal action id. ``legal`` is optional: a function of nine arguments (the first interface, before 2026-12-03)
 gets the same view without it (:func:`takes_legal`). A part of the view the function never names is not built
-(:func:`plugin_skip`): a plug-in that reads ``legal`` and not ``mask`` saves building the mask. It is named like any agent: ``my_pkg.policies:decide``,
-``my_pkg.policies:decide(aggression=2)`` or an entry point of the group
+(:func:`plugin_skip`): a plug-in that reads ``legal`` and not ``mask`` saves building the mask. It is named like
+any agent: ``my_pkg.policies:decide``, ``my_pkg.policies:decide(aggression=2)`` or an entry point of the group
 ``cya_sim.agents``. The batched engine's play loop and the search's rollouts
 call it from compiled code by the C address of a small entry compiled for it
 alone (:func:`plugin_address`, :mod:`agents.view_abi`; what every game's plug-ins share:
@@ -73,8 +73,9 @@ def entry_module(func):
 
 def takes_legal(func) -> bool:
     """Whether plug-in ``func`` takes the tenth argument ``legal`` ((n_legal,) int64, the legal ids ascending): a
-    function of ten positional arguments (:data:`_SIGNATURE`). One of nine (the first interface) is called without
-    it; a function without Python source or with ``*args`` is taken as one of nine (:func:`agents.plugin.takes_argument`)."""
+    tenth positional parameter without a default value, or one named ``legal`` (:data:`_SIGNATURE`;
+    :func:`agents.plugin.takes_argument`). A function of nine (the first interface), or one whose tenth parameter is
+    a knob with a default, is called with nine; so is a function without Python source or with ``*args``."""
     return takes_argument(func, 10)
 
 
@@ -91,10 +92,10 @@ def plugin_address(func) -> int:
 
 def plugin_skip(func) -> int:
     """The parts of the agent view (bits ``VIEW_*`` of :mod:`agents.classic.view`) that plug-in ``func`` never reads:
-    those of its arguments ``hand``, ``unseen``, ``seats``, ``gave_up`` and ``mask`` (by position in
-    :data:`_SIGNATURE`) that its source never names (:func:`agents.plugin.unread_arguments`); 0 when it may read
-    every part. The compiled loops leave those parts unbuilt (:func:`agents.classic.compiled_strategy.view_parts`).
-    ``legal`` is unread, too, by a function that does not take it (:func:`takes_legal`)."""
+    those of its arguments ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask`` and ``legal`` (by position in
+    :data:`_SIGNATURE`) that its source never names (:func:`agents.plugin.unread_arguments`), and ``legal`` when it
+    does not take it (:func:`takes_legal`); 0 when it may read every part. The compiled loops leave those parts
+    unbuilt (:func:`agents.classic.compiled_strategy.view_parts`)."""
     unread = unread_arguments(func)
     if not takes_legal(func):
         unread = unread | {9}

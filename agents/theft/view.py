@@ -22,7 +22,7 @@ over one seat's view of a theft game, built from what that seat may see (RULES.m
 * ``mask``: (A,) bool — the legal action mask (ids of :class:`~cya_sim.game.theft.actions.TheftActionSpace`);
 * ``rng``: the seat's (4,) uint64 PCG64 stream (draw with :func:`agents.classic.view.uniform`);
 * ``legal``: (n_legal,) int64 — the legal action ids, ascending (``np.flatnonzero(mask)``), for a plug-in that
-  takes a ninth argument (:func:`theft_takes_legal`); one of eight arguments is called without it.
+  asks for a ninth argument (:func:`theft_takes_legal`); one of eight arguments is called without it.
 
 It returns a legal action id. It is named like any theft agent: ``my_pkg.policies:decide`` or
 ``my_pkg.policies:decide(aggression=2)``. The batched theft engine's play loop
@@ -339,7 +339,8 @@ def theft_entry_module(func):
 
 def theft_takes_legal(func) -> bool:
     """Whether theft plug-in ``func`` takes the ninth argument ``legal`` ((n_legal,) int64, the legal ids ascending):
-    a function of nine positional arguments (:data:`_THEFT_SIGNATURE`; :func:`agents.plugin.takes_argument`)."""
+    a ninth positional parameter without a default value, or one named ``legal`` (:data:`_THEFT_SIGNATURE`;
+    :func:`agents.plugin.takes_argument`)."""
     return takes_argument(func, 9)
 
 
