@@ -224,18 +224,18 @@ def policy_act(code, addr, K, G, seat, params, rng, sc):
     ``random`` and ``greedy`` decide here; a code with :data:`ROW_FORM` (``card_counter`` and ``heuristic`` under the
     classic rules without §6 and §7) decides from the row (:func:`agents.classic.card_counter_row.card_counter_row`,
     :func:`agents.classic.heuristic_row.heuristic_row`: the same choices as their view forms), called at ``addr``,
-    the C address of its row form (:mod:`agents.classic.row_abi`). Otherwise a view policy (``POLICY_VIEW``, ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of
-    ``code``: :func:`view_code`) gets the seat's agent view, but the parts its code says it never reads
+    the C address of its row form (:mod:`agents.classic.row_abi`). Otherwise a view policy (``POLICY_VIEW``,
+    ``POLICY_CARD_COUNTER``, ``POLICY_ORACLE``, ``POLICY_HEURISTIC``, in the low bits of ``code``: :func:`view_code`)
+    gets the seat's agent view, but the parts its code says it never reads
     (:func:`agents.classic.compiled_strategy.view_parts`), and is called at its C address ``addr`` (int64,
-    :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this
-    dispatch is inlined into each compiled loop (the play loop, the search's rollouts), and none of them is
-    ever compiled again for a new policy.
+    :mod:`agents.view_abi`; 0 for the in-loop policies). One copy of this dispatch is inlined into each compiled
+    loop (the play loop, the search's rollouts), and none of them is ever compiled again for a new policy.
     """
     if code == POLICY_GREEDY:
         return greedy_act(K, G, seat, params, rng, sc)
     if code == POLICY_RANDOM:
         return random_act(K, G, seat, params, rng, sc)
-    if code & ROW_FORM:  # card_counter or heuristic from the row, at the address of its row form (agents.classic.row_abi)
+    if code & ROW_FORM:  # card_counter or heuristic from the row, at its row form's address (agents.classic.row_abi)
         return call_row_policy(addr, K, G, seat, params)
     kind = code & VIEW_KIND
     if kind == POLICY_CARD_COUNTER and gives_up_at_once(K, G, seat):

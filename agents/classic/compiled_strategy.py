@@ -149,8 +149,8 @@ def view_parts(K, G, seat, sc, skip):
     ``sc.hdr`` is always filled; ``hand``, ``unseen``, ``seats``, ``gave_up``, ``mask`` and the legal ids
     (``sc.ids``) unless their bit is set in ``skip`` (int), a part that the policy to be called never reads (a part
     left out keeps what an earlier decision wrote). Returns the number of legal ids written to ``sc.ids`` (int; 0 when
-    neither the mask nor the legal ids were built). The unseen cards of ``seat`` (``Observation.unseen``, RULES.md §10) come from the seen-card
-    counts the rules kernel keeps at every event (:func:`cya_sim.engine.classic.seen.unseen_of`,
+    neither the mask nor the legal ids were built). The unseen cards of ``seat`` (``Observation.unseen``, RULES.md
+    §10) come from the seen-card counts the rules kernel keeps at every event (:func:`cya_sim.engine.classic.seen.unseen_of`,
     :func:`~cya_sim.engine.classic.seen.reveal`) instead of a recount each decision. The mask is that of the seat
     to act (``sc.ids`` holds its legal ids after the call).
     """

@@ -268,8 +268,8 @@ def set_allowed(params, v, uses_wild, only_hand_wild_pairs, wild_budget, own_set
 def _pair_score(a, params, hdr, hand, values, unseen, seats, only_hand_wild_pairs, n_wild, keep_one, own_sets,
                 safe_asset, safe_p):
     """(score, safe_asset, safe_p) of legal set id ``a`` for :func:`_best_pair` (with ``only_hand_wild_pairs`` an
-    R-PAIR-HAND id); score -1.0 when the switches rule it out (:func:`set_allowed`). ``safe_asset`` / ``safe_p``: the TIP-COUNT odds of the last asset asked (a set's odds depend on
-    its asset only), passed on."""
+    R-PAIR-HAND id); score -1.0 when the switches rule it out (:func:`set_allowed`). ``safe_asset`` / ``safe_p``:
+    the TIP-COUNT odds of the last asset asked (a set's odds depend on its asset only), passed on."""
     _ph, pd, _ch, _di, _re, _gu, w = action_starts(hdr)
     dt, _dw, _dc, _dd = draft_starts(hdr)
     if a >= dt:

@@ -57,7 +57,8 @@ def hand_masks(K, G, h0):
 @njit(inline="always", **JIT)
 def cheapest_wild(K, G, h0):
     """Type id of the cheapest wild in the hand at ``h0`` (ties: lowest id; ``K.wild_order``), -1 if none. Without
-    §6 only (under §6 ``K.wild_order`` lists the action cards too: :func:`agents.classic.compiled_advanced._cheapest_wild`)."""
+    §6 only (under §6 ``K.wild_order`` lists the action cards too:
+    :func:`agents.classic.compiled_advanced._cheapest_wild`)."""
     for i in range(K.cfg[C_NW]):
         wd = K.wild_order[i]
         if G[h0 + wd] > 0:
