@@ -340,3 +340,25 @@ def test_a_report_stopped_half_way_leaves_no_report_md(finished, tmp_path, monke
     monkeypatch.undo()
     build_report(out)
     assert (out / "REPORT.md").read_text() == before.replace(str(finished), str(out))
+
+
+def test_report_layer_imported_while_the_games_play():
+    """issue 33 item 4: the tournament's on_chunk hook imports the report layer in one daemon thread, started at
+    the first stored chunk and never again, so its imports overlap the games instead of following the last one."""
+    import sys
+    import threading
+
+    from cya_sim.cli.experiment import report_layer_importer
+
+    name = "cya-sim report imports"
+    hook = report_layer_importer()
+    before = sum(t.name == name for t in threading.enumerate())
+    hook(0)
+    hook(1)
+    hook(2)
+    started = [t for t in threading.enumerate() if t.name == name]
+    assert len(started) - before <= 1  # one thread at most (it may already have ended)
+    for t in started:
+        assert t.daemon
+        t.join(timeout=120)
+    assert "cya_sim.reports.report" in sys.modules
