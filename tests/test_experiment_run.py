@@ -362,3 +362,6 @@ def test_report_layer_imported_while_the_games_play():
         assert t.daemon
         t.join(timeout=120)
     assert "cya_sim.reports.report" in sys.modules
+    from cya_sim.reports.report import DEFERRED_IMPORTS
+
+    assert all(m in sys.modules for m in DEFERRED_IMPORTS)  # the rating's GLM too, imported inside a function

@@ -185,8 +185,8 @@ def tournament_main(argv: Sequence[str]) -> int:
 def report_layer_importer() -> Callable[[int], None]:
     """A run's ``on_chunk`` hook that imports the report layer in a daemon thread once the first chunk is stored.
 
-    The imports (pandas, scipy.stats, matplotlib: about 1.2 s of CPU) then happen while the workers play the
-    other chunks, not after the last game; the main thread, by then only storing chunks with modules it has
+    The imports (pandas, scipy.stats, matplotlib: about 1.2 s of CPU; the rating's GLM, 0.15 s) then happen while
+    the workers play the other chunks, not after the last game; the main thread, by then only storing chunks with modules it has
     already loaded, waits for them only if it reaches the report first (Python's per-module import locks). An
     import that fails in the thread fails again, with its message, when the report imports the module.
 
@@ -205,9 +205,12 @@ def report_layer_importer() -> Callable[[int], None]:
 
 
 def _import_quietly(module: str) -> None:
-    """Import ``module``; an error is left for the main thread's own import to raise."""
+    """Import ``module`` and the modules its ``DEFERRED_IMPORTS`` names (imported inside functions, such as the
+    rating's GLM: :data:`cya_sim.reports.report.DEFERRED_IMPORTS`); an error is left for the main thread's own
+    import to raise."""
     with contextlib.suppress(Exception):  # raised again, with its message, by the report's own import
-        importlib.import_module(module)
+        for name in (module, *getattr(importlib.import_module(module), "DEFERRED_IMPORTS", ())):
+            importlib.import_module(name)
 
 
 def _report(folder: Path, quiet: bool) -> int:

@@ -33,6 +33,11 @@ from cya_sim.results.folder import (
     write_atomic,
 )
 
+#: Modules the report imports inside functions (the Bradley–Terry GLM of :mod:`cya_sim.reports.ratings`), which a
+#: tournament imports ahead, while its games play (:func:`cya_sim.cli.experiment.report_layer_importer`).
+DEFERRED_IMPORTS = ("statsmodels.genmod.families", "statsmodels.genmod.generalized_linear_model",
+                    "statsmodels.tools.sm_exceptions")
+
 REPORT = "REPORT.md"
 EXPERIMENT_COPY = "experiment.toml"
 TABLES = {
