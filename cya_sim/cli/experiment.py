@@ -186,9 +186,9 @@ def report_layer_importer() -> Callable[[int], None]:
     """A run's ``on_chunk`` hook that imports the report layer in a daemon thread once the first chunk is stored.
 
     The imports (pandas, scipy.stats, matplotlib: about 1.2 s of CPU; the rating's GLM, 0.15 s) then happen while
-    the workers play the other chunks, not after the last game; the main thread, by then only storing chunks with modules it has
-    already loaded, waits for them only if it reaches the report first (Python's per-module import locks). An
-    import that fails in the thread fails again, with its message, when the report imports the module.
+    the workers play the other chunks, not after the last game; the main thread, by then only storing chunks with
+    modules it has already loaded, waits for them only if it reaches the report first (Python's per-module import
+    locks). An import that fails in the thread fails again, with its message, when the report imports the module.
 
     Returns:
         a function of the chunk index (int) that starts the thread at its first call and does nothing after.
