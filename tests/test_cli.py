@@ -253,16 +253,16 @@ def test_bench_without_a_ceiling_file_reports_null_and_a_note(tmp_path):
     """No ceiling loop: the rate is None and the note names the flag; a given loop (a pure-Python stand-in with
     the ceiling's interface) is measured; a --ceiling that is not a file is refused in one line, exit status 2,
     before anything is measured."""
-    from cya_sim.studies.bench import _ceiling, ceiling_path
+    from cya_sim.studies.bench import _ceiling_loop, _no_ceiling_note, ceiling_path
 
-    rate, note = _ceiling(None, 10)
-    assert rate is None and "ceiling not measured" in note and "--ceiling PATH" in note
+    note = _no_ceiling_note()
+    assert "ceiling not measured" in note and "--ceiling PATH" in note
     loop = tmp_path / "my_ceiling.py"
     loop.write_text("VAL = (1, 2)\nCOUNT = (3, 4)\n\ndef play_game(seed, players, val, count):\n"
                     "    return sum(v * c for v, c in zip(val, count)) + seed * players\n")
     assert ceiling_path(loop) == loop
-    rate, note = _ceiling(loop, 200)
-    assert rate > 0 and note == f"ceiling: {loop}"
+    with _ceiling_loop(loop) as rate:
+        assert rate(200) > 0 and rate(100) > 0  # measured again at each call, while the loop is loaded
     proc = subprocess.run([sys.executable, "-m", "cya_sim.cli", "bench", "--ceiling", str(tmp_path / "nope.py")],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2 and proc.stdout == ""

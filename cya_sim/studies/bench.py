@@ -9,7 +9,10 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
 - **reference**: the reference engine on the same games, same measure;
 - **ceiling** (optional): a hand-compiled loop, a Python file with ``play_game(seed, players, VAL, COUNT)``,
   ``VAL`` and ``COUNT`` (``--ceiling PATH``; without the flag, the project's original ``ceiling.py``, kept in a
-  ``shared/bench/`` folder beside the repository's folder, is used if that file happens to exist). When there is
+  ``shared/bench/`` folder beside the repository's folder, is used if that file happens to exist), side by side
+  with the engine: :data:`PAIRS` alternating runs of ``greedy`` x4 and the loop, ``--ceiling-games`` games each;
+  ``greedy_x4_vs_ceiling`` (= ``engine_vs_ceiling``) is the median of the pairs' ratios
+  (``greedy_x4_vs_ceiling_pairs``), ``ceiling_games_per_s`` the median of the loop's runs. When there is
   none, ``ceiling_games_per_s``, ``engine_vs_ceiling`` and ``greedy_x4_vs_ceiling`` are ``null`` and the notes say
   why: a clone measures everything else;
 - **compile_s**: first-run compile time of the batched engine (the play loop with ``greedy`` and
@@ -26,7 +29,10 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   warm command costs: start-up, games, report);
 - **strategy agents**: ``card_counter`` x4 and the compiled plug-in example of
   ``agents/README.md`` x4 (installed from a temporary folder, as a user would) on the same
-  engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4; and the learned 4-player
+  engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4 measured side by side:
+  :data:`PAIRS` alternating runs of ``greedy`` x4 and the agent on the same games, the ratio of each pair
+  (``<agent>_vs_greedy_x4_pairs``) and their median (``<agent>_vs_greedy_x4``; ``<agent>_games_s`` the median of
+  the agent's runs), so that a drift of the machine's speed between the two does not move the ratio; and the learned 4-player
   plug-in in one seat against ``card_counter`` in three (``learned_4p_vs_card_counter_games_s``, half as many games;
   ``learned_4p_load_s``: its first call, compile or cache load);
 - **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
@@ -54,6 +60,7 @@ Speed claims of the project come from this command only, never from timed unit t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -63,6 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -187,9 +195,20 @@ def plugin_example_source() -> str:
     return m.group(1)
 
 
-def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float) -> dict:
-    """games/s of card_counter x4 and of the README's plug-in example x4 (from a temporary module)."""
+#: Alternating runs of ``greedy`` x4 and each strategy agent x4 behind ``<agent>_vs_greedy_x4`` (their median).
+PAIRS = 3
+
+
+def _strategy_rates(rules, key, games: int, batch_size: int) -> dict:
+    """games/s of card_counter x4 and of the README's plug-in example x4 (from a temporary module), and their ratios
+    to ``greedy`` x4 in :data:`PAIRS` alternating runs on the same games (the median of the pairs' ratios)."""
     from cya_sim.play.classic.batched import play_games
+
+    idx = np.arange(games, dtype=np.int64)
+
+    def rate(spec: str) -> float:
+        _, cpu, _ = _timed(lambda: play_games(rules, [spec], _seats(games), key, idx, batch_size=batch_size))
+        return games / cpu
 
     out = {}
     with tempfile.TemporaryDirectory() as d:
@@ -198,10 +217,10 @@ def _strategy_rates(rules, key, games: int, batch_size: int, greedy_rate: float)
         try:
             for label, spec in (("card_counter_x4", "card_counter"), ("plugin_example_x4", "cya_bench_my_policy:decide")):
                 play_games(rules, [spec], _seats(2), key, np.arange(2))  # compile (or load the cache) first
-                _, cpu, _ = _timed(lambda s=spec: play_games(rules, [s], _seats(games), key,
-                                                             np.arange(games, dtype=np.int64), batch_size=batch_size))
-                out[f"{label}_games_s"] = games / cpu
-                out[f"{label}_vs_greedy_x4"] = games / cpu / greedy_rate
+                pairs = [(rate("greedy"), rate(spec)) for _ in range(PAIRS)]
+                out[f"{label}_games_s"] = float(np.median([r for _, r in pairs]))
+                out[f"{label}_vs_greedy_x4_pairs"] = [r / g for g, r in pairs]
+                out[f"{label}_vs_greedy_x4"] = float(np.median(out[f"{label}_vs_greedy_x4_pairs"]))
         finally:
             sys.path.remove(d)
             sys.modules.pop("cya_bench_my_policy", None)
@@ -268,17 +287,21 @@ def _seats(games: int) -> np.ndarray:
     return np.zeros((games, 4), np.int16)
 
 
-def _ceiling(ceiling: Path | None, games: int) -> tuple[float | None, str]:
-    """(games per CPU second of the ceiling loop ``ceiling``, note); (None, why) when ``ceiling`` is None.
+def _no_ceiling_note() -> str:
+    """The note of a run without a ceiling loop."""
+    return (f"ceiling not measured: no --ceiling PATH given and no {SIBLING_CEILING} "
+            f"(ceiling_games_per_s and the ratios to it are null)")
+
+
+@contextlib.contextmanager
+def _ceiling_loop(ceiling: Path) -> Iterator[Callable[[int], float]]:
+    """The ceiling loop's speed as a function of the games to play (games per CPU second), while the context lasts.
 
     The file is copied to a temporary folder and imported from there, so that
     numba's disk cache of it is fresh for this run: a cache left beside the
     file by another kind of import cannot be loaded (numba re-imports
-    the module by name), and the file's folder is not written to.
+    the module by name), and the file's folder is not written to. It is compiled (one game) on entry.
     """
-    if ceiling is None:
-        return None, (f"ceiling not measured: no --ceiling PATH given and no {SIBLING_CEILING} "
-                      f"(ceiling_games_per_s and the ratios to it are null)")
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "cya_bench_ceiling.py"
         shutil.copyfile(ceiling, path)
@@ -289,14 +312,17 @@ def _ceiling(ceiling: Path | None, games: int) -> tuple[float | None, str]:
             spec.loader.exec_module(mod)
             mod.play_game(0, 4, mod.VAL, mod.COUNT)
 
-            def loop():
-                for s in range(games):
-                    mod.play_game(s, 4, mod.VAL, mod.COUNT)
+            def rate(games: int) -> float:
+                def loop():
+                    for s in range(games):
+                        mod.play_game(s, 4, mod.VAL, mod.COUNT)
 
-            _, cpu, _ = _timed(loop)
+                _, cpu, _ = _timed(loop)
+                return games / cpu
+
+            yield rate
         finally:
             sys.modules.pop(spec.name, None)
-    return games / cpu, f"ceiling: {ceiling}"
 
 
 def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
@@ -381,15 +407,27 @@ def measure(args: argparse.Namespace) -> dict:
     out["engine_vs_reference"] = out["engine_games_per_s"] / out["reference_games_per_s"]
 
     ceiling = ceiling_path(getattr(args, "ceiling", None))
-    ceil, note = _ceiling(ceiling, args.ceiling_games)
-    notes.append(note)
     out["ceiling"] = None if ceiling is None else str(ceiling)
-    out["ceiling_games_per_s"] = ceil
-    out["engine_vs_ceiling"] = out["engine_games_per_s"] / ceil if ceil else None
     out["greedy_x4_games_s"] = out["engine_games_per_s"]
-    out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"]
+    if ceiling is None:
+        notes.append(_no_ceiling_note())
+        out["ceiling_games_per_s"] = out["engine_vs_ceiling"] = out["greedy_x4_vs_ceiling"] = None
+    else:  # side by side: PAIRS alternating runs of greedy x4 (the engine) and the ceiling, the same game count
+        cg = args.ceiling_games
+
+        def greedy_rate() -> float:
+            _, cpu, _ = _timed(lambda: batched(rules, ["greedy"], _seats(cg), key, np.arange(cg, dtype=np.int64),
+                                               batch_size=args.batch_size))
+            return cg / cpu
+
+        with _ceiling_loop(ceiling) as ceiling_rate:
+            pairs = [(greedy_rate(), ceiling_rate(cg)) for _ in range(PAIRS)]
+        notes.append(f"ceiling: {ceiling}")
+        out["ceiling_games_per_s"] = float(np.median([c for _, c in pairs]))
+        out["greedy_x4_vs_ceiling_pairs"] = [g / c for g, c in pairs]
+        out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"] = float(np.median(out["greedy_x4_vs_ceiling_pairs"]))
     if args.strategy_games > 0:
-        out.update(_strategy_rates(rules, key, args.strategy_games, args.batch_size, out["greedy_x4_games_s"]))
+        out.update(_strategy_rates(rules, key, args.strategy_games, args.batch_size))
         out.update(_learned_rate(rules, key, max(1, args.strategy_games // 2), args.batch_size))
     if not args.no_compile:
         out.update(plugin_edit_loop())
