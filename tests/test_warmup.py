@@ -135,3 +135,19 @@ def test_no_compile_helper_in_a_daemonic_process():
     got = queue.get(timeout=60)
     proc.join(timeout=60)
     assert got == "None"
+
+
+def test_a_partial_compile_does_not_lower_the_first_run_estimate(tmp_path, monkeypatch):
+    """A compile under half the recorded time is partial (callees were in the disk cache) and leaves the estimate;
+    a whole compile, shorter or longer, replaces it (the first-run message's estimate, cya_sim.runs.warmup)."""
+    from cya_sim.runs import warmup
+
+    monkeypatch.setenv("CYA_SIM_CACHE_DIR", str(tmp_path))
+    warmup._record("play loop", 23.7)
+    warmup._record("play loop", 9.0)  # partial: kept out
+    assert warmup._estimates()["play loop"] == 23.7
+    warmup._record("play loop", 15.0)  # a whole compile on a quieter machine
+    assert warmup._estimates()["play loop"] == 15.0
+    warmup._record("play loop", 40.0)
+    assert warmup._estimates()["play loop"] == 40.0
+    assert warmup._estimates()["card_counter"] == warmup.DEFAULT_SECONDS["card_counter"]  # none recorded yet

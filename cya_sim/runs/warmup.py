@@ -108,11 +108,25 @@ def _estimates() -> dict[str, float]:
     return out
 
 
+#: A compile shorter than this share of the one recorded for its kind is taken for a partial one (the disk cache
+#: held some of the kernel's callees, from the warm-up's second process or an earlier run) and leaves the estimate.
+PARTIAL = 0.5
+
+
 def _record(kind: str, seconds: float) -> None:
+    """Record ``seconds`` as this machine's compile time of ``kind`` (the next first-run estimate,
+    :func:`_estimates`), unless it is under :data:`PARTIAL` of the time recorded already: a partial compile, which
+    would make the next whole one's estimate too short (a first run said "about 14 s" on a machine that then
+    compiled the play loop in 23.7 s)."""
     try:
         est = json.loads(_times_path().read_text()) if _times_path().exists() else {}
         if not isinstance(est, dict):
             est = {}
+        try:
+            if seconds < PARTIAL * float(est.get(kind, 0.0)):
+                return
+        except (TypeError, ValueError):
+            pass
         est[kind] = round(seconds, 1)
         tmp = _times_path().with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(est, indent=1) + "\n")
