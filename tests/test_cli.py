@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import time
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -307,3 +309,44 @@ def test_bench_tournament_is_measured_in_a_process_of_its_own():
     out = _tournament(2_000, ["greedy", "random"], 1, 1)
     assert out["tournament_games"] == 2_000 and out["tournament_workers"] == 1
     assert out["tournament_wall_s"] > 0 and 50 < out["tournament_peak_rss_mb"] < 4_000
+
+
+@pytest.mark.parametrize("flags, line", [
+    (["--tournament-agents", "bogus"], ("cya-sim bench: error: argument --tournament-agents: unknown agent 'bogus'; "
+                                       "choose one of: ")),
+    (["--tournament-agents", "greedy,random,greedy,random,greedy"],
+     "cya-sim bench: error: argument --tournament-agents: 5 agents for 4 seats; give 1 to 4 agents"),
+    (["--tournament-agents", " , "], "cya-sim bench: error: argument --tournament-agents: no agents given; "),
+    (["--rules", "theft", "--tournament-agents", "bogus"],
+     "cya-sim bench: error: argument --tournament-agents: unknown agent 'bogus'; "),
+    (["--ceiling", "{tmp}/noplay.py"], ("cya-sim bench: error: argument --ceiling: '{tmp}/noplay.py' defines no "
+                                       "play_game, COUNT; a ceiling loop defines play_game(seed, players, VAL, COUNT)")),
+    (["--ceiling", "{tmp}/broken.py"], ("cya-sim bench: error: argument --ceiling: '{tmp}/broken.py' is not a "
+                                       "readable Python file (SyntaxError: ")),
+])
+def test_bench_refuses_bad_agents_and_ceilings_before_measuring(tmp_path, capsys, flags, line):
+    """A bad --tournament-agents (the bench's last measurement) or a ceiling file without play_game/VAL/COUNT is
+    refused in one line, exit status 2, before anything is measured (they had ended, minutes in, in an internal
+    error)."""
+    (tmp_path / "noplay.py").write_text("VAL = (1, 2)\nimport numpy as np\n")
+    (tmp_path / "broken.py").write_text("def play_game(\n")
+    flags = [f.replace("{tmp}", str(tmp_path)) for f in flags]
+    t0 = time.perf_counter()
+    assert main(["bench", *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(line.replace("{tmp}", str(tmp_path))), err
+    assert time.perf_counter() - t0 < 60  # refused at once, nothing measured (a bench takes minutes)
+
+
+def test_bench_tournament_memory_is_its_own_not_the_forking_parents(tmp_path):
+    """The bench's tournament subprocess reports its own peak memory (VmHWM), not the peak its parent had when it
+    forked (ru_maxrss starts there on Linux: a 800 MB bench made an 8,000-game tournament report 800 MB)."""
+    import numpy as np
+
+    if not Path("/proc/self/status").exists():
+        pytest.skip("no /proc: the peak is ru_maxrss there")
+    big = np.ones(50_000_000)  # 400 MB touched by the parent
+    code = "from cya_sim.studies.bench import _own_peak_mb; print(_own_peak_mb())"
+    child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                 timeout=120).stdout)
+    assert big.sum() > 0 and child < 300

@@ -7,18 +7,68 @@ naming the flag and its range, exit status 2, before anything is measured.
 from __future__ import annotations
 
 import argparse
+import ast
 from pathlib import Path
 
-from cya_sim.cli.parsing import SEED, WORKERS, games, int_at_least
+from cya_sim.cli.parsing import SEED, WORKERS, UsageError, games, int_at_least
+
+#: What a ceiling loop file defines at its top level (``cya_sim.studies.bench`` calls
+#: ``play_game(seed, 4, VAL, COUNT)``).
+CEILING_NAMES = ("play_game", "VAL", "COUNT")
 
 
 def existing_file(text: str) -> Path:
-    """An argparse ``type``: ``text`` as the path of a readable file, else a one-line refusal naming it."""
+    """An argparse ``type``: ``text`` as the path of a ceiling loop, else a one-line refusal naming it: a readable
+    Python file that defines :data:`CEILING_NAMES` at its top level (read, not run: nothing is compiled yet)."""
     path = Path(text)
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"{text!r} is not a file; give the path of a ceiling loop "
                                          f"(a .py file), or leave --ceiling out to skip the ceiling")
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a readable Python file ({type(e).__name__}: "
+                                         f"{' '.join(str(e).split())}); give the path of a ceiling loop") from None
+    defined = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+    missing = [n for n in CEILING_NAMES if n not in defined]
+    if missing:
+        raise argparse.ArgumentTypeError(f"{text!r} defines no {', '.join(missing)}; a ceiling loop defines "
+                                         "play_game(seed, players, VAL, COUNT), VAL and COUNT at its top level")
     return path
+
+
+def check_tournament_agents(args: argparse.Namespace) -> None:
+    """Refuse ``--tournament-agents`` before anything is measured, as ``cya-sim tournament`` refuses ``--agents``
+    (the tournament is the bench's last measurement, minutes in).
+
+    Raises:
+        UsageError: one line naming the flag: an unknown agent, none, or more agents than the 4 seats (the theft
+            preset's own agents under ``--rules`` of the theft game).
+    """
+    if args.mcts or args.env or (args.rules and not _is_theft(args.rules)) or args.tournament_games == 0:
+        return
+    from cya_sim.studies.tournament import TournamentConfig, TournamentError
+
+    agents = tuple(a.strip() for a in args.tournament_agents.split(",") if a.strip())
+    try:
+        TournamentConfig(rules=args.rules or "classic", agents=agents, n_players=4, games=args.tournament_games,
+                         seed=args.seed, engine="batched", workers=args.workers)
+    except TournamentError as e:
+        raise UsageError(f"cya-sim bench: error: argument --tournament-agents: {e.detail}") from None
+
+
+def _is_theft(preset: str) -> bool:
+    from cya_sim.studies.bench_theft import is_theft_preset
+
+    return is_theft_preset(preset)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,10 +84,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ceiling-games", type=games("ceiling games"), default=100_000,
                         help="games played by the ceiling loop (default 100000)")
     parser.add_argument("--tournament-games", type=games("tournament games", lo=0), default=1_000_000,
-                        help="games of the all-cores tournament; 0 skips it (default 1000000)")
+                        help="games of the tournament on every core; 0 skips it (default 1000000)")
     parser.add_argument("--tournament-agents", default="greedy,random,greedy,random",
                         help="comma-separated agents of the tournament, one per seat (default greedy,random,greedy,random)")
-    parser.add_argument("--workers", type=WORKERS, default=None, help="tournament worker processes (default: all cores)")
+    parser.add_argument("--workers", type=WORKERS, default=None, help="tournament worker processes (default: every core; one for at most 20,000 games)")
     parser.add_argument("--batch-size", type=int_at_least(1, "batch size"), default=256,
                         help="rows of the batched engine (default 256)")
     parser.add_argument("--seed", type=SEED, default=1, help="seed (default 1)")

@@ -588,6 +588,9 @@ def _dispatch(argv: list[str]) -> int:
     except SystemExit as e:  # --help, --version
         return int(e.code or 0)
     if args.command == "bench":
+        from cya_sim.cli.bench import check_tournament_agents
+
+        check_tournament_agents(args)
         return int(args.run(args) or 0)
     command = {"rules": _cmd_rules, "play": _cmd_play, "tournament": _cmd_tournament}[args.command]
     try:

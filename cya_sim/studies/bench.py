@@ -12,7 +12,8 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   ``shared/bench/`` folder beside the repository's folder, is used if that file happens to exist), side by side
   with the engine: :data:`PAIRS` alternating runs of ``greedy`` x4 and the loop, ``--ceiling-games`` games each;
   ``greedy_x4_vs_ceiling`` (= ``engine_vs_ceiling``) is the median of the pairs' ratios
-  (``greedy_x4_vs_ceiling_pairs``), ``ceiling_games_per_s`` the median of the loop's runs. When there is
+  (``greedy_x4_vs_ceiling_pairs``), ``ceiling_games_per_s`` the median of the loop's runs
+  (``ceiling_paired_greedy_x4_games_s`` of the ``greedy`` runs beside them). When there is
   none, ``ceiling_games_per_s``, ``engine_vs_ceiling`` and ``greedy_x4_vs_ceiling`` are ``null`` and the notes say
   why: a clone measures everything else;
 - **compile_s**: first-run compile time of the batched engine (the play loop with ``greedy`` and
@@ -32,7 +33,7 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4 measured side by side:
   :data:`PAIRS` alternating runs of ``greedy`` x4 and the agent on the same games, the ratio of each pair
   (``<agent>_vs_greedy_x4_pairs``) and their median (``<agent>_vs_greedy_x4``; ``<agent>_games_s`` the median of
-  the agent's runs), so that a drift of the machine's speed between the two does not move the ratio; and the learned 4-player
+  the agent's runs, ``<agent>_paired_greedy_x4_games_s`` of the ``greedy`` runs beside them), so that a drift of the machine's speed between the two does not move the ratio; and the learned 4-player
   plug-in in one seat against ``card_counter`` in three (``learned_4p_vs_card_counter_games_s``, half as many games;
   ``learned_4p_load_s``: its first call, compile or cache load);
 - **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
@@ -40,7 +41,8 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
 - **search**: ISMCTS iterations per second with ``greedy`` and with ``card_counter`` rollouts
   (:func:`cya_sim.search.classic.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
-- **tournament**: wall time of a ``--tournament-games`` 4-player tournament on all cores, through
+- **tournament**: wall time of a ``--tournament-games`` 4-player tournament with the runner's default workers (every core; one for a run of at
+  most 20,000 games; ``--workers``), through
   :func:`cya_sim.studies.tournament.run_tournament` (or, if that module is missing, a process pool over
   chunks of game indices), in a process of its own, with the peak RSS of that process and its workers.
 
@@ -92,6 +94,20 @@ def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
     """Peak resident set size in MB (Linux reports KB)."""
     kb = resource.getrusage(who).ru_maxrss
     return kb / 1024.0 if sys.platform != "darwin" else kb / 1024.0 / 1024.0
+
+
+def _own_peak_mb() -> float:
+    """Peak resident set size in MB of this process since its program started: Linux's ``VmHWM``, where
+    ``ru_maxrss`` starts from the forking parent's peak (a subprocess of a 800 MB bench reported 800 MB); elsewhere
+    ``ru_maxrss``."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    return _rss_mb()
 
 
 def _timed(fn):
@@ -219,6 +235,7 @@ def _strategy_rates(rules, key, games: int, batch_size: int) -> dict:
                 play_games(rules, [spec], _seats(2), key, np.arange(2))  # compile (or load the cache) first
                 pairs = [(rate("greedy"), rate(spec)) for _ in range(PAIRS)]
                 out[f"{label}_games_s"] = float(np.median([r for _, r in pairs]))
+                out[f"{label}_paired_greedy_x4_games_s"] = float(np.median([g for g, _ in pairs]))
                 out[f"{label}_vs_greedy_x4_pairs"] = [r / g for g, r in pairs]
                 out[f"{label}_vs_greedy_x4"] = float(np.median(out[f"{label}_vs_greedy_x4_pairs"]))
         finally:
@@ -326,9 +343,10 @@ def _ceiling_loop(ceiling: Path) -> Iterator[Callable[[int], float]]:
 
 
 def _tournament(games: int, agents: list[str], workers: int | None, seed: int) -> dict:
-    """Wall time and memory of a ``games``-game classic 4-player tournament on all cores, measured in a fresh process
-    (:func:`_tournament_here`): the peak RSS is the largest of that process and its workers, not of a process an
-    earlier measurement of this run started (a cold compile's, for instance)."""
+    """Wall time and memory of a ``games``-game classic 4-player tournament (its default workers: every core, one for
+    a run of at most 20,000 games), measured in a fresh process (:func:`_tournament_here`): the peak RSS is the
+    largest of that process (:func:`_own_peak_mb`) and its workers, not of a process an earlier measurement of this
+    run started (a cold compile's, for instance), nor this one's."""
     code = (f"import json; from cya_sim.studies.bench import _tournament_here; "
             f"print(json.dumps(_tournament_here({games}, {agents!r}, {workers!r}, {seed})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -360,7 +378,7 @@ def _tournament_here(games: int, agents: list[str], workers: int | None, seed: i
     wall = time.perf_counter() - t0
     return {"tournament_games": games, "tournament_wall_s": wall, "tournament_workers": n_workers,
             "tournament_engine": engine, "tournament_via": how,
-            "tournament_peak_rss_mb": max(_rss_mb(resource.RUSAGE_CHILDREN), _rss_mb())}
+            "tournament_peak_rss_mb": max(_rss_mb(resource.RUSAGE_CHILDREN), _own_peak_mb())}
 
 
 def _play_chunk(task) -> int:
@@ -389,6 +407,10 @@ def measure(args: argparse.Namespace) -> dict:
     out["compile_s"], out["compile_cpu_s"] = (None, None) if args.no_compile else cold_compile_seconds()
     if not args.no_compile:
         out["cold_tournament_wall_s"], out["cold_tournament_cpu_s"] = cold_tournament_seconds()
+    else:
+        out["cold_tournament_wall_s"] = out["cold_tournament_cpu_s"] = None
+        out["plugin_first_run_wall_s"] = out["plugin_edit_rerun_wall_s"] = out["cli_warm_run_wall_s"] = None
+        notes.append("the cold compile, the cold tournament and the plug-in edit loop skipped (--no-compile)")
     _, out["cache_load_s"], _ = _timed(lambda: batched(rules, ["greedy"], _seats(1), key, np.arange(1)))
 
     g = args.games
@@ -424,6 +446,7 @@ def measure(args: argparse.Namespace) -> dict:
             pairs = [(greedy_rate(), ceiling_rate(cg)) for _ in range(PAIRS)]
         notes.append(f"ceiling: {ceiling}")
         out["ceiling_games_per_s"] = float(np.median([c for _, c in pairs]))
+        out["ceiling_paired_greedy_x4_games_s"] = float(np.median([g for g, _ in pairs]))
         out["greedy_x4_vs_ceiling_pairs"] = [g / c for g, c in pairs]
         out["greedy_x4_vs_ceiling"] = out["engine_vs_ceiling"] = float(np.median(out["greedy_x4_vs_ceiling_pairs"]))
     if args.strategy_games > 0:
@@ -573,17 +596,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"  vs classic        {f(res['classic_games_per_s'])} classic games/s: "
               f"{res['rules_vs_classic_games']:.2f}x the games/s, {res['rules_vs_classic_decisions']:.2f}x the "
               f"decisions/s; random x4 {res['rules_vs_classic_random_x4']:.2f}x classic's")
+    same = {True: "the same results", False: "DIFFERENT RESULTS", None: "not compared"}[res["reference_same_results"]]
     print(f"  reference engine  {f(res['reference_games_per_s'], '{:,.1f}')} games/s per core "
-          f"({res['reference_games']:,} games)")
+          f"({res['reference_games']:,} games; {same} as the batched engine)")
     print(f"  ceiling loop      {f(res['ceiling_games_per_s'])} games/s per core"
           + ("" if res.get("ceiling") else " (not measured: no ceiling file; see the note below)"))
     print(f"  ratios            {f(res['engine_vs_reference'], '{:,.0f}')}x reference, "
-          f"{f(res['engine_vs_ceiling'], '{:.2f}')}x ceiling")
+          + ("ceiling not measured" if res["engine_vs_ceiling"] is None else
+             f"{res['engine_vs_ceiling']:.2f}x ceiling (side by side: greedy x4 "
+             f"{f(res['ceiling_paired_greedy_x4_games_s'])} games/s)"))
     if "card_counter_x4_games_s" in res:
         print(f"  card_counter x4   {f(res['card_counter_x4_games_s'])} games/s per core "
-              f"({res['card_counter_x4_vs_greedy_x4']:.2f}x greedy x4)")
+              f"({res['card_counter_x4_vs_greedy_x4']:.2f}x greedy x4 side by side, "
+              f"{f(res['card_counter_x4_paired_greedy_x4_games_s'])} games/s)")
         print(f"  plug-in example   {f(res['plugin_example_x4_games_s'])} games/s per core "
-              f"({res['plugin_example_x4_vs_greedy_x4']:.2f}x greedy x4; agents/README.md)")
+              f"({res['plugin_example_x4_vs_greedy_x4']:.2f}x greedy x4 side by side, "
+              f"{f(res['plugin_example_x4_paired_greedy_x4_games_s'])} games/s; agents/README.md)")
     if "learned_4p_vs_card_counter_games_s" in res:
         print(f"  learned 4p x1     {f(res['learned_4p_vs_card_counter_games_s'])} games/s per core against "
               f"card_counter x3 ({LEARNED_4P}; loaded in {res['learned_4p_load_s']:.1f} s)")
@@ -593,15 +621,16 @@ def run(args: argparse.Namespace) -> int:
     if "ismcts_greedy_iterations_s" in res:
         print(f"  ISMCTS            {f(res['ismcts_greedy_iterations_s'])} iterations/s (greedy rollouts), "
               f"{f(res['ismcts_card_counter_iterations_s'])} (card_counter rollouts)")
-    print(f"  compile           {f(res['compile_s'], '{:.1f}')} s cold, {res['cache_load_s']:.2f} s from cache")
-    if "cold_tournament_wall_s" in res:
+    print("  compile           " + ("cold not measured (--no-compile)" if res["compile_s"] is None else
+                                   f"{res['compile_s']:.1f} s cold") + f", {res['cache_load_s']:.2f} s from cache")
+    if res.get("cold_tournament_wall_s") is not None:
         print(f"  cold tournament   {res['cold_tournament_wall_s']:.1f} s wall (the default tournament, empty caches)")
         print(f"  plug-in edit loop {res['plugin_first_run_wall_s']:.1f} s first run, {res['plugin_edit_rerun_wall_s']:.1f} s "
               f"after an edit ({res['cli_warm_run_wall_s']:.1f} s for the same command with greedy,random)")
     print(f"  peak RSS          {res['peak_rss_mb']:.0f} MB")
     if "tournament_wall_s" in res:
         print(f"  tournament        {res['tournament_games']:,} games in {res['tournament_wall_s']:.1f} s wall on "
-              f"{res['tournament_workers']} workers, peak RSS {res['tournament_peak_rss_mb']:.0f} MB")
+              f"{res['tournament_workers']} worker{'s' if res['tournament_workers'] != 1 else ''}, peak RSS {res['tournament_peak_rss_mb']:.0f} MB")
     for n in res["notes"]:
         print(f"  note: {n}")
     return 0
