@@ -151,3 +151,21 @@ def test_a_partial_compile_does_not_lower_the_first_run_estimate(tmp_path, monke
     warmup._record("play loop", 40.0)
     assert warmup._estimates()["play loop"] == 40.0
     assert warmup._estimates()["card_counter"] == warmup.DEFAULT_SECONDS["card_counter"]  # none recorded yet
+
+
+def test_the_compile_ticker_draws_only_on_a_terminal(monkeypatch):
+    """The elapsed-seconds bar of a compile is drawn on a terminal only: into a log it wrote a frame every half
+    second on one line (57 frames in a `make run` log); the lines naming the kernel and its time stay."""
+    import io
+
+    from cya_sim.runs import warmup
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert not warmup._Ticker(5.0, True).enabled
+    monkeypatch.setattr("sys.stderr", Tty())
+    assert warmup._Ticker(5.0, True).enabled
+    assert not warmup._Ticker(5.0, False).enabled

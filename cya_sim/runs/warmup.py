@@ -136,10 +136,12 @@ def _record(kind: str, seconds: float) -> None:
 
 
 class _Ticker:
-    """A tqdm bar of elapsed seconds against an estimate, advanced by a thread while a kernel compiles."""
+    """A tqdm bar of elapsed seconds against an estimate, advanced by a thread while a kernel compiles; only on a
+    terminal: into a log or a pipe it would write a frame every half second on one line (the lines before and after
+    it say what compiles, its estimate and the time it took)."""
 
     def __init__(self, estimate: float, enabled: bool) -> None:
-        self.enabled = enabled
+        self.enabled = enabled and _is_terminal(sys.stderr)
         self.estimate = max(1.0, estimate)
         self._stop = threading.Event()
 
@@ -253,6 +255,14 @@ def _sigint_outside_llvmlite() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (False for a file, a pipe, or a stream without ``isatty``)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _build_all(kernels: list[Kernel], cold: list[Kernel], est: dict[str, float], say, out: WarmUp) -> None:
