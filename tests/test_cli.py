@@ -177,7 +177,9 @@ BAD = [
     (["tournament", "--out", "tiny.toml"], "--out", "is a file"),
     (["tournament", "--out", "."], "--out", "not cya-sim results"),
     (["tournament", "--out", "tiny.toml/inside"], "--out", "is a file"),
-    (["tournament", "--colour", "red"], "unrecognized arguments", "--colour"),
+    (["tournament", "--colour", "red"], "cya-sim tournament: error: unrecognized arguments", "--colour"),
+    (["play", "--colour", "red"], "cya-sim play: error: unrecognized arguments", "--colour"),
+    (["rules", "--colour"], "cya-sim rules: error: unrecognized arguments", "--colour"),
     (["dance"], "invalid choice", "tournament"),
 ]
 

@@ -583,9 +583,13 @@ def _dispatch(argv: list[str]) -> int:
         refuse_file_only_flags(argv[1:])
     parser = build_parser(argv)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # refused by the sub-command's parser, so that the line names it (cya-sim bench: error: ...)
+            subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            sub = subs[0].choices.get(getattr(args, "command", None)) if subs else None
+            (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}")
         args.argv = argv
-    except SystemExit as e:  # --help, --version
+    except SystemExit as e:  # --help, --version, a refused argument (one line printed)
         return int(e.code or 0)
     if args.command == "bench":
         from cya_sim.cli.bench import check_tournament_agents
