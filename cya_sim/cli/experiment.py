@@ -225,7 +225,8 @@ def _report(folder: Path, quiet: bool) -> int:
             print(f"{p} players:")
             print(console_summary(d, rep.score_unit))
         print(textwrap.fill(SUMMARY_LEGEND, width=110))
-        print(f"wrote {folder}/REPORT.md and {len(rep.files) - 1} tables and plots"
+        shown = [f for f in rep.files if f.suffix in (".csv", ".png")]
+        print(f"wrote {folder}/REPORT.md, {len(shown)} tables and plots, and a copy of the experiment"
               + ("" if rep.complete else f" (incomplete: {rep.games_stored:,} of {rep.games_total:,} games)"))
     return 0
 

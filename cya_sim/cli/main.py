@@ -378,6 +378,9 @@ def _play_pictures(args: argparse.Namespace, rules, seats: list) -> int:
         title = (f"cya-sim play --rules {rules.name} --players {n} --seed {args.seed} --game {args.game}: "
                  + ", ".join(f"seat {s} {getattr(a, 'name', type(a).__name__)}" for s, a in enumerate(seats)))
         replay.save_replay([f for f in frames if f is not None], args.html, title)
+    for path in (args.svg, args.png, args.html):  # on stderr: standard output stays the game's log
+        if path:
+            print(f"cya-sim play: wrote {path}", file=sys.stderr)
     return 0
 
 
