@@ -365,3 +365,18 @@ def test_report_layer_imported_while_the_games_play():
     from cya_sim.reports.report import DEFERRED_IMPORTS
 
     assert all(m in sys.modules for m in DEFERRED_IMPORTS)  # the rating's GLM too, imported inside a function
+
+
+def test_report_of_a_folder_without_games_names_the_folder(tmp_path, capsys):
+    """A results folder whose chunks are gone: one line naming the folder, exit status 2."""
+    out = tmp_path / "res"
+    toml = tmp_path / "e.toml"
+    write_toml(toml, out)
+    assert tournament_main([str(toml), "--quiet", "--games", "12", "--chunk-size", "4", "--no-report"]) == 0
+    for f in (out / GAMES_DIR).iterdir():
+        f.unlink()
+    capsys.readouterr()
+    assert report_main([str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [(f"cya-sim report: error: {str(out)!r} holds no stored game yet; run its tournament first (the same "
+                   "command resumes it)")]

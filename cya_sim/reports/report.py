@@ -120,7 +120,7 @@ def build_report(folder: str | Path, confidence: float = 0.95, games: pd.DataFra
 
     Raises:
         FolderError: not a results folder, or a damaged one (field ``out``).
-        ValueError: no game stored yet.
+        ValueError: no game stored yet (the folder named).
         OSError: a file cannot be written.
     """
     folder = Path(folder)
@@ -128,6 +128,9 @@ def build_report(folder: str | Path, confidence: float = 0.95, games: pd.DataFra
     family = result_columns_of(manifest)
     if games is None:
         games = load_games(folder, columns=report_columns(manifest))
+    if games.empty:
+        raise ValueError(f"{str(folder)!r} holds no stored game yet; run its tournament first (the same command "
+                         "resumes it)")
     agents = list(manifest["experiment"]["agents"])
     analysis = analyse(games, agents, confidence, family.family)
     # REPORT.md is written last and an older one is removed before the first file is rewritten: a report stopped
