@@ -307,7 +307,7 @@ def _seats(games: int) -> np.ndarray:
 def _no_ceiling_note() -> str:
     """The note of a run without a ceiling loop."""
     return (f"ceiling not measured: no --ceiling PATH given and no {SIBLING_CEILING} "
-            f"(ceiling_games_per_s and the ratios to it are null)")
+            f"(with --json: ceiling_games_per_s and the ratios to it are null)")
 
 
 @contextlib.contextmanager
