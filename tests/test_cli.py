@@ -352,3 +352,13 @@ def test_bench_tournament_memory_is_its_own_not_the_forking_parents(tmp_path):
     child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                  timeout=120).stdout)
     assert big.sum() > 0 and child < 300
+
+
+def test_bench_tournament_agents_keep_a_comma_inside_a_spec():
+    """--tournament-agents is split as --agents is (agents.spec.split_agent_list): a spec with two parameters stays
+    whole (a plain split had refused 'heuristic(count=true' as no spec), and empty entries are left out."""
+    from cya_sim.studies.bench import tournament_agents
+
+    assert tournament_agents("heuristic(count=true, backup=true), greedy") == (
+        "heuristic(count=true, backup=true)", "greedy")
+    assert tournament_agents(" , ") == ()

@@ -53,22 +53,19 @@ def check_tournament_agents(args: argparse.Namespace) -> None:
         UsageError: one line naming the flag: an unknown agent, none, or more agents than the 4 seats (the theft
             preset's own agents under ``--rules`` of the theft game).
     """
-    if args.mcts or args.env or (args.rules and not _is_theft(args.rules)) or args.tournament_games == 0:
+    from cya_sim.studies.bench import tournament_agents
+    from cya_sim.studies.bench_theft import is_theft_preset
+
+    if args.mcts or args.env or (args.rules and not is_theft_preset(args.rules)) or args.tournament_games == 0:
         return
     from cya_sim.studies.tournament import TournamentConfig, TournamentError
 
-    agents = tuple(a.strip() for a in args.tournament_agents.split(",") if a.strip())
+    agents = tournament_agents(args.tournament_agents)
     try:
         TournamentConfig(rules=args.rules or "classic", agents=agents, n_players=4, games=args.tournament_games,
                          seed=args.seed, engine="batched", workers=args.workers)
     except TournamentError as e:
         raise UsageError(f"cya-sim bench: error: argument --tournament-agents: {e.detail}") from None
-
-
-def _is_theft(preset: str) -> bool:
-    from cya_sim.studies.bench_theft import is_theft_preset
-
-    return is_theft_preset(preset)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

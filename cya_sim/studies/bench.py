@@ -96,6 +96,14 @@ def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
     return kb / 1024.0 if sys.platform != "darwin" else kb / 1024.0 / 1024.0
 
 
+def tournament_agents(text: str) -> tuple[str, ...]:
+    """The agent specs of ``--tournament-agents``: :func:`agents.spec.split_agent_list` (a comma inside a spec's
+    parentheses stays in it), empty entries left out."""
+    from agents.spec import split_agent_list
+
+    return tuple(a for a in split_agent_list(text) if a)
+
+
 def _own_peak_mb() -> float:
     """Peak resident set size in MB of this process since its program started: Linux's ``VmHWM``, where
     ``ru_maxrss`` starts from the forking parent's peak (a subprocess of a 800 MB bench reported 800 MB); elsewhere
@@ -469,7 +477,7 @@ def measure(args: argparse.Namespace) -> dict:
     out["peak_rss_mb"] = _rss_mb()
 
     if args.tournament_games > 0:
-        agents = [a.strip() for a in args.tournament_agents.split(",") if a.strip()]
+        agents = list(tournament_agents(args.tournament_agents))
         out.update(_tournament(args.tournament_games, agents, args.workers, args.seed))
         out["tournament_agents"] = agents
     else:
@@ -543,7 +551,7 @@ def run(args: argparse.Namespace) -> int:
         from cya_sim.studies.bench_theft import is_theft_preset, theft_speed, theft_text
 
         if is_theft_preset(args.rules):  # the theft game (RULES.md §9): compiled against its reference engine
-            agents = tuple(a.strip() for a in args.tournament_agents.split(",") if a.strip())
+            agents = tournament_agents(args.tournament_agents)
             res = theft_speed(args.rules, args.games, args.reference_games, args.batch_size, args.seed,
                               args.tournament_games, agents, args.workers, compile_cold=not args.no_compile)
             print(json.dumps(res, indent=1) if args.json else theft_text(res))
