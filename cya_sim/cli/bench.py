@@ -17,7 +17,7 @@ from cya_sim.cli.parsing import SEED, WORKERS, UsageError, games, int_at_least
 CEILING_NAMES = ("play_game", "VAL", "COUNT")
 
 
-def existing_file(text: str) -> Path:
+def ceiling_file(text: str) -> Path:
     """An argparse ``type``: ``text`` as the path of a ceiling loop, else a one-line refusal naming it: a readable
     Python file that defines :data:`CEILING_NAMES` at its top level (read, not run: nothing is compiled yet)."""
     path = Path(text)
@@ -74,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games played on the batched engine (default 200000)")
     parser.add_argument("--reference-games", type=games("reference games"), default=300,
                         help="games played on the reference engine (default 300)")
-    parser.add_argument("--ceiling", type=existing_file, default=None, metavar="PATH",
+    parser.add_argument("--ceiling", type=ceiling_file, default=None, metavar="PATH",
                         help="a hand-compiled ceiling loop to compare with (a .py file with play_game, VAL, "
                              "COUNT); default: the project's original shared/bench/ceiling.py beside the "
                              "repository's folder if it exists, else the ceiling is skipped with a note")
@@ -84,7 +84,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games of the tournament on every core; 0 skips it (default 1000000)")
     parser.add_argument("--tournament-agents", default="greedy,random,greedy,random",
                         help="comma-separated agents of the tournament, one per seat (default greedy,random,greedy,random)")
-    parser.add_argument("--workers", type=WORKERS, default=None, help="tournament worker processes (default: every core; one for at most 20,000 games)")
+    parser.add_argument("--workers", type=WORKERS, default=None,
+                        help="tournament worker processes (default: every core; one for at most 20,000 games)")
     parser.add_argument("--batch-size", type=int_at_least(1, "batch size"), default=256,
                         help="rows of the batched engine (default 256)")
     parser.add_argument("--seed", type=SEED, default=1, help="seed (default 1)")

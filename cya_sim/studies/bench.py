@@ -33,16 +33,16 @@ One run measures, for 4-player classic games to $1,000,000 (R-GAME-END ``target`
   engine, ``--strategy-games`` games each, as games/s and as a ratio to ``greedy`` x4 measured side by side:
   :data:`PAIRS` alternating runs of ``greedy`` x4 and the agent on the same games, the ratio of each pair
   (``<agent>_vs_greedy_x4_pairs``) and their median (``<agent>_vs_greedy_x4``; ``<agent>_games_s`` the median of
-  the agent's runs, ``<agent>_paired_greedy_x4_games_s`` of the ``greedy`` runs beside them), so that a drift of the machine's speed between the two does not move the ratio; and the learned 4-player
-  plug-in in one seat against ``card_counter`` in three (``learned_4p_vs_card_counter_games_s``, half as many games;
+  the agent's runs, ``<agent>_paired_greedy_x4_games_s`` of the ``greedy`` runs beside them), so that a drift of
+  the machine's speed between the two does not move the ratio; and the learned 4-player plug-in in one seat against ``card_counter`` in three (``learned_4p_vs_card_counter_games_s``, half as many games;
   ``learned_4p_load_s``: its first call, compile or cache load);
 - **baseline**: the line-ups of ``experiments/baseline.toml`` (``--baseline-games`` games), games per CPU
   second and the estimated time of its 1,000,000 games on 2 idle cores (``baseline_est_2core_s``);
 - **search**: ISMCTS iterations per second with ``greedy`` and with ``card_counter`` rollouts
   (:func:`cya_sim.search.classic.bench.mcts_speed`, ``--mcts-iterations``; ``--no-search`` skips it);
 - **peak_rss_mb**: peak resident memory of this process, MB;
-- **tournament**: wall time of a ``--tournament-games`` 4-player tournament with the runner's default workers (every core; one for a run of at
-  most 20,000 games; ``--workers``), through
+- **tournament**: wall time of a ``--tournament-games`` 4-player tournament with the runner's default workers
+  (every core; one for a run of at most 20,000 games; ``--workers``), through
   :func:`cya_sim.studies.tournament.run_tournament` (or, if that module is missing, a process pool over
   chunks of game indices), in a process of its own, with the peak RSS of that process and its workers.
 
@@ -223,16 +223,20 @@ def plugin_example_source() -> str:
 PAIRS = 3
 
 
+def _games_per_cpu_s(rules, spec: str, games: int, key, batch_size: int) -> float:
+    """Games per CPU second of ``spec`` in every seat of ``games`` 4-player games on the batched engine (games
+    ``0 .. games - 1`` of ``key``: the same games at every call)."""
+    from cya_sim.play.classic.batched import play_games
+
+    _, cpu, _ = _timed(lambda: play_games(rules, [spec], _seats(games), key, np.arange(games, dtype=np.int64),
+                                          batch_size=batch_size))
+    return games / cpu
+
+
 def _strategy_rates(rules, key, games: int, batch_size: int) -> dict:
     """games/s of card_counter x4 and of the README's plug-in example x4 (from a temporary module), and their ratios
     to ``greedy`` x4 in :data:`PAIRS` alternating runs on the same games (the median of the pairs' ratios)."""
     from cya_sim.play.classic.batched import play_games
-
-    idx = np.arange(games, dtype=np.int64)
-
-    def rate(spec: str) -> float:
-        _, cpu, _ = _timed(lambda: play_games(rules, [spec], _seats(games), key, idx, batch_size=batch_size))
-        return games / cpu
 
     out = {}
     with tempfile.TemporaryDirectory() as d:
@@ -241,7 +245,8 @@ def _strategy_rates(rules, key, games: int, batch_size: int) -> dict:
         try:
             for label, spec in (("card_counter_x4", "card_counter"), ("plugin_example_x4", "cya_bench_my_policy:decide")):
                 play_games(rules, [spec], _seats(2), key, np.arange(2))  # compile (or load the cache) first
-                pairs = [(rate("greedy"), rate(spec)) for _ in range(PAIRS)]
+                pairs = [(_games_per_cpu_s(rules, "greedy", games, key, batch_size),
+                          _games_per_cpu_s(rules, spec, games, key, batch_size)) for _ in range(PAIRS)]
                 out[f"{label}_games_s"] = float(np.median([r for _, r in pairs]))
                 out[f"{label}_paired_greedy_x4_games_s"] = float(np.median([g for g, _ in pairs]))
                 out[f"{label}_vs_greedy_x4_pairs"] = [r / g for g, r in pairs]
@@ -444,14 +449,9 @@ def measure(args: argparse.Namespace) -> dict:
         out["ceiling_games_per_s"] = out["engine_vs_ceiling"] = out["greedy_x4_vs_ceiling"] = None
     else:  # side by side: PAIRS alternating runs of greedy x4 (the engine) and the ceiling, the same game count
         cg = args.ceiling_games
-
-        def greedy_rate() -> float:
-            _, cpu, _ = _timed(lambda: batched(rules, ["greedy"], _seats(cg), key, np.arange(cg, dtype=np.int64),
-                                               batch_size=args.batch_size))
-            return cg / cpu
-
         with _ceiling_loop(ceiling) as ceiling_rate:
-            pairs = [(greedy_rate(), ceiling_rate(cg)) for _ in range(PAIRS)]
+            pairs = [(_games_per_cpu_s(rules, "greedy", cg, key, args.batch_size), ceiling_rate(cg))
+                     for _ in range(PAIRS)]
         notes.append(f"ceiling: {ceiling}")
         out["ceiling_games_per_s"] = float(np.median([c for _, c in pairs]))
         out["ceiling_paired_greedy_x4_games_s"] = float(np.median([g for g, _ in pairs]))
@@ -638,7 +638,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  peak RSS          {res['peak_rss_mb']:.0f} MB")
     if "tournament_wall_s" in res:
         print(f"  tournament        {res['tournament_games']:,} games in {res['tournament_wall_s']:.1f} s wall on "
-              f"{res['tournament_workers']} worker{'s' if res['tournament_workers'] != 1 else ''}, peak RSS {res['tournament_peak_rss_mb']:.0f} MB")
+              f"{res['tournament_workers']} worker{'s' if res['tournament_workers'] != 1 else ''}, "
+              f"peak RSS {res['tournament_peak_rss_mb']:.0f} MB")
     for n in res["notes"]:
         print(f"  note: {n}")
     return 0
